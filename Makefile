@@ -1,0 +1,39 @@
+# The README's commands. `make dataset` and `make test` each set up whatever they need.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+JUNIT  := /usr/share/java/junit4.jar
+DATASETS := data/datasets
+FIXTURE_REPOS := data/cache/fixture-repos
+
+.PHONY: install java dataset test bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+# A JDK and JUnit 4 (with Hamcrest) from Debian's packages, when missing.
+java:
+	@if ! command -v javac >/dev/null 2>&1 || [ ! -f $(JUNIT) ]; then \
+		echo "installing a JDK and JUnit 4 from Debian's packages"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jdk-headless junit4 >/dev/null; \
+	fi
+
+dataset: install
+	$(BIN)/python data/fixtures/make_fixture.py --out $(FIXTURE_REPOS)
+	$(BIN)/benchsmith nl2fix build --defects4j data/fixtures/defects4j --repos $(FIXTURE_REPOS) \
+		--projects Ledger --no-scrape --out $(DATASETS)/nl2fix.parquet
+
+test: install java
+	$(BIN)/python -m pytest -q
+
+bench: install
+	@ls bench/*.py >/dev/null 2>&1 && for script in bench/*.py; do $(BIN)/python $$script; done || echo "no benchmarks yet"
+
+clean:
+	rm -rf $(VENV) data/cache $(DATASETS) data/runs

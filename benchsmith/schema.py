@@ -1,0 +1,148 @@
+"""Every record benchsmith writes, and the only place Parquet columns are defined.
+
+Each record is a dataclass; its Arrow schema is declared next to it. Exports go
+through :func:`to_table`, which refuses records of the wrong type and values
+that do not fit the declared columns, and reads go through :func:`read_records`,
+which refuses files whose columns differ from the schema.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from benchsmith.errors import BenchsmithError
+
+VALIDATION_STATUSES = ("reproduced", "not reproduced", "not run")
+RESULT_STATUSES = ("plausible", "wrong", "uncompilable", "timeout", "error")
+
+
+@dataclass(frozen=True)
+class Validation:
+    status: str = "not run"  # one of VALIDATION_STATUSES
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if self.status not in VALIDATION_STATUSES:
+            raise ValueError(f"validation status {self.status!r} is not one of {VALIDATION_STATUSES}")
+
+
+@dataclass(frozen=True)
+class IssueText:
+    """An issue report as a tracker gave it."""
+
+    url: str
+    title: str = ""
+    description: str = ""
+    comments: list[str] = field(default_factory=list)
+    missing_reason: str = ""  # set when the tracker has no such issue (404, private, ...)
+
+
+@dataclass(frozen=True)
+class NL2FixInstance:
+    instance_id: str
+    project: str
+    bug_id: int
+    report_id: str
+    report_url: str
+    issue_title: str
+    issue_description: str
+    issue_comments: list[str]
+    file_path: str
+    method_name: str
+    method_signature: str
+    method_start_line: int  # in the buggy file
+    method_end_line: int
+    buggy_method: str
+    buggy_method_no_comments: str
+    fixed_method: str
+    hunks: int
+    trigger_tests: list[str]
+    relevant_tests: list[str]
+    revision_buggy: str
+    revision_fixed: str
+    validation: Validation = Validation()
+
+
+_VALIDATION_TYPE = pa.struct([("status", pa.string()), ("reason", pa.string())])
+
+NL2FIX_SCHEMA = pa.schema(
+    [
+        ("instance_id", pa.string()),
+        ("project", pa.string()),
+        ("bug_id", pa.int32()),
+        ("report_id", pa.string()),
+        ("report_url", pa.string()),
+        ("issue_title", pa.string()),
+        ("issue_description", pa.string()),
+        ("issue_comments", pa.list_(pa.string())),
+        ("file_path", pa.string()),
+        ("method_name", pa.string()),
+        ("method_signature", pa.string()),
+        ("method_start_line", pa.int32()),
+        ("method_end_line", pa.int32()),
+        ("buggy_method", pa.string()),
+        ("buggy_method_no_comments", pa.string()),
+        ("fixed_method", pa.string()),
+        ("hunks", pa.int32()),
+        ("trigger_tests", pa.list_(pa.string())),
+        ("relevant_tests", pa.list_(pa.string())),
+        ("revision_buggy", pa.string()),
+        ("revision_fixed", pa.string()),
+        ("validation", _VALIDATION_TYPE),
+    ]
+)
+
+SCHEMAS: dict[type, pa.Schema] = {NL2FixInstance: NL2FIX_SCHEMA}
+
+R = TypeVar("R")
+
+
+def instance_id(project: str, bug_id: int) -> str:
+    """The one place NL2Fix instance identifiers are made: ``Cli-1``."""
+    return f"{project}-{bug_id}"
+
+
+def to_table(records: list, record_type: type) -> pa.Table:
+    """Convert *records* to an Arrow table with *record_type*'s declared schema."""
+    schema = SCHEMAS[record_type]
+    _check_schema_matches_dataclass(record_type, schema)
+    rows = []
+    for record in records:
+        if not isinstance(record, record_type):
+            raise BenchsmithError(f"export: expected {record_type.__name__} records, got {type(record).__name__}")
+        rows.append(dataclasses.asdict(record))
+    try:
+        return pa.Table.from_pylist(rows, schema=schema)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise BenchsmithError(f"export: a {record_type.__name__} does not fit its schema: {exc}") from exc
+
+
+def read_records(path: Path, record_type: type[R]) -> list[R]:
+    """Read a Parquet file written by :func:`to_table` back into records."""
+    schema = SCHEMAS[record_type]
+    try:
+        table = pq.read_table(path)
+    except FileNotFoundError:
+        raise BenchsmithError(f"{path}: no such dataset file") from None
+    except pa.ArrowInvalid as exc:
+        raise BenchsmithError(f"{path}: not a readable Parquet file: {exc}") from exc
+    if table.schema.names != schema.names:
+        raise BenchsmithError(f"{path}: columns {table.schema.names} are not those of {record_type.__name__}")
+    records = []
+    for row in table.to_pylist():
+        if record_type is NL2FixInstance:
+            row["validation"] = Validation(**row["validation"])
+        records.append(record_type(**row))
+    return records
+
+
+def _check_schema_matches_dataclass(record_type: type, schema: pa.Schema) -> None:
+    names = [f.name for f in dataclasses.fields(record_type)]
+    if names != schema.names:
+        raise AssertionError(f"schema of {record_type.__name__} differs from its dataclass: {names} vs {schema.names}")

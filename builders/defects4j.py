@@ -1,0 +1,109 @@
+"""Reading a Defects4J checkout's metadata (``framework/projects/<P>/...``)."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchsmith.errors import BenchsmithError
+
+# Seed 001, Table 1.
+PAPER_PROJECTS = (
+    "Chart", "Cli", "Codec", "Collections", "Compress", "Csv",
+    "JacksonCore", "JacksonDatabind", "JacksonXml", "JxPath", "Math", "Mockito",
+)  # fmt: skip
+
+_ACTIVE_BUGS_HEADER = ["bug.id", "revision.id.buggy", "revision.id.fixed", "report.id", "report.url"]
+
+
+@dataclass(frozen=True)
+class Bug:
+    project: str
+    bug_id: int
+    revision_buggy: str
+    revision_fixed: str
+    report_id: str
+    report_url: str
+
+
+class Defects4JRoot:
+    """A Defects4J checkout, as DESIGN.md describes D4J_ROOT."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.projects_dir = self.root / "framework" / "projects"
+        if not self.projects_dir.is_dir():
+            raise BenchsmithError(f"{self.root}: not a Defects4J root (no framework/projects/ folder)")
+        self._layouts: dict[str, dict[str, str]] = {}
+
+    def available_projects(self) -> list[str]:
+        return sorted(p.name for p in self.projects_dir.iterdir() if (p / "active-bugs.csv").is_file())
+
+    def resolve_projects(self, requested: str | None) -> list[str]:
+        """``None`` means the paper's twelve, ``all`` every project; else a comma-separated list."""
+        available = self.available_projects()
+        if requested is None:
+            wanted = [p for p in PAPER_PROJECTS if p in available]
+        elif requested.strip() == "all":
+            wanted = available
+        else:
+            wanted = [p.strip() for p in requested.split(",") if p.strip()]
+        unknown = [p for p in wanted if p not in available]
+        if unknown:
+            raise BenchsmithError(
+                f"{self.projects_dir}: unknown project(s) {', '.join(unknown)}; known: {', '.join(available)}"
+            )
+        if not wanted:
+            raise BenchsmithError(f"{self.projects_dir}: no projects selected")
+        return wanted
+
+    def project_dir(self, project: str) -> Path:
+        return self.projects_dir / project
+
+    def bugs(self, project: str) -> list[Bug]:
+        path = self.project_dir(project) / "active-bugs.csv"
+        try:
+            with path.open(newline="", encoding="utf-8") as handle:
+                rows = list(csv.reader(handle))
+        except OSError as exc:
+            raise BenchsmithError(f"{path}: cannot read: {exc.strerror}") from exc
+        if not rows or rows[0] != _ACTIVE_BUGS_HEADER:
+            raise BenchsmithError(f"{path}: header is not {','.join(_ACTIVE_BUGS_HEADER)}")
+        bugs = []
+        for number, row in enumerate(rows[1:], start=2):
+            if len(row) != len(_ACTIVE_BUGS_HEADER) or not row[0].isdigit():
+                raise BenchsmithError(f"{path}:{number}: malformed row {','.join(row)!r}")
+            bugs.append(Bug(project, int(row[0]), row[1], row[2], row[3], row[4]))
+        return bugs
+
+    def patch_path(self, bug: Bug) -> Path:
+        return self.project_dir(bug.project) / "patches" / f"{bug.bug_id}.src.patch"
+
+    def trigger_tests(self, bug: Bug) -> list[str]:
+        """The failing tests, ``pkg.Class::method``, from the ``--- `` lines of ``trigger_tests/<id>``."""
+        path = self.project_dir(bug.project) / "trigger_tests" / str(bug.bug_id)
+        text = _read_optional(path)
+        return [line[4:].strip() for line in text.splitlines() if line.startswith("--- ")]
+
+    def relevant_tests(self, bug: Bug) -> list[str]:
+        path = self.project_dir(bug.project) / "relevant_tests" / str(bug.bug_id)
+        return [line.strip() for line in _read_optional(path).splitlines() if line.strip()]
+
+    def source_dir(self, project: str, revision: str) -> str | None:
+        """The main source folder of *revision* from ``dir-layout.csv``, when listed."""
+        return self._layout(project).get(revision)
+
+    def _layout(self, project: str) -> dict[str, str]:
+        if project not in self._layouts:
+            path = self.project_dir(project) / "dir-layout.csv"
+            rows = (line.strip().split(",") for line in _read_optional(path).splitlines())
+            self._layouts[project] = {row[0]: row[1] for row in rows if len(row) >= 2}
+        return self._layouts[project]
+
+
+def _read_optional(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""

@@ -1,0 +1,226 @@
+"""Java source analysis: method spans, code lines, and comment stripping.
+
+javalang's declaration positions are not consistent (sometimes the name,
+sometimes the first modifier; annotations sit apart), so spans are computed
+on its token stream instead: a declaration starts at the first token after
+the previous member's boundary (``;``, ``{`` or ``}`` outside parentheses),
+which takes annotations and modifiers in and leaves the Javadoc out, and ends
+at the brace that closes its body.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import javalang
+from javalang import tree as jtree
+from javalang.tokenizer import Position
+
+from benchsmith.errors import JavaParseError
+
+_NAMED_TYPES = (
+    jtree.ClassDeclaration,
+    jtree.InterfaceDeclaration,
+    jtree.EnumDeclaration,
+    jtree.AnnotationDeclaration,
+)
+_CALLABLES = (jtree.MethodDeclaration, jtree.ConstructorDeclaration)
+# A callable below one of these is part of the enclosing method's body.
+_BODY_SCOPES = (jtree.MethodDeclaration, jtree.ConstructorDeclaration, jtree.ClassCreator, jtree.LambdaExpression)
+
+
+@dataclass(frozen=True)
+class MethodUnit:
+    """A method or constructor that is a member of a named type."""
+
+    type_path: str  # "Outer.Inner"; enum constant bodies appear as "E.CONSTANT"
+    name: str
+    parameter_types: tuple[str, ...]
+    start_line: int  # first annotation or modifier, Javadoc excluded
+    start_column: int
+    end_line: int  # the closing brace (or ';' for a bodiless declaration)
+    end_column: int
+
+    @property
+    def signature(self) -> str:
+        return f"{self.type_path}.{self.name}({', '.join(self.parameter_types)})"
+
+    @property
+    def identity(self) -> tuple[str, str, tuple[str, ...]]:
+        return (self.type_path, self.name, self.parameter_types)
+
+    def contains(self, line: int) -> bool:
+        return self.start_line <= line <= self.end_line
+
+    def text(self, source: str) -> str:
+        """The declaration's source, from its first token to its closing brace."""
+        lines = source.splitlines(keepends=True)[self.start_line - 1 : self.end_line]
+        if not lines:
+            return ""
+        lines[-1] = lines[-1][: self.end_column].rstrip("\r\n")
+        lines[0] = lines[0][self.start_column - 1 :]
+        return "".join(lines)
+
+
+@dataclass(frozen=True)
+class JavaFile:
+    """What the single-method filter needs to know about one Java file."""
+
+    units: tuple[MethodUnit, ...]
+    code_lines: frozenset[int]  # lines holding at least one token (not blank, not comment-only)
+    import_lines: frozenset[int]  # lines holding only import or package declaration tokens
+
+    def unit_at(self, line: int) -> MethodUnit | None:
+        for unit in self.units:
+            if unit.contains(line):
+                return unit
+        return None
+
+
+def analyse_java(source: str, name: str = "<source>") -> JavaFile:
+    """Tokenize and parse *source*; raise JavaParseError naming *name* on failure."""
+    try:
+        tokens = list(javalang.tokenizer.tokenize(source))
+        compilation_unit = javalang.parser.Parser(tokens).parse()
+    except (javalang.tokenizer.LexerError, javalang.parser.JavaSyntaxError, TypeError, IndexError) as exc:
+        detail = getattr(exc, "description", None) or str(exc) or type(exc).__name__
+        at = getattr(exc, "at", None)
+        where = f" at line {at.position.line}" if getattr(at, "position", None) else ""
+        raise JavaParseError(f"{name}: Java does not parse{where}: {detail}") from exc
+
+    code_lines = frozenset(tok.position.line for tok in tokens)
+    import_lines = _declaration_lines(tokens, ("import", "package")) - _other_lines(tokens, ("import", "package"))
+    index_at = {(tok.position.line, tok.position.column): i for i, tok in enumerate(tokens)}
+    units = []
+    for path, node in compilation_unit:
+        if not isinstance(node, _CALLABLES):
+            continue
+        type_path = _member_type_path(path)
+        if type_path is None:
+            continue
+        units.append(_unit_for(node, type_path, tokens, index_at, name))
+    units.sort(key=lambda u: (u.start_line, u.start_column))
+    return JavaFile(tuple(units), code_lines, import_lines)
+
+
+def _member_type_path(path: tuple) -> str | None:
+    """The dotted named-type path of a member, or None when it sits inside a body."""
+    names: list[str] = []
+    for ancestor in path:
+        if isinstance(ancestor, list):
+            continue
+        if isinstance(ancestor, _BODY_SCOPES):
+            return None
+        if isinstance(ancestor, _NAMED_TYPES):
+            names.append(ancestor.name)
+        elif isinstance(ancestor, jtree.EnumConstantDeclaration):
+            names.append(ancestor.name)
+    return ".".join(names) if names else None
+
+
+def _parameter_type(parameter: jtree.FormalParameter) -> str:
+    kind = parameter.type
+    parts = [kind.name]
+    sub = getattr(kind, "sub_type", None)
+    while sub is not None:
+        parts.append(sub.name)
+        sub = getattr(sub, "sub_type", None)
+    rendered = ".".join(parts) + "[]" * len(kind.dimensions or [])
+    return rendered + "..." if parameter.varargs else rendered
+
+
+def _unit_for(node, type_path: str, tokens: list, index_at: dict, file_name: str) -> MethodUnit:
+    position: Position = node.position
+    i = index_at.get((position.line, position.column))
+    if i is None:
+        raise JavaParseError(f"{file_name}: no token at {position.line}:{position.column} for {node.name}")
+    name_index = _find_name(tokens, i, node.name, file_name)
+    start = _declaration_start(tokens, name_index)
+    end = _declaration_end(tokens, name_index, file_name)
+    first, last = tokens[start], tokens[end]
+    return MethodUnit(
+        type_path=type_path,
+        name=node.name,
+        parameter_types=tuple(_parameter_type(p) for p in node.parameters),
+        start_line=first.position.line,
+        start_column=first.position.column,
+        end_line=last.position.line,
+        end_column=last.position.column + len(last.value) - 1,
+    )
+
+
+def _find_name(tokens: list, i: int, name: str, file_name: str) -> int:
+    for j in range(i, len(tokens) - 1):
+        if isinstance(tokens[j], javalang.tokenizer.Identifier) and tokens[j].value == name and tokens[j + 1].value == "(":
+            return j
+    raise JavaParseError(f"{file_name}: declaration of {name} not found in the token stream")
+
+
+def _declaration_start(tokens: list, name_index: int) -> int:
+    depth = 0
+    j = name_index - 1
+    while j >= 0:
+        value = tokens[j].value
+        if value == ")":
+            depth += 1
+        elif value == "(":
+            depth -= 1
+        elif depth == 0 and value in (";", "{", "}"):
+            break
+        j -= 1
+    return j + 1
+
+
+def _declaration_end(tokens: list, name_index: int, file_name: str) -> int:
+    depth = 0
+    j = name_index + 1
+    while j < len(tokens):
+        value = tokens[j].value
+        if value == "(":
+            depth += 1
+        elif value == ")":
+            depth -= 1
+        elif depth == 0 and value == ";":
+            return j
+        elif depth == 0 and value == "{":
+            return _matching_brace(tokens, j, file_name)
+        j += 1
+    raise JavaParseError(f"{file_name}: body of the declaration at line {tokens[name_index].position.line} never closes")
+
+
+def _matching_brace(tokens: list, open_index: int, file_name: str) -> int:
+    depth = 0
+    for j in range(open_index, len(tokens)):
+        if tokens[j].value == "{":
+            depth += 1
+        elif tokens[j].value == "}":
+            depth -= 1
+            if depth == 0:
+                return j
+    raise JavaParseError(f"{file_name}: unbalanced braces from line {tokens[open_index].position.line}")
+
+
+def _declaration_lines(tokens: list, keywords: tuple[str, ...]) -> frozenset[int]:
+    lines: set[int] = set()
+    inside = False
+    for tok in tokens:
+        if not inside and isinstance(tok, javalang.tokenizer.Keyword) and tok.value in keywords:
+            inside = True
+        if inside:
+            lines.add(tok.position.line)
+            if tok.value == ";":
+                inside = False
+    return frozenset(lines)
+
+
+def _other_lines(tokens: list, keywords: tuple[str, ...]) -> frozenset[int]:
+    lines: set[int] = set()
+    inside = False
+    for tok in tokens:
+        if not inside and isinstance(tok, javalang.tokenizer.Keyword) and tok.value in keywords:
+            inside = True
+        if not inside:
+            lines.add(tok.position.line)
+        elif tok.value == ";":
+            inside = False
+    return frozenset(lines)

@@ -1,0 +1,247 @@
+"""The NL2Fix build stage: Defects4J bugs → single-method instances → Parquet and a dataset card.
+
+Each bug's outcome is cached under ``<cache>/nl2fix/<project>/`` keyed by
+everything it depends on, so an interrupted build resumes where it stopped
+and a rebuild with unchanged inputs does no analysis at all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+import subprocess
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from datetime import datetime, timezone
+from pathlib import Path
+
+import scrapers
+from benchsmith import __version__
+from benchsmith.atomic import write_text_atomic
+from benchsmith.config import cache_dir
+from benchsmith.errors import BenchsmithError, SourceUnavailable
+from benchsmith.progress import progress
+from benchsmith.schema import NL2FixInstance, Validation
+from builders.defects4j import Bug, Defects4JRoot
+from builders.export import write_dataset
+from builders.single_method import SOURCE_MISSING, BugOutcome, analyse_bug
+from builders.sources import SourceProvider, has_git_history, provider_for
+
+log = logging.getLogger(__name__)
+
+# Bump when the filter or the extraction changes, so cached outcomes are recomputed.
+ANALYSIS_VERSION = "4"
+
+
+@dataclasses.dataclass(frozen=True)
+class BuildOptions:
+    defects4j: Path
+    out: Path
+    repos: Path | None = None
+    projects: str | None = None
+    scrape: bool = True
+    workers: int = 2
+
+
+def build(options: BuildOptions) -> dict:
+    """Build the NL2Fix dataset; return its card."""
+    d4j = Defects4JRoot(options.defects4j)
+    projects = d4j.resolve_projects(options.projects)
+    sources: dict[str, str] = {}
+    skipped: dict[str, str] = {}
+    bugs: list[Bug] = []
+    for project in projects:
+        try:
+            provider = provider_for(project, options.repos)
+        except SourceUnavailable as exc:
+            # Chart is in the paper's default set but its history is Subversion: the
+            # default build skips it; an explicit request for it must fail.
+            if options.projects is None and not has_git_history(project):
+                log.warning("skipping %s: %s", project, exc)
+                skipped[project] = str(exc)
+                continue
+            raise
+        sources[project] = provider.description
+        bugs.extend(d4j.bugs(project))
+    outcomes = _analyse_all(d4j, bugs, options)
+    _warn_unavailable(outcomes)
+    instances = [o.instance for o in outcomes if o.instance is not None]
+    issue_missing: Counter = Counter()
+    if options.scrape:
+        instances, issue_missing = _attach_issue_text(instances)
+    card = _card(d4j, options, projects, sources, skipped, outcomes, instances, issue_missing)
+    write_dataset(instances, NL2FixInstance, options.out, card, render_card(card))
+    return card
+
+
+def _analyse_all(d4j: Defects4JRoot, bugs: list[Bug], options: BuildOptions) -> list[BugOutcome]:
+    outcomes: dict[tuple[str, int], BugOutcome] = {}
+    pending = []
+    for bug in bugs:
+        cached = _load_cached(d4j, bug)
+        if cached is None:
+            pending.append(bug)
+        else:
+            outcomes[(bug.project, bug.bug_id)] = cached
+    log.info("%d bugs: %d cached, %d to analyse", len(bugs), len(bugs) - len(pending), len(pending))
+    if pending:
+        jobs = [(str(d4j.root), str(options.repos) if options.repos else None, bug) for bug in pending]
+        if options.workers > 1 and len(pending) > 1:
+            with ProcessPoolExecutor(max_workers=options.workers) as pool:
+                results = pool.map(_analyse_job, jobs, chunksize=4)
+                for outcome in progress(results, "analysing bugs", total=len(jobs)):
+                    outcomes[(outcome.project, outcome.bug_id)] = outcome
+        else:
+            for job in progress(jobs, "analysing bugs"):
+                outcome = _analyse_job(job)
+                outcomes[(outcome.project, outcome.bug_id)] = outcome
+    return [outcomes[(bug.project, bug.bug_id)] for bug in bugs]
+
+
+def _warn_unavailable(outcomes: list[BugOutcome]) -> None:
+    unavailable = Counter(o.project for o in outcomes if o.reason == SOURCE_MISSING)
+    totals = Counter(o.project for o in outcomes)
+    for project, count in unavailable.items():
+        first = next(o.detail for o in outcomes if o.project == project and o.reason == SOURCE_MISSING)
+        log.warning("%s: sources of %d of %d bugs unavailable (first: %s)", project, count, totals[project], first)
+
+
+_WORKER_PROVIDERS: dict[str, SourceProvider] = {}
+
+
+def _analyse_job(job: tuple[str, str | None, Bug]) -> BugOutcome:
+    root, repos, bug = job
+    d4j = Defects4JRoot(Path(root))
+    if bug.project not in _WORKER_PROVIDERS:
+        _WORKER_PROVIDERS[bug.project] = provider_for(bug.project, Path(repos) if repos else None)
+    outcome = analyse_bug(d4j, bug, _WORKER_PROVIDERS[bug.project])
+    if outcome.reason != SOURCE_MISSING:  # may be mended by a better --repos; never cache it
+        _store_cached(d4j, bug, outcome)
+    return outcome
+
+
+def _cache_key(d4j: Defects4JRoot, bug: Bug) -> str:
+    digest = hashlib.sha256()
+    project_dir = d4j.project_dir(bug.project)
+    inputs = [ANALYSIS_VERSION, json.dumps(dataclasses.asdict(bug), sort_keys=True)]
+    for part in (d4j.patch_path(bug), project_dir / "trigger_tests" / str(bug.bug_id), project_dir / "relevant_tests" / str(bug.bug_id)):
+        inputs.append(hashlib.sha256(part.read_bytes()).hexdigest() if part.is_file() else "absent")
+    digest.update("\0".join(inputs).encode())
+    return digest.hexdigest()[:20]
+
+
+def _cache_file(d4j: Defects4JRoot, bug: Bug) -> Path:
+    return cache_dir("nl2fix", bug.project) / f"{bug.bug_id}-{_cache_key(d4j, bug)}.json"
+
+
+def _load_cached(d4j: Defects4JRoot, bug: Bug) -> BugOutcome | None:
+    path = _cache_file(d4j, bug)
+    if not path.exists():
+        log.debug("cache miss: %s", path)
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        instance = data["instance"]
+        if instance is not None:
+            instance = NL2FixInstance(**{**instance, "validation": Validation(**instance["validation"])})
+        return BugOutcome(data["project"], data["bug_id"], instance, data["reason"], data["detail"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BenchsmithError(f"{path}: corrupt cache entry ({exc}); delete it to recompute") from exc
+
+
+def _store_cached(d4j: Defects4JRoot, bug: Bug, outcome: BugOutcome) -> None:
+    write_text_atomic(_cache_file(d4j, bug), json.dumps(dataclasses.asdict(outcome)))
+
+
+def _attach_issue_text(instances: list[NL2FixInstance]) -> tuple[list[NL2FixInstance], Counter]:
+    missing: Counter = Counter()
+    filled = []
+    for instance in progress(instances, "issue text"):
+        try:
+            issue = scrapers.fetch_issue(instance.report_url)
+        except BenchsmithError as exc:
+            log.debug("no issue text for %s: %s", instance.instance_id, exc)
+            missing[type(exc).__name__] += 1
+            filled.append(instance)
+            continue
+        if issue.missing_reason:
+            missing[issue.missing_reason] += 1
+        filled.append(
+            dataclasses.replace(
+                instance, issue_title=issue.title, issue_description=issue.description, issue_comments=list(issue.comments)
+            )
+        )
+    return filled, missing
+
+
+def _git_head(path: Path) -> str | None:
+    completed = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True, text=True)
+    return completed.stdout.strip() if completed.returncode == 0 else None
+
+
+def _card(d4j, options, projects, sources, skipped, outcomes, instances, issue_missing) -> dict:
+    per_project: dict[str, dict] = {}
+    for project in projects:
+        if project in skipped:
+            continue
+        mine = [o for o in outcomes if o.project == project]
+        per_project[project] = {
+            "bugs": len(mine),
+            "selected": sum(1 for o in mine if o.instance is not None),
+            "rejected": dict(Counter(o.reason for o in mine if o.instance is None).most_common()),
+        }
+    return {
+        "dataset": "Defects4J-NL2Fix",
+        "tool": f"benchsmith {__version__}",
+        "analysis_version": ANALYSIS_VERSION,
+        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "defects4j_root": str(d4j.root),
+        "defects4j_revision": _git_head(d4j.root),
+        "sources": sources,
+        "skipped_projects": skipped,
+        "instances": len(instances),
+        "bugs": sum(p["bugs"] for p in per_project.values()),
+        "projects": per_project,
+        "rejection_reasons": dict(Counter(o.reason for o in outcomes if o.instance is None).most_common()),
+        "issue_text": (
+            {"requested": True, "filled": len(instances) - sum(issue_missing.values()), "missing": dict(issue_missing)}
+            if options.scrape
+            else {"requested": False}
+        ),
+        "rejections": [
+            {"bug": f"{o.project}-{o.bug_id}", "reason": o.reason, "detail": o.detail} for o in outcomes if o.instance is None
+        ],
+    }
+
+
+def render_card(card: dict) -> str:
+    lines = [
+        f"# {card['dataset']}",
+        "",
+        f"Built by {card['tool']} on {card['built_at']} from Defects4J at `{card['defects4j_root']}`"
+        + (f" (revision {card['defects4j_revision']})." if card["defects4j_revision"] else "."),
+        "",
+        f"{card['instances']} single-method instances from {card['bugs']} bugs.",
+        "",
+        "| project | bugs | selected | rejected (reason: count) |",
+        "| --- | ---: | ---: | --- |",
+    ]
+    for project, stats in card["projects"].items():
+        rejected = ", ".join(f"{reason}: {count}" for reason, count in stats["rejected"].items())
+        lines.append(f"| {project} | {stats['bugs']} | {stats['selected']} | {rejected} |")
+    lines += ["", "## Sources", ""]
+    lines += [f"- {project}: {description}" for project, description in card["sources"].items()]
+    lines += [f"- {project}: skipped — {reason}" for project, reason in card["skipped_projects"].items()]
+    issue = card["issue_text"]
+    lines += ["", "## Issue text", ""]
+    if issue["requested"]:
+        lines.append(f"Filled for {issue['filled']} instances; missing: {issue['missing'] or 'none'}.")
+    else:
+        lines.append("Not scraped (`--no-scrape`): the issue columns are empty.")
+    lines += ["", "## Rejected bugs", "", "| bug | reason | detail |", "| --- | --- | --- |"]
+    for rejection in card["rejections"]:
+        detail = rejection["detail"].replace("|", "\\|")
+        lines.append(f"| {rejection['bug']} | {rejection['reason']} | {detail} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,182 @@
+"""Defects4J bug → NL2Fix instance: the single-method filter and method extraction.
+
+A bug is single-method when all lines its patch changes, ignoring blank lines,
+comment-only lines and import statements, fall inside one method or
+constructor of a named type that exists in both versions (same type path, name
+and parameter types). Code inside anonymous classes and lambdas belongs to the
+enclosing method.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from benchsmith.errors import BenchsmithError, PatchError
+from benchsmith.schema import NL2FixInstance, instance_id
+from builders.comments import strip_comments
+from builders.defects4j import Bug, Defects4JRoot
+from builders.javasrc import JavaFile, MethodUnit, analyse_java
+from builders.patches import FilePatch, parse_patch
+from builders.sources import SourceProvider
+
+# Rejection reasons: a fixed vocabulary so the dataset card can count them.
+MULTI_FILE = "multi-file"
+MULTI_METHOD = "multi-method"
+OUTSIDE_METHOD = "outside any method"
+METHOD_ADDED_OR_REMOVED = "method added or removed"
+NO_CODE_CHANGE = "no code change"
+PARSE_FAILURE = "parse failure"
+MISSING_PATCH = "missing patch file"
+BAD_PATCH = "patch does not apply"
+SOURCE_MISSING = "source unavailable"
+
+REASONS = (
+    MULTI_FILE, MULTI_METHOD, OUTSIDE_METHOD, METHOD_ADDED_OR_REMOVED,
+    NO_CODE_CHANGE, PARSE_FAILURE, MISSING_PATCH, BAD_PATCH, SOURCE_MISSING,
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The answer of a check, with its reason: ``reason`` is one of REASONS when rejected."""
+
+    accepted: bool
+    reason: str = ""
+    detail: str = ""
+    file_path: str = ""
+    identity: tuple = ()
+    hunks: int = 0
+
+
+@dataclass(frozen=True)
+class Change:
+    file_path: str
+    side: str  # "fixed" or "buggy"
+    line: int
+    unit: MethodUnit | None
+
+
+def code_changes(patches: list[FilePatch], fixed: dict[str, JavaFile], buggy: dict[str, JavaFile]) -> list[tuple[int, Change]]:
+    """Every changed code line as (hunk ordinal, Change); blank, comment-only and import lines are left out."""
+    changes = []
+    ordinal = 0
+    for patch in patches:
+        for hunk in patch.hunks:
+            ordinal += 1
+            for side, lines, files in (("fixed", hunk.fixed_lines, fixed), ("buggy", hunk.buggy_lines, buggy)):
+                java = files.get(patch.path)
+                for line in lines:
+                    if java is None:
+                        if patch.path.endswith(".java"):
+                            continue  # the file itself is absent on this side; counted by its other side
+                        changes.append((ordinal, Change(patch.path, side, line, None)))
+                    elif line in java.code_lines and line not in java.import_lines:
+                        changes.append((ordinal, Change(patch.path, side, line, java.unit_at(line))))
+    return changes
+
+
+def is_single_method_fix(patches: list[FilePatch], fixed: dict[str, JavaFile], buggy: dict[str, JavaFile]) -> Verdict:
+    """Decide whether a patch changes exactly one method that exists in both versions."""
+    changes = code_changes(patches, fixed, buggy)
+    if not changes:
+        return Verdict(False, NO_CODE_CHANGE, "only blank, comment or import lines change")
+    files = sorted({c.file_path for _, c in changes})
+    if len(files) > 1:
+        return Verdict(False, MULTI_FILE, f"code changes in {len(files)} files: {', '.join(files)}")
+    path = files[0]
+    if path not in fixed or path not in buggy:
+        side = "fixed" if path not in fixed else "buggy"
+        return Verdict(False, METHOD_ADDED_OR_REMOVED, f"{path} does not exist in the {side} version")
+    outside = [c for _, c in changes if c.unit is None]
+    if outside:
+        where = ", ".join(f"{c.side} line {c.line}" for c in outside[:5])
+        return Verdict(False, OUTSIDE_METHOD, f"{path}: {len(outside)} changed line(s) outside any method ({where})")
+    identities = {c.unit.identity: c.unit for _, c in changes}
+    fixed_ids = {u.identity for u in fixed[path].units}
+    buggy_ids = {u.identity for u in buggy[path].units}
+    one_sided = [unit for ident, unit in identities.items() if ident not in fixed_ids or ident not in buggy_ids]
+    if one_sided:
+        names = ", ".join(f"{u.signature} ({'only fixed' if u.identity in fixed_ids else 'only buggy'})" for u in one_sided)
+        return Verdict(False, METHOD_ADDED_OR_REMOVED, f"{path}: {names}")
+    if len(identities) > 1:
+        names = ", ".join(sorted(u.signature for u in identities.values()))
+        return Verdict(False, MULTI_METHOD, f"{path}: {len(identities)} methods change: {names}")
+    (identity,) = identities
+    hunks = len({ordinal for ordinal, _ in changes})
+    return Verdict(True, file_path=path, identity=identity, hunks=hunks, detail=identities[identity].signature)
+
+
+@dataclass(frozen=True)
+class BugOutcome:
+    """What became of one bug: an instance, or a rejection with its reason."""
+
+    project: str
+    bug_id: int
+    instance: NL2FixInstance | None = None
+    reason: str = ""
+    detail: str = ""
+
+
+def analyse_bug(d4j: Defects4JRoot, bug: Bug, provider: SourceProvider) -> BugOutcome:
+    """Run the filter and, for a single-method fix, extract the instance (issue text left empty)."""
+
+    def rejected(reason: str, detail: str) -> BugOutcome:
+        return BugOutcome(bug.project, bug.bug_id, reason=reason, detail=detail)
+
+    patch_path = d4j.patch_path(bug)
+    if not patch_path.is_file():
+        return rejected(MISSING_PATCH, f"{patch_path} does not exist")
+    patch_text = patch_path.read_bytes().decode("utf-8", errors="surrogateescape")
+    try:
+        patches = parse_patch(patch_text, str(patch_path))
+    except BenchsmithError as exc:
+        return rejected(BAD_PATCH, str(exc))
+    paths = [p.path for p in patches]
+    try:
+        fixed_text, buggy_text = provider.files(bug, paths, patch_text)
+    except BenchsmithError as exc:
+        reason = BAD_PATCH if isinstance(exc, PatchError) else SOURCE_MISSING
+        return rejected(reason, str(exc))
+    for patch in patches:
+        if patch.in_fixed and fixed_text.get(patch.path) is None:
+            return rejected(SOURCE_MISSING, f"{patch.path} is not in revision {bug.revision_fixed}")
+    try:
+        fixed = {p: analyse_java(t, f"{p}@fixed") for p, t in fixed_text.items() if t is not None and p.endswith(".java")}
+        buggy = {p: analyse_java(t, f"{p}@buggy") for p, t in buggy_text.items() if t is not None and p.endswith(".java")}
+    except BenchsmithError as exc:
+        return rejected(PARSE_FAILURE, str(exc))
+    verdict = is_single_method_fix(patches, fixed, buggy)
+    if not verdict.accepted:
+        return rejected(verdict.reason, verdict.detail)
+    path = verdict.file_path
+    buggy_unit = _unit_with(buggy[path], verdict.identity)
+    fixed_unit = _unit_with(fixed[path], verdict.identity)
+    buggy_method = buggy_unit.text(buggy_text[path])
+    instance = NL2FixInstance(
+        instance_id=instance_id(bug.project, bug.bug_id),
+        project=bug.project,
+        bug_id=bug.bug_id,
+        report_id=bug.report_id,
+        report_url=bug.report_url,
+        issue_title="",
+        issue_description="",
+        issue_comments=[],
+        file_path=path,
+        method_name=buggy_unit.name,
+        method_signature=buggy_unit.signature,
+        method_start_line=buggy_unit.start_line,
+        method_end_line=buggy_unit.end_line,
+        buggy_method=buggy_method,
+        buggy_method_no_comments=strip_comments(buggy_method),
+        fixed_method=fixed_unit.text(fixed_text[path]),
+        hunks=verdict.hunks,
+        trigger_tests=d4j.trigger_tests(bug),
+        relevant_tests=d4j.relevant_tests(bug),
+        revision_buggy=bug.revision_buggy,
+        revision_fixed=bug.revision_fixed,
+    )
+    return BugOutcome(bug.project, bug.bug_id, instance=instance)
+
+
+def _unit_with(java: JavaFile, identity: tuple) -> MethodUnit:
+    return next(u for u in java.units if u.identity == identity)

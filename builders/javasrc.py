@@ -10,6 +10,7 @@ at the brace that closes its body.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 
 import javalang
@@ -53,13 +54,14 @@ class MethodUnit:
         return self.start_line <= line <= self.end_line
 
     def text(self, source: str) -> str:
-        """The declaration's source, from its first token to its closing brace."""
+        """The declaration's source, from its first token to its closing brace, dedented."""
         lines = source.splitlines(keepends=True)[self.start_line - 1 : self.end_line]
         if not lines:
             return ""
         lines[-1] = lines[-1][: self.end_column].rstrip("\r\n")
-        lines[0] = lines[0][self.start_column - 1 :]
-        return "".join(lines)
+        lead = lines[0][: self.start_column - 1]
+        lines[0] = (lead if not lead.strip() else "") + lines[0][self.start_column - 1 :]
+        return textwrap.dedent("".join(lines))
 
 
 @dataclass(frozen=True)

@@ -133,7 +133,7 @@ def analyse_bug(d4j: Defects4JRoot, bug: Bug, provider: SourceProvider) -> BugOu
         return rejected(BAD_PATCH, str(exc))
     paths = [p.path for p in patches]
     try:
-        fixed_text, buggy_text = provider.files(bug, paths, patch_text)
+        fixed_text, buggy_text = provider.files(bug, paths, patch_text, str(patch_path))
     except BenchsmithError as exc:
         reason = BAD_PATCH if isinstance(exc, PatchError) else SOURCE_MISSING
         return rejected(reason, str(exc))

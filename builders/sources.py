@@ -48,7 +48,7 @@ CLONE_TIMEOUT_SECONDS = 1800
 class SourceProvider(Protocol):
     description: str
 
-    def files(self, bug: Bug, paths: list[str], patch_text: str) -> tuple[dict[str, str | None], dict[str, str | None]]:
+    def files(self, bug: Bug, paths: list[str], patch_text: str, patch_name: str) -> tuple[dict[str, str | None], dict[str, str | None]]:
         """The fixed and the buggy text of each path (None where the file does not exist)."""
         ...
 
@@ -131,12 +131,12 @@ class UpstreamGitSource:
         self.history = GitHistory(git_dir)
         self.description = f"git {git_dir} (HEAD {self.history.head()[:12]})"
 
-    def files(self, bug: Bug, paths: list[str], patch_text: str) -> tuple[dict[str, str | None], dict[str, str | None]]:
+    def files(self, bug: Bug, paths: list[str], patch_text: str, patch_name: str) -> tuple[dict[str, str | None], dict[str, str | None]]:
         if not self.history.has_revision(bug.revision_fixed):
             raise SourceUnavailable(f"fixed revision {bug.revision_fixed} is not in {self.history.git_dir}")
         fixed = {path: self.history.read(bug.revision_fixed, path) for path in paths}
         present = {path: text for path, text in fixed.items() if text is not None}
-        buggy = apply_patch(patch_text, present, f"patches/{bug.bug_id}.src.patch")
+        buggy = apply_patch(patch_text, present, patch_name)
         return fixed, {path: buggy.get(path) for path in paths}
 
 
@@ -163,7 +163,7 @@ class Defects4JCommandSource:
             marker.touch()
         return work
 
-    def files(self, bug: Bug, paths: list[str], patch_text: str) -> tuple[dict[str, str | None], dict[str, str | None]]:
+    def files(self, bug: Bug, paths: list[str], patch_text: str, patch_name: str) -> tuple[dict[str, str | None], dict[str, str | None]]:
         versions = []
         for version in ("f", "b"):
             work = self._checkout(bug, version)

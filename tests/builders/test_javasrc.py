@@ -55,7 +55,7 @@ def test_units_and_spans():
 def test_text_starts_at_annotations_and_excludes_javadoc():
     java = analyse_java(SOURCE)
     ctor = java.units[0]
-    assert ctor.text(SOURCE) == "@Deprecated\n    public Shapes(int a) { f = a; }"
+    assert ctor.text(SOURCE) == "@Deprecated\npublic Shapes(int a) { f = a; }"
     inner = java.units[2]
     assert inner.text(SOURCE) == "void q(char c, Map.Entry<String, X>[] es) { }"
 

@@ -54,14 +54,14 @@ class MethodUnit:
         return self.start_line <= line <= self.end_line
 
     def text(self, source: str) -> str:
-        """The declaration's source, from its first token to its closing brace, dedented."""
+        """The declaration's source, first token to closing brace, dedented, with newline line ends."""
         lines = source.splitlines(keepends=True)[self.start_line - 1 : self.end_line]
         if not lines:
             return ""
         lines[-1] = lines[-1][: self.end_column].rstrip("\r\n")
         lead = lines[0][: self.start_column - 1]
         lines[0] = (lead if not lead.strip() else "") + lines[0][self.start_column - 1 :]
-        return textwrap.dedent("".join(lines))
+        return textwrap.dedent("".join(lines).replace("\r\n", "\n"))
 
 
 @dataclass(frozen=True)

@@ -78,3 +78,10 @@ def test_code_and_import_lines():
 def test_parse_failure_names_the_input():
     with pytest.raises(JavaParseError, match=r"Broken.java: Java does not parse"):
         analyse_java("class Broken { void f( { }", "Broken.java")
+
+
+def test_text_of_a_crlf_file_has_plain_line_ends():
+    crlf = SOURCE.replace("\n", "\r\n")
+    java = analyse_java(crlf)
+    assert java.units[1].text(crlf) == analyse_java(SOURCE).units[1].text(SOURCE)
+    assert "\r" not in java.units[1].text(crlf)

@@ -58,6 +58,8 @@ class NL2FixInstance:
     method_signature: str
     method_start_line: int  # in the buggy file
     method_end_line: int
+    fixed_method_start_line: int  # in the fixed file, where the harness inserts candidates
+    fixed_method_end_line: int
     buggy_method: str
     buggy_method_no_comments: str
     fixed_method: str
@@ -86,6 +88,8 @@ NL2FIX_SCHEMA = pa.schema(
         ("method_signature", pa.string()),
         ("method_start_line", pa.int32()),
         ("method_end_line", pa.int32()),
+        ("fixed_method_start_line", pa.int32()),
+        ("fixed_method_end_line", pa.int32()),
         ("buggy_method", pa.string()),
         ("buggy_method_no_comments", pa.string()),
         ("fixed_method", pa.string()),

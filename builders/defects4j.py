@@ -35,7 +35,7 @@ class Defects4JRoot:
         self.projects_dir = self.root / "framework" / "projects"
         if not self.projects_dir.is_dir():
             raise BenchsmithError(f"{self.root}: not a Defects4J root (no framework/projects/ folder)")
-        self._layouts: dict[str, dict[str, str]] = {}
+        self._layouts: dict[str, dict[str, tuple[str, str]]] = {}
 
     def available_projects(self) -> list[str]:
         return sorted(p.name for p in self.projects_dir.iterdir() if (p / "active-bugs.csv").is_file())
@@ -90,16 +90,19 @@ class Defects4JRoot:
         path = self.project_dir(bug.project) / "relevant_tests" / str(bug.bug_id)
         return [line.strip() for line in _read_optional(path).splitlines() if line.strip()]
 
-    def source_dir(self, project: str, revision: str) -> str | None:
-        """The main source folder of *revision* from ``dir-layout.csv``, when listed."""
+    def layout(self, project: str, revision: str) -> tuple[str, str] | None:
+        """The (main source, test source) folders of *revision* from ``dir-layout.csv``, when listed."""
         return self._layout(project).get(revision)
 
-    def _layout(self, project: str) -> dict[str, str]:
+    def _layout(self, project: str) -> dict[str, tuple[str, str]]:
         if project not in self._layouts:
             path = self.project_dir(project) / "dir-layout.csv"
             rows = (line.strip().split(",") for line in _read_optional(path).splitlines())
-            self._layouts[project] = {row[0]: row[1] for row in rows if len(row) >= 2}
+            self._layouts[project] = {row[0]: (row[1], row[2]) for row in rows if len(row) >= 3}
         return self._layouts[project]
+
+    def lib_dir(self, project: str) -> Path:
+        return self.project_dir(project) / "lib"
 
 
 def _read_optional(path: Path) -> str:

@@ -166,6 +166,8 @@ def analyse_bug(d4j: Defects4JRoot, bug: Bug, provider: SourceProvider) -> BugOu
         method_signature=buggy_unit.signature,
         method_start_line=buggy_unit.start_line,
         method_end_line=buggy_unit.end_line,
+        fixed_method_start_line=fixed_unit.start_line,
+        fixed_method_end_line=fixed_unit.end_line,
         buggy_method=buggy_method,
         buggy_method_no_comments=strip_comments(buggy_method),
         fixed_method=fixed_unit.text(fixed_text[path]),

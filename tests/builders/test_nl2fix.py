@@ -13,7 +13,8 @@ from tests.conftest import FIXTURE_D4J
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "nl2fix" / "Ledger.json"
 EXTRACTED = (
-    "file_path", "method_name", "method_signature", "method_start_line", "method_end_line", "hunks",
+    "file_path", "method_name", "method_signature", "method_start_line", "method_end_line",
+    "fixed_method_start_line", "fixed_method_end_line", "hunks",
     "buggy_method", "buggy_method_no_comments", "fixed_method", "trigger_tests", "relevant_tests",
     "report_id", "report_url", "revision_buggy", "revision_fixed",
 )  # fmt: skip

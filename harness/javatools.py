@@ -1,0 +1,98 @@
+"""The JDK, JUnit, benchsmith's Java runner, and class paths built from Defects4J's ``lib/``."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from benchsmith.atomic import atomic_path
+from benchsmith.config import cache_dir
+from benchsmith.errors import BenchsmithError
+
+RUNNER_SOURCE = Path(__file__).parent / "java" / "BenchsmithRunner.java"
+JUNIT_JARS = (Path("/usr/share/java/junit4.jar"), Path("/usr/share/java/hamcrest.jar"))
+JVM_OPTIONS = ["-Xmx768m", "-Xss4m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.security.manager=allow"]
+# Artifacts the runner brings itself (JUnit 4.13 runs JUnit 3 and 4 tests alike).
+_RUNNER_ARTIFACTS = re.compile(r"^(junit|hamcrest-core|hamcrest-all|hamcrest-library|hamcrest)$")
+
+
+def tool(name: str) -> str:
+    found = shutil.which(name)
+    if not found:
+        raise BenchsmithError(f"{name}: not found on PATH; install a JDK (make test installs one)")
+    return found
+
+
+def junit_classpath() -> list[Path]:
+    missing = [str(jar) for jar in JUNIT_JARS if not jar.is_file()]
+    if missing:
+        raise BenchsmithError(f"JUnit 4 not found ({', '.join(missing)}); install Debian's junit4 package")
+    return list(JUNIT_JARS)
+
+
+@functools.cache
+def runner_classes() -> Path:
+    """Compile BenchsmithRunner.java at first use, cached by its source hash."""
+    digest = hashlib.sha256(RUNNER_SOURCE.read_bytes()).hexdigest()[:16]
+    target = cache_dir("runner") / digest
+    if (target / "BenchsmithRunner.class").is_file():
+        return target
+    with atomic_path(cache_dir("runner") / f"{digest}.building") as tmp:
+        tmp.unlink()
+        tmp.mkdir()
+        completed = subprocess.run(
+            [tool("javac"), "-nowarn", "-d", str(tmp), "-cp", os.pathsep.join(map(str, junit_classpath())), str(RUNNER_SOURCE)],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        if completed.returncode != 0:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise BenchsmithError(f"{RUNNER_SOURCE}: does not compile: {completed.stderr.strip()[:500]}")
+        tmp.chmod(0o755)
+        tmp.rename(target)
+    return target
+
+
+def runner_classpath() -> str:
+    return os.pathsep.join([str(runner_classes()), *map(str, junit_classpath())])
+
+
+def _version_key(version: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else -1 for p in re.split(r"[.\-]", version))
+
+
+def library_jars(lib_dir: Path) -> list[Path]:
+    """One jar per artifact from a Defects4J ``lib/`` folder (Maven layout or flat), the newest version."""
+    newest: dict[str, tuple[tuple, Path]] = {}
+    for jar in sorted(lib_dir.rglob("*.jar")) if lib_dir.is_dir() else []:
+        match = re.match(r"^(?P<artifact>.+?)-(?P<version>\d[\w.\-]*)\.jar$", jar.name)
+        artifact, version = (match["artifact"], match["version"]) if match else (jar.stem, "0")
+        if _RUNNER_ARTIFACTS.match(artifact) or "cobertura" in jar.parts or artifact == "cobertura":
+            continue
+        key = _version_key(version)
+        if artifact not in newest or key > newest[artifact][0]:
+            newest[artifact] = (key, jar)
+    return [path for _, path in sorted(newest.values(), key=lambda item: item[1].name)]
+
+
+def javac(sources: list[Path], classpath: list[Path], output: Path, log_path: Path, release: str = "8") -> bool:
+    """Compile *sources* (trusted code only: the prepared workspace); False when javac fails."""
+    output.mkdir(parents=True, exist_ok=True)
+    argfile = output.parent / f".{output.name}.sources"
+    argfile.write_text("\n".join(f'"{s}"' for s in sources))
+    for encoding in ("UTF-8", "ISO-8859-1"):  # some old Defects4J sources are Latin-1
+        completed = subprocess.run(
+            [tool("javac"), "-nowarn", "-proc:none", "-g", "-encoding", encoding, "--release", release,
+             "-cp", os.pathsep.join(map(str, classpath)), "-d", str(output), f"@{argfile}"],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        log_path.write_text(completed.stdout + completed.stderr)
+        if completed.returncode == 0:
+            return True
+        if "unmappable character" not in completed.stderr:
+            return False
+    return False

@@ -30,6 +30,12 @@ _CALLABLES = (jtree.MethodDeclaration, jtree.ConstructorDeclaration)
 _BODY_SCOPES = (jtree.MethodDeclaration, jtree.ConstructorDeclaration, jtree.ClassCreator, jtree.LambdaExpression)
 
 
+def lines_with_ends(text: str) -> list[str]:
+    """Lines as javalang counts them: broken at ``\\n`` only (``str.splitlines`` also breaks at form feeds)."""
+    lines = text.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+
+
 @dataclass(frozen=True)
 class MethodUnit:
     """A method or constructor that is a member of a named type."""
@@ -55,7 +61,7 @@ class MethodUnit:
 
     def text(self, source: str) -> str:
         """The declaration's source, first token to closing brace, dedented, with newline line ends."""
-        lines = source.splitlines(keepends=True)[self.start_line - 1 : self.end_line]
+        lines = lines_with_ends(source)[self.start_line - 1 : self.end_line]
         if not lines:
             return ""
         lines[-1] = lines[-1][: self.end_column].rstrip("\r\n")

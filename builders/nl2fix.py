@@ -32,7 +32,7 @@ from builders.sources import SourceProvider, has_git_history, provider_for
 log = logging.getLogger(__name__)
 
 # Bump when the filter or the extraction changes, so cached outcomes are recomputed.
-ANALYSIS_VERSION = "8"
+ANALYSIS_VERSION = "9"
 
 
 @dataclasses.dataclass(frozen=True)

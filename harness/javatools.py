@@ -8,14 +8,15 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
-from benchsmith.atomic import atomic_path
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
 
 RUNNER_SOURCE = Path(__file__).parent / "java" / "BenchsmithRunner.java"
 JUNIT_JARS = (Path("/usr/share/java/junit4.jar"), Path("/usr/share/java/hamcrest.jar"))
+JAVA_RELEASE = "8"  # the oldest javac 17 targets; Defects4J's projects are Java 1.4 to 8
 JVM_OPTIONS = ["-Xmx768m", "-Xss4m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.security.manager=allow"]
 # Artifacts the runner brings itself (JUnit 4.13 runs JUnit 3 and 4 tests alike).
 _RUNNER_ARTIFACTS = re.compile(r"^(junit|hamcrest-core|hamcrest-all|hamcrest-library|hamcrest)$")
@@ -42,18 +43,19 @@ def runner_classes() -> Path:
     target = cache_dir("runner") / digest
     if (target / "BenchsmithRunner.class").is_file():
         return target
-    with atomic_path(cache_dir("runner") / f"{digest}.building") as tmp:
-        tmp.unlink()
-        tmp.mkdir()
-        completed = subprocess.run(
-            [tool("javac"), "-nowarn", "-d", str(tmp), "-cp", os.pathsep.join(map(str, junit_classpath())), str(RUNNER_SOURCE)],
-            capture_output=True, text=True,
-        )  # fmt: skip
-        if completed.returncode != 0:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise BenchsmithError(f"{RUNNER_SOURCE}: does not compile: {completed.stderr.strip()[:500]}")
-        tmp.chmod(0o755)
-        tmp.rename(target)
+    building = Path(tempfile.mkdtemp(prefix=f"{digest}.", dir=cache_dir("runner")))
+    completed = subprocess.run(
+        [tool("javac"), "-nowarn", "-d", str(building), "-cp", os.pathsep.join(map(str, junit_classpath())), str(RUNNER_SOURCE)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    if completed.returncode != 0:
+        shutil.rmtree(building, ignore_errors=True)
+        raise BenchsmithError(f"{RUNNER_SOURCE}: does not compile: {completed.stderr.strip()[:500]}")
+    building.chmod(0o755)
+    try:
+        building.rename(target)
+    except OSError:  # another process finished first
+        shutil.rmtree(building, ignore_errors=True)
     return target
 
 
@@ -79,20 +81,15 @@ def library_jars(lib_dir: Path) -> list[Path]:
     return [path for _, path in sorted(newest.values(), key=lambda item: item[1].name)]
 
 
-def javac(sources: list[Path], classpath: list[Path], output: Path, log_path: Path, release: str = "8") -> bool:
-    """Compile *sources* (trusted code only: the prepared workspace); False when javac fails."""
+def javac(sources: list[Path], classpath: list[Path], output: Path, log_path: Path, encoding: str = "UTF-8") -> bool:
+    """Compile trusted sources (a prepared workspace); False when javac fails, its output in *log_path*."""
     output.mkdir(parents=True, exist_ok=True)
     argfile = output.parent / f".{output.name}.sources"
     argfile.write_text("\n".join(f'"{s}"' for s in sources))
-    for encoding in ("UTF-8", "ISO-8859-1"):  # some old Defects4J sources are Latin-1
-        completed = subprocess.run(
-            [tool("javac"), "-nowarn", "-proc:none", "-g", "-encoding", encoding, "--release", release,
-             "-cp", os.pathsep.join(map(str, classpath)), "-d", str(output), f"@{argfile}"],
-            capture_output=True, text=True,
-        )  # fmt: skip
-        log_path.write_text(completed.stdout + completed.stderr)
-        if completed.returncode == 0:
-            return True
-        if "unmappable character" not in completed.stderr:
-            return False
-    return False
+    completed = subprocess.run(
+        [tool("javac"), "-nowarn", "-proc:none", "-g", "-encoding", encoding, "--release", JAVA_RELEASE,
+         "-cp", os.pathsep.join(map(str, classpath)), "-d", str(output), f"@{argfile}"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    log_path.write_text(completed.stdout + completed.stderr)
+    return completed.returncode == 0

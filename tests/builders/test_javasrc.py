@@ -85,3 +85,10 @@ def test_text_of_a_crlf_file_has_plain_line_ends():
     java = analyse_java(crlf)
     assert java.units[1].text(crlf) == analyse_java(SOURCE).units[1].text(SOURCE)
     assert "\r" not in java.units[1].text(crlf)
+
+
+def test_a_form_feed_is_not_a_line_break():
+    source = "class F {\n    // page\x0c break\n    void f() {\n    }\n}\n"
+    (unit,) = analyse_java(source).units
+    assert (unit.start_line, unit.end_line) == (3, 4)
+    assert unit.text(source) == "void f() {\n}"

@@ -1,0 +1,164 @@
+"""Prepared workspaces: an instance's fixed revision, compiled once, read-only to candidates.
+
+Without the ``defects4j`` command a workspace is the project's upstream git
+history at the fixed revision, compiled with javac against one jar per
+artifact of Defects4J's ``lib/`` folder plus JUnit 4. Test sources that do not
+compile with today's JDK are left out (and listed), unless the instance needs
+them. A workspace is complete once its ``workspace.json`` exists; it is reused
+by every later run.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from benchsmith.atomic import write_text_atomic
+from benchsmith.config import cache_dir
+from benchsmith.errors import BenchsmithError
+from benchsmith.schema import NL2FixInstance
+from builders.defects4j import Defects4JRoot
+from builders.sources import GitHistory, locate_upstream
+from harness.javatools import javac, junit_classpath, library_jars
+
+log = logging.getLogger(__name__)
+
+_LAYOUT_GUESSES = (("src/main/java", "src/test/java"), ("src/java", "src/test"), ("source", "tests"), ("src", "test"))
+_RESOURCE_DIRS = ("src/main/resources", "src/test/resources", "src/resources", "src/test-resources")
+_MAX_TEST_EXCLUSION_ROUNDS = 5
+
+
+@dataclass(frozen=True)
+class Workspace:
+    root: Path  # holds tree/, classes/, test-classes/, logs
+    source_dir: str  # relative to tree/
+    test_dir: str
+    encoding: str
+    libraries: tuple[str, ...]
+    excluded_tests: tuple[str, ...]
+
+    @property
+    def tree(self) -> Path:
+        return self.root / "tree"
+
+    @property
+    def classes(self) -> Path:
+        return self.root / "classes"
+
+    @property
+    def test_classes(self) -> Path:
+        return self.root / "test-classes"
+
+    def compile_classpath(self) -> list[Path]:
+        return [self.classes, self.test_classes, *map(Path, self.libraries), *junit_classpath()]
+
+    def runtime_classpath(self) -> list[Path]:
+        """Classes, resources (folders beside the sources included, as old Ant builds copied them), libraries."""
+        resources = [self.tree / d for d in _RESOURCE_DIRS if (self.tree / d).is_dir()]
+        sources = [self.tree / self.source_dir, self.tree / self.test_dir]
+        return [self.classes, self.test_classes, *resources, *sources, *map(Path, self.libraries)]
+
+
+def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) -> Workspace:
+    """The compiled workspace of *instance*'s fixed revision, built at first use."""
+    root = cache_dir("workspaces", instance.project) / f"{instance.bug_id}-{instance.revision_fixed[:12]}"
+    manifest = root / "workspace.json"
+    if manifest.is_file():
+        try:
+            return Workspace(**{k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(manifest.read_text()).items()}
+                             | {"root": root})  # fmt: skip
+        except (ValueError, TypeError) as exc:
+            raise BenchsmithError(f"{manifest}: corrupt workspace manifest ({exc}); delete {root}") from exc
+    log.info("preparing workspace %s at %s", instance.instance_id, instance.revision_fixed[:12])
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    tree = root / "tree"
+    _export(instance, d4j, repos, tree)
+    source_dir, test_dir = _layout(d4j, instance, tree)
+    libraries = tuple(str(jar) for jar in library_jars(d4j.lib_dir(instance.project)))
+    encoding = _compile_main(tree, source_dir, root, libraries)
+    excluded = _compile_tests(instance, tree, test_dir, root, libraries, encoding)
+    workspace = Workspace(root, source_dir, test_dir, encoding, libraries, tuple(excluded))
+    _make_readable(root)
+    record = {k: v for k, v in asdict(workspace).items() if k != "root"}
+    write_text_atomic(manifest, json.dumps(record, indent=2))
+    return workspace
+
+
+def _export(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, tree: Path) -> None:
+    history = GitHistory(locate_upstream(instance.project, repos))
+    if not history.has_revision(instance.revision_fixed):
+        raise BenchsmithError(f"{instance.instance_id}: revision {instance.revision_fixed} is not in {history.git_dir}")
+    tree.mkdir(parents=True)
+    archive = subprocess.Popen(["git", "--git-dir", str(history.git_dir), "archive", instance.revision_fixed], stdout=subprocess.PIPE)
+    untar = subprocess.run(["tar", "-x", "-C", str(tree)], stdin=archive.stdout, capture_output=True)
+    archive.stdout.close()
+    if archive.wait() != 0 or untar.returncode != 0:
+        raise BenchsmithError(f"{instance.instance_id}: cannot export {instance.revision_fixed}: {untar.stderr.decode()[:200]}")
+
+
+def _layout(d4j: Defects4JRoot, instance: NL2FixInstance, tree: Path) -> tuple[str, str]:
+    listed = d4j.layout(instance.project, instance.revision_fixed)
+    if listed and (tree / listed[0]).is_dir():
+        return listed
+    for main, test in _LAYOUT_GUESSES:
+        if (tree / main).is_dir() and (tree / test).is_dir():
+            return main, test
+    raise BenchsmithError(f"{instance.instance_id}: cannot tell the source and test folders of {tree}")
+
+
+def _java_files(folder: Path) -> list[Path]:
+    return sorted(folder.rglob("*.java"))
+
+
+def _compile_main(tree: Path, source_dir: str, root: Path, libraries: tuple[str, ...]) -> str:
+    classpath = [*map(Path, libraries), *junit_classpath()]
+    for encoding in ("UTF-8", "ISO-8859-1"):
+        if javac(_java_files(tree / source_dir), classpath, root / "classes", root / "compile-main.log", encoding=encoding):
+            return encoding
+        if "unmappable character" not in (root / "compile-main.log").read_text():
+            break
+    raise BenchsmithError(f"{root}: the fixed revision does not compile; see {root / 'compile-main.log'}")
+
+
+def _compile_tests(
+    instance: NL2FixInstance, tree: Path, test_dir: str, root: Path, libraries: tuple[str, ...], encoding: str
+) -> list[str]:
+    classpath = [root / "classes", *map(Path, libraries), *junit_classpath()]
+    needed = {t.split("::")[0] for t in instance.trigger_tests} | set(instance.relevant_tests)
+    sources = _java_files(tree / test_dir)
+    excluded: list[str] = []
+    log_path = root / "compile-tests.log"
+    for _ in range(_MAX_TEST_EXCLUSION_ROUNDS):
+        shutil.rmtree(root / "test-classes", ignore_errors=True)
+        if javac(sources, classpath, root / "test-classes", log_path, encoding):
+            return excluded
+        broken = {Path(m) for m in re.findall(r"^(/\S+\.java):\d+: error", log_path.read_text(), re.M)}
+        if not broken:
+            break
+        names = {_class_name(tree / test_dir, path) for path in broken}
+        if names & needed:
+            raise BenchsmithError(f"{instance.instance_id}: test classes it needs do not compile: {sorted(names & needed)}; see {log_path}")
+        excluded.extend(sorted(names))
+        sources = [s for s in sources if s not in broken]
+    raise BenchsmithError(f"{instance.instance_id}: the tests do not compile; see {log_path}")
+
+
+def _class_name(test_root: Path, path: Path) -> str:
+    return ".".join(path.relative_to(test_root).with_suffix("").parts)
+
+
+def _make_readable(root: Path) -> None:
+    """Candidates run under another uid: they may read the workspace, never write it."""
+    for folder, dirs, files in os.walk(root):
+        os.chmod(folder, 0o755)
+        for name in files:
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                os.chmod(path, 0o644)

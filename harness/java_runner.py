@@ -91,6 +91,8 @@ class InstanceRunner:
         host = (workspace.tree / instance.file_path).read_bytes().decode(workspace.encoding, errors="surrogateescape")
         self.prefix, self.suffix = split_host(host, instance)
         self.scratch = cache_dir("scratch") / f"slot-{slot}"
+        sandbox.check_reachable(workspace.root)
+        sandbox.check_reachable(self.scratch)
         self._server: _WarmServer | None = None
         self._count = 0
 

@@ -23,6 +23,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchsmith.errors import BenchsmithError
+
 log = logging.getLogger(__name__)
 
 SANDBOX_UID_BASE = 61000  # uids 61000.. are used for sandbox slots; they need no passwd entry
@@ -73,6 +75,18 @@ def give_to_sandbox(path: Path, slot: int) -> None:
             os.lchown(os.path.join(root, name), uid, uid)
 
 
+def check_reachable(path: Path) -> None:
+    """Fail clearly when the sandbox user could not reach *path* (a private parent folder)."""
+    if not isolation()["unprivileged_uid"]:
+        return
+    for folder in [Path(path), *Path(path).parents]:
+        if folder.exists() and not folder.stat().st_mode & 0o001:
+            raise BenchsmithError(
+                f"{folder}: not searchable by other users, so the sandbox user cannot reach {path}; "
+                "put BENCHSMITH_CACHE somewhere else or run `chmod o+x` on it"
+            )
+
+
 def _limit(limits: Limits) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
@@ -119,9 +133,36 @@ def stop(process: subprocess.Popen, slot: int) -> None:
 
 
 def kill_leftovers(slot: int) -> None:
+    """Kill every living process of the slot's uid, until none is left (bounded)."""
     uid = sandbox_uid(slot)
-    if uid is not None:
-        subprocess.run(["pkill", "-KILL", "-U", str(uid)], capture_output=True)
+    if uid is None:
+        return
+    deadline = time.monotonic() + 10
+    while living_processes(uid) and time.monotonic() < deadline:
+        for pid in living_processes(uid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.05)
+    if living_processes(uid):
+        log.error("processes of sandbox uid %d survived SIGKILL: %s", uid, living_processes(uid))
+
+
+def living_processes(uid: int) -> list[int]:
+    """Processes whose real uid is *uid* and that are not zombies."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            status = Path(f"/proc/{entry}/status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if int(fields.get("Uid", "-1").split()[0]) == uid and not fields.get("State", "").strip().startswith(("Z", "X")):
+            found.append(int(entry))
+    return found
 
 
 def run(argv: list[str], cwd: Path, slot: int, limits: Limits, log_path: Path, stdin_text: str = "") -> Outcome:

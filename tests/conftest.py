@@ -1,6 +1,8 @@
 import importlib.util
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,11 +13,18 @@ FIXTURE_D4J = FIXTURES / "defects4j"
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _isolated_cache(tmp_path_factory):
-    """Every test run starts from an empty benchsmith cache of its own."""
+def _isolated_cache():
+    """Every test run starts from an empty benchsmith cache of its own.
+
+    It lies outside pytest's private (0700) temporary folders so that the
+    harness's unprivileged sandbox user can read the workspaces in it.
+    """
     previous = os.environ.get("BENCHSMITH_CACHE")
-    os.environ["BENCHSMITH_CACHE"] = str(tmp_path_factory.mktemp("cache"))
+    cache = Path(tempfile.mkdtemp(prefix="benchsmith-test-cache-"))
+    cache.chmod(0o755)
+    os.environ["BENCHSMITH_CACHE"] = str(cache)
     yield
+    shutil.rmtree(cache, ignore_errors=True)
     if previous is None:
         os.environ.pop("BENCHSMITH_CACHE", None)
     else:

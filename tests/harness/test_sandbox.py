@@ -1,0 +1,81 @@
+"""Each OS-level layer of the sandbox on its own, with plain processes (no JVM guard involved)."""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness import sandbox
+from harness.sandbox import Limits
+
+PY = sys.executable
+
+
+def run(code: str, folder: Path, limits: Limits = Limits(wall_seconds=20)) -> tuple[sandbox.Outcome, str]:
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o755)
+    sandbox.give_to_sandbox(folder, slot=3)
+    log = folder.parent / f"{folder.name}.log"
+    outcome = sandbox.run([PY, "-I", "-c", code], folder, 3, limits, log)
+    return outcome, log.read_text()
+
+
+@pytest.fixture
+def scratch(tmp_path) -> Path:
+    base = Path(os.environ["BENCHSMITH_CACHE"]) / "sandbox-test" / tmp_path.name
+    base.mkdir(parents=True)
+    return base
+
+
+def test_wall_clock_limit_kills_the_whole_process_group(scratch):
+    outcome, _ = run("import subprocess, time; subprocess.Popen(['sleep', '300']); time.sleep(300)", scratch / "w",
+                     Limits(wall_seconds=2))  # fmt: skip
+    assert outcome.timed_out and outcome.seconds < 10
+    uid = sandbox.sandbox_uid(3)
+    if uid is not None:
+        assert sandbox.living_processes(uid) == []
+
+
+@pytest.mark.skipif(not sandbox.isolation()["network_namespace"], reason="no network namespace on this machine")
+def test_no_network(scratch):
+    outcome, log = run(
+        "import socket\ns = socket.socket(); s.settimeout(2)\nprint('connect', s.connect_ex(('127.0.0.1', 22)))\n"
+        "print('interfaces', socket.if_nameindex())", scratch / "n")  # fmt: skip
+    assert outcome.returncode == 0
+    assert "connect 0" not in log
+    assert "interfaces [(1, 'lo')]" in log
+
+
+@pytest.mark.skipif(not sandbox.isolation()["unprivileged_uid"], reason="needs root to drop to a sandbox uid")
+def test_cannot_write_outside_its_folder(scratch, tmp_path):
+    outside = Path(os.environ["BENCHSMITH_CACHE"]) / "precious.txt"
+    outside.write_text("keep")
+    outcome, log = run(
+        f"import os\ntry:\n    os.remove({str(outside)!r}); print('deleted')\nexcept OSError as e: print('refused', e.errno)\n"
+        "open('mine.txt', 'w').write('ok'); print('own folder ok')", scratch / "f")  # fmt: skip
+    assert "refused" in log and "own folder ok" in log
+    assert outside.read_text() == "keep"
+
+
+@pytest.mark.skipif(not sandbox.isolation()["unprivileged_uid"], reason="RLIMIT_NPROC does not bind root")
+def test_process_limit_stops_a_fork_bomb(scratch):
+    code = (
+        "import os, time\nn = 0\ntry:\n    while True:\n        if os.fork() == 0:\n            time.sleep(60); os._exit(0)\n"
+        "        n += 1\nexcept OSError as e:\n    print('stopped after', n, 'errno', e.errno)\n"
+    )
+    outcome, log = run(code, scratch / "p", Limits(wall_seconds=20, processes=64))
+    assert "stopped after" in log
+    assert int(log.split("stopped after ")[1].split()[0]) < 64
+    assert sandbox.living_processes(sandbox.sandbox_uid(3)) == []
+
+
+def test_file_size_limit(scratch):
+    outcome, log = run("open('big', 'wb').write(b'x' * (64 << 20))", scratch / "s", Limits(wall_seconds=20, file_bytes=1 << 20))
+    assert outcome.returncode != 0
+    assert (scratch / "s" / "big").stat().st_size <= 1 << 20
+
+
+def test_memory_limit(scratch):
+    outcome, log = run("x = bytearray(2 << 30)", scratch / "m", Limits(wall_seconds=20, memory_bytes=1 << 30))
+    assert outcome.returncode != 0 and "MemoryError" in log

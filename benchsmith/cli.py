@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
@@ -28,6 +29,8 @@ def _nl2fix_build(args: argparse.Namespace) -> int:
             projects=args.projects,
             scrape=not args.no_scrape,
             workers=args.workers,
+            validate=args.validate,
+            timeout=args.timeout,
         )
     )
     per_project = ", ".join(f"{p} {s['selected']}/{s['bugs']}" for p, s in card["projects"].items())
@@ -35,6 +38,65 @@ def _nl2fix_build(args: argparse.Namespace) -> int:
     for project, reason in card["skipped_projects"].items():
         print(f"skipped {project}: {reason}")
     return 0
+
+
+def _limits(args: argparse.Namespace):
+    from harness.sandbox import Limits
+
+    return Limits(wall_seconds=args.timeout)
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from benchsmith.atomic import write_text_atomic
+    from benchsmith.schema import NL2FixInstance, read_records
+    from builders.defects4j import Defects4JRoot
+    from builders.validate import summary, validate_all
+
+    instances = read_records(args.dataset, NL2FixInstance)
+    outcomes = validate_all(instances, Defects4JRoot(args.defects4j), args.repos, args.workers, _limits(args),
+                            args.out.with_name(args.out.name + ".logs"))  # fmt: skip
+    report = {"summary": summary(outcomes), "instances": {i: {"status": v.status, "reason": v.reason} for i, v in outcomes.items()}}
+    write_text_atomic(args.out, json.dumps(report, indent=2) + "\n")
+    counts = report["summary"]
+    print(f"{args.out}: {counts.get('reproduced', 0)} of {counts['instances']} instances reproduced")
+    for instance_id, validation in outcomes.items():
+        if validation.status != "reproduced":
+            print(f"  {instance_id}: {validation.reason}")
+    return 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from harness.evaluate import EvalOptions, evaluate
+
+    results = evaluate(
+        EvalOptions(
+            dataset=args.dataset, candidates=args.candidates, out=args.out, defects4j=args.defects4j, repos=args.repos,
+            workers=args.workers, limits=_limits(args), fast=not args.plain, regression=args.regression,
+        )
+    )  # fmt: skip
+    statuses = {s: sum(r.status == s for r in results) for s in ("plausible", "wrong", "uncompilable", "timeout", "error")}
+    print(f"{args.out}: {len(results)} results ({', '.join(f'{s} {n}' for s, n in statuses.items())})")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from benchsmith.schema import Result, read_records
+    from harness.report import plot, render_table, summarise
+
+    ks = [int(k) for k in args.k.split(",")]
+    summary = summarise(read_records(args.results, Result), ks)
+    if args.plots:
+        for path in plot(summary, read_records(args.results, Result), args.plots, ks):
+            print(f"wrote {path}", file=sys.stderr)
+    print(json.dumps(summary, indent=2) if args.json else render_table(summary, ks))
+    return 0
+
+
+def _add_execution_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--defects4j", type=Path, required=True, metavar="D4J_ROOT", help="the Defects4J checkout the dataset came from")
+    parser.add_argument("--repos", type=Path, metavar="DIR", help="upstream git repositories as DIR/<Project>")
+    parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help="instances run in parallel")
+    parser.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per candidate run")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,8 +113,32 @@ def build_parser() -> argparse.ArgumentParser:
     nl2fix_build.add_argument("--projects", metavar="P,Q", help="comma-separated projects, or 'all' (default: the paper's twelve)")
     nl2fix_build.add_argument("--no-scrape", action="store_true", help="leave the issue columns empty")
     nl2fix_build.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help="parallel analysis processes")
+    nl2fix_build.add_argument("--validate", action="store_true", help="execute gold and buggy; fill the validation column")
+    nl2fix_build.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per run when validating")
     nl2fix_build.add_argument("--out", type=Path, required=True, help="the Parquet file to write")
     nl2fix_build.set_defaults(handler=_nl2fix_build)
+
+    validate = commands.add_parser("validate", help="prove each instance: gold passes, buggy fails the trigger tests")
+    validate.add_argument("--dataset", type=Path, required=True)
+    _add_execution_options(validate)
+    validate.add_argument("--out", type=Path, required=True, help="report.json")
+    validate.set_defaults(handler=_validate)
+
+    evaluate = commands.add_parser("eval", help="judge candidates by running the tests")
+    evaluate.add_argument("--dataset", type=Path, required=True)
+    evaluate.add_argument("--candidates", type=Path, required=True, help="JSON Lines: instance_id, candidate_id, code, ...")
+    _add_execution_options(evaluate)
+    evaluate.add_argument("--plain", action="store_true", help="skip the warm JVM: fresh copy, full javac, fresh JVM")
+    evaluate.add_argument("--regression", action="store_true", help="run the relevant tests even after a trigger test fails")
+    evaluate.add_argument("--out", type=Path, required=True, help="results.parquet")
+    evaluate.set_defaults(handler=_eval)
+
+    report = commands.add_parser("report", help="pass@k, per project, Table 2 statistics, plots")
+    report.add_argument("--results", type=Path, required=True)
+    report.add_argument("--k", default="1,5,10,100", help="comma-separated k values")
+    report.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    report.add_argument("--plots", type=Path, metavar="DIR", help="write PNG plots here")
+    report.set_defaults(handler=_report)
     return parser
 
 

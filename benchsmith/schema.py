@@ -9,6 +9,7 @@ which refuses files whose columns differ from the schema.
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -102,7 +103,87 @@ NL2FIX_SCHEMA = pa.schema(
     ]
 )
 
-SCHEMAS: dict[type, pa.Schema] = {NL2FixInstance: NL2FIX_SCHEMA}
+@dataclass(frozen=True)
+class Candidate:
+    """One model output, as a line of candidates JSONL."""
+
+    instance_id: str
+    candidate_id: str
+    code: str
+    model: str = ""
+    strategy: str = ""
+    temperature: float | None = None
+    sample: int | None = None
+
+
+@dataclass(frozen=True)
+class Result:
+    instance_id: str
+    candidate_id: str
+    status: str  # one of RESULT_STATUSES
+    compiled: bool
+    tests_passed: int
+    tests_failed: int
+    failing_tests: list[str]
+    duplicate_of: str  # the candidate whose verdict this one shares; "" when run itself
+    seconds: float
+    log_path: str
+    reason: str = ""
+    runner: str = ""  # "fast" (warm JVM) or "plain"
+    regression_passed: bool | None = None  # relevant tests other than the trigger tests; None when not run
+    model: str = ""
+    strategy: str = ""
+
+    def __post_init__(self) -> None:
+        if self.status not in RESULT_STATUSES:
+            raise ValueError(f"result status {self.status!r} is not one of {RESULT_STATUSES}")
+
+
+RESULT_SCHEMA = pa.schema(
+    [
+        ("instance_id", pa.string()),
+        ("candidate_id", pa.string()),
+        ("status", pa.string()),
+        ("compiled", pa.bool_()),
+        ("tests_passed", pa.int32()),
+        ("tests_failed", pa.int32()),
+        ("failing_tests", pa.list_(pa.string())),
+        ("duplicate_of", pa.string()),
+        ("seconds", pa.float64()),
+        ("log_path", pa.string()),
+        ("reason", pa.string()),
+        ("runner", pa.string()),
+        ("regression_passed", pa.bool_()),
+        ("model", pa.string()),
+        ("strategy", pa.string()),
+    ]
+)
+
+SCHEMAS: dict[type, pa.Schema] = {NL2FixInstance: NL2FIX_SCHEMA, Result: RESULT_SCHEMA}
+
+
+def read_candidates(path: Path) -> list[Candidate]:
+    """Candidates JSONL; a malformed line is an error naming the file and line."""
+    names = {f.name for f in dataclasses.fields(Candidate)}
+    candidates = []
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise BenchsmithError(f"{path}: no such candidates file") from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError as exc:
+            raise BenchsmithError(f"{path}:{number}: not JSON: {exc}") from None
+        if not isinstance(row, dict):
+            raise BenchsmithError(f"{path}:{number}: expected a JSON object")
+        missing = [k for k in ("instance_id", "candidate_id", "code") if not isinstance(row.get(k), str)]
+        if missing:
+            raise BenchsmithError(f"{path}:{number}: missing or non-string {', '.join(missing)}")
+        candidates.append(Candidate(**{k: v for k, v in row.items() if k in names}))
+    return candidates
 
 R = TypeVar("R")
 

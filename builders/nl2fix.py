@@ -43,6 +43,8 @@ class BuildOptions:
     projects: str | None = None
     scrape: bool = True
     workers: int = 2
+    validate: bool = False
+    timeout: float = 120.0
 
 
 def build(options: BuildOptions) -> dict:
@@ -71,7 +73,11 @@ def build(options: BuildOptions) -> dict:
     issue_missing: Counter = Counter()
     if options.scrape:
         instances, issue_missing = _attach_issue_text(instances)
+    validation_summary = None
+    if options.validate:
+        instances, validation_summary = _validate(d4j, instances, options)
     card = _card(d4j, options, projects, sources, skipped, outcomes, instances, issue_missing)
+    card["validation"] = validation_summary or {"run": False}
     write_dataset(instances, NL2FixInstance, options.out, card, render_card(card))
     return card
 
@@ -176,6 +182,16 @@ def _attach_issue_text(instances: list[NL2FixInstance]) -> tuple[list[NL2FixInst
     return filled, missing
 
 
+def _validate(d4j: Defects4JRoot, instances: list[NL2FixInstance], options: BuildOptions) -> tuple[list, dict]:
+    from builders.validate import summary, validate_all
+    from harness.sandbox import Limits
+
+    logs = options.out.with_name(options.out.name + ".validation-logs")
+    outcomes = validate_all(instances, d4j, options.repos, options.workers, Limits(wall_seconds=options.timeout), logs)
+    validated = [dataclasses.replace(i, validation=outcomes[i.instance_id]) for i in instances]
+    return validated, {"run": True, **summary(outcomes)}
+
+
 def _git_head(path: Path) -> str | None:
     completed = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True, text=True)
     return completed.stdout.strip() if completed.returncode == 0 else None
@@ -240,6 +256,13 @@ def render_card(card: dict) -> str:
         lines.append(f"Filled for {issue['filled']} instances; missing: {issue['missing'] or 'none'}.")
     else:
         lines.append("Not scraped (`--no-scrape`): the issue columns are empty.")
+    validation = card.get("validation", {"run": False})
+    lines += ["", "## Validation", ""]
+    if validation.get("run"):
+        lines.append(f"{validation.get('reproduced', 0)} of {validation['instances']} instances reproduced; "
+                     f"not reproduced by reason: {validation['not reproduced by reason'] or 'none'}.")  # fmt: skip
+    else:
+        lines.append("Not run (`--validate` executes gold and buggy for every instance).")
     lines += ["", "## Rejected bugs", "", "| bug | reason | detail |", "| --- | --- | --- |"]
     for rejection in card["rejections"]:
         detail = rejection["detail"].replace("|", "\\|")

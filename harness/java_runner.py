@@ -46,9 +46,17 @@ class Verdict:
     reason: str = ""
     path: str = ""  # "fast" or "plain"
     seconds: float = 0.0
+    regression_passed: bool | None = None  # the relevant tests other than the trigger tests; None: not run
 
 
-def verdict_from_report(report: dict, path: str) -> Verdict:
+@dataclass(frozen=True)
+class Tests:
+    trigger: list[str]
+    relevant: list[str]
+    stop_early: bool = True  # skip the relevant classes after a trigger test fails
+
+
+def verdict_from_report(report: dict, path: str, tests: Tests) -> Verdict:
     """Map the runner's signed report to a verdict."""
     if not report.get("compiled"):
         diagnostics = report.get("diagnostics", "").strip().splitlines()
@@ -57,20 +65,24 @@ def verdict_from_report(report: dict, path: str) -> Verdict:
         return Verdict("timeout", compiled=True, reason="the tests did not finish in time", path=path)
     if "harness_error" in report:
         return Verdict("error", compiled=True, reason=f"runner: {report['harness_error']}", path=path)
-    tests = report.get("tests", [])
-    failing = [t["name"] for t in tests if not t["passed"]]
+    results = report.get("tests", [])
+    failing = [t["name"] for t in results if not t["passed"]]
     verdict = Verdict(
-        "wrong" if failing or not tests else "plausible",
+        "wrong" if failing or not results else "plausible",
         compiled=True,
         tests_passed=report.get("passed", 0),
         tests_failed=report.get("failed", 0),
         failing_tests=failing,
         path=path,
     )
+    relevant_classes = set(tests.relevant)
+    regression = [t for t in results if t["name"].split("::")[0] in relevant_classes and t["name"] not in tests.trigger]
+    if regression and (not report.get("trigger_failed") or not tests.stop_early):
+        verdict.regression_passed = all(t["passed"] for t in regression)
     if failing:
-        first = next(t for t in tests if not t["passed"])
+        first = next(t for t in results if not t["passed"])
         verdict.reason = f"{'trigger' if report.get('trigger_failed') else 'relevant'} test fails: {first['name']}: {first['message'][:200]}"
-    elif not tests:
+    elif not results:
         verdict.reason = "no test ran"
     return verdict
 
@@ -99,20 +111,25 @@ class InstanceRunner:
     def source_with(self, code: str) -> str:
         return self.prefix + code + self.suffix
 
-    def evaluate(self, code: str, name: str, fast: bool = True) -> Verdict:
-        """The verdict on one candidate method, logged to ``logs/<name>.log``."""
+    def evaluate(self, code: str, name: str, fast: bool = True, tests: Tests | None = None) -> Verdict:
+        """The verdict on one candidate method, logged to ``logs/<name>.log``.
+
+        *tests* defaults to the instance's trigger tests (stopping at the first
+        failure) and relevant test classes.
+        """
         started = time.monotonic()
+        tests = tests or Tests(self.instance.trigger_tests, self.instance.relevant_tests)
         ok, reason = is_single_method(code)
         if not ok:
             verdict = Verdict("uncompilable", reason=reason)
         else:
-            verdict = self._fast(code, name) if fast else None
+            verdict = self._fast(code, name, tests) if fast else None
             if verdict is None:
-                verdict = self.plain(code, name)
+                verdict = self.plain(code, name, tests)
         verdict.seconds = time.monotonic() - started
         return verdict
 
-    def _fast(self, code: str, name: str) -> Verdict | None:
+    def _fast(self, code: str, name: str, tests: Tests) -> Verdict | None:
         try:
             if self._server is None or not self._server.alive():
                 self._server = _WarmServer(self.workspace, self.slot, self.limits, self.scratch / "server", self.logs / "server.log")
@@ -124,7 +141,7 @@ class InstanceRunner:
             source.write_text(self.source_with(code), encoding="utf-8", errors="surrogateescape")
             (folder / "classes").mkdir()
             sandbox.give_to_sandbox(folder, self.slot)
-            report = self._server.request(source, folder / "classes", self.instance.trigger_tests, self.instance.relevant_tests)
+            report = self._server.request(source, folder / "classes", tests)
             self._log(name, "fast", json.dumps(report, indent=1) if report else "warm JVM gave no trustworthy answer")
             shutil.rmtree(folder, ignore_errors=True)
         except OSError as exc:
@@ -135,10 +152,11 @@ class InstanceRunner:
                 self._server.close()
                 self._server = None
             return None  # cannot be trusted: the plain path decides
-        return verdict_from_report(report, "fast")
+        return verdict_from_report(report, "fast", tests)
 
-    def plain(self, code: str, name: str) -> Verdict:
+    def plain(self, code: str, name: str, tests: Tests | None = None) -> Verdict:
         """Fresh copy, javac of everything, fresh JVM."""
+        tests = tests or Tests(self.instance.trigger_tests, self.instance.relevant_tests)
         folder = self.scratch / "plain"
         shutil.rmtree(folder, ignore_errors=True)
         tree = folder / "tree"
@@ -162,7 +180,9 @@ class InstanceRunner:
         runtime = [folder / "classes", folder / "test-classes", *self.workspace.runtime_classpath()[2:]]
         argv = [tool("java"), *JVM_OPTIONS, "-cp", runner_classpath(), "BenchsmithRunner", "run",
                 "--classpath", os.pathsep.join(map(str, runtime)), "--results", str(results),
-                "--trigger", ",".join(self.instance.trigger_tests), "--relevant", ",".join(self.instance.relevant_tests)]  # fmt: skip
+                "--trigger", ",".join(tests.trigger), "--relevant", ",".join(tests.relevant)]  # fmt: skip
+        if not tests.stop_early:
+            argv.append("--all")
         outcome = sandbox.run(argv, tree, self.slot, self.limits, log_path, stdin_text=key + "\n")
         if outcome.timed_out:
             return Verdict("timeout", compiled=True, reason=f"killed after {self.limits.wall_seconds:.0f}s", path="plain")
@@ -170,7 +190,7 @@ class InstanceRunner:
         shutil.rmtree(folder, ignore_errors=True)
         if isinstance(report, str):
             return Verdict("wrong", compiled=True, reason=f"{report} (JVM exit {outcome.returncode})", path="plain")
-        return verdict_from_report(report, "plain")
+        return verdict_from_report(report, "plain", tests)
 
     def _sandboxed_javac(self, sources: list[Path], output: Path, classpath: list[Path], folder: Path, log_path: Path) -> bool:
         output.mkdir(parents=True, exist_ok=True)
@@ -259,12 +279,13 @@ class _WarmServer:
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def request(self, source: Path, classes: Path, triggers: list[str], relevant: list[str]) -> dict | None:
+    def request(self, source: Path, classes: Path, tests: Tests) -> dict | None:
         """The signed report for one candidate, or None when the answer cannot be trusted."""
         self._ids += 1
         request_id = f"r{self._ids}"
         timeout_ms = int(self.limits.wall_seconds * 1000)
-        line = "\t".join([request_id, str(source), str(classes), str(timeout_ms), ",".join(triggers), ",".join(relevant)])
+        mode = "stop" if tests.stop_early else "all"
+        line = "\t".join([request_id, str(source), str(classes), str(timeout_ms), ",".join(tests.trigger), ",".join(tests.relevant), mode])
         try:
             self.process.stdin.write((line + "\n").encode())
             self.process.stdin.flush()

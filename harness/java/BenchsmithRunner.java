@@ -39,9 +39,10 @@ import org.junit.runner.notification.RunListener;
  * local variable, so whatever a candidate prints or writes cannot pose as one.
  *
  * <pre>
- * run   --classpath CP --results FILE --trigger T1,T2 --relevant C1,C2   (one candidate, fresh JVM)
- * serve --classpath CP                                                   (warm: one request per stdin line)
- *   request:  id \t source.java \t class-output-dir \t timeout-ms \t triggers \t relevant-classes
+ * run   --classpath CP --results FILE --trigger T1,T2 --relevant C1,C2 [--all]   (one candidate, fresh JVM)
+ * serve --classpath CP                                                         (warm: one request per stdin line)
+ *   request:  id \t source.java \t class-output-dir \t timeout-ms \t triggers \t relevant-classes \t stop|all
+ * "stop" skips the relevant classes after a trigger test fails; "all" runs everything.
  *   response: BENCHSMITH id json hmac
  * </pre>
  */
@@ -82,7 +83,8 @@ public final class BenchsmithRunner {
             List<String> triggers = split(option(args, "--trigger", ""));
             List<String> relevant = split(option(args, "--relevant", ""));
             System.setSecurityManager(guard);
-            String json = runTests(loader(classpath, null), triggers, relevant);
+            boolean all = Arrays.asList(args).contains("--all");
+            String json = runTests(loader(classpath, null), triggers, relevant, !all);
             guard.exitAllowed = true;
             Files.write(Paths.get(results), (json + "\n" + hmac(key, json) + "\n").getBytes(StandardCharsets.UTF_8));
             System.exit(0);
@@ -102,7 +104,8 @@ public final class BenchsmithRunner {
         while ((line = in.readLine()) != null) {
             String[] f = line.split("\t", -1);
             String id = f[0];
-            String json = handle(compiler, files, classpath, f[1], f[2], Long.parseLong(f[3]), split(f[4]), split(f[5]));
+            String json = handle(compiler, files, classpath, f[1], f[2], Long.parseLong(f[3]), split(f[4]), split(f[5]),
+                    "stop".equals(f[6]));
             out.println("BENCHSMITH " + id + " " + json + " " + hmac(key, id + " " + json));
             if (json.contains("\"tainted\":true")) break;
         }
@@ -111,7 +114,8 @@ public final class BenchsmithRunner {
     }
 
     private static String handle(JavaCompiler compiler, StandardJavaFileManager files, String classpath, String source,
-                                 String outputDir, long timeoutMs, List<String> triggers, List<String> relevant) {
+                                 String outputDir, long timeoutMs, List<String> triggers, List<String> relevant,
+                                 boolean stopEarly) {
         long started = System.nanoTime();
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         List<String> options = Arrays.asList("-d", outputDir, "-cp", classpath, "-proc:none", "-nowarn",
@@ -134,7 +138,7 @@ public final class BenchsmithRunner {
         final String[] result = new String[1];
         Thread worker = new Thread(() -> {
             try {
-                result[0] = runTests(loader(classpath, outputDir), triggers, relevant);
+                result[0] = runTests(loader(classpath, outputDir), triggers, relevant, stopEarly);
             } catch (Throwable t) {
                 result[0] = "{\"compiled\":true,\"harness_error\":" + quote(String.valueOf(t)) + "}";
             }
@@ -171,17 +175,20 @@ public final class BenchsmithRunner {
         return new URLClassLoader(urls.toArray(new URL[0]), BenchsmithRunner.class.getClassLoader());
     }
 
-    /** Trigger tests first, stopping at the first failure; then the relevant test classes. */
-    static String runTests(ClassLoader loader, List<String> triggers, List<String> relevant) {
+    /** Trigger tests first, stopping at the first failure when asked to; then the relevant test classes. */
+    static String runTests(ClassLoader loader, List<String> triggers, List<String> relevant, boolean stopEarly) {
         Thread.currentThread().setContextClassLoader(loader);
         StringBuilder tests = new StringBuilder();
         int[] counts = new int[2];
         boolean triggerFailed = false;
         for (String spec : triggers) {
-            if (!runSpec(loader, spec, tests, counts)) { triggerFailed = true; break; }
+            if (!runSpec(loader, spec, tests, counts)) {
+                triggerFailed = true;
+                if (stopEarly) break;
+            }
         }
         boolean relevantFailed = false;
-        if (!triggerFailed) {
+        if (!triggerFailed || !stopEarly) {
             for (String spec : relevant) relevantFailed |= !runSpec(loader, spec, tests, counts);
         }
         return "{\"compiled\":true,\"trigger_failed\":" + triggerFailed + ",\"relevant_failed\":" + relevantFailed

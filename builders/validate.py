@@ -1,0 +1,86 @@
+"""Prove each NL2Fix instance is real by executing it.
+
+The gold (fixed) method must compile and pass every trigger test and every
+relevant test class, twice with the same outcome; the buggy method must fail
+each trigger test, run one at a time.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from tqdm import tqdm
+
+from benchsmith.errors import BenchsmithError
+from benchsmith.schema import NL2FixInstance, Validation
+from builders.defects4j import Defects4JRoot
+from harness.java_runner import InstanceRunner, Tests
+from harness.pool import per_instance
+from harness.sandbox import Limits
+from harness.workspace import prepare
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class InstanceValidation:
+    instance_id: str
+    validation: Validation
+    seconds: float = 0.0
+
+
+def validate_instance(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, slot: int,
+                      limits: Limits, logs: Path) -> Validation:  # fmt: skip
+    """Execute gold and buggy; the outcome and its reason."""
+    try:
+        workspace = prepare(instance, d4j, repos)
+        runner = InstanceRunner(instance, workspace, slot, limits, logs / instance.instance_id)
+    except BenchsmithError as exc:
+        return Validation("not reproduced", f"build broken: {exc}")
+    try:
+        everything = Tests(instance.trigger_tests, instance.relevant_tests, stop_early=False)
+        gold = runner.evaluate(instance.fixed_method, "gold", tests=everything)
+        if gold.status != "plausible":
+            return Validation("not reproduced", f"gold is {gold.status}: {gold.reason}")
+        again = runner.evaluate(instance.fixed_method, "gold-again", tests=everything)
+        if again.status != "plausible":
+            return Validation("not reproduced", f"flaky: gold passed once, then was {again.status}: {again.reason}")
+        if not instance.trigger_tests:
+            return Validation("not reproduced", "no trigger tests")
+        for trigger in instance.trigger_tests:
+            buggy = runner.evaluate(instance.buggy_method, "buggy", tests=Tests([trigger], []))
+            if buggy.status == "plausible":
+                return Validation("not reproduced", f"buggy passes trigger test {trigger}")
+            if buggy.status in ("uncompilable", "error"):
+                return Validation("not reproduced", f"buggy is {buggy.status}: {buggy.reason}")
+        return Validation("reproduced", f"gold passes {gold.tests_passed} tests twice; buggy fails all {len(instance.trigger_tests)} trigger tests")
+    finally:
+        runner.close()
+
+
+def validate_all(instances: list[NL2FixInstance], d4j: Defects4JRoot, repos: Path | None, workers: int,
+                 limits: Limits, logs: Path) -> dict[str, Validation]:  # fmt: skip
+    outcomes: dict[str, Validation] = {}
+    bar = tqdm(total=len(instances), desc="validating", unit="bug", mininterval=1.0)
+
+    def work(instance: NL2FixInstance, slot: int) -> tuple[str, Validation]:
+        return instance.instance_id, validate_instance(instance, d4j, repos, slot, limits, logs)
+
+    try:
+        for instance_id, validation in per_instance(instances, work, workers):
+            outcomes[instance_id] = validation
+            bar.update(1)
+            if validation.status != "reproduced":
+                log.info("%s: %s", instance_id, validation.reason)
+    finally:
+        bar.close()
+    return {i.instance_id: outcomes[i.instance_id] for i in instances}
+
+
+def summary(outcomes: dict[str, Validation]) -> dict:
+    statuses = Counter(v.status for v in outcomes.values())
+    reasons = Counter(v.reason.split(":")[0] for v in outcomes.values() if v.status != "reproduced")
+    return {"instances": len(outcomes), **dict(statuses), "not reproduced by reason": dict(reasons.most_common())}

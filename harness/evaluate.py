@@ -1,0 +1,176 @@
+"""``benchsmith eval`` for NL2Fix: candidates JSONL → verdicts → results Parquet.
+
+Candidates of one instance are deduplicated by their token sequence before
+anything runs; a duplicate shares its twin's verdict and names it in
+``duplicate_of``. Every verdict is appended to ``<out>.journal.jsonl`` as it
+is reached, so an interrupted evaluation resumes where it stopped; the
+Parquet file is written, atomically, once all candidates have a verdict.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import threading
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from tqdm import tqdm
+
+from benchsmith.atomic import atomic_path
+from benchsmith.errors import BenchsmithError
+from benchsmith.schema import Candidate, NL2FixInstance, Result, read_candidates, read_records, to_table
+from builders.defects4j import Defects4JRoot
+from harness.insertion import dedup_key
+from harness.java_runner import InstanceRunner, Tests, Verdict
+from harness.pool import per_instance
+from harness.sandbox import Limits
+from harness.workspace import prepare
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    dataset: Path
+    candidates: Path
+    out: Path
+    defects4j: Path
+    repos: Path | None = None
+    workers: int = 2
+    limits: Limits = Limits()
+    fast: bool = True
+    regression: bool = False  # run the relevant tests even after a trigger test fails (Table 2's "Regression")
+
+
+def journal_path(out: Path) -> Path:
+    return out.with_name(out.name + ".journal.jsonl")
+
+
+def logs_dir(out: Path) -> Path:
+    return out.with_name(out.name + ".logs")
+
+
+def evaluate(options: EvalOptions) -> list[Result]:
+    instances = {i.instance_id: i for i in read_records(options.dataset, NL2FixInstance)}
+    candidates = read_candidates(options.candidates)
+    _check_candidates(candidates, instances, options.candidates)
+    d4j = Defects4JRoot(options.defects4j)
+    done = _load_done(options.out)
+    by_instance: dict[str, list[Candidate]] = defaultdict(list)
+    for candidate in candidates:
+        by_instance[candidate.instance_id].append(candidate)
+    pending = {iid: cs for iid, cs in by_instance.items() if any((iid, c.candidate_id) not in done for c in cs)}
+    todo = sum(1 for cs in pending.values() for c in cs if (c.instance_id, c.candidate_id) not in done)
+    log.info("%d candidates: %d already judged, %d to judge", len(candidates), len(candidates) - todo, todo)
+    journal = journal_path(options.out)
+    lock = threading.Lock()
+    bar = tqdm(total=todo, desc="judging candidates", unit="cand", mininterval=1.0)
+
+    def record(result: Result) -> None:
+        with lock:
+            done[(result.instance_id, result.candidate_id)] = result
+            with journal.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(dataclasses.asdict(result)) + "\n")
+            bar.update(1)
+
+    def judge(item: tuple[str, list[Candidate]], slot: int) -> None:
+        instance_id, group = item
+        _judge_instance(instances[instance_id], group, slot, d4j, options, done, record)
+
+    try:
+        for _ in per_instance(pending.items(), judge, options.workers):
+            pass
+    finally:
+        bar.close()
+    results = [done[(c.instance_id, c.candidate_id)] for c in candidates]
+    with atomic_path(options.out) as tmp:
+        import pyarrow.parquet as pq
+
+        pq.write_table(to_table(results, Result), tmp)
+    journal.unlink(missing_ok=True)
+    return results
+
+
+def _check_candidates(candidates: list[Candidate], instances: dict, source: Path) -> None:
+    seen = set()
+    for number, candidate in enumerate(candidates, start=1):
+        if candidate.instance_id not in instances:
+            raise BenchsmithError(f"{source}: candidate {number} names unknown instance {candidate.instance_id!r}")
+        key = (candidate.instance_id, candidate.candidate_id)
+        if key in seen:
+            raise BenchsmithError(f"{source}: candidate id {candidate.candidate_id!r} repeats for {candidate.instance_id}")
+        seen.add(key)
+
+
+def _load_done(out: Path) -> dict[tuple[str, str], Result]:
+    done: dict[tuple[str, str], Result] = {}
+    if out.exists():
+        for result in read_records(out, Result):
+            done[(result.instance_id, result.candidate_id)] = result
+    journal = journal_path(out)
+    if journal.exists():
+        lines = journal.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines, start=1):
+            try:
+                result = Result(**json.loads(line))
+            except (ValueError, TypeError) as exc:
+                if number == len(lines):  # the last line of a killed run may be cut short
+                    log.warning("%s: ignoring an incomplete last line", journal)
+                    break
+                raise BenchsmithError(f"{journal}:{number}: corrupt journal line ({exc})") from exc
+            done[(result.instance_id, result.candidate_id)] = result
+    return done
+
+
+def _judge_instance(instance: NL2FixInstance, group: list[Candidate], slot: int, d4j: Defects4JRoot,
+                    options: EvalOptions, done: dict, record) -> None:  # fmt: skip
+    twins: dict[str, Candidate] = {}
+    for candidate in group:
+        twins.setdefault(dedup_key(candidate.code), candidate)
+    logs = logs_dir(options.out) / instance.instance_id
+    try:
+        workspace = prepare(instance, d4j, options.repos)
+        runner = InstanceRunner(instance, workspace, slot, options.limits, logs)
+    except BenchsmithError as exc:
+        log.error("%s: %s", instance.instance_id, exc)
+        for candidate in group:
+            if (instance.instance_id, candidate.candidate_id) not in done:
+                record(_result(candidate, Verdict("error", reason=f"harness: {exc}"), "", ""))
+        return
+    tests = Tests(instance.trigger_tests, instance.relevant_tests, stop_early=not options.regression)
+    try:
+        verdicts: dict[str, Result] = {}
+        for candidate in group:
+            twin = twins[dedup_key(candidate.code)]
+            key = (instance.instance_id, candidate.candidate_id)
+            if key in done:
+                verdicts[candidate.candidate_id] = done[key]
+                continue
+            if twin.candidate_id != candidate.candidate_id:
+                first = verdicts.get(twin.candidate_id) or done.get((instance.instance_id, twin.candidate_id))
+                record(dataclasses.replace(first, candidate_id=candidate.candidate_id, duplicate_of=twin.candidate_id,
+                                           seconds=0.0, model=candidate.model, strategy=candidate.strategy))  # fmt: skip
+                continue
+            verdict = runner.evaluate(candidate.code, _safe_name(candidate.candidate_id), fast=options.fast, tests=tests)
+            result = _result(candidate, verdict, "", str(logs / f"{_safe_name(candidate.candidate_id)}.log"))
+            verdicts[candidate.candidate_id] = result
+            record(result)
+    finally:
+        runner.close()
+
+
+def _result(candidate: Candidate, verdict: Verdict, duplicate_of: str, log_path: str) -> Result:
+    return Result(
+        instance_id=candidate.instance_id, candidate_id=candidate.candidate_id, status=verdict.status,
+        compiled=verdict.compiled, tests_passed=verdict.tests_passed, tests_failed=verdict.tests_failed,
+        failing_tests=list(verdict.failing_tests), duplicate_of=duplicate_of, seconds=round(verdict.seconds, 3),
+        log_path=log_path, reason=verdict.reason, runner=verdict.path, regression_passed=verdict.regression_passed,
+        model=candidate.model, strategy=candidate.strategy,
+    )  # fmt: skip
+
+
+def _safe_name(candidate_id: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in candidate_id)[:120]

@@ -1,0 +1,115 @@
+"""``benchsmith report``: pass@k overall and per project, Table 2's statistics, JSON and plots."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from pathlib import Path
+
+from benchsmith.schema import Result
+from harness.metrics import candidate_statistics, mean_pass_at_k, per_instance_counts
+
+
+def project_of(instance_id: str) -> str:
+    return instance_id.rsplit("-", 1)[0]
+
+
+def run_label(result: Result) -> str:
+    return " / ".join(part for part in (result.model, result.strategy) if part) or "all candidates"
+
+
+def summarise(results: list[Result], ks: list[int]) -> dict:
+    """Everything the report shows, per run (model / strategy) when the results hold several."""
+    runs: dict[str, list[Result]] = defaultdict(list)
+    for result in results:
+        runs[run_label(result)].append(result)
+    summary = {}
+    for label, rows in runs.items():
+        counts = per_instance_counts(rows)
+        by_project: dict[str, dict] = {}
+        for project in sorted({project_of(i) for i in counts}):
+            mine = {i: nc for i, nc in counts.items() if project_of(i) == project}
+            by_project[project] = {
+                "instances": len(mine),
+                "solved": sum(1 for _, c in mine.values() if c),
+                **{f"pass@{k}": mean_pass_at_k(mine, k)[0] for k in ks},
+            }
+        summary[label] = {
+            "instances": len(counts),
+            "candidates": len(rows),
+            "solved": sorted(i for i, (_, c) in counts.items() if c),
+            "pass@k": {f"pass@{k}": {"value": v, "instances": n} for k in ks for v, n in [mean_pass_at_k(counts, k)]},
+            "statistics": candidate_statistics(rows),
+            "statuses": {s: sum(r.status == s for r in rows) for s in ("plausible", "wrong", "uncompilable", "timeout", "error")},
+            "projects": by_project,
+        }
+    return summary
+
+
+def _pct(value: float) -> str:
+    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{100 * value:.2f}%"
+
+
+def render_table(summary: dict, ks: list[int]) -> str:
+    lines = []
+    for label, run in summary.items():
+        lines.append(f"## {label}: {run['instances']} instances, {run['candidates']} candidates")
+        lines.append("")
+        lines.append("| project | instances | solved | " + " | ".join(f"pass@{k}" for k in ks) + " |")
+        lines.append("| --- | ---: | ---: | " + " | ".join("---:" for _ in ks) + " |")
+        for project, stats in run["projects"].items():
+            values = " | ".join(_pct(stats[f"pass@{k}"]) for k in ks)
+            lines.append(f"| {project} | {stats['instances']} | {stats['solved']} | {values} |")
+        overall = " | ".join(_pct(run["pass@k"][f"pass@{k}"]["value"]) for k in ks)
+        lines.append(f"| **all** | {run['instances']} | {len(run['solved'])} | {overall} |")
+        stats = run["statistics"]
+        lines.append("")
+        lines.append("Candidates per bug (mean over bugs, as seed 001's Table 2): "
+                     + ", ".join(f"{name} {'n/a' if math.isnan(v) else f'{v:.1f}%'}" for name, v in stats.items()))  # fmt: skip
+        lines.append("Statuses: " + ", ".join(f"{s} {n}" for s, n in run["statuses"].items()))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def plot(summary: dict, results: list[Result], folder: Path, ks: list[int]) -> list[Path]:
+    """A pass@k curve per run, and the overlap of solved instances between runs."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    figure, axes = plt.subplots(figsize=(6, 4))
+    for label, run in summary.items():
+        points = [(k, run["pass@k"][f"pass@{k}"]["value"]) for k in ks if not math.isnan(run["pass@k"][f"pass@{k}"]["value"])]
+        if points:
+            axes.plot([k for k, _ in points], [100 * v for _, v in points], marker="o", label=label)
+    axes.set_xscale("log")
+    axes.set_xlabel("k (samples)")
+    axes.set_ylabel("pass@k (%)")
+    axes.set_ylim(0, 100)
+    axes.set_title("pass@k")
+    axes.grid(True, alpha=0.3)
+    axes.legend()
+    figure.tight_layout()
+    written.append(folder / "pass_at_k.png")
+    figure.savefig(written[-1], dpi=120)
+    plt.close(figure)
+
+    labels = list(summary)
+    solved = [set(summary[label]["solved"]) for label in labels]
+    figure, axes = plt.subplots(figsize=(1.6 * len(labels) + 3, 1.2 * len(labels) + 2))
+    matrix = [[len(a & b) for b in solved] for a in solved]
+    axes.imshow(matrix, cmap="Blues")
+    for i, row in enumerate(matrix):
+        for j, value in enumerate(row):
+            axes.text(j, i, str(value), ha="center", va="center", color="black")
+    axes.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
+    axes.set_yticks(range(len(labels)), labels)
+    axes.set_title("instances solved by both runs")
+    figure.tight_layout()
+    written.append(folder / "solved_overlap.png")
+    figure.savefig(written[-1], dpi=120)
+    plt.close(figure)
+    return written

@@ -101,6 +101,12 @@ class Defects4JRoot:
             self._layouts[project] = {row[0]: (row[1], row[2]) for row in rows if len(row) >= 3}
         return self._layouts[project]
 
+    def broken_tests(self, project: str, revision: str) -> list[str]:
+        """Tests Defects4J excludes: those failing on *revision* (``failing_tests/<rev>``) and the flaky ones (``dependent_tests``)."""
+        listed = _read_optional(self.project_dir(project) / "failing_tests" / revision)
+        listed += _read_optional(self.project_dir(project) / "dependent_tests")
+        return sorted({line[4:].strip() for line in listed.splitlines() if line.startswith("--- ")})
+
     def lib_dir(self, project: str) -> Path:
         return self.project_dir(project) / "lib"
 

@@ -37,11 +37,12 @@ def validate_instance(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path 
     """Execute gold and buggy; the outcome and its reason."""
     try:
         workspace = prepare(instance, d4j, repos)
-        runner = InstanceRunner(instance, workspace, slot, limits, logs / instance.instance_id)
+        excluded = d4j.broken_tests(instance.project, instance.revision_fixed)
+        runner = InstanceRunner(instance, workspace, slot, limits, logs / instance.instance_id, excluded)
     except BenchsmithError as exc:
         return Validation("not reproduced", f"build broken: {exc}")
     try:
-        everything = Tests(instance.trigger_tests, instance.relevant_tests, stop_early=False)
+        everything = Tests.for_instance(instance, excluded, stop_early=False)
         gold = runner.evaluate(instance.fixed_method, "gold", tests=everything)
         if gold.status != "plausible":
             return Validation("not reproduced", f"gold is {gold.status}: {gold.reason}")

@@ -133,14 +133,15 @@ def _judge_instance(instance: NL2FixInstance, group: list[Candidate], slot: int,
     logs = logs_dir(options.out) / instance.instance_id
     try:
         workspace = prepare(instance, d4j, options.repos)
-        runner = InstanceRunner(instance, workspace, slot, options.limits, logs)
+        excluded = d4j.broken_tests(instance.project, instance.revision_fixed)
+        runner = InstanceRunner(instance, workspace, slot, options.limits, logs, excluded)
     except BenchsmithError as exc:
         log.error("%s: %s", instance.instance_id, exc)
         for candidate in group:
             if (instance.instance_id, candidate.candidate_id) not in done:
                 record(_result(candidate, Verdict("error", reason=f"harness: {exc}"), "", ""))
         return
-    tests = Tests(instance.trigger_tests, instance.relevant_tests, stop_early=not options.regression)
+    tests = Tests.for_instance(instance, excluded, stop_early=not options.regression)
     try:
         verdicts: dict[str, Result] = {}
         for candidate in group:

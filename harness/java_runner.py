@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +55,11 @@ class Tests:
     trigger: list[str]
     relevant: list[str]
     stop_early: bool = True  # skip the relevant classes after a trigger test fails
+    excluded: tuple[str, ...] = ()  # Class::method left out of the relevant classes (known broken or flaky)
+
+    @classmethod
+    def for_instance(cls, instance: NL2FixInstance, excluded: Iterable[str] = (), stop_early: bool = True) -> Tests:
+        return cls(list(instance.trigger_tests), list(instance.relevant_tests), stop_early, tuple(excluded))
 
 
 def verdict_from_report(report: dict, path: str, tests: Tests) -> Verdict:
@@ -94,8 +100,10 @@ def _signed(text: str, key: str) -> str:
 class InstanceRunner:
     """Runs candidates of one instance in one sandbox slot."""
 
-    def __init__(self, instance: NL2FixInstance, workspace: Workspace, slot: int, limits: sandbox.Limits, logs: Path):
+    def __init__(self, instance: NL2FixInstance, workspace: Workspace, slot: int, limits: sandbox.Limits, logs: Path,
+                 excluded: Iterable[str] = ()):  # fmt: skip
         self.instance = instance
+        self.excluded = tuple(excluded)
         self.workspace = workspace
         self.slot = slot
         self.limits = limits
@@ -118,7 +126,7 @@ class InstanceRunner:
         failure) and relevant test classes.
         """
         started = time.monotonic()
-        tests = tests or Tests(self.instance.trigger_tests, self.instance.relevant_tests)
+        tests = tests or Tests.for_instance(self.instance, self.excluded)
         ok, reason = is_single_method(code)
         if not ok:
             verdict = Verdict("uncompilable", reason=reason)
@@ -156,7 +164,7 @@ class InstanceRunner:
 
     def plain(self, code: str, name: str, tests: Tests | None = None) -> Verdict:
         """Fresh copy, javac of everything, fresh JVM."""
-        tests = tests or Tests(self.instance.trigger_tests, self.instance.relevant_tests)
+        tests = tests or Tests.for_instance(self.instance, self.excluded)
         folder = self.scratch / "plain"
         shutil.rmtree(folder, ignore_errors=True)
         tree = folder / "tree"
@@ -183,6 +191,8 @@ class InstanceRunner:
                 "--trigger", ",".join(tests.trigger), "--relevant", ",".join(tests.relevant)]  # fmt: skip
         if not tests.stop_early:
             argv.append("--all")
+        if tests.excluded:
+            argv += ["--exclude", ",".join(tests.excluded)]
         outcome = sandbox.run(argv, tree, self.slot, self.limits, log_path, stdin_text=key + "\n")
         if outcome.timed_out:
             return Verdict("timeout", compiled=True, reason=f"killed after {self.limits.wall_seconds:.0f}s", path="plain")
@@ -285,7 +295,9 @@ class _WarmServer:
         request_id = f"r{self._ids}"
         timeout_ms = int(self.limits.wall_seconds * 1000)
         mode = "stop" if tests.stop_early else "all"
-        line = "\t".join([request_id, str(source), str(classes), str(timeout_ms), ",".join(tests.trigger), ",".join(tests.relevant), mode])
+        fields = [request_id, str(source), str(classes), str(timeout_ms), ",".join(tests.trigger), ",".join(tests.relevant),
+                  mode, ",".join(tests.excluded)]  # fmt: skip
+        line = "\t".join(fields)
         try:
             self.process.stdin.write((line + "\n").encode())
             self.process.stdin.flush()

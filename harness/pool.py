@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import queue
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import TypeVar
+
+from harness.sandbox import leased_slot
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -15,18 +16,13 @@ def per_instance(items: Iterable[T], work: Callable[[T, int], R], workers: int) 
     """Run ``work(item, slot)`` for every item, at most *workers* at a time; yield results as they finish.
 
     Threads suffice: the work happens in sandboxed JVMs. Each running item holds
-    one slot (0..workers-1), so no two sandboxes share a uid or scratch folder.
+    a sandbox slot leased machine-wide, so no two sandboxes, of this process or
+    another, share a uid or a scratch folder.
     """
-    slots: queue.Queue[int] = queue.Queue()
-    for slot in range(max(1, workers)):
-        slots.put(slot)
 
     def with_slot(item: T) -> R:
-        slot = slots.get()
-        try:
+        with leased_slot() as slot:
             return work(item, slot)
-        finally:
-            slots.put(slot)
 
     pending = list(items)
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:

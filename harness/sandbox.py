@@ -12,6 +12,7 @@ Layers, each applied where the machine allows it (``isolation()`` says which):
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import logging
 import os
@@ -20,6 +21,8 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +31,9 @@ from benchsmith.errors import BenchsmithError
 log = logging.getLogger(__name__)
 
 SANDBOX_UID_BASE = 61000  # uids 61000.. are used for sandbox slots; they need no passwd entry
+MAX_SLOTS = 256
+# Slots are leased machine-wide: two benchsmith processes must never share a sandbox uid.
+SLOT_LOCKS = Path(os.environ.get("BENCHSMITH_SLOT_LOCKS", "/tmp/benchsmith-sandbox-slots"))
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,28 @@ def isolation() -> dict[str, bool]:
     if not drop:
         log.warning("not root: candidates run as the current user, limited by rlimits and the JVM's guard")
     return {"network_namespace": network, "unprivileged_uid": drop}
+
+
+@contextmanager
+def leased_slot() -> Iterator[int]:
+    """Hold a sandbox slot that no other benchsmith process on this machine holds."""
+    SLOT_LOCKS.mkdir(parents=True, exist_ok=True)
+    while True:
+        for slot in range(MAX_SLOTS):
+            handle = (SLOT_LOCKS / f"slot-{slot}.lock").open("a")
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                handle.close()
+                continue
+            try:
+                kill_leftovers(slot)  # whatever a crashed holder left behind
+                yield slot
+            finally:
+                kill_leftovers(slot)
+                handle.close()
+            return
+        time.sleep(0.5)
 
 
 def sandbox_uid(slot: int) -> int | None:

@@ -30,6 +30,7 @@ import javax.tools.ToolProvider;
 import org.junit.runner.Description;
 import org.junit.runner.JUnitCore;
 import org.junit.runner.Request;
+import org.junit.runner.manipulation.Filter;
 import org.junit.runner.notification.Failure;
 import org.junit.runner.notification.RunListener;
 
@@ -39,10 +40,11 @@ import org.junit.runner.notification.RunListener;
  * local variable, so whatever a candidate prints or writes cannot pose as one.
  *
  * <pre>
- * run   --classpath CP --results FILE --trigger T1,T2 --relevant C1,C2 [--all]   (one candidate, fresh JVM)
+ * run   --classpath CP --results FILE --trigger T1,T2 --relevant C1,C2 [--exclude T3,T4] [--all]
  * serve --classpath CP                                                         (warm: one request per stdin line)
- *   request:  id \t source.java \t class-output-dir \t timeout-ms \t triggers \t relevant-classes \t stop|all
- * "stop" skips the relevant classes after a trigger test fails; "all" runs everything.
+ *   request:  id \t source.java \t class-output-dir \t timeout-ms \t triggers \t relevant-classes \t stop|all \t excluded
+ * "stop" skips the relevant classes after a trigger test fails; "all" runs everything. Excluded tests
+ * (Class::method, known broken or flaky) are left out of the relevant classes.
  *   response: BENCHSMITH id json hmac
  * </pre>
  */
@@ -84,7 +86,8 @@ public final class BenchsmithRunner {
             List<String> relevant = split(option(args, "--relevant", ""));
             System.setSecurityManager(guard);
             boolean all = Arrays.asList(args).contains("--all");
-            String json = runTests(loader(classpath, null), triggers, relevant, !all);
+            Set<String> excluded = new HashSet<>(split(option(args, "--exclude", "")));
+            String json = runTests(loader(classpath, null), triggers, relevant, !all, excluded);
             guard.exitAllowed = true;
             Files.write(Paths.get(results), (json + "\n" + hmac(key, json) + "\n").getBytes(StandardCharsets.UTF_8));
             System.exit(0);
@@ -105,7 +108,7 @@ public final class BenchsmithRunner {
             String[] f = line.split("\t", -1);
             String id = f[0];
             String json = handle(compiler, files, classpath, f[1], f[2], Long.parseLong(f[3]), split(f[4]), split(f[5]),
-                    "stop".equals(f[6]));
+                    "stop".equals(f[6]), new HashSet<>(split(f[7])));
             out.println("BENCHSMITH " + id + " " + json + " " + hmac(key, id + " " + json));
             if (json.contains("\"tainted\":true")) break;
         }
@@ -115,7 +118,7 @@ public final class BenchsmithRunner {
 
     private static String handle(JavaCompiler compiler, StandardJavaFileManager files, String classpath, String source,
                                  String outputDir, long timeoutMs, List<String> triggers, List<String> relevant,
-                                 boolean stopEarly) {
+                                 boolean stopEarly, Set<String> excluded) {
         long started = System.nanoTime();
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         List<String> options = Arrays.asList("-d", outputDir, "-cp", classpath, "-proc:none", "-nowarn",
@@ -138,7 +141,7 @@ public final class BenchsmithRunner {
         final String[] result = new String[1];
         Thread worker = new Thread(() -> {
             try {
-                result[0] = runTests(loader(classpath, outputDir), triggers, relevant, stopEarly);
+                result[0] = runTests(loader(classpath, outputDir), triggers, relevant, stopEarly, excluded);
             } catch (Throwable t) {
                 result[0] = "{\"compiled\":true,\"harness_error\":" + quote(String.valueOf(t)) + "}";
             }
@@ -176,32 +179,39 @@ public final class BenchsmithRunner {
     }
 
     /** Trigger tests first, stopping at the first failure when asked to; then the relevant test classes. */
-    static String runTests(ClassLoader loader, List<String> triggers, List<String> relevant, boolean stopEarly) {
+    static String runTests(ClassLoader loader, List<String> triggers, List<String> relevant, boolean stopEarly,
+                           Set<String> excluded) {
         Thread.currentThread().setContextClassLoader(loader);
         StringBuilder tests = new StringBuilder();
         int[] counts = new int[2];
         boolean triggerFailed = false;
         for (String spec : triggers) {
-            if (!runSpec(loader, spec, tests, counts)) {
+            if (!runSpec(loader, spec, tests, counts, excluded)) {
                 triggerFailed = true;
                 if (stopEarly) break;
             }
         }
         boolean relevantFailed = false;
         if (!triggerFailed || !stopEarly) {
-            for (String spec : relevant) relevantFailed |= !runSpec(loader, spec, tests, counts);
+            for (String spec : relevant) relevantFailed |= !runSpec(loader, spec, tests, counts, excluded);
         }
         return "{\"compiled\":true,\"trigger_failed\":" + triggerFailed + ",\"relevant_failed\":" + relevantFailed
                 + ",\"passed\":" + counts[0] + ",\"failed\":" + counts[1] + ",\"tests\":[" + tests + "]}";
     }
 
-    private static boolean runSpec(ClassLoader loader, String spec, StringBuilder tests, int[] counts) {
+    private static boolean runSpec(ClassLoader loader, String spec, StringBuilder tests, int[] counts, Set<String> excluded) {
         int split = spec.indexOf("::");
         String className = split < 0 ? spec : spec.substring(0, split);
         Request request;
         try {
             Class<?> testClass = Class.forName(className, true, loader);
             request = split < 0 ? Request.aClass(testClass) : Request.method(testClass, spec.substring(split + 2));
+            if (split < 0 && !excluded.isEmpty()) request = request.filterWith(new Filter() {
+                @Override public boolean shouldRun(Description d) {
+                    return d.getMethodName() == null || !excluded.contains(d.getClassName() + "::" + d.getMethodName());
+                }
+                @Override public String describe() { return "benchsmith exclusions"; }
+            });
         } catch (Throwable t) {
             record(tests, counts, spec, false, "cannot load test class: " + t);
             return false;
@@ -219,6 +229,10 @@ public final class BenchsmithRunner {
             }
         });
         org.junit.runner.Result result = core.run(request);
+        if (outcomes.isEmpty() && result.getRunCount() == 0 && !result.getFailures().isEmpty()
+                && String.valueOf(result.getFailures().get(0).getException()).contains("No tests found matching benchsmith exclusions")) {
+            return true;  // every test of the class is excluded
+        }
         if (outcomes.isEmpty()) {
             record(tests, counts, spec, false, "no test ran");
             return false;

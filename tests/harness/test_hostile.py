@@ -96,19 +96,20 @@ def test_hostile_candidates_never_pass_and_change_nothing(fast, ledger_instances
     instance = ledger_instances["Ledger-1"]
     workspace = ledger_workspace("Ledger-1")
     before = snapshot(workspace.root, ledger_dataset, sentinel)
-    runner = InstanceRunner(instance, workspace, slot=0, limits=LIMITS, logs=tmp_path / "logs")
-    try:
-        assert runner.evaluate(instance.fixed_method, "gold", fast=fast).status == "plausible"
-        verdicts = {name: runner.evaluate(code, name.replace(" ", "-"), fast=fast) for name, code in candidates(workspace, sentinel).items()}
-        assert runner.evaluate(instance.fixed_method, "gold-again", fast=fast).status == "plausible"
-    finally:
-        runner.close()
+    with sandbox.leased_slot() as slot:
+        runner = InstanceRunner(instance, workspace, slot=slot, limits=LIMITS, logs=tmp_path / "logs")
+        try:
+            assert runner.evaluate(instance.fixed_method, "gold", fast=fast).status == "plausible"
+            verdicts = {n: runner.evaluate(code, n.replace(" ", "-"), fast=fast) for n, code in candidates(workspace, sentinel).items()}
+            assert runner.evaluate(instance.fixed_method, "gold-again", fast=fast).status == "plausible"
+        finally:
+            runner.close()
+        uid = sandbox.sandbox_uid(slot)
+        if uid is not None:
+            assert sandbox.living_processes(uid) == []
     for name, verdict in verdicts.items():
         assert verdict.status in ("wrong", "timeout"), (name, verdict)
         limit = 2 * LIMITS.wall_seconds + 30 if fast else LIMITS.wall_seconds + 30  # warm timeout, then plain
         assert verdict.seconds < limit, (name, verdict.seconds)
     assert verdicts["infinite loop"].status == "timeout"
     assert snapshot(workspace.root, ledger_dataset, sentinel) == before
-    uid = sandbox.sandbox_uid(0)
-    if uid is not None:
-        assert sandbox.living_processes(uid) == []

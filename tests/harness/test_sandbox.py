@@ -10,14 +10,22 @@ from harness import sandbox
 from harness.sandbox import Limits
 
 PY = sys.executable
+SLOT = -1
+
+
+@pytest.fixture(scope="module", autouse=True)
+def slot():
+    global SLOT
+    with sandbox.leased_slot() as SLOT:
+        yield SLOT
 
 
 def run(code: str, folder: Path, limits: Limits = Limits(wall_seconds=20)) -> tuple[sandbox.Outcome, str]:
     folder.mkdir(parents=True, exist_ok=True)
     folder.chmod(0o755)
-    sandbox.give_to_sandbox(folder, slot=3)
+    sandbox.give_to_sandbox(folder, slot=SLOT)
     log = folder.parent / f"{folder.name}.log"
-    outcome = sandbox.run([PY, "-I", "-c", code], folder, 3, limits, log)
+    outcome = sandbox.run([PY, "-I", "-c", code], folder, SLOT, limits, log)
     return outcome, log.read_text()
 
 
@@ -32,7 +40,7 @@ def test_wall_clock_limit_kills_the_whole_process_group(scratch):
     outcome, _ = run("import subprocess, time; subprocess.Popen(['sleep', '300']); time.sleep(300)", scratch / "w",
                      Limits(wall_seconds=2))  # fmt: skip
     assert outcome.timed_out and outcome.seconds < 10
-    uid = sandbox.sandbox_uid(3)
+    uid = sandbox.sandbox_uid(SLOT)
     if uid is not None:
         assert sandbox.living_processes(uid) == []
 
@@ -67,7 +75,7 @@ def test_process_limit_stops_a_fork_bomb(scratch):
     outcome, log = run(code, scratch / "p", Limits(wall_seconds=20, processes=64))
     assert "stopped after" in log
     assert int(log.split("stopped after ")[1].split()[0]) < 64
-    assert sandbox.living_processes(sandbox.sandbox_uid(3)) == []
+    assert sandbox.living_processes(sandbox.sandbox_uid(SLOT)) == []
 
 
 def test_file_size_limit(scratch):

@@ -1,0 +1,112 @@
+"""`benchsmith eval` and `report` end to end on the fixture."""
+
+import json
+
+import pyarrow.parquet as pq
+import pytest
+
+from benchsmith.schema import Result, read_records
+from harness.evaluate import journal_path
+from tests.builders.test_nl2fix import run_cli
+from tests.conftest import FIXTURE_D4J
+
+
+def write_candidates(path, ledger_instances):
+    one, eight = ledger_instances["Ledger-1"], ledger_instances["Ledger-8"]
+    rows = [
+        ("Ledger-1", "gold", one.fixed_method),
+        ("Ledger-1", "gold-commented", "// the fix\n" + one.fixed_method.replace("{", "{ /* x */", 1)),
+        ("Ledger-1", "buggy", one.buggy_method),
+        ("Ledger-1", "prose", "Sure! Here is the fixed method."),
+        ("Ledger-1", "undefined", one.fixed_method.replace("digits.length()", "digitz.length()")),
+        ("Ledger-8", "gold", eight.fixed_method),
+        ("Ledger-8", "buggy", eight.buggy_method),
+    ]
+    path.write_text("".join(json.dumps({"instance_id": i, "candidate_id": c, "code": code, "model": "m", "strategy": "s"}) + "\n"
+                            for i, c, code in rows))  # fmt: skip
+    return path
+
+
+def eval_cli(dataset, candidates, out, repos, *extra):
+    return run_cli("eval", "--dataset", str(dataset), "--candidates", str(candidates), "--defects4j", str(FIXTURE_D4J),
+                   "--repos", str(repos), "--out", str(out), "--timeout", "30", *extra)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def evaluated(tmp_path_factory, ledger_dataset, ledger_instances, fixture_repos):
+    folder = tmp_path_factory.mktemp("eval")
+    candidates = write_candidates(folder / "candidates.jsonl", ledger_instances)
+    out = folder / "results.parquet"
+    completed = eval_cli(ledger_dataset, candidates, out, fixture_repos)
+    assert completed.returncode == 0, completed.stderr
+    return folder, candidates, out
+
+
+def test_statuses_duplicates_and_logs(evaluated):
+    _, _, out = evaluated
+    results = {(r.instance_id, r.candidate_id): r for r in read_records(out, Result)}
+    assert {key: r.status for key, r in results.items()} == {
+        ("Ledger-1", "gold"): "plausible", ("Ledger-1", "gold-commented"): "plausible",
+        ("Ledger-1", "buggy"): "wrong", ("Ledger-1", "prose"): "uncompilable", ("Ledger-1", "undefined"): "uncompilable",
+        ("Ledger-8", "gold"): "plausible", ("Ledger-8", "buggy"): "wrong",
+    }  # fmt: skip
+    assert results[("Ledger-1", "gold-commented")].duplicate_of == "gold"
+    assert results[("Ledger-1", "gold")].duplicate_of == ""
+    assert "cannot find symbol" in results[("Ledger-1", "undefined")].reason
+    assert results[("Ledger-1", "buggy")].failing_tests == ["org.benchsmith.ledger.Bug1Test::padsNegativeNumberToExactWidth"]
+    assert results[("Ledger-1", "gold")].tests_passed > 10
+    with open(results[("Ledger-1", "buggy")].log_path) as handle:
+        assert "ComparisonFailure" in handle.read()
+    assert not journal_path(out).exists()
+
+
+def test_a_second_run_judges_nothing_again(evaluated, ledger_dataset, fixture_repos):
+    _, candidates, out = evaluated
+    before = pq.read_table(out)
+    completed = eval_cli(ledger_dataset, candidates, out, fixture_repos)
+    assert completed.returncode == 0
+    assert "7 already judged, 0 to judge" in completed.stderr
+    assert pq.read_table(out).equals(before)
+
+
+def test_resume_from_a_journal_cut_short(evaluated, ledger_dataset, fixture_repos, tmp_path):
+    _, candidates, out = evaluated
+    results = read_records(out, Result)
+    resumed = tmp_path / "results.parquet"
+    lines = [json.dumps(r.__dict__) for r in results[:4]]
+    journal_path(resumed).write_text("\n".join(lines[:3]) + "\n" + lines[3][:40])  # killed mid-write
+    completed = eval_cli(ledger_dataset, candidates, resumed, fixture_repos)
+    assert completed.returncode == 0, completed.stderr
+    assert "3 already judged, 4 to judge" in completed.stderr
+    assert [(r.candidate_id, r.status) for r in read_records(resumed, Result)] == [(r.candidate_id, r.status) for r in results]
+
+
+def test_bad_candidates_files(ledger_dataset, fixture_repos, tmp_path):
+    out = tmp_path / "r.parquet"
+    cases = {
+        "unknown instance": ('{"instance_id": "Nope-1", "candidate_id": "a", "code": "x"}\n', "unknown instance 'Nope-1'"),
+        "not json": ('{"instance_id": \n', ":1: not JSON"),
+        "missing code": ('{"instance_id": "Ledger-1", "candidate_id": "a"}\n', ":1: missing or non-string code"),
+    }
+    for name, (text, message) in cases.items():
+        path = tmp_path / f"{name.replace(' ', '-')}.jsonl"
+        path.write_text(text)
+        completed = eval_cli(ledger_dataset, path, out, fixture_repos)
+        assert completed.returncode == 2, name
+        assert message in completed.stderr and "Traceback" not in completed.stderr, (name, completed.stderr)
+        assert not out.exists()
+
+
+def test_report_table_json_and_plots(evaluated):
+    folder, _, out = evaluated
+    completed = run_cli("report", "--results", str(out), "--k", "1,2", "--json", "--plots", str(folder / "plots"))
+    assert completed.returncode == 0, completed.stderr
+    summary = json.loads(completed.stdout)["m / s"]
+    # Ledger-1: 5 samples, 2 plausible -> pass@1 0.4; Ledger-8: 2 samples, 1 plausible -> 0.5
+    assert summary["pass@k"]["pass@1"]["value"] == pytest.approx((0.4 + 0.5) / 2)
+    assert summary["pass@k"]["pass@2"]["value"] == pytest.approx(((1 - 3 / 10) + 1.0) / 2)
+    assert summary["solved"] == ["Ledger-1", "Ledger-8"]
+    for name in ("pass_at_k.png", "solved_overlap.png"):
+        assert (folder / "plots" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    table = run_cli("report", "--results", str(out), "--k", "1,2").stdout
+    assert "| Ledger | 2 | 2 | 45.00% | 85.00% |" in table

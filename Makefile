@@ -32,8 +32,11 @@ dataset: install
 test: install java
 	$(BIN)/python -m pytest -q
 
-bench: install
-	@ls bench/*.py >/dev/null 2>&1 && for script in bench/*.py; do $(BIN)/python $$script; done || echo "no benchmarks yet"
+# Real bugs: D4J=<a Defects4J checkout> REPOS=<folder with the upstream repositories as REPOS/<Project>>
+bench: install java
+	@if [ -z "$(D4J)" ] || [ -z "$(REPOS)" ]; then \
+		echo "usage: make bench D4J=<Defects4J checkout> REPOS=<upstream repositories folder>"; exit 2; fi
+	$(BIN)/python bench/fast_vs_plain.py --defects4j $(D4J) --repos $(REPOS)
 
 clean:
 	rm -rf $(VENV) data/cache $(DATASETS) data/runs

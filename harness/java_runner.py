@@ -177,11 +177,11 @@ class InstanceRunner:
         excluded = set(self.workspace.excluded_tests)
         test_root = tree / self.workspace.test_dir
         test_sources = [p for p in sorted(test_root.rglob("*.java")) if ".".join(p.relative_to(test_root).with_suffix("").parts) not in excluded]
-        for sources, output, classpath in (
-            (main_sources, folder / "classes", libraries),
-            (test_sources, folder / "test-classes", [folder / "classes", *libraries]),
+        for sources, output, classpath, encoding in (
+            (main_sources, folder / "classes", libraries, self.workspace.encoding),
+            (test_sources, folder / "test-classes", [folder / "classes", *libraries], self.workspace.test_encoding),
         ):
-            if not self._sandboxed_javac(sources, output, classpath, folder, log_path):
+            if not self._sandboxed_javac(sources, output, classpath, folder, log_path, encoding):
                 return Verdict("uncompilable", reason=_first_error(log_path), path="plain")
         key = secrets.token_hex(32)
         results = folder / "results.json"
@@ -202,12 +202,13 @@ class InstanceRunner:
             return Verdict("wrong", compiled=True, reason=f"{report} (JVM exit {outcome.returncode})", path="plain")
         return verdict_from_report(report, "plain", tests)
 
-    def _sandboxed_javac(self, sources: list[Path], output: Path, classpath: list[Path], folder: Path, log_path: Path) -> bool:
+    def _sandboxed_javac(self, sources: list[Path], output: Path, classpath: list[Path], folder: Path, log_path: Path,
+                         encoding: str) -> bool:  # fmt: skip
         output.mkdir(parents=True, exist_ok=True)
         sandbox.give_to_sandbox(output, self.slot)
         argfile = folder / f"{output.name}.args"
         argfile.write_text("\n".join(f'"{s}"' for s in sources))
-        argv = [tool("javac"), "-J-Xmx1g", "-nowarn", "-proc:none", "-g", "-encoding", self.workspace.encoding,
+        argv = [tool("javac"), "-J-Xmx1g", "-nowarn", "-proc:none", "-g", "-encoding", encoding,
                 "--release", JAVA_RELEASE, "-cp", os.pathsep.join(map(str, classpath)), "-d", str(output), f"@{argfile}"]  # fmt: skip
         outcome = sandbox.run(argv, folder, self.slot, self.limits, log_path)
         return outcome.returncode == 0

@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 _LAYOUT_GUESSES = (("src/main/java", "src/test/java"), ("src/java", "src/test"), ("source", "tests"), ("src", "test"))
 _RESOURCE_DIRS = ("src/main/resources", "src/test/resources", "src/resources", "src/test-resources")
 _MAX_TEST_EXCLUSION_ROUNDS = 5
+WORKSPACE_FORMAT = 2  # bump when the manifest or the way workspaces are built changes
 
 
 @dataclass(frozen=True)
@@ -39,9 +40,11 @@ class Workspace:
     root: Path  # holds tree/, classes/, test-classes/, logs
     source_dir: str  # relative to tree/
     test_dir: str
-    encoding: str
+    encoding: str  # of the main sources
+    test_encoding: str  # of the test sources (old projects mix UTF-8 and Latin-1)
     libraries: tuple[str, ...]
     excluded_tests: tuple[str, ...]
+    missing_files: tuple[str, ...] = ()  # blobs the history lacked (a partial mirror)
 
     @property
     def tree(self) -> Path:
@@ -71,36 +74,70 @@ def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) ->
     manifest = root / "workspace.json"
     if manifest.is_file():
         try:
-            return Workspace(**{k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(manifest.read_text()).items()}
-                             | {"root": root})  # fmt: skip
-        except (ValueError, TypeError) as exc:
+            record = json.loads(manifest.read_text())
+        except ValueError as exc:
             raise BenchsmithError(f"{manifest}: corrupt workspace manifest ({exc}); delete {root}") from exc
+        if record.pop("format", None) == WORKSPACE_FORMAT:
+            return Workspace(root=root, **{k: tuple(v) if isinstance(v, list) else v for k, v in record.items()})
+        log.info("%s: made by an older benchsmith; rebuilding it", root)
     log.info("preparing workspace %s at %s", instance.instance_id, instance.revision_fixed[:12])
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
     tree = root / "tree"
-    _export(instance, d4j, repos, tree)
+    missing = _export(instance, d4j, repos, tree)
     source_dir, test_dir = _layout(d4j, instance, tree)
     libraries = tuple(str(jar) for jar in library_jars(d4j.lib_dir(instance.project)))
     encoding = _compile_main(tree, source_dir, root, libraries)
-    excluded = _compile_tests(instance, tree, test_dir, root, libraries, encoding)
-    workspace = Workspace(root, source_dir, test_dir, encoding, libraries, tuple(excluded))
+    test_encoding, excluded = _compile_tests(instance, tree, test_dir, root, libraries, encoding)
+    workspace = Workspace(root, source_dir, test_dir, encoding, test_encoding, libraries, tuple(excluded), tuple(missing))
     _make_readable(root)
-    record = {k: v for k, v in asdict(workspace).items() if k != "root"}
+    record = {"format": WORKSPACE_FORMAT, **{k: v for k, v in asdict(workspace).items() if k != "root"}}
     write_text_atomic(manifest, json.dumps(record, indent=2))
     return workspace
 
 
-def _export(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, tree: Path) -> None:
+def _export(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, tree: Path) -> list[str]:
+    """Write the fixed revision's files under *tree*; return the paths whose blobs the history lacks.
+
+    Blob by blob rather than ``git archive``, so that a partial history (a
+    mirror without its largest files) still gives a workspace; what is missing
+    is recorded, and a test that needs it fails visibly.
+    """
     history = GitHistory(locate_upstream(instance.project, repos))
     if not history.has_revision(instance.revision_fixed):
         raise BenchsmithError(f"{instance.instance_id}: revision {instance.revision_fixed} is not in {history.git_dir}")
-    tree.mkdir(parents=True)
-    archive = subprocess.Popen(["git", "--git-dir", str(history.git_dir), "archive", instance.revision_fixed], stdout=subprocess.PIPE)
-    untar = subprocess.run(["tar", "-x", "-C", str(tree)], stdin=archive.stdout, capture_output=True)
-    archive.stdout.close()
-    if archive.wait() != 0 or untar.returncode != 0:
-        raise BenchsmithError(f"{instance.instance_id}: cannot export {instance.revision_fixed}: {untar.stderr.decode()[:200]}")
+    listing = subprocess.run(["git", "--git-dir", str(history.git_dir), "ls-tree", "-r", "-z", instance.revision_fixed],
+                             capture_output=True, check=True).stdout  # fmt: skip
+    entries = []
+    for record in listing.split(b"\0"):
+        if record:
+            meta, path = record.split(b"\t", 1)
+            mode, kind, sha = meta.split()
+            if kind == b"blob":
+                entries.append((mode.decode(), sha.decode(), os.fsdecode(path)))
+    missing = []
+    with subprocess.Popen(["git", "--git-dir", str(history.git_dir), "cat-file", "--batch"],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE) as batch:  # fmt: skip
+        for mode, sha, path in entries:
+            batch.stdin.write(sha.encode() + b"\n")
+            batch.stdin.flush()
+            header = batch.stdout.readline().split()
+            if len(header) < 3 or header[1] == b"missing":
+                missing.append(path)
+                continue
+            data = batch.stdout.read(int(header[2]))
+            batch.stdout.read(1)  # the newline after the contents
+            target = tree / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if mode == "120000":
+                target.symlink_to(os.fsdecode(data))
+            else:
+                target.write_bytes(data)
+        batch.stdin.close()
+    if missing:
+        log.warning("%s: %d file(s) missing from %s, left out: %s", instance.instance_id, len(missing), history.git_dir,
+                    ", ".join(missing[:3]))  # fmt: skip
+    return missing
 
 
 def _layout(d4j: Defects4JRoot, instance: NL2FixInstance, tree: Path) -> tuple[str, str]:
@@ -117,19 +154,24 @@ def _java_files(folder: Path) -> list[Path]:
     return sorted(folder.rglob("*.java"))
 
 
+_ENCODINGS = ("UTF-8", "ISO-8859-1")
+
+
 def _compile_main(tree: Path, source_dir: str, root: Path, libraries: tuple[str, ...]) -> str:
     classpath = [*map(Path, libraries), *junit_classpath()]
-    for encoding in ("UTF-8", "ISO-8859-1"):
-        if javac(_java_files(tree / source_dir), classpath, root / "classes", root / "compile-main.log", encoding=encoding):
+    log_path = root / "compile-main.log"
+    for encoding in _ENCODINGS:
+        if javac(_java_files(tree / source_dir), classpath, root / "classes", log_path, encoding=encoding):
             return encoding
-        if "unmappable character" not in (root / "compile-main.log").read_text():
+        if "unmappable character" not in log_path.read_text():
             break
-    raise BenchsmithError(f"{root}: the fixed revision does not compile; see {root / 'compile-main.log'}")
+    raise BenchsmithError(f"{root}: the fixed revision does not compile; see {log_path}")
 
 
 def _compile_tests(
     instance: NL2FixInstance, tree: Path, test_dir: str, root: Path, libraries: tuple[str, ...], encoding: str
-) -> list[str]:
+) -> tuple[str, list[str]]:
+    """The test sources' encoding and the test classes left out because they do not compile."""
     classpath = [root / "classes", *map(Path, libraries), *junit_classpath()]
     needed = {t.split("::")[0] for t in instance.trigger_tests} | set(instance.relevant_tests)
     sources = _java_files(tree / test_dir)
@@ -138,7 +180,10 @@ def _compile_tests(
     for _ in range(_MAX_TEST_EXCLUSION_ROUNDS):
         shutil.rmtree(root / "test-classes", ignore_errors=True)
         if javac(sources, classpath, root / "test-classes", log_path, encoding):
-            return excluded
+            return encoding, excluded
+        if "unmappable character" in log_path.read_text() and encoding != _ENCODINGS[-1]:
+            encoding = _ENCODINGS[-1]
+            continue
         broken = {Path(m) for m in re.findall(r"^(/\S+\.java):\d+: error", log_path.read_text(), re.M)}
         if not broken:
             break

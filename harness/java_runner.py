@@ -185,9 +185,10 @@ class InstanceRunner:
                 return Verdict("uncompilable", reason=_first_error(log_path), path="plain")
         key = secrets.token_hex(32)
         results = folder / "results.json"
+        # The project on the JVM's own class path, as Defects4J runs it (tests may ask the system class loader).
         runtime = [folder / "classes", folder / "test-classes", *self.workspace.runtime_classpath()[2:]]
-        argv = [tool("java"), *JVM_OPTIONS, "-cp", runner_classpath(), "BenchsmithRunner", "run",
-                "--classpath", os.pathsep.join(map(str, runtime)), "--results", str(results),
+        argv = [tool("java"), *JVM_OPTIONS, "-cp", os.pathsep.join([runner_classpath(), *map(str, runtime)]),
+                "BenchsmithRunner", "run", "--classpath", "", "--results", str(results),
                 "--trigger", ",".join(tests.trigger), "--relevant", ",".join(tests.relevant)]  # fmt: skip
         if not tests.stop_early:
             argv.append("--all")
@@ -261,7 +262,10 @@ class _WarmServer:
         sandbox.give_to_sandbox(folder, slot)
         self.key = secrets.token_hex(32)
         self._ids = 0
-        argv = [tool("java"), *JVM_OPTIONS, "-XX:MaxMetaspaceSize=512m", "-cp", runner_classpath(), "BenchsmithRunner",
+        # Classes load per candidate from --classpath; resources are on the system class path too, where
+        # tests may look them up (they hold no classes, so nothing there outlives a candidate).
+        system = os.pathsep.join([runner_classpath(), *map(str, workspace.resource_dirs())])
+        argv = [tool("java"), *JVM_OPTIONS, "-XX:MaxMetaspaceSize=512m", "-cp", system, "BenchsmithRunner",
                 "serve", "--classpath", os.pathsep.join(map(str, workspace.runtime_classpath()))]  # fmt: skip
         server_limits = sandbox.Limits(
             wall_seconds=limits.wall_seconds, cpu_seconds=limits.cpu_seconds * 100, memory_bytes=limits.memory_bytes,

@@ -1,6 +1,8 @@
 """Prepared workspaces: an instance's fixed revision, compiled once, read-only to candidates.
 
-Without the ``defects4j`` command a workspace is the project's upstream git
+With the ``defects4j`` command a workspace is its checkout, built by
+``defects4j compile``, with the class path ``defects4j export`` gives. Without
+it, a workspace is the project's upstream git
 history at the fixed revision, compiled with javac against one jar per
 artifact of Defects4J's ``lib/`` folder plus JUnit 4. Test sources that do not
 compile with today's JDK are left out (and listed), unless the instance needs
@@ -30,6 +32,7 @@ from harness.javatools import javac, junit_classpath, library_jars
 log = logging.getLogger(__name__)
 
 _LAYOUT_GUESSES = (("src/main/java", "src/test/java"), ("src/java", "src/test"), ("source", "tests"), ("src", "test"))
+_RUNNER_JARS = re.compile(r"^(junit|hamcrest)[0-9.-]")  # the runner brings JUnit 4.13 itself
 _RESOURCE_DIRS = ("src/main/resources", "src/test/resources", "src/resources", "src/test-resources")
 _MAX_TEST_EXCLUSION_ROUNDS = 5
 WORKSPACE_FORMAT = 2  # bump when the manifest or the way workspaces are built changes
@@ -61,11 +64,13 @@ class Workspace:
     def compile_classpath(self) -> list[Path]:
         return [self.classes, self.test_classes, *map(Path, self.libraries), *junit_classpath()]
 
-    def runtime_classpath(self) -> list[Path]:
-        """Classes, resources (folders beside the sources included, as old Ant builds copied them), libraries."""
+    def resource_dirs(self) -> list[Path]:
+        """Resource folders, and the source folders (old Ant builds copied their resources beside the classes)."""
         resources = [self.tree / d for d in _RESOURCE_DIRS if (self.tree / d).is_dir()]
-        sources = [self.tree / self.source_dir, self.tree / self.test_dir]
-        return [self.classes, self.test_classes, *resources, *sources, *map(Path, self.libraries)]
+        return [*resources, self.tree / self.source_dir, self.tree / self.test_dir]
+
+    def runtime_classpath(self) -> list[Path]:
+        return [self.classes, self.test_classes, *self.resource_dirs(), *map(Path, self.libraries)]
 
 
 def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) -> Workspace:
@@ -83,17 +88,48 @@ def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) ->
     log.info("preparing workspace %s at %s", instance.instance_id, instance.revision_fixed[:12])
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
+    executable = shutil.which("defects4j")
+    workspace = _from_defects4j(instance, executable, root) if executable else _from_git(instance, d4j, repos, root)
+    _make_readable(root)
+    record = {"format": WORKSPACE_FORMAT, **{k: v for k, v in asdict(workspace).items() if k != "root"}}
+    write_text_atomic(manifest, json.dumps(record, indent=2))
+    return workspace
+
+
+def _from_defects4j(instance: NL2FixInstance, executable: str, root: Path) -> Workspace:
+    """Defects4J's own checkout, build and class path (``export``), copied into the workspace layout."""
+    tree = root / "tree"
+
+    def d4j(*args: str) -> str:
+        completed = subprocess.run([executable, *args], capture_output=True, text=True)
+        if completed.returncode != 0:
+            last = (completed.stderr.strip().splitlines() or ["failed"])[-1]
+            raise BenchsmithError(f"{instance.instance_id}: defects4j {' '.join(args[:1])}: {last}")
+        return completed.stdout.strip()
+
+    d4j("checkout", "-p", instance.project, "-v", f"{instance.bug_id}f", "-w", str(tree))
+    d4j("compile", "-w", str(tree))
+    prop = {name: d4j("export", "-p", name, "-w", str(tree)) for name in
+            ("dir.src.classes", "dir.src.tests", "dir.bin.classes", "dir.bin.tests", "cp.test")}  # fmt: skip
+    shutil.copytree(tree / prop["dir.bin.classes"], root / "classes")
+    shutil.copytree(tree / prop["dir.bin.tests"], root / "test-classes")
+    own = {(tree / prop["dir.bin.classes"]).resolve(), (tree / prop["dir.bin.tests"]).resolve()}
+    libraries = tuple(
+        entry for entry in prop["cp.test"].split(os.pathsep)
+        if entry and Path(entry).resolve() not in own and not _RUNNER_JARS.search(Path(entry).name)
+    )  # fmt: skip
+    return Workspace(root, prop["dir.src.classes"], prop["dir.src.tests"], "UTF-8", "UTF-8", libraries, ())
+
+
+def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, root: Path) -> Workspace:
+    """The upstream history at the fixed revision, compiled with javac against Defects4J's lib/."""
     tree = root / "tree"
     missing = _export(instance, d4j, repos, tree)
     source_dir, test_dir = _layout(d4j, instance, tree)
     libraries = tuple(str(jar) for jar in library_jars(d4j.lib_dir(instance.project)))
     encoding = _compile_main(tree, source_dir, root, libraries)
     test_encoding, excluded = _compile_tests(instance, tree, test_dir, root, libraries, encoding)
-    workspace = Workspace(root, source_dir, test_dir, encoding, test_encoding, libraries, tuple(excluded), tuple(missing))
-    _make_readable(root)
-    record = {"format": WORKSPACE_FORMAT, **{k: v for k, v in asdict(workspace).items() if k != "root"}}
-    write_text_atomic(manifest, json.dumps(record, indent=2))
-    return workspace
+    return Workspace(root, source_dir, test_dir, encoding, test_encoding, libraries, tuple(excluded), tuple(missing))
 
 
 def _export(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, tree: Path) -> list[str]:

@@ -2,8 +2,9 @@
 
 The real `defects4j` cannot be installed on these machines (its project
 repositories come from a host they cannot reach), so a small stand-in on
-PATH implements `defects4j checkout -p P -v <id>b|f -w DIR` from the fixture
-history the way Defects4J does: fixed revision, plus the patch for `b`.
+PATH implements `checkout -p P -v <id>b|f -w DIR` from the fixture history
+the way Defects4J does (fixed revision, plus the patch for `b`), `compile`
+with javac, and `export -p` of the directory and class-path properties.
 """
 
 import os
@@ -15,9 +16,26 @@ from tests.conftest import FIXTURE_D4J
 
 STAND_IN = """#!/usr/bin/env bash
 set -euo pipefail
-[ "$1" = checkout ] || { echo "unsupported: $1" >&2; exit 1; }
-shift
+cmd=$1; shift
 while [ $# -gt 0 ]; do case "$1" in -p) p=$2;; -v) v=$2;; -w) w=$2;; esac; shift 2; done
+junit=/usr/share/java/junit4.jar:/usr/share/java/hamcrest.jar
+case "$cmd" in
+  compile)
+    mkdir -p "$w/target/classes" "$w/target/test-classes"
+    javac -nowarn -d "$w/target/classes" $(find "$w/src/main/java" -name '*.java')
+    javac -nowarn -cp "$w/target/classes:$junit" -d "$w/target/test-classes" $(find "$w/src/test/java" -name '*.java')
+    exit 0;;
+  export)
+    case "$p" in
+      dir.src.classes) printf src/main/java;; dir.src.tests) printf src/test/java;;
+      dir.bin.classes) printf target/classes;; dir.bin.tests) printf target/test-classes;;
+      cp.test) printf "%s" "$w/target/classes:$w/target/test-classes:$junit";;
+      *) echo "unknown property $p" >&2; exit 1;;
+    esac
+    exit 0;;
+  checkout) ;;
+  *) echo "unsupported: $cmd" >&2; exit 1;;
+esac
 id=${v%[bf]}; kind=${v: -1}
 meta=__D4J__/framework/projects/$p
 fixed=$(awk -F, -v id="$id" '$1 == id {print $3}' "$meta/active-bugs.csv")
@@ -29,13 +47,18 @@ echo "$v" > "$w/.defects4j.config"
 """
 
 
-def test_defects4j_command_source_gives_the_same_instances(tmp_path, fixture_repos):
-    bin_dir = tmp_path / "bin"
+def install_stand_in(folder: Path, fixture_repos: Path) -> dict:
+    """Put the stand-in `defects4j` on PATH; the environment to run under."""
+    bin_dir = folder / "bin"
     bin_dir.mkdir()
     tool = bin_dir / "defects4j"
     tool.write_text(STAND_IN.replace("__D4J__", str(FIXTURE_D4J)).replace("__REPOS__", str(fixture_repos)))
-    tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
-    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "BENCHSMITH_CACHE": str(tmp_path / "cache")}
+    tool.chmod(tool.stat().st_mode | stat.S_IEXEC | stat.S_IXOTH | stat.S_IROTH)
+    return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+
+
+def test_defects4j_command_source_gives_the_same_instances(tmp_path, fixture_repos):
+    env = {**install_stand_in(tmp_path, fixture_repos), "BENCHSMITH_CACHE": str(tmp_path / "cache")}
     via_tool = tmp_path / "tool.parquet"
     completed = run_cli("nl2fix", "build", "--defects4j", str(FIXTURE_D4J), "--projects", "Ledger",
                         "--no-scrape", "--out", str(via_tool), env=env)  # fmt: skip

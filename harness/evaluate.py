@@ -127,9 +127,14 @@ def _load_done(out: Path) -> dict[tuple[str, str], Result]:
 
 def _judge_instance(instance: NL2FixInstance, group: list[Candidate], slot: int, d4j: Defects4JRoot,
                     options: EvalOptions, done: dict, record) -> None:  # fmt: skip
+    # One execution per distinct token sequence of the instance, whatever the run; but a candidate is a
+    # duplicate (Table 2) only of an earlier twin from its own run (model, strategy, temperature).
     twins: dict[str, Candidate] = {}
+    run_twins: dict[tuple, Candidate] = {}
     for candidate in group:
-        twins.setdefault(dedup_key(candidate.code), candidate)
+        key = dedup_key(candidate.code)
+        twins.setdefault(key, candidate)
+        run_twins.setdefault((_run_of(candidate), key), candidate)
     logs = logs_dir(options.out) / instance.instance_id
     try:
         workspace = prepare(instance, d4j, options.repos)
@@ -145,15 +150,20 @@ def _judge_instance(instance: NL2FixInstance, group: list[Candidate], slot: int,
     try:
         verdicts: dict[str, Result] = {}
         for candidate in group:
-            twin = twins[dedup_key(candidate.code)]
+            tokens = dedup_key(candidate.code)
+            twin = twins[tokens]
             key = (instance.instance_id, candidate.candidate_id)
             if key in done:
                 verdicts[candidate.candidate_id] = done[key]
                 continue
             if twin.candidate_id != candidate.candidate_id:
                 first = verdicts.get(twin.candidate_id) or done.get((instance.instance_id, twin.candidate_id))
-                record(dataclasses.replace(first, candidate_id=candidate.candidate_id, duplicate_of=twin.candidate_id,
-                                           seconds=0.0, model=candidate.model, strategy=candidate.strategy))  # fmt: skip
+                run_twin = run_twins[(_run_of(candidate), tokens)]
+                duplicate_of = run_twin.candidate_id if run_twin.candidate_id != candidate.candidate_id else ""
+                shared = dataclasses.replace(first, candidate_id=candidate.candidate_id, duplicate_of=duplicate_of,
+                                             seconds=0.0, model=candidate.model, strategy=candidate.strategy)  # fmt: skip
+                verdicts[candidate.candidate_id] = shared
+                record(shared)
                 continue
             verdict = runner.evaluate(candidate.code, _safe_name(candidate.candidate_id), fast=options.fast, tests=tests)
             result = _result(candidate, verdict, "", str(logs / f"{_safe_name(candidate.candidate_id)}.log"))
@@ -161,6 +171,10 @@ def _judge_instance(instance: NL2FixInstance, group: list[Candidate], slot: int,
             record(result)
     finally:
         runner.close()
+
+
+def _run_of(candidate: Candidate) -> tuple:
+    return (candidate.model, candidate.strategy, candidate.temperature)
 
 
 def _result(candidate: Candidate, verdict: Verdict, duplicate_of: str, log_path: str) -> Result:

@@ -86,6 +86,8 @@ def plot(summary: dict, results: list[Result], folder: Path, ks: list[int]) -> l
         if points:
             axes.plot([k for k, _ in points], [100 * v for _, v in points], marker="o", label=label)
     axes.set_xscale("log")
+    axes.set_xticks(ks, [str(k) for k in ks])
+    axes.minorticks_off()
     axes.set_xlabel("k (samples)")
     axes.set_ylabel("pass@k (%)")
     axes.set_ylim(0, 100)
@@ -101,13 +103,14 @@ def plot(summary: dict, results: list[Result], folder: Path, ks: list[int]) -> l
     solved = [set(summary[label]["solved"]) for label in labels]
     figure, axes = plt.subplots(figsize=(1.6 * len(labels) + 3, 1.2 * len(labels) + 2))
     matrix = [[len(a & b) for b in solved] for a in solved]
-    axes.imshow(matrix, cmap="Blues")
+    top = max((max(row) for row in matrix), default=0) or 1
+    axes.imshow(matrix, cmap="Blues", vmin=0, vmax=top)
     for i, row in enumerate(matrix):
         for j, value in enumerate(row):
-            axes.text(j, i, str(value), ha="center", va="center", color="black")
+            axes.text(j, i, str(value), ha="center", va="center", color="white" if value > top / 2 else "black")
     axes.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
     axes.set_yticks(range(len(labels)), labels)
-    axes.set_title("instances solved by both runs")
+    axes.set_title("instances solved by both runs (diagonal: by each)")
     figure.tight_layout()
     written.append(folder / "solved_overlap.png")
     figure.savefig(written[-1], dpi=120)

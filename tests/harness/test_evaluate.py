@@ -22,8 +22,10 @@ def write_candidates(path, ledger_instances):
         ("Ledger-8", "gold", eight.fixed_method),
         ("Ledger-8", "buggy", eight.buggy_method),
     ]
-    path.write_text("".join(json.dumps({"instance_id": i, "candidate_id": c, "code": code, "model": "m", "strategy": "s"}) + "\n"
-                            for i, c, code in rows))  # fmt: skip
+    lines = [json.dumps({"instance_id": i, "candidate_id": c, "code": code, "model": "m", "strategy": "s"}) for i, c, code in rows]
+    # the same code from another run: it shares the verdict but is no duplicate within its own run
+    lines.append(json.dumps({"instance_id": "Ledger-1", "candidate_id": "other-gold", "code": one.fixed_method, "model": "o"}))
+    path.write_text("\n".join(lines) + "\n")
     return path
 
 
@@ -48,8 +50,10 @@ def test_statuses_duplicates_and_logs(evaluated):
     assert {key: r.status for key, r in results.items()} == {
         ("Ledger-1", "gold"): "plausible", ("Ledger-1", "gold-commented"): "plausible",
         ("Ledger-1", "buggy"): "wrong", ("Ledger-1", "prose"): "uncompilable", ("Ledger-1", "undefined"): "uncompilable",
-        ("Ledger-8", "gold"): "plausible", ("Ledger-8", "buggy"): "wrong",
+        ("Ledger-8", "gold"): "plausible", ("Ledger-8", "buggy"): "wrong", ("Ledger-1", "other-gold"): "plausible",
     }  # fmt: skip
+    assert results[("Ledger-1", "other-gold")].duplicate_of == ""
+    assert results[("Ledger-1", "other-gold")].seconds == 0.0  # not executed again
     assert results[("Ledger-1", "gold-commented")].duplicate_of == "gold"
     assert results[("Ledger-1", "gold")].duplicate_of == ""
     assert "cannot find symbol" in results[("Ledger-1", "undefined")].reason
@@ -65,7 +69,7 @@ def test_a_second_run_judges_nothing_again(evaluated, ledger_dataset, fixture_re
     before = pq.read_table(out)
     completed = eval_cli(ledger_dataset, candidates, out, fixture_repos)
     assert completed.returncode == 0
-    assert "7 already judged, 0 to judge" in completed.stderr
+    assert "8 already judged, 0 to judge" in completed.stderr
     assert pq.read_table(out).equals(before)
 
 
@@ -77,7 +81,7 @@ def test_resume_from_a_journal_cut_short(evaluated, ledger_dataset, fixture_repo
     journal_path(resumed).write_text("\n".join(lines[:3]) + "\n" + lines[3][:40])  # killed mid-write
     completed = eval_cli(ledger_dataset, candidates, resumed, fixture_repos)
     assert completed.returncode == 0, completed.stderr
-    assert "3 already judged, 4 to judge" in completed.stderr
+    assert "3 already judged, 5 to judge" in completed.stderr
     assert [(r.candidate_id, r.status) for r in read_records(resumed, Result)] == [(r.candidate_id, r.status) for r in results]
 
 

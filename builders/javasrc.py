@@ -97,7 +97,8 @@ def analyse_java(source: str, name: str = "<source>") -> JavaFile:
         raise JavaParseError(f"{name}: Java does not parse{where}: {detail}") from exc
 
     code_lines = frozenset(tok.position.line for tok in tokens)
-    import_lines = _declaration_lines(tokens, ("import", "package")) - _other_lines(tokens, ("import", "package"))
+    declaration_lines, other_lines = _split_declaration_lines(tokens, ("import", "package"))
+    import_lines = declaration_lines - other_lines
     index_at = {(tok.position.line, tok.position.column): i for i, tok in enumerate(tokens)}
     units = []
     for path, node in compilation_unit:
@@ -208,27 +209,15 @@ def _matching_brace(tokens: list, open_index: int, file_name: str) -> int:
     raise JavaParseError(f"{file_name}: unbalanced braces from line {tokens[open_index].position.line}")
 
 
-def _declaration_lines(tokens: list, keywords: tuple[str, ...]) -> frozenset[int]:
-    lines: set[int] = set()
+def _split_declaration_lines(tokens: list, keywords: tuple[str, ...]) -> tuple[frozenset[int], frozenset[int]]:
+    """Lines holding tokens of declarations that start with *keywords* (to their ';'), and lines holding any other token."""
+    declaration: set[int] = set()
+    other: set[int] = set()
     inside = False
     for tok in tokens:
         if not inside and isinstance(tok, javalang.tokenizer.Keyword) and tok.value in keywords:
             inside = True
-        if inside:
-            lines.add(tok.position.line)
-            if tok.value == ";":
-                inside = False
-    return frozenset(lines)
-
-
-def _other_lines(tokens: list, keywords: tuple[str, ...]) -> frozenset[int]:
-    lines: set[int] = set()
-    inside = False
-    for tok in tokens:
-        if not inside and isinstance(tok, javalang.tokenizer.Keyword) and tok.value in keywords:
-            inside = True
-        if not inside:
-            lines.add(tok.position.line)
-        elif tok.value == ";":
+        (declaration if inside else other).add(tok.position.line)
+        if inside and tok.value == ";":
             inside = False
-    return frozenset(lines)
+    return frozenset(declaration), frozenset(other)

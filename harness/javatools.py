@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from xml.etree import ElementTree
 
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
@@ -67,18 +68,44 @@ def _version_key(version: str) -> tuple:
     return tuple(int(p) if p.isdigit() else -1 for p in re.split(r"[.\-]", version))
 
 
-def library_jars(lib_dir: Path) -> list[Path]:
-    """One jar per artifact from a Defects4J ``lib/`` folder (Maven layout or flat), the newest version."""
-    newest: dict[str, tuple[tuple, Path]] = {}
+def library_jars(lib_dir: Path, pinned: dict[str, str] | None = None) -> list[Path]:
+    """One jar per artifact from a Defects4J ``lib/`` folder (Maven layout or flat).
+
+    The version *pinned* for the artifact (by the revision's build file) when
+    ``lib/`` has it, as Maven would resolve it; otherwise the newest.
+    """
+    pinned = pinned or {}
+    versions: dict[str, list[tuple[tuple, str, Path]]] = {}
     for jar in sorted(lib_dir.rglob("*.jar")) if lib_dir.is_dir() else []:
         match = re.match(r"^(?P<artifact>.+?)-(?P<version>\d[\w.\-]*)\.jar$", jar.name)
         artifact, version = (match["artifact"], match["version"]) if match else (jar.stem, "0")
         if _RUNNER_ARTIFACTS.match(artifact) or "cobertura" in jar.parts or artifact == "cobertura":
             continue
-        key = _version_key(version)
-        if artifact not in newest or key > newest[artifact][0]:
-            newest[artifact] = (key, jar)
-    return [path for _, path in sorted(newest.values(), key=lambda item: item[1].name)]
+        versions.setdefault(artifact, []).append((_version_key(version), version, jar))
+    chosen = []
+    for artifact, candidates in versions.items():
+        exact = [jar for _, version, jar in candidates if version == pinned.get(artifact)]
+        chosen.append(exact[0] if exact else max(candidates)[2])
+    return sorted(chosen, key=lambda jar: jar.name)
+
+
+def pom_versions(pom: Path) -> dict[str, str]:
+    """``artifactId → version`` of the dependencies a Maven ``pom.xml`` declares, properties resolved."""
+    try:
+        root = ElementTree.parse(pom).getroot()
+    except (OSError, ElementTree.ParseError):
+        return {}
+    namespace = root.tag[: root.tag.index("}") + 1] if root.tag.startswith("{") else ""
+    properties = {child.tag.removeprefix(namespace): (child.text or "").strip()
+                  for props in root.iter(f"{namespace}properties") for child in props}  # fmt: skip
+    versions = {}
+    for dependency in root.iter(f"{namespace}dependency"):
+        artifact = dependency.findtext(f"{namespace}artifactId")
+        version = dependency.findtext(f"{namespace}version")
+        if artifact and version:
+            version = re.sub(r"\$\{([^}]+)\}", lambda m: properties.get(m[1], m[0]), version.strip())
+            versions.setdefault(artifact.strip(), version)
+    return versions
 
 
 def javac(sources: list[Path], classpath: list[Path], output: Path, log_path: Path, encoding: str = "UTF-8") -> bool:

@@ -27,7 +27,7 @@ from benchsmith.errors import BenchsmithError
 from benchsmith.schema import NL2FixInstance
 from builders.defects4j import Defects4JRoot
 from builders.sources import GitHistory, locate_upstream
-from harness.javatools import javac, junit_classpath, library_jars
+from harness.javatools import javac, junit_classpath, library_jars, pom_versions
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ _LAYOUT_GUESSES = (("src/main/java", "src/test/java"), ("src/java", "src/test"),
 _RUNNER_JARS = re.compile(r"^(junit|hamcrest)[0-9.-]")  # the runner brings JUnit 4.13 itself
 _RESOURCE_DIRS = ("src/main/resources", "src/test/resources", "src/resources", "src/test-resources")
 _MAX_TEST_EXCLUSION_ROUNDS = 5
-WORKSPACE_FORMAT = 2  # bump when the manifest or the way workspaces are built changes
+WORKSPACE_FORMAT = 3  # bump when the manifest or the way workspaces are built changes
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,8 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
     tree = root / "tree"
     missing = _export(instance, d4j, repos, tree)
     source_dir, test_dir = _layout(d4j, instance, tree)
-    libraries = tuple(str(jar) for jar in library_jars(d4j.lib_dir(instance.project)))
+    pinned = pom_versions(tree / "pom.xml")
+    libraries = tuple(str(jar) for jar in library_jars(d4j.lib_dir(instance.project), pinned))
     encoding = _compile_main(tree, source_dir, root, libraries)
     test_encoding, excluded = _compile_tests(instance, tree, test_dir, root, libraries, encoding)
     return Workspace(root, source_dir, test_dir, encoding, test_encoding, libraries, tuple(excluded), tuple(missing))

@@ -135,13 +135,18 @@ def wrap(argv: list[str], slot: int) -> list[str]:
     return wrapped
 
 
-def start(argv: list[str], cwd: Path, slot: int, limits: Limits, log_path: Path, **popen) -> subprocess.Popen:
-    """Start *argv* sandboxed, its output going to *log_path* unless *popen* redirects it."""
+def start(argv: list[str], cwd: Path, slot: int, limits: Limits, log_path: Path, env: dict[str, str] | None = None,
+          **popen) -> subprocess.Popen:  # fmt: skip
+    """Start *argv* sandboxed, its output going to *log_path* unless *popen* redirects it.
+
+    The environment is minimal (PATH, HOME and TMPDIR in its folder, a UTF-8 locale) plus *env*.
+    """
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log_file = log_path.open("ab")
     popen.setdefault("stdout", log_file)
     popen.setdefault("stderr", log_file)
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(cwd), "LANG": "C.UTF-8", "TMPDIR": str(cwd)}
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(cwd), "LANG": "C.UTF-8", "TMPDIR": str(cwd),
+           **(env or {})}  # fmt: skip
     try:
         return subprocess.Popen(
             wrap(argv, slot), cwd=cwd, env=env, start_new_session=True, preexec_fn=lambda: _limit(limits), **popen
@@ -193,10 +198,11 @@ def living_processes(uid: int) -> list[int]:
     return found
 
 
-def run(argv: list[str], cwd: Path, slot: int, limits: Limits, log_path: Path, stdin_text: str = "") -> Outcome:
+def run(argv: list[str], cwd: Path, slot: int, limits: Limits, log_path: Path, stdin_text: str = "",
+        env: dict[str, str] | None = None) -> Outcome:  # fmt: skip
     """Run *argv* to completion or to the wall-clock limit."""
     started = time.monotonic()
-    process = start(argv, cwd, slot, limits, log_path, stdin=subprocess.PIPE)
+    process = start(argv, cwd, slot, limits, log_path, env=env, stdin=subprocess.PIPE)
     timed_out = False
     try:
         process.communicate(stdin_text.encode(), timeout=limits.wall_seconds)

@@ -12,8 +12,8 @@ from tqdm import tqdm
 T = TypeVar("T")
 
 
-def progress(items: Iterable[T], description: str, total: int | None = None) -> Iterator[T]:
-    return iter(tqdm(items, desc=description, total=total, unit="bug", file=sys.stderr, mininterval=1.0, leave=True))
+def progress(items: Iterable[T], description: str, total: int | None = None, unit: str = "bug") -> Iterator[T]:
+    return iter(tqdm(items, desc=description, total=total, unit=unit, file=sys.stderr, mininterval=1.0, leave=True))
 
 
 def setup_logging(verbose: bool) -> None:

@@ -45,7 +45,8 @@ def validate_instance(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path 
         everything = Tests.for_instance(instance, excluded, stop_early=False)
         gold = runner.evaluate(instance.fixed_method, "gold", tests=everything)
         if gold.status != "plausible":
-            return Validation("not reproduced", f"gold is {gold.status}: {gold.reason}")
+            missing = f" (the history lacks {', '.join(workspace.missing_files)})" if workspace.missing_files else ""
+            return Validation("not reproduced", f"gold is {gold.status}{missing}: {gold.reason}")
         again = runner.evaluate(instance.fixed_method, "gold-again", tests=everything)
         if again.status != "plausible":
             return Validation("not reproduced", f"flaky: gold passed once, then was {again.status}: {again.reason}")

@@ -1,0 +1,218 @@
+"""Static facts about a repository's module-level classes, with libcst.
+
+For every class: its methods, members, signatures, decorators and docstrings
+(the metadata of seed 002's Table 14), the external references each method
+makes, and its size in cl100k tokens without docstrings.
+
+A reference is external (seed 002, E.1.2, types 3 and 4) when a name used in a
+method resolves to something defined in the same file outside the class, or
+imported from the repository's own package; references to the class itself,
+to locals, to builtins and to other packages are not.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider, QualifiedNameSource
+
+from benchsmith.errors import BenchsmithError
+
+log = logging.getLogger(__name__)
+MAX_TOKENS = 3000
+_SKIPPED_PARTS = {"tests", "test", "testing", "docs", "doc", "examples", "build", "benchmarks", ".tox", ".venv"}
+
+
+@dataclass
+class MethodInfo:
+    name: str
+    signature: str
+    decorators: list[str]
+    docstring: str
+    body: str  # the whole definition, as Diff 1 shows it
+    external_references: list[str]
+
+
+@dataclass
+class ClassInfo:
+    file_path: str  # relative to the tree
+    module: str  # dotted module name
+    name: str
+    start_line: int
+    end_line: int
+    source: str
+    signature: str
+    decorators: list[str]
+    bases: list[str]
+    members: list[str]  # class attributes and self attributes with their initialisations
+    methods: list[MethodInfo] = field(default_factory=list)
+    tokens: int = 0
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.module}.{self.name}"
+
+    @property
+    def external_references(self) -> list[str]:
+        return sorted({ref for m in self.methods for ref in m.external_references})
+
+
+@functools.cache
+def _encoding():
+    import bpe_openai
+
+    return bpe_openai.get_encoding("cl100k_base")
+
+
+def count_tokens(text: str) -> int:
+    """cl100k tokens (the gpt-3.5 tokenizer), computed offline."""
+    return len(_encoding().encode(text))
+
+
+def source_files(tree: Path, import_root: str) -> list[Path]:
+    """The repository's Python modules outside tests, docs and build folders."""
+    root = tree / import_root if import_root else tree
+    files = []
+    for path in sorted(root.rglob("*.py")):
+        parts = set(path.relative_to(root).parts[:-1])
+        if parts & _SKIPPED_PARTS or path.name.startswith("test_") or path.name in ("setup.py", "conftest.py"):
+            continue
+        files.append(path)
+    return files
+
+
+def module_name(path: Path, tree: Path, import_root: str) -> str:
+    relative = path.relative_to(tree / import_root if import_root else tree).with_suffix("")
+    parts = list(relative.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def analyse_file(path: Path, tree: Path, import_root: str, packages: set[str]) -> list[ClassInfo]:
+    """The module-level classes of one file."""
+    text = path.read_text(encoding="utf-8", errors="surrogateescape")
+    try:
+        wrapper = MetadataWrapper(cst.parse_module(text))
+    except cst.ParserSyntaxError as exc:
+        raise BenchsmithError(f"{path}: does not parse: {exc.message} at line {exc.raw_line}") from exc
+    positions = wrapper.resolve(PositionProvider)
+    qualified = wrapper.resolve(QualifiedNameProvider)
+    module = wrapper.module
+    name = module_name(path, tree, import_root)
+    classes = []
+    for statement in module.body:
+        if isinstance(statement, cst.ClassDef):
+            classes.append(_class_info(statement, module, positions, qualified, path.relative_to(tree).as_posix(), name, packages))
+    return classes
+
+
+def _code(module: cst.Module, node: cst.CSTNode) -> str:
+    return module.code_for_node(node)
+
+
+def _class_info(node: cst.ClassDef, module, positions, qualified, rel: str, module_dotted: str, packages: set[str]) -> ClassInfo:
+    position = positions[node]
+    bases = [_code(module, arg.value) for arg in node.bases]
+    signature = f"class {node.name.value}" + (f"({', '.join(_code(module, a) for a in node.bases)})" if node.bases else "") + ":"
+    info = ClassInfo(
+        file_path=rel, module=module_dotted, name=node.name.value,
+        start_line=positions[node.decorators[0]].start.line if node.decorators else position.start.line,
+        end_line=position.end.line, source=_code(module, node), signature=signature,
+        decorators=[f"@{_code(module, d.decorator)}" for d in node.decorators], bases=bases, members=[],
+    )  # fmt: skip
+    for statement in node.body.body:
+        if isinstance(statement, cst.FunctionDef):
+            info.methods.append(_method_info(statement, module, qualified, node.name.value, packages))
+            if statement.name.value == "__init__":
+                info.members += _self_assignments(statement, module)
+        elif isinstance(statement, cst.SimpleStatementLine) and any(
+            isinstance(s, (cst.Assign, cst.AnnAssign)) for s in statement.body
+        ):
+            info.members.append(_code(module, statement).strip())
+    info.tokens = count_tokens(_code(module, node.visit(_DocstringRemover())))
+    return info
+
+
+def _method_info(node: cst.FunctionDef, module, qualified, class_name: str, packages: set[str]) -> MethodInfo:
+    header = node.with_changes(body=cst.IndentedBlock(body=[cst.SimpleStatementLine([cst.Expr(cst.Ellipsis())])]), decorators=[])
+    signature = _code(module, header).strip().rsplit("\n", 1)[0].strip()
+    references = set()
+    for name_node in _names(node):
+        names = qualified.get(name_node, ())
+        for qname in names() if callable(names) else names:  # libcst loads qualified names lazily
+            if _is_external(qname, class_name, packages):
+                references.add(qname.name)
+    return MethodInfo(
+        name=node.name.value, signature=signature,
+        decorators=[f"@{_code(module, d.decorator)}" for d in node.decorators],
+        docstring=node.get_docstring() or "", body=_code(module, node.with_changes(decorators=[])).strip(),
+        external_references=sorted(references),
+    )  # fmt: skip
+
+
+def _is_external(qname, class_name: str, packages: set[str]) -> bool:
+    if qname.source == QualifiedNameSource.IMPORT:
+        return qname.name.startswith(".") or qname.name.split(".")[0] in packages
+    if qname.source == QualifiedNameSource.LOCAL:
+        name = qname.name
+        return "<locals>" not in name and name != class_name and not name.startswith(f"{class_name}.")
+    return False
+
+
+def _names(node: cst.CSTNode) -> list[cst.Name]:
+    found: list[cst.Name] = []
+
+    class Collector(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.append(name)
+
+        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+            attribute.value.visit(self)  # the object, not the attribute's own name
+            return False
+
+    node.body.visit(Collector())
+    return found
+
+
+def _self_assignments(init: cst.FunctionDef, module) -> list[str]:
+    members = []
+
+    class Collector(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                if isinstance(target.target, cst.Attribute) and isinstance(target.target.value, cst.Name) and target.target.value.value == "self":
+                    members.append(f"{_code(module, target.target)} = {_code(module, node.value)}")
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            target = node.target
+            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+                value = f" = {_code(module, node.value)}" if node.value else ""
+                members.append(f"{_code(module, target)}: {_code(module, node.annotation.annotation)}{value}")
+
+    init.body.visit(Collector())
+    return members
+
+
+class _DocstringRemover(cst.CSTTransformer):
+    """Drops the docstring of the class and of every function in it (seed 002 counts tokens without them)."""
+
+    def _strip(self, body: cst.BaseSuite) -> cst.BaseSuite:
+        if not isinstance(body, cst.IndentedBlock) or not body.body:
+            return body
+        first = body.body[0]
+        if (isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and isinstance(first.body[0], cst.Expr)
+                and isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString))):  # fmt: skip
+            rest = list(body.body[1:]) or [cst.SimpleStatementLine([cst.Pass()])]
+            return body.with_changes(body=rest)
+        return body
+
+    def leave_ClassDef(self, original, updated):
+        return updated.with_changes(body=self._strip(updated.body))
+
+    def leave_FunctionDef(self, original, updated):
+        return updated.with_changes(body=self._strip(updated.body))

@@ -1,0 +1,253 @@
+"""``benchsmith classbench build --language python``: a repository → shortlisted class tasks → Parquet and a card.
+
+Steps (seed 002, section 3 and appendix E): the repository's environment; one
+run of its test suite recording each test's outcome and direct coverage; the
+shortlist; for each shortlisted class, the tests that reference it and fail
+once it is removed (its EXPECTED_TO_PASS directives); DETAILED and SKETCHY
+metadata; export. Test runs and file analyses are cached per repository, so a
+second build repeats none of them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+import time
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from benchsmith import __version__
+from benchsmith.atomic import write_text_atomic
+from benchsmith.config import cache_dir
+from benchsmith.errors import BenchsmithError
+from benchsmith.progress import progress
+from benchsmith.schema import ClassBenchTask, task_id
+from builders.classbench.analysis import ClassInfo, MethodInfo, analyse_file, module_name, source_files
+from builders.classbench.metadata import render
+from builders.classbench.removal import insert_class, remove_class
+from builders.classbench.repo import Repository, resolve
+from builders.classbench.shortlist import NO_DIRECTIVE, directly_covered_methods, is_shortlisted, referencing_tests
+from builders.classbench.testrun import TestRun, run_pytest, work_copy
+from builders.export import write_dataset
+from harness import sandbox
+
+log = logging.getLogger(__name__)
+ANALYSIS_VERSION = "1"
+
+
+@dataclass(frozen=True)
+class ClassBenchOptions:
+    repo: str
+    out: Path
+    commit: str | None = None
+    language: str = "python"
+    paraphrase: bool = False
+    no_relatives: bool = False
+    suite_seconds: float = 1800.0
+
+
+def build(options: ClassBenchOptions) -> dict:
+    if options.language != "python":
+        raise BenchsmithError(f"--language {options.language}: only python is supported so far")
+    started = time.monotonic()
+    repo = resolve(options.repo, options.commit)
+    classes = analyse_repository(repo)
+    runs = cache_dir("classbench", "runs", repo.key)
+    limits = sandbox.Limits(wall_seconds=options.suite_seconds, cpu_seconds=int(options.suite_seconds * 2))
+    with sandbox.leased_slot() as slot:
+        copy = work_copy(repo.tree, runs / f"slot-{slot}", slot)
+        suite = _cached_suite(repo, copy, slot, limits, runs)
+        passed = {node for node, outcome in suite["outcomes"].items() if outcome == "passed"}
+        coverage = {node: [(str(copy / f), q) for f, q in calls] for node, calls in suite["coverage"].items()}
+        tasks, rejections, checks = [], [], {}
+        for info in progress(classes, "shortlisting classes", unit="class"):
+            verdict = is_shortlisted(info, directly_covered_methods(info, coverage, passed, copy))
+            if not verdict.accepted:
+                rejections.append({"class": info.qualified_name, "reason": verdict.reason, "detail": verdict.detail})
+                continue
+            candidates = referencing_tests(info, coverage, passed, copy)
+            directives = _directives(repo, copy, info, candidates, slot, limits, runs)
+            if not directives:
+                rejections.append({"class": info.qualified_name, "reason": NO_DIRECTIVE,
+                                   "detail": f"{len(candidates)} passing tests reference it; none fails without it"})  # fmt: skip
+                continue
+            checks[info.qualified_name] = _empty_body_check(repo, copy, info, directives, slot, limits, runs)
+            tasks.append(_task(repo, options, info, classes, directives))
+    card = _card(repo, options, suite, classes, tasks, rejections, checks, time.monotonic() - started)
+    write_dataset(tasks, ClassBenchTask, options.out, card, render_card(card))
+    return card
+
+
+def analyse_repository(repo: Repository) -> list[ClassInfo]:
+    """Every module-level class outside the tests, each file's analysis cached by its content."""
+    root = repo.tree / repo.import_root if repo.import_root else repo.tree
+    packages = {p.parent.name for p in root.glob("*/__init__.py")} | {p.stem for p in root.glob("*.py")}
+    cache = cache_dir("classbench", "analysis")
+    classes: list[ClassInfo] = []
+    for path in progress(source_files(repo.tree, repo.import_root), "analysing modules", unit="module"):
+        text = path.read_bytes()
+        key = hashlib.sha256(ANALYSIS_VERSION.encode() + str(path.relative_to(repo.tree)).encode() + b"\0" + text).hexdigest()[:24]
+        entry = cache / f"{key}.json"
+        if entry.exists():
+            try:
+                found = [_class_from_json(c) for c in json.loads(entry.read_text())]
+            except (ValueError, TypeError, KeyError) as exc:
+                raise BenchsmithError(f"{entry}: corrupt analysis cache entry ({exc}); delete it") from exc
+        else:
+            found = analyse_file(path, repo.tree, repo.import_root, packages)
+            write_text_atomic(entry, json.dumps([dataclasses.asdict(c) for c in found]))
+        classes.extend(found)
+    return classes
+
+
+def _class_from_json(data: dict) -> ClassInfo:
+    return ClassInfo(**{**data, "methods": [MethodInfo(**m) for m in data["methods"]]})
+
+
+def _cached_suite(repo: Repository, copy: Path, slot: int, limits: sandbox.Limits, runs: Path) -> dict:
+    path = runs / "suite.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    log.info("running the test suite of %s once, recording direct coverage", repo.key)
+    run = run_pytest(repo, copy, None, slot, limits, runs / "suite.log", coverage=True)
+    if run.timed_out or not run.outcomes:
+        raise BenchsmithError(f"{repo.spec}: the test suite {'timed out' if run.timed_out else 'ran no test'}; see {run.log_path}")
+    prefix = str(copy) + "/"
+    record = {
+        "outcomes": run.outcomes,
+        "coverage": {n: [(f.removeprefix(prefix), q) for f, q in calls if f.startswith(prefix)] for n, calls in run.coverage.items()},
+    }
+    write_text_atomic(path, json.dumps(record))
+    return record
+
+
+def _with_module(copy: Path, info: ClassInfo, text: str):
+    """Context: the module of *info* replaced by *text* in the work copy, restored afterwards."""
+    from contextlib import contextmanager
+
+    @contextmanager
+    def swapped():
+        module = copy / info.file_path
+        original = module.read_bytes()
+        module.write_text(text, encoding="utf-8", errors="surrogateescape")
+        try:
+            yield
+        finally:
+            module.write_bytes(original)
+
+    return swapped()
+
+
+def _run_without(repo, copy, info, replacement: str | None, nodes, slot, limits, log_path) -> TestRun:
+    original = (copy / info.file_path).read_text(encoding="utf-8", errors="surrogateescape")
+    removal = remove_class(original, info.name, info.file_path)
+    text = removal.text if replacement is None else insert_class(removal.text, replacement)
+    with _with_module(copy, info, text):
+        return run_pytest(repo, copy, nodes, slot, limits, log_path)
+
+
+def _directives(repo, copy, info: ClassInfo, candidates: list[str], slot, limits, runs: Path) -> list[str]:
+    """The referencing tests that fail once the class (and the imports only it used) is removed."""
+    if not candidates:
+        return []
+    path = runs / "directives" / f"{info.file_path.replace('/', '__')}__{info.name}.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    run = _run_without(repo, copy, info, None, candidates, slot, limits, path.with_suffix(".log"))
+    directives = sorted(n for n in candidates if run.outcomes.get(n, "error") != "passed")
+    write_text_atomic(path, json.dumps(directives))
+    return directives
+
+
+def _empty_body_check(repo, copy, info: ClassInfo, directives: list[str], slot, limits, runs: Path) -> dict:
+    """The directives must not pass with an empty class: how many do."""
+    path = runs / "empty-body" / f"{info.file_path.replace('/', '__')}__{info.name}.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    empty = f"class {info.name}:\n    pass\n"
+    run = _run_without(repo, copy, info, empty, directives, slot, limits, path.with_suffix(".log"))
+    record = {"directives": len(directives), "passing_with_empty_class": sum(run.outcomes.get(n) == "passed" for n in directives)}
+    write_text_atomic(path, json.dumps(record))
+    return record
+
+
+def relatives_of(info: ClassInfo, classes: list[ClassInfo]) -> list[str]:
+    """Descendants of the class's grandparents other than its parent and itself (seed 002, RQ2), by base name."""
+    by_name = {c.name: c for c in classes}
+
+    def bases(c: ClassInfo) -> set[str]:
+        return {b.split("[")[0].split(".")[-1] for b in c.bases}
+
+    parents = bases(info)
+    grandparents = {g for p in parents if p in by_name for g in bases(by_name[p])}
+    children: dict[str, set[str]] = {}
+    for c in classes:
+        for b in bases(c):
+            children.setdefault(b, set()).add(c.name)
+    found, frontier = set(), list(grandparents)
+    while frontier:
+        for child in children.get(frontier.pop(), ()):
+            if child not in found:
+                found.add(child)
+                frontier.append(child)
+    return sorted(by_name[n].qualified_name for n in found - parents - {info.name} if n in by_name)
+
+
+def _task(repo: Repository, options: ClassBenchOptions, info: ClassInfo, classes: list[ClassInfo], directives: list[str]) -> ClassBenchTask:
+    original = (repo.tree / info.file_path).read_text(encoding="utf-8", errors="surrogateescape")
+    removal = remove_class(original, info.name, info.file_path)
+    return ClassBenchTask(
+        task_id=task_id(repo.key, info.file_path, info.name), language="python", repo=repo.spec, commit=repo.commit,
+        file_path=info.file_path, class_name=info.name, module=info.module, ground_truth_class=info.source,
+        imports=removal.imports, detailed_metadata=render(info, detailed=True), sketchy_metadata=render(info, detailed=False),
+        detailed_description="", sketchy_description="", test_directives=directives,
+        external_references=info.external_references, class_tokens=info.tokens, paraphrased=False,
+        relatives=relatives_of(info, classes) if options.no_relatives else [],
+    )  # fmt: skip
+
+
+def _card(repo, options, suite, classes, tasks, rejections, checks, seconds) -> dict:
+    outcomes = Counter(suite["outcomes"].values())
+    return {
+        "dataset": "RepoClassBench (python)",
+        "tool": f"benchsmith {__version__}",
+        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "repo": repo.spec,
+        "commit": repo.commit,
+        "environment": repo.installed,
+        "test_suite": dict(outcomes),
+        "classes": len(classes),
+        "tasks": len(tasks),
+        "directives": sum(len(t.test_directives) for t in tasks),
+        "rejection_reasons": dict(Counter(r["reason"] for r in rejections).most_common()),
+        "rejections": rejections,
+        "empty_class_check": checks,
+        "no_relatives": options.no_relatives,
+        "seconds": round(seconds, 1),
+    }
+
+
+def render_card(card: dict) -> str:
+    lines = [
+        f"# {card['dataset']}: {card['repo']}",
+        "",
+        f"Built by {card['tool']} on {card['built_at']} in {card['seconds']}s.",
+        "",
+        f"{card['tasks']} tasks from {card['classes']} module-level classes; {card['directives']} test directives.",
+        f"Test suite: {', '.join(f'{k} {v}' for k, v in card['test_suite'].items())}.",
+        "",
+        "## Tasks: directives, and how many of them pass with an empty class",
+        "",
+        "| class | directives | pass with an empty class |",
+        "| --- | ---: | ---: |",
+    ]
+    for name, check in card["empty_class_check"].items():
+        lines.append(f"| {name} | {check['directives']} | {check['passing_with_empty_class']} |")
+    lines += ["", "## Rejected classes", "", "| class | reason | detail |", "| --- | --- | --- |"]
+    lines += [f"| {r['class']} | {r['reason']} | {r['detail']} |" for r in card["rejections"]]
+    lines += ["", "## Environment", "", ", ".join(f"{k}=={v}" for k, v in sorted(card["environment"].items()))]
+    return "\n".join(lines) + "\n"

@@ -7,7 +7,7 @@ JUNIT  := /usr/share/java/junit4.jar
 DATASETS := data/datasets
 FIXTURE_REPOS := data/cache/fixture-repos
 
-.PHONY: install java dataset test bench clean
+.PHONY: install java dataset test test-online bench clean
 
 install: $(STAMP)
 
@@ -31,6 +31,11 @@ dataset: install
 
 test: install java
 	$(BIN)/python -m pytest -q
+
+# One real issue per tracker (Jira, GitHub, SourceForge, Google Code archive); needs network access.
+# Set GITHUB_TOKEN for GitHub's larger rate limit.
+test-online: install
+	BENCHSMITH_ONLINE=1 $(BIN)/python -m pytest -q tests/scrapers -m online
 
 # Real bugs: D4J=<a Defects4J checkout> REPOS=<folder with the upstream repositories as REPOS/<Project>>
 bench: install java

@@ -35,13 +35,40 @@ class Validation:
 
 @dataclass(frozen=True)
 class IssueText:
-    """An issue report as a tracker gave it."""
+    """An issue report as a tracker gave it (markup turned into text; code blocks kept fenced)."""
 
     url: str
     title: str = ""
     description: str = ""
     comments: list[str] = field(default_factory=list)
     missing_reason: str = ""  # set when the tracker has no such issue (404, private, ...)
+    tracker: str = ""  # "jira", "github", "sourceforge", "googlecode"
+    status: str = ""  # the tracker's own status name ("Closed", "open", "Fixed", ...)
+    author: str = ""
+    created: str = ""  # ISO 8601, UTC where the tracker says so
+    updated: str = ""
+    comment_authors: list[str] = field(default_factory=list)  # parallel to comments
+    comment_created: list[str] = field(default_factory=list)  # parallel to comments
+    fetched_at: str = ""  # when the tracker answered (kept across cache hits), ISO 8601 UTC
+
+
+ISSUE_SCHEMA = pa.schema(
+    [
+        ("url", pa.string()),
+        ("title", pa.string()),
+        ("description", pa.string()),
+        ("comments", pa.list_(pa.string())),
+        ("missing_reason", pa.string()),
+        ("tracker", pa.string()),
+        ("status", pa.string()),
+        ("author", pa.string()),
+        ("created", pa.string()),
+        ("updated", pa.string()),
+        ("comment_authors", pa.list_(pa.string())),
+        ("comment_created", pa.list_(pa.string())),
+        ("fetched_at", pa.string()),
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -159,7 +186,58 @@ RESULT_SCHEMA = pa.schema(
     ]
 )
 
-SCHEMAS: dict[type, pa.Schema] = {NL2FixInstance: NL2FIX_SCHEMA, Result: RESULT_SCHEMA}
+@dataclass(frozen=True)
+class ClassBenchTask:
+    task_id: str
+    language: str
+    repo: str  # the SPEC it was built from
+    commit: str
+    file_path: str
+    class_name: str
+    module: str
+    ground_truth_class: str
+    imports: list[str]  # import statements removed with the class (only it used them)
+    detailed_metadata: str
+    sketchy_metadata: str
+    detailed_description: str
+    sketchy_description: str
+    test_directives: list[str]  # EXPECTED_TO_PASS: pytest node ids
+    external_references: list[str]
+    class_tokens: int
+    paraphrased: bool
+    relatives: list[str]
+
+
+CLASSBENCH_SCHEMA = pa.schema(
+    [
+        ("task_id", pa.string()),
+        ("language", pa.string()),
+        ("repo", pa.string()),
+        ("commit", pa.string()),
+        ("file_path", pa.string()),
+        ("class_name", pa.string()),
+        ("module", pa.string()),
+        ("ground_truth_class", pa.string()),
+        ("imports", pa.list_(pa.string())),
+        ("detailed_metadata", pa.string()),
+        ("sketchy_metadata", pa.string()),
+        ("detailed_description", pa.string()),
+        ("sketchy_description", pa.string()),
+        ("test_directives", pa.list_(pa.string())),
+        ("external_references", pa.list_(pa.string())),
+        ("class_tokens", pa.int32()),
+        ("paraphrased", pa.bool_()),
+        ("relatives", pa.list_(pa.string())),
+    ]
+)
+
+
+def task_id(repo_key: str, file_path: str, class_name: str) -> str:
+    """The one place classbench task identifiers are made: ``pypi-click-8.1.7::src/click/testing.py::CliRunner``."""
+    return f"{repo_key}::{file_path}::{class_name}"
+
+
+SCHEMAS: dict[type, pa.Schema] = {NL2FixInstance: NL2FIX_SCHEMA, Result: RESULT_SCHEMA, ClassBenchTask: CLASSBENCH_SCHEMA, IssueText: ISSUE_SCHEMA}
 
 
 def read_candidates(path: Path) -> list[Candidate]:

@@ -167,7 +167,7 @@ def _attach_issue_text(instances: list[NL2FixInstance]) -> tuple[list[NL2FixInst
     for instance in progress(instances, "issue text"):
         try:
             issue = scrapers.fetch_issue(instance.report_url)
-        except BenchsmithError as exc:
+        except (scrapers.TrackerUnavailable, scrapers.UnknownTracker) as exc:  # others (a corrupt cache) stop the build
             log.debug("no issue text for %s: %s", instance.instance_id, exc)
             missing[type(exc).__name__] += 1
             filled.append(instance)

@@ -92,8 +92,31 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_execution_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--defects4j", type=Path, required=True, metavar="D4J_ROOT", help="the Defects4J checkout the dataset came from")
+def _scrape(args: argparse.Namespace) -> int:
+    from scrapers.scrape import run
+
+    if args.workers < 1:
+        raise BenchsmithError(f"--workers {args.workers}: must be at least 1")
+    summary = run(args.urls, args.out, workers=args.workers)
+    missing = ", ".join(f"{reason}: {count}" for reason, count in summary.missing.items()) or "none"
+    print(f"{args.out}: {summary.filled} of {summary.urls} issues filled; missing: {missing} "
+          f"({summary.network_requests} requests, {summary.cache_hits} answered from the cache)")  # fmt: skip
+    return 0
+
+
+def _classbench_build(args: argparse.Namespace) -> int:
+    from builders.classbench.build import ClassBenchOptions, build
+
+    card = build(ClassBenchOptions(repo=args.repo, out=args.out, commit=args.commit, language=args.language,
+                                   paraphrase=args.paraphrase, no_relatives=args.no_relatives))  # fmt: skip
+    print(f"{args.out}: {card['tasks']} tasks from {card['classes']} classes, {card['directives']} directives "
+          f"(rejected: {', '.join(f'{r} {n}' for r, n in card['rejection_reasons'].items())}) in {card['seconds']}s")  # fmt: skip
+    return 0
+
+
+def _add_execution_options(parser: argparse.ArgumentParser, d4j_required: bool = True) -> None:
+    parser.add_argument("--defects4j", type=Path, required=d4j_required, metavar="D4J_ROOT",
+                        help="the Defects4J checkout an NL2Fix dataset came from")  # fmt: skip
     parser.add_argument("--repos", type=Path, metavar="DIR", help="upstream git repositories as DIR/<Project>")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help="instances run in parallel")
     parser.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per candidate run")
@@ -118,6 +141,17 @@ def build_parser() -> argparse.ArgumentParser:
     nl2fix_build.add_argument("--out", type=Path, required=True, help="the Parquet file to write")
     nl2fix_build.set_defaults(handler=_nl2fix_build)
 
+    classbench = commands.add_parser("classbench", help="the RepoClassBench benchmark")
+    classbench_commands = classbench.add_subparsers(dest="classbench_command", required=True)
+    classbench_build = classbench_commands.add_parser("build", help="a repository → shortlisted class tasks (Parquet)")
+    classbench_build.add_argument("--repo", required=True, metavar="SPEC", help="git URL or path (with --commit), a folder, or pypi:NAME==VERSION")
+    classbench_build.add_argument("--commit", help="the commit of a git repository")
+    classbench_build.add_argument("--language", choices=["python", "java"], default="python")
+    classbench_build.add_argument("--paraphrase", action="store_true", help="case-flip the identifiers of the shortlisted classes")
+    classbench_build.add_argument("--no-relatives", action="store_true", help="record each class's relatives for removal (RQ2)")
+    classbench_build.add_argument("--out", type=Path, required=True)
+    classbench_build.set_defaults(handler=_classbench_build)
+
     validate = commands.add_parser("validate", help="prove each instance: gold passes, buggy fails the trigger tests")
     validate.add_argument("--dataset", type=Path, required=True)
     _add_execution_options(validate)
@@ -127,11 +161,17 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate = commands.add_parser("eval", help="judge candidates by running the tests")
     evaluate.add_argument("--dataset", type=Path, required=True)
     evaluate.add_argument("--candidates", type=Path, required=True, help="JSON Lines: instance_id, candidate_id, code, ...")
-    _add_execution_options(evaluate)
+    _add_execution_options(evaluate, d4j_required=False)
     evaluate.add_argument("--plain", action="store_true", help="skip the warm JVM: fresh copy, full javac, fresh JVM")
     evaluate.add_argument("--regression", action="store_true", help="run the relevant tests even after a trigger test fails")
     evaluate.add_argument("--out", type=Path, required=True, help="results.parquet")
     evaluate.set_defaults(handler=_eval)
+
+    scrape = commands.add_parser("scrape", help="issue report URLs → title, description, comments (Parquet)")
+    scrape.add_argument("--urls", type=Path, required=True, metavar="FILE", help="one issue URL a line")
+    scrape.add_argument("--workers", type=int, default=4, help="issues fetched in parallel (per-host limits still apply)")
+    scrape.add_argument("--out", type=Path, required=True, help="issues.parquet")
+    scrape.set_defaults(handler=_scrape)
 
     report = commands.add_parser("report", help="pass@k, per project, Table 2 statistics, plots")
     report.add_argument("--results", type=Path, required=True)

@@ -14,14 +14,17 @@ import json
 import logging
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from benchsmith.atomic import atomic_path
 from benchsmith.errors import BenchsmithError
-from benchsmith.schema import Candidate, NL2FixInstance, Result, read_candidates, read_records, to_table
+from benchsmith.schema import Candidate, ClassBenchTask, NL2FixInstance, Result, read_candidates, read_records, to_table
 from builders.defects4j import Defects4JRoot
 from harness.insertion import dedup_key
 from harness.java_runner import InstanceRunner, Tests, Verdict
@@ -37,7 +40,7 @@ class EvalOptions:
     dataset: Path
     candidates: Path
     out: Path
-    defects4j: Path
+    defects4j: Path | None = None  # NL2Fix datasets only
     repos: Path | None = None
     workers: int = 2
     limits: Limits = Limits()
@@ -53,11 +56,56 @@ def logs_dir(out: Path) -> Path:
     return out.with_name(out.name + ".logs")
 
 
-def evaluate(options: EvalOptions) -> list[Result]:
-    instances = {i.instance_id: i for i in read_records(options.dataset, NL2FixInstance)}
-    candidates = read_candidates(options.candidates)
-    _check_candidates(candidates, instances, options.candidates)
+@dataclass(frozen=True)
+class _Benchmark:
+    """What differs between the datasets: their records, how a candidate runs, what makes two candidates the same."""
+
+    records: dict
+    runner: Callable  # (record, slot, logs) -> an object with evaluate(code, name) -> Verdict and close()
+    dedup: Callable[[str], str]
+
+
+def _benchmark(options: EvalOptions) -> _Benchmark:
+    try:
+        columns = pq.read_schema(options.dataset).names
+    except (FileNotFoundError, pa.ArrowInvalid) as exc:
+        raise BenchsmithError(f"{options.dataset}: not a readable dataset ({exc})") from None
+    if "task_id" in columns:
+        from harness.python_runner import TaskRunner, python_dedup_key
+
+        tasks = {t.task_id: t for t in read_records(options.dataset, ClassBenchTask)}
+        return _Benchmark(tasks, lambda task, slot, logs: TaskRunner(task, slot, options.limits, logs), python_dedup_key)
+    if options.defects4j is None:
+        raise BenchsmithError(f"{options.dataset}: an NL2Fix dataset needs --defects4j")
     d4j = Defects4JRoot(options.defects4j)
+    instances = {i.instance_id: i for i in read_records(options.dataset, NL2FixInstance)}
+
+    def java_runner(instance: NL2FixInstance, slot: int, logs: Path):
+        excluded = d4j.broken_tests(instance.project, instance.revision_fixed)
+        runner = InstanceRunner(instance, prepare(instance, d4j, options.repos), slot, options.limits, logs, excluded)
+        tests = Tests.for_instance(instance, excluded, stop_early=not options.regression)
+        return _JavaCandidates(runner, tests, options.fast)
+
+    return _Benchmark(instances, java_runner, dedup_key)
+
+
+@dataclass
+class _JavaCandidates:
+    runner: InstanceRunner
+    tests: Tests
+    fast: bool
+
+    def evaluate(self, code: str, name: str) -> Verdict:
+        return self.runner.evaluate(code, name, fast=self.fast, tests=self.tests)
+
+    def close(self) -> None:
+        self.runner.close()
+
+
+def evaluate(options: EvalOptions) -> list[Result]:
+    benchmark = _benchmark(options)
+    candidates = read_candidates(options.candidates)
+    _check_candidates(candidates, benchmark.records, options.candidates)
     done = _load_done(options.out)
     by_instance: dict[str, list[Candidate]] = defaultdict(list)
     for candidate in candidates:
@@ -78,7 +126,7 @@ def evaluate(options: EvalOptions) -> list[Result]:
 
     def judge(item: tuple[str, list[Candidate]], slot: int) -> None:
         instance_id, group = item
-        _judge_instance(instances[instance_id], group, slot, d4j, options, done, record)
+        _judge_instance(benchmark, benchmark.records[instance_id], instance_id, group, slot, options, done, record)
 
     try:
         for _ in per_instance(pending.items(), judge, options.workers):
@@ -87,8 +135,6 @@ def evaluate(options: EvalOptions) -> list[Result]:
         bar.close()
     results = [done[(c.instance_id, c.candidate_id)] for c in candidates]
     with atomic_path(options.out) as tmp:
-        import pyarrow.parquet as pq
-
         pq.write_table(to_table(results, Result), tmp)
     journal.unlink(missing_ok=True)
     return results
@@ -125,39 +171,36 @@ def _load_done(out: Path) -> dict[tuple[str, str], Result]:
     return done
 
 
-def _judge_instance(instance: NL2FixInstance, group: list[Candidate], slot: int, d4j: Defects4JRoot,
+def _judge_instance(benchmark: _Benchmark, record_: object, instance_id: str, group: list[Candidate], slot: int,
                     options: EvalOptions, done: dict, record) -> None:  # fmt: skip
     # One execution per distinct token sequence of the instance, whatever the run; but a candidate is a
     # duplicate (Table 2) only of an earlier twin from its own run (model, strategy, temperature).
     twins: dict[str, Candidate] = {}
     run_twins: dict[tuple, Candidate] = {}
     for candidate in group:
-        key = dedup_key(candidate.code)
+        key = benchmark.dedup(candidate.code)
         twins.setdefault(key, candidate)
         run_twins.setdefault((_run_of(candidate), key), candidate)
-    logs = logs_dir(options.out) / instance.instance_id
+    logs = logs_dir(options.out) / _safe_name(instance_id)
     try:
-        workspace = prepare(instance, d4j, options.repos)
-        excluded = d4j.broken_tests(instance.project, instance.revision_fixed)
-        runner = InstanceRunner(instance, workspace, slot, options.limits, logs, excluded)
+        runner = benchmark.runner(record_, slot, logs)
     except BenchsmithError as exc:
-        log.error("%s: %s", instance.instance_id, exc)
+        log.error("%s: %s", instance_id, exc)
         for candidate in group:
-            if (instance.instance_id, candidate.candidate_id) not in done:
+            if (instance_id, candidate.candidate_id) not in done:
                 record(_result(candidate, Verdict("error", reason=f"harness: {exc}"), "", ""))
         return
-    tests = Tests.for_instance(instance, excluded, stop_early=not options.regression)
     try:
         verdicts: dict[str, Result] = {}
         for candidate in group:
-            tokens = dedup_key(candidate.code)
+            tokens = benchmark.dedup(candidate.code)
             twin = twins[tokens]
-            key = (instance.instance_id, candidate.candidate_id)
+            key = (instance_id, candidate.candidate_id)
             if key in done:
                 verdicts[candidate.candidate_id] = done[key]
                 continue
             if twin.candidate_id != candidate.candidate_id:
-                first = verdicts.get(twin.candidate_id) or done.get((instance.instance_id, twin.candidate_id))
+                first = verdicts.get(twin.candidate_id) or done.get((instance_id, twin.candidate_id))
                 run_twin = run_twins[(_run_of(candidate), tokens)]
                 duplicate_of = run_twin.candidate_id if run_twin.candidate_id != candidate.candidate_id else ""
                 shared = dataclasses.replace(first, candidate_id=candidate.candidate_id, duplicate_of=duplicate_of,
@@ -165,7 +208,7 @@ def _judge_instance(instance: NL2FixInstance, group: list[Candidate], slot: int,
                 verdicts[candidate.candidate_id] = shared
                 record(shared)
                 continue
-            verdict = runner.evaluate(candidate.code, _safe_name(candidate.candidate_id), fast=options.fast, tests=tests)
+            verdict = runner.evaluate(candidate.code, _safe_name(candidate.candidate_id))
             result = _result(candidate, verdict, "", str(logs / f"{_safe_name(candidate.candidate_id)}.log"))
             verdicts[candidate.candidate_id] = result
             record(result)

@@ -11,7 +11,14 @@ from harness.metrics import candidate_statistics, mean_pass_at_k, per_instance_c
 
 
 def project_of(instance_id: str) -> str:
-    return instance_id.rsplit("-", 1)[0]
+    """The project of ``Cli-3``, the repository of ``pypi-click-8.1.7::src/click/core.py::Group``."""
+    return instance_id.split("::", 1)[0] if "::" in instance_id else instance_id.rsplit("-", 1)[0]
+
+
+def test_pass_rate(rows: list[Result]) -> float:
+    """TR (seed 002): the mean over candidates of the fraction of their directives that pass."""
+    rates = [r.tests_passed / (r.tests_passed + r.tests_failed) for r in rows if r.tests_passed + r.tests_failed]
+    return sum(rates) / len(rates) if rates else float("nan")
 
 
 def run_label(result: Result) -> str:
@@ -32,6 +39,7 @@ def summarise(results: list[Result], ks: list[int]) -> dict:
             by_project[project] = {
                 "instances": len(mine),
                 "solved": sum(1 for _, c in mine.values() if c),
+                "TR": test_pass_rate([r for r in rows if project_of(r.instance_id) == project]),
                 **{f"pass@{k}": mean_pass_at_k(mine, k)[0] for k in ks},
             }
         summary[label] = {
@@ -40,6 +48,7 @@ def summarise(results: list[Result], ks: list[int]) -> dict:
             "solved": sorted(i for i, (_, c) in counts.items() if c),
             "pass@k": {f"pass@{k}": {"value": v, "instances": n} for k in ks for v, n in [mean_pass_at_k(counts, k)]},
             "statistics": candidate_statistics(rows),
+            "TR": test_pass_rate(rows),
             "statuses": {s: sum(r.status == s for r in rows) for s in ("plausible", "wrong", "uncompilable", "timeout", "error")},
             "projects": by_project,
         }
@@ -55,13 +64,13 @@ def render_table(summary: dict, ks: list[int]) -> str:
     for label, run in summary.items():
         lines.append(f"## {label}: {run['instances']} instances, {run['candidates']} candidates")
         lines.append("")
-        lines.append("| project | instances | solved | " + " | ".join(f"pass@{k}" for k in ks) + " |")
-        lines.append("| --- | ---: | ---: | " + " | ".join("---:" for _ in ks) + " |")
+        lines.append("| project | instances | solved | " + " | ".join(f"pass@{k}" for k in ks) + " | TR |")
+        lines.append("| --- | ---: | ---: | " + " | ".join("---:" for _ in ks) + " | ---: |")
         for project, stats in run["projects"].items():
             values = " | ".join(_pct(stats[f"pass@{k}"]) for k in ks)
-            lines.append(f"| {project} | {stats['instances']} | {stats['solved']} | {values} |")
+            lines.append(f"| {project} | {stats['instances']} | {stats['solved']} | {values} | {_pct(stats['TR'])} |")
         overall = " | ".join(_pct(run["pass@k"][f"pass@{k}"]["value"]) for k in ks)
-        lines.append(f"| **all** | {run['instances']} | {len(run['solved'])} | {overall} |")
+        lines.append(f"| **all** | {run['instances']} | {len(run['solved'])} | {overall} | {_pct(run['TR'])} |")
         stats = run["statistics"]
         lines.append("")
         lines.append("Candidates per bug (mean over bugs, as seed 001's Table 2): "

@@ -30,10 +30,11 @@ from builders.classbench.analysis import ClassInfo, MethodInfo, analyse_file, mo
 from builders.classbench.metadata import render
 from builders.classbench.removal import insert_class, remove_class
 from builders.classbench.repo import Repository, resolve
-from builders.classbench.shortlist import NO_DIRECTIVE, directly_covered_methods, is_shortlisted, referencing_tests
+from builders.classbench.shortlist import GOLD_FAILS, NO_DIRECTIVE, directly_covered_methods, is_shortlisted, referencing_tests
 from builders.classbench.testrun import TestRun, run_pytest, work_copy
 from builders.export import write_dataset
 from harness import sandbox
+from harness.python_runner import reference_solution
 
 log = logging.getLogger(__name__)
 ANALYSIS_VERSION = "1"
@@ -75,8 +76,16 @@ def build(options: ClassBenchOptions) -> dict:
                 rejections.append({"class": info.qualified_name, "reason": NO_DIRECTIVE,
                                    "detail": f"{len(candidates)} passing tests reference it; none fails without it"})  # fmt: skip
                 continue
-            checks[info.qualified_name] = _empty_body_check(repo, copy, info, directives, slot, limits, runs)
-            tasks.append(_task(repo, options, info, classes, directives))
+            task = _task(repo, options, info, classes, directives)
+            check = _solution_check(repo, copy, info, directives, reference_solution(task), "gold", slot, limits, runs)
+            if check["passing"] != len(directives):
+                rejections.append({"class": info.qualified_name, "reason": GOLD_FAILS,
+                                   "detail": f"{check['passing']} of {len(directives)} directives pass with it"})  # fmt: skip
+                continue
+            empty = _solution_check(repo, copy, info, directives, f"class {info.name}:\n    pass\n", "empty", slot, limits, runs)
+            checks[info.qualified_name] = {"directives": len(directives), "passing_with_ground_truth": check["passing"],
+                                           "passing_with_empty_class": empty["passing"]}  # fmt: skip
+            tasks.append(task)
     card = _card(repo, options, suite, classes, tasks, rejections, checks, time.monotonic() - started)
     write_dataset(tasks, ClassBenchTask, options.out, card, render_card(card))
     return card
@@ -163,14 +172,13 @@ def _directives(repo, copy, info: ClassInfo, candidates: list[str], slot, limits
     return directives
 
 
-def _empty_body_check(repo, copy, info: ClassInfo, directives: list[str], slot, limits, runs: Path) -> dict:
-    """The directives must not pass with an empty class: how many do."""
-    path = runs / "empty-body" / f"{info.file_path.replace('/', '__')}__{info.name}.json"
+def _solution_check(repo, copy, info: ClassInfo, directives: list[str], code: str, label: str, slot, limits, runs: Path) -> dict:
+    """How many directives pass with *code* where the class was (the ground truth must pass all, an empty class not)."""
+    path = runs / f"check-{label}" / f"{info.file_path.replace('/', '__')}__{info.name}.json"
     if path.exists():
         return json.loads(path.read_text())
-    empty = f"class {info.name}:\n    pass\n"
-    run = _run_without(repo, copy, info, empty, directives, slot, limits, path.with_suffix(".log"))
-    record = {"directives": len(directives), "passing_with_empty_class": sum(run.outcomes.get(n) == "passed" for n in directives)}
+    run = _run_without(repo, copy, info, code, directives, slot, limits, path.with_suffix(".log"))
+    record = {"passing": sum(run.outcomes.get(n) == "passed" for n in directives)}
     write_text_atomic(path, json.dumps(record))
     return record
 
@@ -225,7 +233,7 @@ def _card(repo, options, suite, classes, tasks, rejections, checks, seconds) -> 
         "directives": sum(len(t.test_directives) for t in tasks),
         "rejection_reasons": dict(Counter(r["reason"] for r in rejections).most_common()),
         "rejections": rejections,
-        "empty_class_check": checks,
+        "solution_checks": checks,
         "no_relatives": options.no_relatives,
         "seconds": round(seconds, 1),
     }
@@ -240,13 +248,13 @@ def render_card(card: dict) -> str:
         f"{card['tasks']} tasks from {card['classes']} module-level classes; {card['directives']} test directives.",
         f"Test suite: {', '.join(f'{k} {v}' for k, v in card['test_suite'].items())}.",
         "",
-        "## Tasks: directives, and how many of them pass with an empty class",
+        "## Tasks: directives, and how many pass with the ground truth and with an empty class",
         "",
-        "| class | directives | pass with an empty class |",
-        "| --- | ---: | ---: |",
+        "| class | directives | pass with the ground truth | pass with an empty class |",
+        "| --- | ---: | ---: | ---: |",
     ]
-    for name, check in card["empty_class_check"].items():
-        lines.append(f"| {name} | {check['directives']} | {check['passing_with_empty_class']} |")
+    for name, check in card["solution_checks"].items():
+        lines.append(f"| {name} | {check['directives']} | {check['passing_with_ground_truth']} | {check['passing_with_empty_class']} |")
     lines += ["", "## Rejected classes", "", "| class | reason | detail |", "| --- | --- | --- |"]
     lines += [f"| {r['class']} | {r['reason']} | {r['detail']} |" for r in card["rejections"]]
     lines += ["", "## Environment", "", ", ".join(f"{k}=={v}" for k, v in sorted(card["environment"].items()))]

@@ -14,6 +14,7 @@ MIN_COVERED_REFERENCING_METHODS = 2
 TOO_LONG = "too long"
 TOO_FEW_METHODS = "fewer than 2 directly covered methods with external references"
 NO_DIRECTIVE = "no referencing test fails without it"
+GOLD_FAILS = "ground truth fails its directives"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,94 @@
+"""Run a RepoClassBench task's candidates: the class removed, the candidate where it was, the directives run.
+
+The test pass rate (TR) is the fraction of the task's directives
+(EXPECTED_TO_PASS) that pass; the task passes when all do. Outcomes come from
+pytest's own report file, in a sandboxed pytest working in a copy of the
+repository.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import io
+import time
+import tokenize
+from pathlib import Path
+
+from benchsmith.config import cache_dir
+from benchsmith.schema import ClassBenchTask
+from builders.classbench.removal import insert_class, remove_class
+from builders.classbench.repo import resolve
+from builders.classbench.testrun import run_pytest, work_copy
+from harness import sandbox
+from harness.java_runner import Verdict
+
+
+def python_dedup_key(code: str) -> str:
+    """The candidate's token sequence without comments and layout, hashed."""
+    try:
+        kinds = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)
+        tokens = [t.string for t in tokenize.generate_tokens(io.StringIO(code).readline) if t.type not in kinds]
+        text = " ".join(tokens)
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        text = " ".join(code.split())
+    return hashlib.sha256(text.encode("utf-8", errors="surrogateescape")).hexdigest()
+
+
+def defines_class(code: str, class_name: str) -> tuple[bool, str]:
+    """Whether *code* parses and defines the module-level class *class_name*, with the reason when not."""
+    try:
+        module = ast.parse(code)
+    except SyntaxError as exc:
+        return False, f"does not parse: {exc.msg} (line {exc.lineno})"
+    if not any(isinstance(n, ast.ClassDef) and n.name == class_name for n in module.body):
+        return False, f"does not define the class {class_name}"
+    return True, ""
+
+
+class TaskRunner:
+    """Runs candidates of one task in one sandbox slot, in a copy of the repository."""
+
+    def __init__(self, task: ClassBenchTask, slot: int, limits: sandbox.Limits, logs: Path):
+        self.task = task
+        self.slot = slot
+        self.limits = limits
+        self.logs = logs
+        self.repo = resolve(task.repo, task.commit or None)
+        self.copy = work_copy(self.repo.tree, cache_dir("classbench", "eval", f"slot-{slot}") / self.repo.key, slot)
+        sandbox.check_reachable(self.copy)
+        self.module = self.copy / task.file_path
+        self.original = self.module.read_bytes()
+        self.removed = remove_class(self.original.decode("utf-8", errors="surrogateescape"), task.class_name, task.file_path).text
+
+    def evaluate(self, code: str, name: str, fast: bool = True, tests=None) -> Verdict:
+        started = time.monotonic()
+        directives = list(self.task.test_directives)
+        ok, reason = defines_class(code, self.task.class_name)
+        if not ok:
+            return Verdict("uncompilable", tests_failed=len(directives), failing_tests=directives, reason=reason,
+                           seconds=time.monotonic() - started)  # fmt: skip
+        self.module.write_text(insert_class(self.removed, code), encoding="utf-8", errors="surrogateescape")
+        try:
+            run = run_pytest(self.repo, self.copy, directives, self.slot, self.limits, self.logs / f"{name}.log")
+        finally:
+            self.module.write_bytes(self.original)
+        if run.timed_out:
+            return Verdict("timeout", compiled=True, tests_failed=len(directives), reason="the directives did not finish in time",
+                           path="pytest", seconds=time.monotonic() - started)  # fmt: skip
+        failing = [d for d in directives if run.outcomes.get(d) != "passed"]
+        verdict = Verdict(
+            "wrong" if failing else "plausible", compiled=True, tests_passed=len(directives) - len(failing),
+            tests_failed=len(failing), failing_tests=failing, path="pytest", seconds=time.monotonic() - started,
+        )  # fmt: skip
+        if failing:
+            verdict.reason = f"{len(failing)} of {len(directives)} directives fail, first {failing[0]} ({run.outcomes.get(failing[0], 'not run')})"
+        return verdict
+
+    def close(self) -> None:
+        self.module.write_bytes(self.original)
+
+
+def reference_solution(task: ClassBenchTask) -> str:
+    """What a perfect answer looks like: the imports removed with the class, then the class."""
+    return "\n".join(task.imports) + ("\n\n" if task.imports else "") + task.ground_truth_class

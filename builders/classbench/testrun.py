@@ -55,7 +55,8 @@ def run_pytest(repo: Repository, copy: Path, node_ids: list[str] | None, slot: i
     for stale in (report, traced):
         stale.unlink(missing_ok=True)
     argv = [str(repo.python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
-            f"--timeout={PER_TEST_TIMEOUT}", f"--report-log={report}", "-W", "ignore::DeprecationWarning"]  # fmt: skip
+            f"--timeout={PER_TEST_TIMEOUT}", f"--report-log={report}", "-W", "ignore::DeprecationWarning",
+            f"--rootdir={copy}", *_own_config(copy, slot)]  # fmt: skip
     if coverage:
         argv += ["-p", "benchsmith_directcov"]
     argv += node_ids if node_ids is not None else _default_targets(copy)
@@ -70,6 +71,23 @@ def run_pytest(repo: Repository, copy: Path, node_ids: list[str] | None, slot: i
     if coverage and traced.exists():
         calls = {node: [tuple(c) for c in record.get("calls", [])] for node, record in json.loads(traced.read_text()).items()}
     return TestRun(outcomes, calls, outcome.timed_out, log_path)
+
+
+def _own_config(copy: Path, slot: int) -> list[str]:
+    """Keep pytest inside the copy: without a config of its own it would adopt one from a folder above."""
+    if any(_has_pytest_section(copy / name) for name in ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")):
+        return []
+    empty = copy / ".benchsmith-pytest.ini"
+    empty.write_text("[pytest]\n")
+    sandbox.give_to_sandbox(empty, slot)
+    return ["-c", str(empty)]
+
+
+def _has_pytest_section(path: Path) -> bool:
+    if not path.is_file():
+        return False
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return path.name == "pytest.ini" or any(s in text for s in ("[tool.pytest.ini_options]", "[pytest]", "[tool:pytest]"))
 
 
 def _default_targets(copy: Path) -> list[str]:

@@ -1,0 +1,106 @@
+"""`classbench build` and the class harness on the bundled geometry package (a real pytest run, sandboxed)."""
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from benchsmith.schema import ClassBenchTask, Result, read_records
+from builders.classbench.removal import remove_class
+from harness.python_runner import reference_solution
+from tests.builders.test_nl2fix import run_cli
+from tests.conftest import FIXTURES
+
+GEOMETRY = FIXTURES / "classbench" / "geometry"
+GOLDEN = Path(__file__).parent.parent / "golden" / "classbench"
+TASK = "::src/geometry/shapes.py::Polygon"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("classbench") / "geometry.parquet"
+    completed = run_cli("classbench", "build", "--repo", str(GEOMETRY), "--out", str(out))
+    assert completed.returncode == 0, completed.stderr
+    return out
+
+
+def test_shortlist_directives_and_card(built):
+    (task,) = read_records(built, ClassBenchTask)
+    assert task.task_id.endswith(TASK) and task.class_name == "Polygon" and task.module == "geometry.shapes"
+    assert task.test_directives == [
+        "tests/test_shapes.py::test_area", "tests/test_shapes.py::test_degenerate", "tests/test_shapes.py::test_label",
+        "tests/test_shapes.py::test_opacity_is_clamped", "tests/test_shapes.py::test_perimeter",
+        "tests/test_shapes.py::test_too_few_points",
+    ]  # fmt: skip
+    assert task.imports == ["from typing import List", "from .util import TOLERANCE, clamp, distance"]
+    assert task.external_references == [".util.TOLERANCE", ".util.clamp", ".util.distance"]
+    card = json.loads(built.with_suffix(".card.json").read_text())
+    assert card["solution_checks"] == {"geometry.shapes.Polygon": {"directives": 6, "passing_with_ground_truth": 6, "passing_with_empty_class": 0}}
+    assert {r["class"]: r["reason"] for r in card["rejections"]} == {
+        "geometry.shapes.Point": "fewer than 2 directly covered methods with external references",
+        "geometry.units.Length": "fewer than 2 directly covered methods with external references",
+    }
+    assert card["test_suite"] == {"passed": 8}
+
+
+def test_metadata_matches_golden(built):
+    (task,) = read_records(built, ClassBenchTask)
+    for kind in ("detailed", "sketchy"):
+        path = GOLDEN / f"Polygon.{kind}.txt"
+        if os.environ.get("UPDATE_GOLDEN"):
+            path.write_text(getattr(task, f"{kind}_metadata"))
+        assert getattr(task, f"{kind}_metadata") == path.read_text()
+    assert "Function body:" not in task.sketchy_metadata
+
+
+def test_removal_matches_golden():
+    removed = remove_class((GEOMETRY / "src/geometry/shapes.py").read_text(), "Polygon").text
+    path = GOLDEN / "shapes.without-Polygon.py.txt"
+    if os.environ.get("UPDATE_GOLDEN"):
+        path.write_text(removed)
+    assert removed == path.read_text()
+
+
+def tree_digest(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(str(path.relative_to(root)).encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def test_eval_statuses_tr_and_hostile_candidates(built, tmp_path):
+    (task,) = read_records(built, ClassBenchTask)
+    gold = reference_solution(task)
+    sentinel = Path(os.environ["BENCHSMITH_CACHE"]) / "outside.txt"
+    sentinel.write_text("keep")
+    candidates = {
+        "gold": gold,
+        "gold-reformatted": gold.replace("    def area(self) -> float:", "    def area(self)->float:  # same tokens"),
+        "empty": "class Polygon:\n    pass\n",
+        "prose": "Here is the class:",
+        "area-wrong": gold.replace("return abs(total) / 2", "return abs(total)"),
+        "loops-on-import": "while True:\n    pass\n\nclass Polygon:\n    pass\n",
+        "deletes-outside": f"import os\ntry:\n    os.remove({str(sentinel)!r})\nexcept OSError:\n    pass\n\n" + gold,
+        "fakes-success": "print('6 passed in 0.01s')\nimport os\nos._exit(0)\n\nclass Polygon:\n    pass\n",
+    }
+    path = tmp_path / "candidates.jsonl"
+    path.write_text("".join(json.dumps({"instance_id": task.task_id, "candidate_id": c, "code": code}) + "\n" for c, code in candidates.items()))
+    pristine = Path(os.environ["BENCHSMITH_CACHE"]) / "classbench" / "sources"
+    before = tree_digest(pristine)
+    out = tmp_path / "results.parquet"
+    completed = run_cli("eval", "--dataset", str(built), "--candidates", str(path), "--out", str(out), "--timeout", "20")
+    assert completed.returncode == 0, completed.stderr
+    results = {r.candidate_id: r for r in read_records(out, Result)}
+    assert {c: r.status for c, r in results.items()} == {
+        "gold": "plausible", "gold-reformatted": "plausible", "empty": "wrong", "prose": "uncompilable",
+        "area-wrong": "wrong", "loops-on-import": "timeout", "deletes-outside": "plausible", "fakes-success": "wrong",
+    }  # fmt: skip
+    assert results["gold-reformatted"].duplicate_of == "gold"
+    assert (results["area-wrong"].tests_passed, results["area-wrong"].tests_failed) == (5, 1)  # only test_area
+    assert results["prose"].reason.startswith("does not parse")
+    assert sentinel.read_text() == "keep"  # the candidate could not delete it: plausible, but harmless
+    assert tree_digest(pristine) == before
+    report = json.loads(run_cli("report", "--results", str(out), "--k", "1", "--json").stdout)["all candidates"]
+    assert report["TR"] == pytest.approx((1 + 1 + 0 + 0 + 5 / 6 + 0 + 1 + 0) / 8)

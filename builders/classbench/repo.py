@@ -37,8 +37,7 @@ _TEST_REQUIREMENT_FILES = (
     "requirements/tests.txt", "requirements/test.txt", "requirements/tests.in", "requirements-test.txt",
     "requirements-tests.txt", "test-requirements.txt", "tests/requirements.txt", "requirements-dev.txt",
 )  # fmt: skip
-_ALWAYS = ("pytest", "pytest-timeout", "pytest-reportlog")
-ENV_FORMAT = 2
+ENV_FORMAT = 3
 
 
 @dataclass(frozen=True)
@@ -165,7 +164,7 @@ def _environment(key: str, tree: Path) -> tuple[Path, dict]:
             log.warning("%s: optional pip install %s failed", key, " ".join(args)[:120])
         return completed.returncode == 0
 
-    pip(*_ALWAYS)
+    pip("pytest")
     with tempfile.TemporaryDirectory() as scratch:  # pip builds in place: keep the pristine tree clean
         copy = Path(scratch) / tree.name
         shutil.copytree(tree, copy)
@@ -178,10 +177,20 @@ def _environment(key: str, tree: Path) -> tuple[Path, dict]:
             pip("-r", str(tree / requirement_file), required=False)
     for group in _dependency_groups(tree):
         pip(*group, required=False)
-    freeze = subprocess.run([str(python), "-m", "pip", "list", "--format", "json"], capture_output=True, text=True, check=True)
-    installed = {p["name"]: p["version"] for p in json.loads(freeze.stdout)}
+    # Our plugins last, held to the pytest the repository's requirements chose (requests pins pytest 6).
+    pytest_version = _installed(python).get("pytest", "")
+    constraints = env / "benchsmith-constraints.txt"
+    constraints.write_text(f"pytest=={pytest_version}\n")
+    pip("-c", str(constraints), "pytest-reportlog")
+    pip("-c", str(constraints), "pytest-timeout", required=False)
+    installed = _installed(python)
     write_text_atomic(manifest, json.dumps({"format": ENV_FORMAT, "installed": installed}, indent=2))
     return python, installed
+
+
+def _installed(python: Path) -> dict:
+    listing = subprocess.run([str(python), "-m", "pip", "list", "--format", "json"], capture_output=True, text=True, check=True)
+    return {p["name"]: p["version"] for p in json.loads(listing.stdout)}
 
 
 def _distribution_name(tree: Path) -> str:

@@ -55,8 +55,10 @@ def run_pytest(repo: Repository, copy: Path, node_ids: list[str] | None, slot: i
     for stale in (report, traced):
         stale.unlink(missing_ok=True)
     argv = [str(repo.python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
-            f"--timeout={PER_TEST_TIMEOUT}", f"--report-log={report}", "-W", "ignore::DeprecationWarning",
+            f"--report-log={report}", "-W", "ignore::DeprecationWarning",
             f"--rootdir={copy}", *_own_config(copy, slot)]  # fmt: skip
+    if "pytest-timeout" in repo.installed:
+        argv.append(f"--timeout={PER_TEST_TIMEOUT}")
     if coverage:
         argv += ["-p", "benchsmith_directcov"]
     argv += node_ids if node_ids is not None else _default_targets(copy)

@@ -24,10 +24,29 @@ java:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jdk-headless junit4 >/dev/null; \
 	fi
 
-dataset: install
+CLASSBENCH_REPO ?= pypi:click==8.1.7
+RUN := data/runs/$(shell date -u +%Y%m%dT%H%M%SZ)
+
+# The whole pipeline on the bundled inputs, offline but for PyPI: build and validate NL2Fix from the
+# fixture, build classbench from a real PyPI package, judge reference candidates, report with plots.
+dataset: install java
 	$(BIN)/python data/fixtures/make_fixture.py --out $(FIXTURE_REPOS)
 	$(BIN)/benchsmith nl2fix build --defects4j data/fixtures/defects4j --repos $(FIXTURE_REPOS) \
-		--projects Ledger --no-scrape --out $(DATASETS)/nl2fix.parquet
+		--projects Ledger --no-scrape --validate --out $(DATASETS)/nl2fix.parquet
+	$(BIN)/benchsmith classbench build --repo $(CLASSBENCH_REPO) --language python --out $(DATASETS)/classbench.parquet
+	mkdir -p $(RUN)
+	$(BIN)/benchsmith candidates reference --dataset $(DATASETS)/nl2fix.parquet --out $(RUN)/nl2fix-candidates.jsonl
+	$(BIN)/benchsmith candidates reference --dataset $(DATASETS)/classbench.parquet --out $(RUN)/classbench-candidates.jsonl
+	$(BIN)/benchsmith eval --dataset $(DATASETS)/nl2fix.parquet --candidates $(RUN)/nl2fix-candidates.jsonl \
+		--defects4j data/fixtures/defects4j --repos $(FIXTURE_REPOS) --regression --out $(RUN)/nl2fix-results.parquet
+	$(BIN)/benchsmith eval --dataset $(DATASETS)/classbench.parquet --candidates $(RUN)/classbench-candidates.jsonl \
+		--out $(RUN)/classbench-results.parquet
+	{ echo "# benchsmith run $(notdir $(RUN))"; echo; echo "## NL2Fix (Ledger fixture, reference candidates)"; echo; \
+	  $(BIN)/benchsmith report --results $(RUN)/nl2fix-results.parquet --k 1,5,10 --plots $(RUN)/plots/nl2fix; \
+	  echo "## RepoClassBench ($(CLASSBENCH_REPO), reference candidates)"; echo; \
+	  $(BIN)/benchsmith report --results $(RUN)/classbench-results.parquet --k 1,2 --plots $(RUN)/plots/classbench; \
+	} > $(RUN)/report.md
+	@echo "report: $(RUN)/report.md"
 
 test: install java
 	$(BIN)/python -m pytest -q

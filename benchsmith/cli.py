@@ -114,6 +114,14 @@ def _classbench_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reference_candidates(args: argparse.Namespace) -> int:
+    from harness.reference import write_reference_candidates
+
+    count = write_reference_candidates(args.dataset, args.out, args.mutants)
+    print(f"{args.out}: {count} reference candidates")
+    return 0
+
+
 def _add_execution_options(parser: argparse.ArgumentParser, d4j_required: bool = True) -> None:
     parser.add_argument("--defects4j", type=Path, required=d4j_required, metavar="D4J_ROOT",
                         help="the Defects4J checkout an NL2Fix dataset came from")  # fmt: skip
@@ -172,6 +180,14 @@ def build_parser() -> argparse.ArgumentParser:
     scrape.add_argument("--workers", type=int, default=4, help="issues fetched in parallel (per-host limits still apply)")
     scrape.add_argument("--out", type=Path, required=True, help="issues.parquet")
     scrape.set_defaults(handler=_scrape)
+
+    candidates = commands.add_parser("candidates", help="candidate files made without a model")
+    candidates_commands = candidates.add_subparsers(dest="candidates_command", required=True)
+    reference = candidates_commands.add_parser("reference", help="gold, the unchanged buggy code and mutants of the gold")
+    reference.add_argument("--dataset", type=Path, required=True)
+    reference.add_argument("--mutants", type=int, default=8, help="mutants of the gold per NL2Fix instance")
+    reference.add_argument("--out", type=Path, required=True, help="candidates JSONL")
+    reference.set_defaults(handler=_reference_candidates)
 
     report = commands.add_parser("report", help="pass@k, per project, Table 2 statistics, plots")
     report.add_argument("--results", type=Path, required=True)

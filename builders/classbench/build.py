@@ -77,14 +77,21 @@ def build(options: ClassBenchOptions) -> dict:
                                    "detail": f"{len(candidates)} passing tests reference it; none fails without it"})  # fmt: skip
                 continue
             task = _task(repo, options, info, classes, directives)
-            check = _solution_check(repo, copy, info, directives, reference_solution(task), "gold", slot, limits, runs)
-            if check["passing"] != len(directives):
-                rejections.append({"class": info.qualified_name, "reason": GOLD_FAILS,
-                                   "detail": f"{check['passing']} of {len(directives)} directives pass with it"})  # fmt: skip
+            gold = _solution_check(repo, copy, info, directives, reference_solution(task), "gold", slot, limits, runs)
+            # A test id that a second run does not collect (parameters named after object addresses, ...)
+            # cannot be selected again: it is no directive.
+            stable = [d for d in directives if d in gold]
+            failing = [d for d in stable if gold[d] != "passed"]
+            if failing or not stable:
+                rejections.append({"class": info.qualified_name, "reason": GOLD_FAILS if failing else NO_DIRECTIVE,
+                                   "detail": f"{len(stable) - len(failing)} of {len(stable)} directives pass with it"})  # fmt: skip
                 continue
-            empty = _solution_check(repo, copy, info, directives, f"class {info.name}:\n    pass\n", "empty", slot, limits, runs)
-            checks[info.qualified_name] = {"directives": len(directives), "passing_with_ground_truth": check["passing"],
-                                           "passing_with_empty_class": empty["passing"]}  # fmt: skip
+            task = dataclasses.replace(task, test_directives=stable)
+            empty = _solution_check(repo, copy, info, stable, f"class {info.name}:\n    pass\n", "empty", slot, limits, runs)
+            checks[info.qualified_name] = {
+                "directives": len(stable), "unstable_ids_dropped": len(directives) - len(stable),
+                "passing_with_ground_truth": len(stable), "passing_with_empty_class": sum(v == "passed" for v in empty.values()),
+            }  # fmt: skip
             tasks.append(task)
     card = _card(repo, options, suite, classes, tasks, rejections, checks, time.monotonic() - started)
     write_dataset(tasks, ClassBenchTask, options.out, card, render_card(card))
@@ -173,14 +180,14 @@ def _directives(repo, copy, info: ClassInfo, candidates: list[str], slot, limits
 
 
 def _solution_check(repo, copy, info: ClassInfo, directives: list[str], code: str, label: str, slot, limits, runs: Path) -> dict:
-    """How many directives pass with *code* where the class was (the ground truth must pass all, an empty class not)."""
+    """The outcome of each directive collected with *code* where the class was."""
     path = runs / f"check-{label}" / f"{info.file_path.replace('/', '__')}__{info.name}.json"
     if path.exists():
         return json.loads(path.read_text())
     run = _run_without(repo, copy, info, code, directives, slot, limits, path.with_suffix(".log"))
-    record = {"passing": sum(run.outcomes.get(n) == "passed" for n in directives)}
-    write_text_atomic(path, json.dumps(record))
-    return record
+    outcomes = {n: run.outcomes[n] for n in directives if n in run.outcomes}
+    write_text_atomic(path, json.dumps(outcomes))
+    return outcomes
 
 
 def relatives_of(info: ClassInfo, classes: list[ClassInfo]) -> list[str]:

@@ -1,4 +1,8 @@
-"""pytest plugin ``benchsmith_directcov``: each test's outcome and direct coverage.
+"""pytest plugin ``benchsmith_directcov``: exact test selection, and each test's outcome and direct coverage.
+
+Selection: with ``BENCHSMITH_SELECT`` naming a file of node ids, only those
+tests run (pytest cannot select some ids from its command line, such as a
+parameter set with an empty id, ``test_x[]``).
 
 DirectCoverage(T), as seed 002 (E.1.2) defines it, is the set of functions and
 classes invoked directly in the body of test T: here, every call event whose
@@ -17,6 +21,18 @@ import sys
 import pytest
 
 _records: dict[str, dict] = {}
+
+
+def pytest_collection_modifyitems(session, config, items):
+    path = os.environ.get("BENCHSMITH_SELECT")
+    if not path:
+        return
+    with open(path, encoding="utf-8") as handle:
+        wanted = set(handle.read().splitlines())
+    deselected = [item for item in items if item.nodeid not in wanted]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = [item for item in items if item.nodeid in wanted]
 
 
 def _test_code(item):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,6 +88,7 @@ def _test_bodies(root: Path, nodes: set[str]) -> dict[str, str]:
     return bodies
 
 
+@functools.lru_cache(maxsize=512)
 def _functions(path: Path) -> dict[str, str]:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")

@@ -59,14 +59,21 @@ def run_pytest(repo: Repository, copy: Path, node_ids: list[str] | None, slot: i
             f"--rootdir={copy}", *_own_config(copy, slot)]  # fmt: skip
     if "pytest-timeout" in repo.installed:
         argv.append(f"--timeout={PER_TEST_TIMEOUT}")
-    if coverage:
-        argv += ["-p", "benchsmith_directcov"]
-    argv += node_ids if node_ids is not None else _default_targets(copy)
+    argv += ["-p", "benchsmith_directcov"]
     env = {
         "PYTHONPATH": os.pathsep.join([str(plugin_dir()), str(copy / repo.import_root)]),
-        "BENCHSMITH_DIRECTCOV_OUT": str(traced),
         "PYTHONDONTWRITEBYTECODE": "1",
     }
+    if coverage:
+        env["BENCHSMITH_DIRECTCOV_OUT"] = str(traced)
+    if node_ids is None:
+        argv += _default_targets(copy)
+    else:  # their files on the command line, the exact ids selected by the plugin
+        selection = copy / ".benchsmith-select"
+        selection.write_text("\n".join(node_ids) + "\n", encoding="utf-8")
+        sandbox.give_to_sandbox(selection, slot)
+        env["BENCHSMITH_SELECT"] = str(selection)
+        argv += sorted({node.split("::", 1)[0] for node in node_ids})
     outcome = sandbox.run(argv, copy, slot, limits, log_path, env=env)
     outcomes = _read_report(report)
     calls = {}

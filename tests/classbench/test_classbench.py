@@ -37,7 +37,8 @@ def test_shortlist_directives_and_card(built):
     assert task.imports == ["from typing import List", "from .util import TOLERANCE, clamp, distance"]
     assert task.external_references == [".util.TOLERANCE", ".util.clamp", ".util.distance"]
     card = json.loads(built.with_suffix(".card.json").read_text())
-    assert card["solution_checks"] == {"geometry.shapes.Polygon": {"directives": 6, "passing_with_ground_truth": 6, "passing_with_empty_class": 0}}
+    assert card["solution_checks"] == {"geometry.shapes.Polygon": {
+        "directives": 6, "unstable_ids_dropped": 0, "passing_with_ground_truth": 6, "passing_with_empty_class": 0}}
     assert {r["class"]: r["reason"] for r in card["rejections"]} == {
         "geometry.shapes.Point": "fewer than 2 directly covered methods with external references",
         "geometry.units.Length": "fewer than 2 directly covered methods with external references",

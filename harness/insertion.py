@@ -40,6 +40,22 @@ def dedup_key(code: str) -> str:
     return hashlib.sha256(tokens.encode("utf-8", errors="surrogateescape")).hexdigest()
 
 
+def add_imports(host_text: str, imports: tuple[str, ...] | list[str]) -> str:
+    """*host_text* with *imports* appended to its last import line (no line moves), skipping names it already imports."""
+    lines = lines_with_ends(host_text)
+    present = {line.strip().rstrip(";").split()[-1].rsplit(".", 1)[-1] for line in lines if line.lstrip().startswith("import ")}
+    wanted = [i for i in imports if i.rstrip(";").split()[-1].rsplit(".", 1)[-1] not in present or i.rstrip(";").endswith("*")]
+    if not wanted:
+        return host_text
+    anchor = max((n for n, line in enumerate(lines) if line.lstrip().startswith(("import ", "package "))), default=None)
+    if anchor is None:
+        return " ".join(wanted) + " " + host_text
+    line = lines[anchor]
+    ending = line[len(line.rstrip("\r\n")):]
+    lines[anchor] = line.rstrip("\r\n") + " " + " ".join(wanted) + ending
+    return "".join(lines)
+
+
 def split_host(host_text: str, instance: NL2FixInstance) -> tuple[str, str]:
     """The fixed file around its fixed method: the text before the method's first token and after its last.
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from benchsmith.config import cache_dir
 from benchsmith.schema import NL2FixInstance
 from harness import sandbox
-from harness.insertion import is_single_method, split_host
+from harness.insertion import add_imports, is_single_method, split_host
 from harness.javatools import JAVA_RELEASE, JVM_OPTIONS, junit_classpath, runner_classpath, tool
 from harness.workspace import Workspace
 
@@ -109,7 +109,7 @@ class InstanceRunner:
         self.limits = limits
         self.logs = logs
         host = (workspace.tree / instance.file_path).read_bytes().decode(workspace.encoding, errors="surrogateescape")
-        self.prefix, self.suffix = split_host(host, instance)
+        self.prefix, self.suffix = split_host(add_imports(host, workspace.buggy_only_imports), instance)
         self.scratch = cache_dir("scratch") / f"slot-{slot}"
         sandbox.check_reachable(workspace.root)
         sandbox.check_reachable(self.scratch)

@@ -25,17 +25,19 @@ from benchsmith.atomic import write_text_atomic
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
 from benchsmith.schema import NL2FixInstance
-from builders.defects4j import Defects4JRoot
+from builders.defects4j import Bug, Defects4JRoot
+from builders.patches import apply_patch
 from builders.sources import GitHistory, locate_upstream
 from harness.javatools import javac, junit_classpath, library_jars, pom_versions
 
 log = logging.getLogger(__name__)
 
 _LAYOUT_GUESSES = (("src/main/java", "src/test/java"), ("src/java", "src/test"), ("source", "tests"), ("src", "test"))
+_IMPORT = re.compile(r"^\s*(import\s+(?:static\s+)?[\w.]+(?:\.\*)?\s*;)", re.M)
 _RUNNER_JARS = re.compile(r"^(junit|hamcrest)[0-9.-]")  # the runner brings JUnit 4.13 itself
 _RESOURCE_DIRS = ("src/main/resources", "src/test/resources", "src/resources", "src/test-resources")
 _MAX_TEST_EXCLUSION_ROUNDS = 5
-WORKSPACE_FORMAT = 3  # bump when the manifest or the way workspaces are built changes
+WORKSPACE_FORMAT = 4  # bump when the manifest or the way workspaces are built changes
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,7 @@ class Workspace:
     libraries: tuple[str, ...]
     excluded_tests: tuple[str, ...]
     missing_files: tuple[str, ...] = ()  # blobs the history lacked (a partial mirror)
+    buggy_only_imports: tuple[str, ...] = ()  # imports of the buggy file that the fix removed
 
     @property
     def tree(self) -> Path:
@@ -82,7 +85,12 @@ def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) ->
             record = json.loads(manifest.read_text())
         except ValueError as exc:
             raise BenchsmithError(f"{manifest}: corrupt workspace manifest ({exc}); delete {root}") from exc
-        if record.pop("format", None) == WORKSPACE_FORMAT:
+        made_by = record.pop("format", None)
+        if made_by == 3:  # format 4 only adds buggy_only_imports: compute it rather than rebuild
+            record["buggy_only_imports"] = _buggy_only_imports(instance, d4j, root / "tree", record["encoding"])
+            write_text_atomic(manifest, json.dumps({"format": WORKSPACE_FORMAT, **record}, indent=2))
+            made_by = WORKSPACE_FORMAT
+        if made_by == WORKSPACE_FORMAT:
             return Workspace(root=root, **{k: tuple(v) if isinstance(v, list) else v for k, v in record.items()})
         log.info("%s: made by an older benchsmith; rebuilding it", root)
     log.info("preparing workspace %s at %s", instance.instance_id, instance.revision_fixed[:12])
@@ -130,7 +138,23 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
     libraries = tuple(str(jar) for jar in library_jars(d4j.lib_dir(instance.project), pinned))
     encoding = _compile_main(tree, source_dir, root, libraries)
     test_encoding, excluded = _compile_tests(instance, tree, test_dir, root, libraries, encoding)
-    return Workspace(root, source_dir, test_dir, encoding, test_encoding, libraries, tuple(excluded), tuple(missing))
+    extra = _buggy_only_imports(instance, d4j, tree, encoding)
+    return Workspace(root, source_dir, test_dir, encoding, test_encoding, libraries, tuple(excluded), tuple(missing), extra)
+
+
+def _buggy_only_imports(instance: NL2FixInstance, d4j: Defects4JRoot, tree: Path, encoding: str) -> tuple[str, ...]:
+    """Import statements of the buggy file that the fixed one lacks: the buggy method (and candidates
+    written from it) may need them once it stands in the fixed file."""
+    bug = Bug(instance.project, instance.bug_id, instance.revision_buggy, instance.revision_fixed, instance.report_id, instance.report_url)
+    fixed = (tree / instance.file_path).read_bytes().decode(encoding, errors="surrogateescape")
+    try:
+        patch = d4j.patch_path(bug).read_bytes().decode("utf-8", errors="surrogateescape")
+        buggy = apply_patch(patch, {instance.file_path: fixed}, str(d4j.patch_path(bug))).get(instance.file_path) or ""
+    except (OSError, BenchsmithError) as exc:
+        log.warning("%s: cannot rebuild the buggy file for its imports: %s", instance.instance_id, exc)
+        return ()
+    ours = set(_IMPORT.findall(fixed))
+    return tuple(statement for statement in dict.fromkeys(_IMPORT.findall(buggy)) if statement not in ours)
 
 
 def _export(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, tree: Path) -> list[str]:

@@ -3,7 +3,7 @@ import dataclasses
 import pytest
 
 from benchsmith.errors import BenchsmithError
-from harness.insertion import dedup_key, is_single_method, split_host
+from harness.insertion import add_imports, dedup_key, is_single_method, split_host
 from tests.test_schema import make_instance
 
 HOST = "class A {\n    static class In { int q() { return 1; } }\n    int f() {\n        return 2;\n    }\n}\n"
@@ -46,3 +46,11 @@ def test_dedup_ignores_comments_and_white_space_only():
     assert dedup_key("int f() {\n  // sum\n  return a   +b; /* ok */ }") == base
     assert dedup_key("int f() { return b + a; }") != base
     assert dedup_key('int f() { return "a  b"; }') != dedup_key('int f() { return "a b"; }')
+
+
+def test_add_imports_keeps_every_line_in_place():
+    host = "package p;\nimport java.util.List;\nimport java.util.Map;\n\nclass A {\n}\n"
+    added = add_imports(host, ["import java.util.Set;", "import java.util.List;", "import a.b.Map;"])
+    assert added.splitlines()[2] == "import java.util.Map; import java.util.Set;"  # List is there, Map would clash
+    assert len(added.splitlines()) == len(host.splitlines())
+    assert add_imports("class A {}\n", ["import x.Y;"]) == "import x.Y; class A {}\n"

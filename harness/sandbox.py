@@ -4,7 +4,7 @@ Layers, each applied where the machine allows it (``isolation()`` says which):
 
 * a new process group killed as a whole at the wall-clock limit;
 * rlimits on CPU time, file size, address space and number of processes;
-* a new network namespace (``unshare -n``): only a loopback that is down;
+* a new network namespace (``unshare -n``): only its own loopback, reaching nothing outside;
 * when benchsmith runs as root, an unprivileged uid of its own per sandbox
   slot, so the candidate can write only its scratch folder (chowned to that
   uid) and every process it leaves behind can be found and killed by uid.
@@ -131,7 +131,8 @@ def wrap(argv: list[str], slot: int) -> list[str]:
     if uid is not None:
         wrapped = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--", *wrapped]
     if layers["network_namespace"]:
-        wrapped = ["unshare", "-n", "--", *wrapped]
+        # A namespace of its own, with its loopback up: local servers that tests start work, nothing else is reachable.
+        wrapped = ["unshare", "-n", "--", "sh", "-c", 'ip link set lo up 2>/dev/null; exec "$0" "$@"', *wrapped]
     return wrapped
 
 

@@ -38,6 +38,7 @@ from harness.python_runner import reference_solution
 
 log = logging.getLogger(__name__)
 ANALYSIS_VERSION = "1"
+RUNS_FORMAT = 2  # bump when test runs change (the sandbox, the plugin): cached runs are not reused
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ def build(options: ClassBenchOptions) -> dict:
     started = time.monotonic()
     repo = resolve(options.repo, options.commit)
     classes = analyse_repository(repo)
-    runs = cache_dir("classbench", "runs", repo.key)
+    runs = cache_dir("classbench", "runs", repo.key, f"v{RUNS_FORMAT}")
     limits = sandbox.Limits(wall_seconds=options.suite_seconds, cpu_seconds=int(options.suite_seconds * 2))
     with sandbox.leased_slot() as slot:
         copy = work_copy(repo.tree, runs / f"slot-{slot}", slot)

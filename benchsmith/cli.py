@@ -111,6 +111,17 @@ def _classbench_build(args: argparse.Namespace) -> int:
                                    paraphrase=args.paraphrase, no_relatives=args.no_relatives))  # fmt: skip
     print(f"{args.out}: {card['tasks']} tasks from {card['classes']} classes, {card['directives']} directives "
           f"(rejected: {', '.join(f'{r} {n}' for r, n in card['rejection_reasons'].items())}) in {card['seconds']}s")  # fmt: skip
+    if card["paraphrase"]["run"]:
+        p = card["paraphrase"]
+        print(f"paraphrased: {p['names_flipped']} names flipped; {p['still_passing_after']} of {p['tests_passing_before']} "
+              f"passing tests still pass ({100 * (p['still_passing_share'] or 0):.1f}%)")  # fmt: skip
+    return 0
+
+
+def _paraphrase(args: argparse.Namespace) -> int:
+    from paraphrase.cli import paraphrase_command
+
+    paraphrase_command(args.repo, args.out, args.seed, args.classes.split(",") if args.classes else None, args.strict)
     return 0
 
 
@@ -159,6 +170,14 @@ def build_parser() -> argparse.ArgumentParser:
     classbench_build.add_argument("--no-relatives", action="store_true", help="record each class's relatives for removal (RQ2)")
     classbench_build.add_argument("--out", type=Path, required=True)
     classbench_build.set_defaults(handler=_classbench_build)
+
+    paraphrase = commands.add_parser("paraphrase", help="case-flip a Python repository's class identifiers consistently")
+    paraphrase.add_argument("--repo", type=Path, required=True, metavar="DIR")
+    paraphrase.add_argument("--out", type=Path, required=True, metavar="DIR")
+    paraphrase.add_argument("--seed", type=int, default=0)
+    paraphrase.add_argument("--classes", metavar="FILE::CLASS,...", help="default: every module-level class outside tests")
+    paraphrase.add_argument("--strict", action="store_true", help="also keep attributes of objects of unknown type")
+    paraphrase.set_defaults(handler=_paraphrase)
 
     validate = commands.add_parser("validate", help="prove each instance: gold passes, buggy fails the trigger tests")
     validate.add_argument("--dataset", type=Path, required=True)

@@ -57,6 +57,29 @@ def build(options: ClassBenchOptions) -> dict:
         raise BenchsmithError(f"--language {options.language}: only python is supported so far")
     started = time.monotonic()
     repo = resolve(options.repo, options.commit)
+    outcome = _build_tasks(repo, options)
+    paraphrase = None
+    if options.paraphrase and outcome.tasks:
+        from builders.classbench.paraphrased import paraphrased_tasks
+
+        outcome, paraphrase = paraphrased_tasks(repo, options, outcome, _build_tasks)
+    card = _card(repo, options, outcome, time.monotonic() - started)
+    card["paraphrase"] = paraphrase or {"run": False}
+    write_dataset(outcome.tasks, ClassBenchTask, options.out, card, render_card(card))
+    return card
+
+
+@dataclass
+class BuildOutcome:
+    suite: dict
+    classes: list[ClassInfo]
+    tasks: list[ClassBenchTask]
+    rejections: list[dict]
+    checks: dict
+
+
+def _build_tasks(repo: Repository, options: ClassBenchOptions, only: set[str] | None = None) -> BuildOutcome:
+    """Suite run, shortlist, directives and checks for the classes of *repo* (those named in *only*, if given)."""
     classes = analyse_repository(repo)
     runs = cache_dir("classbench", "runs", repo.key, f"v{RUNS_FORMAT}")
     limits = sandbox.Limits(wall_seconds=options.suite_seconds, cpu_seconds=int(options.suite_seconds * 2))
@@ -67,6 +90,8 @@ def build(options: ClassBenchOptions) -> dict:
         coverage = {node: [(str(copy / f), q) for f, q in calls] for node, calls in suite["coverage"].items()}
         tasks, rejections, checks = [], [], {}
         for info in progress(classes, "shortlisting classes", unit="class"):
+            if only is not None and f"{info.file_path}::{info.name}" not in only:
+                continue
             verdict = is_shortlisted(info, directly_covered_methods(info, coverage, passed, copy))
             if not verdict.accepted:
                 rejections.append({"class": info.qualified_name, "reason": verdict.reason, "detail": verdict.detail})
@@ -94,9 +119,7 @@ def build(options: ClassBenchOptions) -> dict:
                 "passing_with_ground_truth": len(stable), "passing_with_empty_class": sum(v == "passed" for v in empty.values()),
             }  # fmt: skip
             tasks.append(task)
-    card = _card(repo, options, suite, classes, tasks, rejections, checks, time.monotonic() - started)
-    write_dataset(tasks, ClassBenchTask, options.out, card, render_card(card))
-    return card
+    return BuildOutcome(suite, classes, tasks, rejections, checks)
 
 
 def analyse_repository(repo: Repository) -> list[ClassInfo]:
@@ -218,7 +241,7 @@ def _task(repo: Repository, options: ClassBenchOptions, info: ClassInfo, classes
     removal = remove_class(original, info.name, info.file_path)
     return ClassBenchTask(
         task_id=task_id(repo.key, info.file_path, info.name), language="python", repo=repo.spec, commit=repo.commit,
-        file_path=info.file_path, class_name=info.name, module=info.module, ground_truth_class=info.source,
+        file_path=info.file_path, class_name=info.name, module=info.module, ground_truth_class=info.source.strip("\n"),
         imports=removal.imports, detailed_metadata=render(info, detailed=True), sketchy_metadata=render(info, detailed=False),
         detailed_description="", sketchy_description="", test_directives=directives,
         external_references=info.external_references, class_tokens=info.tokens, paraphrased=False,
@@ -226,8 +249,7 @@ def _task(repo: Repository, options: ClassBenchOptions, info: ClassInfo, classes
     )  # fmt: skip
 
 
-def _card(repo, options, suite, classes, tasks, rejections, checks, seconds) -> dict:
-    outcomes = Counter(suite["outcomes"].values())
+def _card(repo, options, outcome: BuildOutcome, seconds) -> dict:
     return {
         "dataset": "RepoClassBench (python)",
         "tool": f"benchsmith {__version__}",
@@ -235,13 +257,13 @@ def _card(repo, options, suite, classes, tasks, rejections, checks, seconds) -> 
         "repo": repo.spec,
         "commit": repo.commit,
         "environment": repo.installed,
-        "test_suite": dict(outcomes),
-        "classes": len(classes),
-        "tasks": len(tasks),
-        "directives": sum(len(t.test_directives) for t in tasks),
-        "rejection_reasons": dict(Counter(r["reason"] for r in rejections).most_common()),
-        "rejections": rejections,
-        "solution_checks": checks,
+        "test_suite": dict(Counter(outcome.suite["outcomes"].values())),
+        "classes": len(outcome.classes),
+        "tasks": len(outcome.tasks),
+        "directives": sum(len(t.test_directives) for t in outcome.tasks),
+        "rejection_reasons": dict(Counter(r["reason"] for r in outcome.rejections).most_common()),
+        "rejections": outcome.rejections,
+        "solution_checks": outcome.checks,
         "no_relatives": options.no_relatives,
         "seconds": round(seconds, 1),
     }

@@ -105,3 +105,16 @@ def test_eval_statuses_tr_and_hostile_candidates(built, tmp_path):
     assert tree_digest(pristine) == before
     report = json.loads(run_cli("report", "--results", str(out), "--k", "1", "--json").stdout)["all candidates"]
     assert report["TR"] == pytest.approx((1 + 1 + 0 + 0 + 5 / 6 + 0 + 1 + 0) / 8)
+
+
+def test_paraphrased_build_keeps_the_suite_passing(tmp_path):
+    out = tmp_path / "geometry-paraphrased.parquet"
+    completed = run_cli("classbench", "build", "--repo", str(GEOMETRY), "--paraphrase", "--out", str(out))
+    assert completed.returncode == 0, completed.stderr
+    (task,) = read_records(out, ClassBenchTask)
+    card = json.loads(out.with_suffix(".card.json").read_text())["paraphrase"]
+    assert card["still_passing_after"] == card["tests_passing_before"] == 8
+    assert task.paraphrased and task.class_name == card["mapping"]["Polygon"] != "Polygon"
+    assert task.class_name.lower() == "polygon"
+    assert f"class {task.class_name}" in task.ground_truth_class
+    assert len(task.test_directives) == 6

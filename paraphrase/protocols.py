@@ -8,13 +8,16 @@ module holds those lists and the introspection of external base classes.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import collections
 import collections.abc
 import importlib
+import inspect
 import io
 import keyword
 import sys
+import textwrap
 import types
 from functools import cache
 
@@ -122,6 +125,27 @@ def _importable_stdlib(module: str) -> bool:
     return top in sys.stdlib_module_names and top not in _NO_IMPORT
 
 
+def _instance_attributes(kind: type) -> frozenset[str]:
+    """``self.X`` names the class and its bases assign in their source: instance attributes ``dir()`` misses
+    (``textwrap.TextWrapper`` sets ``initial_indent`` in ``__init__``). Reads source only; runs nothing."""
+    names: set[str] = set()
+    for klass in getattr(kind, "__mro__", ()):
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+        except (OSError, TypeError, SyntaxError):
+            continue
+        for node in ast.walk(tree):
+            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+            for target in targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                    names.add(target.attr)
+    return frozenset(names)
+
+
+def _attributes(kind: type) -> frozenset[str]:
+    return frozenset(dir(kind)) | _instance_attributes(kind)
+
+
 @cache
 def stdlib_module_attributes(module: str) -> frozenset[str]:
     """Public attribute names of the classes a standard-library module defines (empty otherwise)."""
@@ -132,7 +156,7 @@ def stdlib_module_attributes(module: str) -> frozenset[str]:
     except Exception:  # noqa: BLE001 - not a module (``from os import path`` names an attribute)
         return frozenset()
     classes = [v for v in vars(target).values() if isinstance(v, type)]
-    return frozenset(a for c in classes for a in dir(c) if not a.startswith("__"))
+    return frozenset(a for c in classes for a in _attributes(c) if not a.startswith("__"))
 
 
 @cache
@@ -147,7 +171,7 @@ def external_class_attributes(qualified: str) -> frozenset[str] | None:
         return None
     if module == "builtins":
         target = getattr(builtins, rest, None)
-        return frozenset(dir(target)) if isinstance(target, type) else None
+        return _attributes(target) if isinstance(target, type) else None
     if not _importable_stdlib(module):
         return None
     # The class may sit inside the module's dotted path (``collections.abc.Mapping``) or be nested.
@@ -160,5 +184,5 @@ def external_class_attributes(qualified: str) -> frozenset[str] | None:
         for attribute in parts[split:]:
             target = getattr(target, attribute, None)
         target = getattr(target, "__origin__", target)  # typing.Iterator -> collections.abc.Iterator
-        return frozenset(dir(target)) if isinstance(target, type) else None
+        return _attributes(target) if isinstance(target, type) else None
     return None

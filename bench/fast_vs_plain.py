@@ -46,26 +46,30 @@ def main() -> int:
         sys.exit(f"not single-method instances: {', '.join(missing)}")
     d4j = Defects4JRoot(args.defects4j)
     rows = []  # (bug, candidate, fast status, fast failing, fast seconds, plain status, plain failing, plain seconds)
-    with sandbox.leased_slot() as slot:
+    # One sandbox slot per path: a plain run ends by killing every process of its slot's uid.
+    with sandbox.leased_slot() as fast_slot, sandbox.leased_slot() as plain_slot:
         for bug in wanted:
             instance: NL2FixInstance = instances[bug]
             workspace = prepare(instance, d4j, args.repos)
             excluded = d4j.broken_tests(instance.project, instance.revision_fixed)
             tests = Tests.for_instance(instance, excluded)
-            runner = InstanceRunner(instance, workspace, slot, sandbox.Limits(wall_seconds=120), Path(tempfile.mkdtemp()), excluded)
+            limits = sandbox.Limits(wall_seconds=120)
+            runner = InstanceRunner(instance, workspace, fast_slot, limits, Path(tempfile.mkdtemp()), excluded)
+            plain_runner = InstanceRunner(instance, workspace, plain_slot, limits, Path(tempfile.mkdtemp()), excluded)
             codes = [("gold", instance.fixed_method), ("buggy", instance.buggy_method)]
             codes += [(f"mutant-{i}", m) for i, m in enumerate(mutants(instance.fixed_method, args.per_bug - 2, seed=1))]
             runner.evaluate(instance.fixed_method, "warm-up", tests=tests)  # the JVM's start is paid once per worker
             for name, code in codes:
                 fast = runner.evaluate(code, name, fast=True, tests=tests)
                 started = time.monotonic()
-                plain = runner.plain(code, name, tests) if fast.status != "uncompilable" or fast.path else fast
+                plain = plain_runner.plain(code, name, tests) if fast.status != "uncompilable" or fast.path else fast
                 plain_seconds = time.monotonic() - started if plain is not fast else fast.seconds
                 rows.append((bug, name, fast.status, fast.failing_tests[:1], fast.seconds, fast.path, plain.status,
                              plain.failing_tests[:1], plain_seconds))  # fmt: skip
                 print(f"{bug:10} {name:10} fast {fast.status:12} {fast.seconds:6.3f}s ({fast.path or 'parse'})   "
                       f"plain {plain.status:12} {plain_seconds:6.2f}s", flush=True)  # fmt: skip
             runner.close()
+            plain_runner.close()
     executed = [r for r in rows if r[5]]  # candidates that reached a JVM (not rejected by the parser)
     disagreements = [r for r in rows if (r[2], r[3]) != (r[6], r[7])]
     fast_median = statistics.median(r[4] for r in executed)

@@ -125,6 +125,7 @@ public final class BenchsmithRunner {
                 "-encoding", "UTF-8", "--release", "8", "-g");
         boolean compiled = compiler.getTask(null, files, diagnostics, options, null,
                 files.getJavaFileObjects(new File(source))).call();
+        long compileMs = (System.nanoTime() - started) / 1_000_000;
         if (!compiled) {
             StringBuilder errors = new StringBuilder();
             for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
@@ -166,7 +167,8 @@ public final class BenchsmithRunner {
         for (Thread t : Thread.getAllStackTraces().keySet()) {
             if (!before.contains(t) && t.isAlive() && t != worker) leftovers = true;
         }
-        String json = result[0];
+        long testMs = (System.nanoTime() - started) / 1_000_000 - compileMs;
+        String json = result[0].substring(0, result[0].length() - 1) + ",\"compile_ms\":" + compileMs + ",\"test_ms\":" + testMs + "}";
         return leftovers ? json.substring(0, json.length() - 1) + ",\"tainted\":true}" : json;
     }
 

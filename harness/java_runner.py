@@ -185,10 +185,12 @@ class InstanceRunner:
                 return Verdict("uncompilable", reason=_first_error(log_path), path="plain")
         key = secrets.token_hex(32)
         results = folder / "results.json"
-        # The project on the JVM's own class path, as Defects4J runs it (tests may ask the system class loader).
+        # As in the warm JVM: the project in a class loader of its own (old jars may define classes in packages
+        # that JDK modules own, as xerces does in org.w3c.dom.ls), resources on the system class path as well.
         runtime = [folder / "classes", folder / "test-classes", *self.workspace.runtime_classpath()[2:]]
-        argv = [tool("java"), *JVM_OPTIONS, "-cp", os.pathsep.join([runner_classpath(), *map(str, runtime)]),
-                "BenchsmithRunner", "run", "--classpath", "", "--results", str(results),
+        system = os.pathsep.join([runner_classpath(), *map(str, self.workspace.resource_dirs())])
+        argv = [tool("java"), *JVM_OPTIONS, "-cp", system, "BenchsmithRunner", "run",
+                "--classpath", os.pathsep.join(map(str, runtime)), "--results", str(results),
                 "--trigger", ",".join(tests.trigger), "--relevant", ",".join(tests.relevant)]  # fmt: skip
         if not tests.stop_early:
             argv.append("--all")

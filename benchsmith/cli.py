@@ -84,9 +84,10 @@ def _report(args: argparse.Namespace) -> int:
     from harness.report import plot, render_table, summarise
 
     ks = [int(k) for k in args.k.split(",")]
-    summary = summarise(read_records(args.results, Result), ks)
+    results = read_records(args.results, Result)
+    summary = summarise(results, ks)
     if args.plots:
-        for path in plot(summary, read_records(args.results, Result), args.plots, ks):
+        for path in plot(summary, args.plots, ks):
             print(f"wrote {path}", file=sys.stderr)
     print(json.dumps(summary, indent=2) if args.json else render_table(summary, ks))
     return 0

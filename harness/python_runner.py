@@ -19,7 +19,7 @@ from benchsmith.config import cache_dir
 from benchsmith.schema import ClassBenchTask
 from builders.classbench.removal import insert_class, remove_class
 from builders.classbench.repo import resolve
-from builders.classbench.testrun import run_pytest, work_copy
+from builders.classbench.testrun import run_pytest, swapped_module, work_copy
 from harness import sandbox
 from harness.java_runner import Verdict
 
@@ -68,11 +68,8 @@ class TaskRunner:
         if not ok:
             return Verdict("uncompilable", tests_failed=len(directives), failing_tests=directives, reason=reason,
                            seconds=time.monotonic() - started)  # fmt: skip
-        self.module.write_text(insert_class(self.removed, code), encoding="utf-8", errors="surrogateescape")
-        try:
+        with swapped_module(self.module, insert_class(self.removed, code)):
             run = run_pytest(self.repo, self.copy, directives, self.slot, self.limits, self.logs / f"{name}.log")
-        finally:
-            self.module.write_bytes(self.original)
         if run.timed_out:
             return Verdict("timeout", compiled=True, tests_failed=len(directives), reason="the directives did not finish in time",
                            path="pytest", seconds=time.monotonic() - started)  # fmt: skip

@@ -80,7 +80,7 @@ def render_table(summary: dict, ks: list[int]) -> str:
     return "\n".join(lines)
 
 
-def plot(summary: dict, results: list[Result], folder: Path, ks: list[int]) -> list[Path]:
+def plot(summary: dict, folder: Path, ks: list[int]) -> list[Path]:
     """A pass@k curve per run, and the overlap of solved instances between runs."""
     import matplotlib
 

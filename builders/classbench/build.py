@@ -31,7 +31,7 @@ from builders.classbench.metadata import render
 from builders.classbench.removal import insert_class, remove_class
 from builders.classbench.repo import Repository, resolve
 from builders.classbench.shortlist import GOLD_FAILS, NO_DIRECTIVE, directly_covered_methods, is_shortlisted, referencing_tests
-from builders.classbench.testrun import TestRun, run_pytest, work_copy
+from builders.classbench.testrun import TestRun, run_pytest, swapped_module, work_copy
 from builders.export import write_dataset
 from harness import sandbox
 from harness.python_runner import reference_solution
@@ -165,28 +165,11 @@ def _cached_suite(repo: Repository, copy: Path, slot: int, limits: sandbox.Limit
     return record
 
 
-def _with_module(copy: Path, info: ClassInfo, text: str):
-    """Context: the module of *info* replaced by *text* in the work copy, restored afterwards."""
-    from contextlib import contextmanager
-
-    @contextmanager
-    def swapped():
-        module = copy / info.file_path
-        original = module.read_bytes()
-        module.write_text(text, encoding="utf-8", errors="surrogateescape")
-        try:
-            yield
-        finally:
-            module.write_bytes(original)
-
-    return swapped()
-
-
 def _run_without(repo, copy, info, replacement: str | None, nodes, slot, limits, log_path) -> TestRun:
     original = (copy / info.file_path).read_text(encoding="utf-8", errors="surrogateescape")
     removal = remove_class(original, info.name, info.file_path)
     text = removal.text if replacement is None else insert_class(removal.text, replacement)
-    with _with_module(copy, info, text):
+    with swapped_module(copy / info.file_path, text):
         return run_pytest(repo, copy, nodes, slot, limits, log_path)
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +47,17 @@ def work_copy(tree: Path, folder: Path, slot: int) -> Path:
     folder.chmod(0o755)
     sandbox.give_to_sandbox(folder, slot)
     return folder
+
+
+@contextmanager
+def swapped_module(module: Path, text: str) -> Iterator[None]:
+    """*module* holds *text* inside the block and its original bytes again afterwards."""
+    original = module.read_bytes()
+    module.write_text(text, encoding="utf-8", errors="surrogateescape")
+    try:
+        yield
+    finally:
+        module.write_bytes(original)
 
 
 def run_pytest(repo: Repository, copy: Path, node_ids: list[str] | None, slot: int, limits: sandbox.Limits,

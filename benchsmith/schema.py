@@ -206,6 +206,10 @@ class ClassBenchTask:
     class_tokens: int
     paraphrased: bool
     relatives: list[str]
+    # Who wrote the descriptions: "template" (offline renderer of the metadata), "openai", "replay"; "" until described.
+    description_backend: str = ""
+    description_model: str = ""
+    description_prompt_hash: str = ""  # sha256 of the prompt templates used, so a changed prompt re-describes
 
 
 CLASSBENCH_SCHEMA = pa.schema(
@@ -228,6 +232,9 @@ CLASSBENCH_SCHEMA = pa.schema(
         ("class_tokens", pa.int32()),
         ("paraphrased", pa.bool_()),
         ("relatives", pa.list_(pa.string())),
+        ("description_backend", pa.string()),
+        ("description_model", pa.string()),
+        ("description_prompt_hash", pa.string()),
     ]
 )
 

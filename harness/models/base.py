@@ -1,0 +1,71 @@
+"""The one interface every model backend implements, and the records that cross it.
+
+A backend answers chat requests (``complete``); a request says what it is
+for (``item_id`` and ``purpose``) so that backends which do not talk to a
+model — ``replay`` reads answers from a file, ``template`` renders metadata
+into prose — can answer it too. Backends that can embed text implement
+``embed`` as well.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class Message:
+    role: str  # "system", "user" or "assistant"
+    content: str
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    messages: tuple[Message, ...]
+    n: int = 1
+    temperature: float = 0.0
+    max_tokens: int | None = None
+    item_id: str = ""  # the instance_id or task_id the request is about
+    purpose: str = ""  # "generate/zero-shot", "generate/reasoning/turn-2", "describe/detailed", ...
+    context: Mapping[str, str] = field(default_factory=dict)  # what a non-model backend needs (e.g. the metadata)
+
+
+@dataclass
+class Usage:
+    requests: int = 0  # sent to the service (cache hits not counted)
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, other: Usage) -> None:
+        self.requests += other.requests
+        self.cache_hits += other.cache_hits
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.cost_usd += other.cost_usd
+
+
+@dataclass
+class ChatResponse:
+    texts: list[str]  # one per sample (``request.n`` of them)
+    model: str
+    usage: Usage = field(default_factory=Usage)
+    cached: bool = False
+
+
+@runtime_checkable
+class Backend(Protocol):
+    name: str  # the registry name: "openai", "replay", "template"
+    model: str  # what produced the answers ("gpt-4o-mini", "template-v1", the replay file's model)
+
+    def complete(self, request: ChatRequest) -> ChatResponse: ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    name: str
+    model: str
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]: ...

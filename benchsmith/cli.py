@@ -80,16 +80,26 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from benchsmith.schema import Result, read_records
+    from benchsmith.schema import RankedCandidate, Result, read_records
     from harness.report import plot, render_table, summarise
 
     ks = [int(k) for k in args.k.split(",")]
     results = read_records(args.results, Result)
-    summary = summarise(results, ks)
+    ranking = read_records(args.ranking, RankedCandidate) if args.ranking else None
+    summary = summarise(results, ks, ranking)
     if args.plots:
         for path in plot(summary, args.plots, ks):
             print(f"wrote {path}", file=sys.stderr)
     print(json.dumps(summary, indent=2) if args.json else render_table(summary, ks))
+    return 0
+
+
+def _rank(args: argparse.Namespace) -> int:
+    from harness.ranking import parse_threshold, rank_to_file
+
+    records = rank_to_file(args.dataset, args.candidates, args.out, args.embedder, parse_threshold(args.threshold))
+    kept = sum(not r.pruned for r in records)
+    print(f"{args.out}: {len(records)} candidates ranked, {kept} above the threshold, {len(records) - kept} pruned")
     return 0
 
 
@@ -134,6 +144,32 @@ def _reference_candidates(args: argparse.Namespace) -> int:
     return 0
 
 
+def _describe(args: argparse.Namespace) -> int:
+    from builders.describe import describe
+    from harness.models import backend_from_args, format_usage
+
+    backend = backend_from_args(args)
+    summary = describe(args.dataset, backend, args.out)
+    print(f"{args.out or args.dataset}: {summary.described} of {summary.tasks} tasks described by {backend.name} "
+          f"({summary.skipped} already were, {summary.resumed} by an interrupted run, "
+          f"{len(summary.without_answers)} without an answer)")  # fmt: skip
+    print(format_usage(backend), file=sys.stderr)
+    return 0
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from harness.generate import generate
+    from harness.models import backend_from_args, format_usage
+
+    backend = backend_from_args(args)
+    summary = generate(args.dataset, args.strategy, backend, args.n, args.temperature, args.out,
+                       description=args.description, max_tokens=args.max_tokens)  # fmt: skip
+    print(f"{args.out}: {summary.candidates} candidates for {summary.items} items ({summary.resumed} from an interrupted run, "
+          f"{len(summary.without_answers)} without an answer, {summary.not_extracted} with no code found)")  # fmt: skip
+    print(format_usage(backend), file=sys.stderr)
+    return 0
+
+
 def _add_execution_options(parser: argparse.ArgumentParser, d4j_required: bool = True) -> None:
     parser.add_argument("--defects4j", type=Path, required=d4j_required, metavar="D4J_ROOT",
                         help="the Defects4J checkout an NL2Fix dataset came from")  # fmt: skip
@@ -143,6 +179,9 @@ def _add_execution_options(parser: argparse.ArgumentParser, d4j_required: bool =
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from harness.models import add_backend_arguments  # argparse only: no backend module is imported
+    from harness.prompts import STRATEGIES
+
     parser = argparse.ArgumentParser(prog="benchsmith", description=__doc__)
     parser.add_argument("--version", action="version", version=f"benchsmith {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages (cache misses, ...)")
@@ -209,11 +248,41 @@ def build_parser() -> argparse.ArgumentParser:
     reference.add_argument("--out", type=Path, required=True, help="candidates JSONL")
     reference.set_defaults(handler=_reference_candidates)
 
+    describe = commands.add_parser("describe", help="write each classbench task's DETAILED and SKETCHY descriptions")
+    describe.add_argument("--dataset", type=Path, required=True, help="a classbench dataset")
+    add_backend_arguments(describe, default_backend="template")
+    describe.add_argument("--out", type=Path, help="the dataset to write (default: --dataset, in place)")
+    describe.set_defaults(handler=_describe)
+
+    generate = commands.add_parser("generate", help="prompt a model for candidates (JSON Lines)")
+    generate.add_argument("--dataset", type=Path, required=True)
+    generate.add_argument("--strategy", required=True, choices=STRATEGIES,
+                          help="NL2Fix: zero-shot, title-only, one-shot, reasoning; classbench: basic")  # fmt: skip
+    generate.add_argument("--n", type=int, default=10, help="samples per instance (the paper: 100)")
+    generate.add_argument("--temperature", type=float, default=0.8, help="the paper: 0.8 and 0.2")
+    generate.add_argument("--description", choices=["detailed", "sketchy"], help="classbench: which description to prompt with (default detailed)")
+    generate.add_argument("--max-tokens", type=int, help="cap on each answer's length")
+    add_backend_arguments(generate)
+    generate.add_argument("--out", type=Path, required=True, help="candidates JSONL")
+    generate.set_defaults(handler=_generate)
+
+    rank = commands.add_parser("rank", help="rank each bug's candidates by embedding similarity to its buggy method")
+    rank.add_argument("--dataset", type=Path, required=True, help="an NL2Fix dataset")
+    rank.add_argument("--candidates", type=Path, required=True, help="JSON Lines: instance_id, candidate_id, code, ...")
+    rank.add_argument("--embedder", choices=["minilm", "openai"], default="minilm",
+                      help="minilm (all-MiniLM-L6-v2) runs offline; openai asks for the paper's text-embedding-ada-002")  # fmt: skip
+    rank.add_argument("--threshold", default="median", metavar="median|COSINE",
+                      help="prune candidates less similar than this: the median over the file (default; the paper's "
+                           "came out at 0.95 with ada-002 and was then fixed), or a cosine such as 0.95")  # fmt: skip
+    rank.add_argument("--out", type=Path, required=True, help="ranking.parquet")
+    rank.set_defaults(handler=_rank)
+
     report = commands.add_parser("report", help="pass@k, per project, Table 2 statistics, plots")
     report.add_argument("--results", type=Path, required=True)
     report.add_argument("--k", default="1,5,10,100", help="comma-separated k values")
     report.add_argument("--json", action="store_true", help="print JSON instead of a table")
     report.add_argument("--plots", type=Path, metavar="DIR", help="write PNG plots here")
+    report.add_argument("--ranking", type=Path, metavar="FILE", help="ranking.parquet from `benchsmith rank`: adds r.pass@k")
     report.set_defaults(handler=_report)
     return parser
 

@@ -239,12 +239,39 @@ CLASSBENCH_SCHEMA = pa.schema(
 )
 
 
+@dataclass(frozen=True)
+class RankedCandidate:
+    """A candidate's place in its instance's ranked list (seed 001, section 4.4): ``benchsmith rank``."""
+
+    instance_id: str
+    candidate_id: str
+    similarity: float  # cosine between the embeddings of the buggy method and the candidate
+    rank: int  # 1 = shown first within its instance and run (model, strategy); identical code shares a rank; -1 when pruned
+    pruned: bool  # below the similarity threshold
+    embedder: str  # "minilm:sentence-transformers/all-MiniLM-L6-v2", "openai:text-embedding-ada-002"
+
+
+RANKED_CANDIDATE_SCHEMA = pa.schema(
+    [
+        ("instance_id", pa.string()),
+        ("candidate_id", pa.string()),
+        ("similarity", pa.float64()),
+        ("rank", pa.int32()),
+        ("pruned", pa.bool_()),
+        ("embedder", pa.string()),
+    ]
+)
+
+
 def task_id(repo_key: str, file_path: str, class_name: str) -> str:
     """The one place classbench task identifiers are made: ``pypi-click-8.1.7::src/click/testing.py::CliRunner``."""
     return f"{repo_key}::{file_path}::{class_name}"
 
 
-SCHEMAS: dict[type, pa.Schema] = {NL2FixInstance: NL2FIX_SCHEMA, Result: RESULT_SCHEMA, ClassBenchTask: CLASSBENCH_SCHEMA, IssueText: ISSUE_SCHEMA}
+SCHEMAS: dict[type, pa.Schema] = {
+    NL2FixInstance: NL2FIX_SCHEMA, Result: RESULT_SCHEMA, ClassBenchTask: CLASSBENCH_SCHEMA, IssueText: ISSUE_SCHEMA,
+    RankedCandidate: RANKED_CANDIDATE_SCHEMA,
+}  # fmt: skip
 
 
 def read_candidates(path: Path) -> list[Candidate]:
@@ -271,6 +298,21 @@ def read_candidates(path: Path) -> list[Candidate]:
     return candidates
 
 R = TypeVar("R")
+
+
+def dataset_kind(path: Path) -> str:
+    """``"classbench"`` or ``"nl2fix"``, from a dataset file's columns; an unreadable file is an error naming it."""
+    try:
+        names = pq.read_schema(path).names
+    except FileNotFoundError:
+        raise BenchsmithError(f"{path}: no such dataset file") from None
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise BenchsmithError(f"{path}: not a readable dataset ({exc})") from None
+    if names == CLASSBENCH_SCHEMA.names:
+        return "classbench"
+    if names == NL2FIX_SCHEMA.names:
+        return "nl2fix"
+    raise BenchsmithError(f"{path}: neither an NL2Fix nor a classbench dataset (columns {names})")
 
 
 def instance_id(project: str, bug_id: int) -> str:

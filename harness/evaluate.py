@@ -18,13 +18,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from benchsmith.atomic import atomic_path
 from benchsmith.errors import BenchsmithError
-from benchsmith.schema import Candidate, ClassBenchTask, NL2FixInstance, Result, read_candidates, read_records, to_table
+from benchsmith.schema import Candidate, ClassBenchTask, NL2FixInstance, Result, dataset_kind, read_candidates, read_records, to_table
 from builders.defects4j import Defects4JRoot
 from harness.insertion import dedup_key
 from harness.java_runner import InstanceRunner, Tests, Verdict
@@ -66,11 +65,7 @@ class _Benchmark:
 
 
 def _benchmark(options: EvalOptions) -> _Benchmark:
-    try:
-        columns = pq.read_schema(options.dataset).names
-    except (FileNotFoundError, pa.ArrowInvalid) as exc:
-        raise BenchsmithError(f"{options.dataset}: not a readable dataset ({exc})") from None
-    if "task_id" in columns:
+    if dataset_kind(options.dataset) == "classbench":
         from harness.python_runner import TaskRunner, python_dedup_key
 
         tasks = {t.task_id: t for t in read_records(options.dataset, ClassBenchTask)}

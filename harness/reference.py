@@ -10,15 +10,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pyarrow.parquet as pq
 
 from benchsmith.atomic import write_text_atomic
-from benchsmith.schema import ClassBenchTask, NL2FixInstance, read_records
+from benchsmith.schema import ClassBenchTask, NL2FixInstance, dataset_kind, read_records
 from harness.mutants import mutants
 
 
 def reference_candidates(dataset: Path, mutants_per_instance: int = 8, seed: int = 0) -> list[dict]:
-    if "task_id" in pq.read_schema(dataset).names:
+    if dataset_kind(dataset) == "classbench":
         from harness.python_runner import reference_solution
 
         rows = []

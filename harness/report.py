@@ -1,4 +1,8 @@
-"""``benchsmith report``: pass@k overall and per project, Table 2's statistics, JSON and plots."""
+"""``benchsmith report``: pass@k overall and per project, Table 2's statistics, JSON and plots.
+
+Given a ranking (``benchsmith rank``), r.pass@k of all candidates and of the
+compiling ones stands beside each pass@k, as in seed 001's Table 6.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,15 @@ import math
 from collections import defaultdict
 from pathlib import Path
 
-from benchsmith.schema import Result
-from harness.metrics import candidate_statistics, mean_pass_at_k, per_instance_counts
+from benchsmith.errors import BenchsmithError
+from benchsmith.schema import RankedCandidate, Result
+from harness.metrics import (
+    candidate_statistics,
+    mean_pass_at_k,
+    mean_pass_at_k_compiling,
+    mean_ranked_pass_at_k,
+    per_instance_counts,
+)
 
 
 def project_of(instance_id: str) -> str:
@@ -25,8 +36,25 @@ def run_label(result: Result) -> str:
     return " / ".join(part for part in (result.model, result.strategy) if part) or "all candidates"
 
 
-def summarise(results: list[Result], ks: list[int]) -> dict:
+def ranking_summary(rows: list[Result], ranking: dict[tuple[str, str], RankedCandidate], ks: list[int]) -> dict:
+    """Table 6 for one run: r.pass@k of all candidates and of the compiling ones, and pass@k of the compiling ones."""
+    try:
+        ranked = {f"r.pass@{k}": {"all": mean_ranked_pass_at_k(rows, ranking, k)[0],
+                                  "compiling": mean_ranked_pass_at_k(rows, ranking, k, compiling_only=True)[0],
+                                  "instances": len({r.instance_id for r in rows})}
+                  for k in ks}  # fmt: skip
+    except ValueError as exc:
+        raise BenchsmithError(f"--ranking: {exc}; rank the candidates file that was evaluated") from None
+    return {
+        "embedder": sorted({ranking[(r.instance_id, r.candidate_id)].embedder for r in rows}),
+        "r.pass@k": ranked,
+        "pass@k compiling": {f"pass@{k}": {"value": v, "instances": n} for k in ks for v, n in [mean_pass_at_k_compiling(rows, k)]},
+    }
+
+
+def summarise(results: list[Result], ks: list[int], ranking: list[RankedCandidate] | None = None) -> dict:
     """Everything the report shows, per run (model / strategy) when the results hold several."""
+    ranked = {(r.instance_id, r.candidate_id): r for r in ranking} if ranking is not None else None
     runs: dict[str, list[Result]] = defaultdict(list)
     for result in results:
         runs[run_label(result)].append(result)
@@ -52,6 +80,13 @@ def summarise(results: list[Result], ks: list[int]) -> dict:
             "statuses": {s: sum(r.status == s for r in rows) for s in ("plausible", "wrong", "uncompilable", "timeout", "error")},
             "projects": by_project,
         }
+        if ranked is not None:
+            summary[label]["ranking"] = ranking_summary(rows, ranked, ks)
+            for project, stats in by_project.items():  # every row is ranked: ranking_summary checked
+                mine = [r for r in rows if project_of(r.instance_id) == project]
+                for k in ks:
+                    stats[f"r.pass@{k}"] = mean_ranked_pass_at_k(mine, ranked, k)[0]
+                    stats[f"r.pass@{k} compiling"] = mean_ranked_pass_at_k(mine, ranked, k, compiling_only=True)[0]
     return summary
 
 
@@ -59,17 +94,41 @@ def _pct(value: float) -> str:
     return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{100 * value:.2f}%"
 
 
+def _metric_columns(run: dict, ks: list[int]) -> list[str]:
+    if "ranking" not in run:
+        return [f"pass@{k}" for k in ks]
+    return [name for k in ks for name in (f"pass@{k}", f"r.pass@{k}", f"r.pass@{k} compiling")]
+
+
+def _ranking_table(run: dict, ks: list[int]) -> list[str]:
+    ranking = run["ranking"]
+    ranked = ranking["r.pass@k"]
+    lines = [f"Ranking (seed 001's Table 6; {', '.join(ranking['embedder'])}): r.pass@k (pass@k)", "",
+             "| candidates | " + " | ".join(f"r.pass@{k} (pass@{k})" for k in ks) + " |",
+             "| --- | " + " | ".join("---:" for _ in ks) + " |"]  # fmt: skip
+    everything = " | ".join(f"{_pct(ranked[f'r.pass@{k}']['all'])} ({_pct(run['pass@k'][f'pass@{k}']['value'])})" for k in ks)
+    compiling = " | ".join(f"{_pct(ranked[f'r.pass@{k}']['compiling'])} ({_pct(ranking['pass@k compiling'][f'pass@{k}']['value'])})"
+                           for k in ks)  # fmt: skip
+    return [*lines, f"| all | {everything} |", f"| compiling only | {compiling} |", ""]
+
+
 def render_table(summary: dict, ks: list[int]) -> str:
     lines = []
     for label, run in summary.items():
+        columns = _metric_columns(run, ks)
         lines.append(f"## {label}: {run['instances']} instances, {run['candidates']} candidates")
         lines.append("")
-        lines.append("| project | instances | solved | " + " | ".join(f"pass@{k}" for k in ks) + " | TR |")
-        lines.append("| --- | ---: | ---: | " + " | ".join("---:" for _ in ks) + " | ---: |")
+        lines.append("| project | instances | solved | " + " | ".join(columns) + " | TR |")
+        lines.append("| --- | ---: | ---: | " + " | ".join("---:" for _ in columns) + " | ---: |")
         for project, stats in run["projects"].items():
-            values = " | ".join(_pct(stats[f"pass@{k}"]) for k in ks)
+            values = " | ".join(_pct(stats[name]) for name in columns)
             lines.append(f"| {project} | {stats['instances']} | {stats['solved']} | {values} | {_pct(stats['TR'])} |")
-        overall = " | ".join(_pct(run["pass@k"][f"pass@{k}"]["value"]) for k in ks)
+        overall_of = {f"pass@{k}": run["pass@k"][f"pass@{k}"]["value"] for k in ks}
+        if "ranking" in run:
+            for k in ks:
+                overall_of[f"r.pass@{k}"] = run["ranking"]["r.pass@k"][f"r.pass@{k}"]["all"]
+                overall_of[f"r.pass@{k} compiling"] = run["ranking"]["r.pass@k"][f"r.pass@{k}"]["compiling"]
+        overall = " | ".join(_pct(overall_of[name]) for name in columns)
         lines.append(f"| **all** | {run['instances']} | {len(run['solved'])} | {overall} | {_pct(run['TR'])} |")
         stats = run["statistics"]
         lines.append("")
@@ -77,6 +136,8 @@ def render_table(summary: dict, ks: list[int]) -> str:
                      + ", ".join(f"{name} {'n/a' if math.isnan(v) else f'{v:.1f}%'}" for name, v in stats.items()))  # fmt: skip
         lines.append("Statuses: " + ", ".join(f"{s} {n}" for s, n in run["statuses"].items()))
         lines.append("")
+        if "ranking" in run:
+            lines.extend(_ranking_table(run, ks))
     return "\n".join(lines)
 
 

@@ -9,9 +9,14 @@ into prose — can answer it too. Backends that can embed text implement
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
+
+from benchsmith.errors import BenchsmithError
+
+DEFAULT_CONCURRENCY = 4
 
 
 @dataclass(frozen=True)
@@ -69,3 +74,38 @@ class Embedder(Protocol):
     model: str
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+def complete_many(
+    backend: Backend, requests: Sequence[ChatRequest], concurrency: int = DEFAULT_CONCURRENCY
+) -> Iterator[tuple[int, ChatResponse]]:
+    """Answer *requests* with at most *concurrency* in flight; yield ``(index, response)`` as each finishes.
+
+    Threads suffice: backends wait on the network or read files. The first
+    failure propagates after the requests not yet started are cancelled.
+    """
+    if concurrency < 1:
+        raise BenchsmithError(f"concurrency must be at least 1, got {concurrency}")
+    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix=f"{backend.name}-backend") as pool:
+        futures = {pool.submit(backend.complete, request): index for index, request in enumerate(requests)}
+        pending = set(futures)
+        try:
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                # Successes first: an answer that finished beside a failure is not lost.
+                for future in sorted(done, key=lambda f: f.exception() is not None):
+                    yield futures[future], future.result()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+class CompletesMany:
+    """Gives a backend the method ``complete_many``; ``default_concurrency`` applies when none is passed."""
+
+    default_concurrency: int = DEFAULT_CONCURRENCY
+
+    def complete_many(
+        self, requests: Sequence[ChatRequest], concurrency: int | None = None
+    ) -> Iterator[tuple[int, ChatResponse]]:
+        return complete_many(self, requests, concurrency or self.default_concurrency)  # type: ignore[arg-type]

@@ -1,0 +1,240 @@
+"""``benchsmith generate``: a dataset and a prompt strategy → a model's answers → candidates JSONL.
+
+Each instance (NL2Fix) or task (RepoClassBench) becomes one conversation.
+Single-turn strategies send one request with ``n`` samples. Reasoning
+extraction (seed 001, 3.3.3) asks three times — localise, explain, fix —
+and the paper does not say how its 100 samples share the first two turns;
+here turns 1 and 2 are asked once per instance (n=1, the run's temperature)
+and turn 3 is asked with ``n`` samples, so one reasoning chain conditions
+every sample. That costs n+2 answers per instance instead of 3n, and the
+samples still differ where it matters, in the fix.
+
+Code is pulled out of each answer by :mod:`harness.extraction`; when none is
+found the answer itself becomes the candidate, and ``eval`` calls it
+uncompilable. A finished instance is appended to ``<out>.journal.jsonl``, so
+an interrupted run asks only for what is missing; the candidates file is
+written atomically once every instance is done.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+from benchsmith.atomic import write_text_atomic
+from benchsmith.errors import BenchsmithError
+from benchsmith.progress import progress
+from benchsmith.schema import ClassBenchTask, NL2FixInstance, dataset_kind, read_records
+from harness.extraction import Extraction, extract_java_method, extract_python_class
+from harness.models import complete_many
+from harness.models.base import DEFAULT_CONCURRENCY, Backend, ChatRequest, Message, Usage
+from harness.prompts import CLASSBENCH_STRATEGIES, NL2FIX_STRATEGIES, strategy_hash
+from harness.prompts import classbench as classbench_prompts
+from harness.prompts import nl2fix as nl2fix_prompts
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class _Item:
+    """One instance or task: how its conversation goes and how code comes out of an answer."""
+
+    item_id: str
+    turns: int
+    conversation: Callable[[list[str]], tuple[Message, ...]]  # earlier turns' answers → the next request's messages
+    extract: Callable[[str], Extraction]
+    candidate_prefix: str
+
+
+@dataclass
+class GenerateSummary:
+    items: int = 0
+    candidates: int = 0
+    resumed: int = 0  # items whose candidates came from the journal of an interrupted run
+    without_answers: list[str] = field(default_factory=list)  # items the backend returned no texts for
+    not_extracted: int = 0  # candidates that are the raw answer: no method / class was found in it
+    usage: Usage = field(default_factory=Usage)  # this run's requests only
+
+
+def journal_path(out: Path) -> Path:
+    """Beside the output, named as ``harness.evaluate`` names its journal."""
+    return out.with_name(out.name + ".journal.jsonl")
+
+
+def generate(dataset: Path, strategy: str, backend: Backend, n: int, temperature: float, out: Path, *,
+             description: str | None = None, concurrency: int | None = None,
+             max_tokens: int | None = None) -> GenerateSummary:  # fmt: skip
+    """Write candidates for every item of *dataset* to *out*; *description* picks DETAILED or SKETCHY (classbench)."""
+    if n < 1:
+        raise BenchsmithError(f"--n {n}: must be at least 1")
+    if temperature < 0:
+        raise BenchsmithError(f"--temperature {temperature}: must not be negative")
+    items, level = _items(Path(dataset), strategy, description)
+    settings = {"dataset": str(Path(dataset).resolve()), "strategy": strategy, "description": level, "n": n,
+                "temperature": temperature, "max_tokens": max_tokens, "backend": backend.name, "model": backend.model,
+                "prompt_hash": strategy_hash(strategy)}  # fmt: skip
+    journal = _Journal(journal_path(Path(out)), settings)
+    done = journal.load()
+    summary = GenerateSummary(items=len(items), resumed=sum(item.item_id in done for item in items))
+    pending = [item for item in items if item.item_id not in done]
+    log.info("%d items: %d done in an earlier run, %d to generate", len(items), summary.resumed, len(pending))
+    answers: dict[str, list[str]] = {item.item_id: [] for item in pending}
+    for turn in range(1, max((item.turns for item in pending), default=0) + 1):
+        asking = [item for item in pending if item.turns >= turn and len(answers[item.item_id]) == turn - 1]
+        requests = [
+            _request(item, turn, answers[item.item_id], strategy, n, temperature, max_tokens) for item in asking
+        ]
+        label = "generating" if turn == 1 and all(i.turns == 1 for i in asking) else f"turn {turn}"
+        answered = complete_many(backend, requests, backend_concurrency(backend, concurrency))
+        for index, response in progress(answered, label, total=len(requests), unit="request"):
+            item = asking[index]
+            summary.usage.add(response.usage)
+            if not response.texts:
+                summary.without_answers.append(item.item_id)
+            elif turn < item.turns:
+                answers[item.item_id].append(response.texts[0])
+            else:
+                rows = [_row(item, sample, text, response.model or backend.model, strategy, temperature)
+                        for sample, text in enumerate(response.texts)]  # fmt: skip
+                done[item.item_id] = rows
+                journal.append(item.item_id, rows)
+    rows = [row for item in items for row in done.get(item.item_id, [])]
+    summary.candidates = len(rows)
+    summary.not_extracted = sum(not row["extracted"] for row in rows)
+    write_text_atomic(Path(out), "".join(json.dumps(_public(row)) + "\n" for row in rows))
+    journal.remove()
+    if summary.without_answers:
+        log.warning("%d items got no answer from %s: %s", len(summary.without_answers), backend.name,
+                    ", ".join(sorted(summary.without_answers)[:10]))  # fmt: skip
+    return summary
+
+
+def _items(dataset: Path, strategy: str, description: str | None) -> tuple[list[_Item], str]:
+    if dataset_kind(dataset) == "classbench":
+        if strategy not in CLASSBENCH_STRATEGIES:
+            raise BenchsmithError(
+                f"{dataset}: a classbench dataset; --strategy must be one of {', '.join(CLASSBENCH_STRATEGIES)}"
+            )
+        level = description or "detailed"
+        return [_classbench_item(task, level) for task in read_records(dataset, ClassBenchTask)], level
+    if strategy not in NL2FIX_STRATEGIES:
+        raise BenchsmithError(f"{dataset}: an NL2Fix dataset; --strategy must be one of {', '.join(NL2FIX_STRATEGIES)}")
+    if description is not None:
+        raise BenchsmithError(f"{dataset}: --description applies to classbench datasets only")
+    instances = read_records(dataset, NL2FixInstance)
+    without_issue = [i.instance_id for i in instances if not (i.issue_title.strip() or i.issue_description.strip())]
+    if without_issue:
+        log.warning(
+            "%d instances have no issue text (built with --no-scrape?): %s",
+            len(without_issue),
+            ", ".join(without_issue[:10]),
+        )
+    shots = nl2fix_prompts.nearest_shots(instances) if strategy == "one-shot" else {}
+    return [_nl2fix_item(instance, strategy, shots.get(instance.instance_id)) for instance in instances], ""
+
+
+def _nl2fix_item(instance: NL2FixInstance, strategy: str, shot: NL2FixInstance | None) -> _Item:
+    def extract(text: str) -> Extraction:
+        return extract_java_method(text, instance.method_name, instance.buggy_method_no_comments)
+
+    if strategy == "reasoning":
+        turns, conversation = (
+            len(nl2fix_prompts.REASONING_TURNS),
+            lambda answers: nl2fix_prompts.reasoning(instance, answers),
+        )
+    elif strategy == "one-shot":
+        turns, conversation = 1, lambda answers: nl2fix_prompts.one_shot(instance, shot)
+    elif strategy == "title-only":
+        turns, conversation = 1, lambda answers: nl2fix_prompts.title_only(instance)
+    else:
+        turns, conversation = 1, lambda answers: nl2fix_prompts.zero_shot(instance)
+    return _Item(instance.instance_id, turns, conversation, extract, strategy)
+
+
+def _classbench_item(task: ClassBenchTask, level: str) -> _Item:
+    if task.language != "python":
+        raise BenchsmithError(f"{task.task_id}: generation supports python tasks only, not {task.language}")
+    messages = classbench_prompts.basic(task, level)  # renders now, so an undescribed task fails before any request
+    return _Item(
+        task.task_id,
+        1,
+        lambda answers: messages,
+        lambda text: extract_python_class(text, task.class_name),
+        f"basic-{level}",
+    )
+
+
+def _request(item: _Item, turn: int, answers: list[str], strategy: str, n: int, temperature: float,
+             max_tokens: int | None) -> ChatRequest:  # fmt: skip
+    final = turn == item.turns
+    purpose = f"generate/{strategy}" if item.turns == 1 else f"generate/{strategy}/turn-{turn}"
+    context = {} if item.turns == 1 else {"turn": str(turn), "final_turn": "true" if final else "false"}
+    return ChatRequest(messages=item.conversation(answers), n=n if final else 1, temperature=temperature,
+                       max_tokens=max_tokens, item_id=item.item_id, purpose=purpose, context=context)  # fmt: skip
+
+
+def _row(item: _Item, sample: int, text: str, model: str, strategy: str, temperature: float) -> dict:
+    extraction = item.extract(text)
+    return {"instance_id": item.item_id, "candidate_id": f"{item.candidate_prefix}-{sample}", "code": extraction.code,
+            "model": model, "strategy": strategy, "temperature": temperature, "sample": sample,
+            "extraction": extraction.reason, "extracted": extraction.found}  # fmt: skip
+
+
+def _public(row: dict) -> dict:
+    """The candidates row; ``extraction`` (how the code was found) rides along and readers ignore it."""
+    return {key: value for key, value in row.items() if key != "extracted"}
+
+
+class _Journal:
+    """Finished items of an interrupted run: a settings line, then one line per item; valid only for the same settings."""
+
+    def __init__(self, path: Path, settings: dict) -> None:
+        self.path = path
+        self.settings = settings
+
+    def load(self) -> dict[str, list[dict]]:
+        done: dict[str, list[dict]] = {}
+        if not self.path.exists():
+            return done
+        lines = self.path.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines, start=1):
+            try:
+                entry = json.loads(line)
+                if number == 1:
+                    self._check(entry["settings"])
+                else:
+                    done[entry["item_id"]] = entry["rows"]
+            except (ValueError, KeyError, TypeError) as exc:
+                if number == len(lines) and number > 1:  # the last line of a killed run may be cut short
+                    log.warning("%s: ignoring an incomplete last line", self.path)
+                    break
+                raise BenchsmithError(
+                    f"{self.path}:{number}: corrupt journal line ({exc}); delete the journal to start over"
+                ) from None
+        return done
+
+    def _check(self, recorded: dict) -> None:
+        differing = sorted(
+            key for key in set(recorded) | set(self.settings) if recorded.get(key) != self.settings.get(key)
+        )
+        if differing:
+            raise BenchsmithError(f"{self.path}: left by an interrupted run with other settings ({', '.join(differing)}); "
+                                  "delete it or choose another --out")  # fmt: skip
+
+    def append(self, item_id: str, rows: list[dict]) -> None:
+        # The settings line goes in with the first item, so a run that finished nothing leaves no journal behind.
+        header = "" if self.path.exists() else json.dumps({"settings": self.settings}) + "\n"
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(header + json.dumps({"item_id": item_id, "rows": rows}) + "\n")
+
+    def remove(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+def backend_concurrency(backend: Backend, concurrency: int | None) -> int:
+    """*concurrency*, else what the backend was configured with (``--concurrency``), else the default."""
+    return concurrency or getattr(backend, "default_concurrency", DEFAULT_CONCURRENCY)

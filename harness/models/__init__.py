@@ -1,0 +1,105 @@
+"""The model backends behind one registry: ``openai`` (any OpenAI-compatible endpoint), ``replay``, ``template``.
+
+Commands that talk to models (``benchsmith describe``, ``benchsmith generate``)
+add the shared options with :func:`add_backend_arguments` and build the
+backend with :func:`backend_from_args`; code builds one with
+:func:`get_backend`. Each backend module is imported only when chosen, so
+importing this package never imports ``openai``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from benchsmith.errors import BenchsmithError
+from harness.models.base import DEFAULT_CONCURRENCY, Backend, Usage, complete_many
+
+BACKENDS = ("openai", "replay", "template")
+_OPTIONS = {
+    "openai": {"max_retries", "price_input", "price_output", "embedding_model", "timeout", "use_cache"},
+    "replay": {"replay"},
+    "template": set(),
+}
+
+__all__ = ["BACKENDS", "add_backend_arguments", "backend_from_args", "complete_many", "format_usage", "get_backend"]
+
+
+def get_backend(name: str, model: str | None = None, **options: Any) -> Backend:
+    """The backend registered as *name*; options set to None count as not given.
+
+    openai: *model* is required; options max_retries, price_input and
+    price_output (USD per million tokens), embedding_model, timeout, use_cache.
+    replay: option ``replay`` (the JSONL file) is required; *model* overrides
+    the model the file names. template: no options.
+    """
+    if name not in BACKENDS:
+        raise BenchsmithError(f"unknown model backend {name!r} (choose from {', '.join(BACKENDS)})")
+    given = {key: value for key, value in options.items() if value is not None}
+    unknown = sorted(set(given) - _OPTIONS[name])
+    if unknown:
+        raise BenchsmithError(f"the {name} backend takes no option {', '.join(unknown)}")
+    if name == "openai":
+        if not model:
+            raise BenchsmithError("the openai backend needs --model")
+        from harness.models.openai_backend import OpenAIBackend
+
+        return OpenAIBackend(model, **given)
+    if name == "replay":
+        if "replay" not in given:
+            raise BenchsmithError("the replay backend needs --replay FILE")
+        from harness.models.replay import ReplayBackend
+
+        return ReplayBackend(Path(given["replay"]), model=model)
+    from harness.models.template import TemplateBackend
+
+    return TemplateBackend()
+
+
+def add_backend_arguments(parser: argparse.ArgumentParser, default_backend: str | None = None) -> None:
+    """The options every model-using command shares."""
+    group = parser.add_argument_group("model backend")
+    group.add_argument("--backend", choices=BACKENDS, default=default_backend,
+                       help="openai: an OpenAI-compatible endpoint (OPENAI_BASE_URL, OPENAI_API_KEY, or Azure's "
+                            "AZURE_OPENAI_ENDPOINT, AZURE_OPENAI_API_KEY, OPENAI_API_VERSION); replay: answers "
+                            "recorded in a JSONL file; template: descriptions rendered from metadata"
+                            + (f" (default {default_backend})" if default_backend else ""))  # fmt: skip
+    group.add_argument("--model", help="the model (Azure: the deployment) for the openai backend")
+    group.add_argument("--replay", metavar="FILE", type=Path, help="the JSONL file the replay backend answers from")
+    group.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY,
+                       help=f"requests in flight at once (default {DEFAULT_CONCURRENCY})")  # fmt: skip
+    group.add_argument("--max-retries", type=int, default=5,
+                       help="retries of a request after 429, 5xx or a connection error (default 5)")  # fmt: skip
+    group.add_argument("--price-input", type=float, default=0.0, metavar="USD",
+                       help="USD per million prompt tokens, for the cost report (default 0: unknown)")  # fmt: skip
+    group.add_argument("--price-output", type=float, default=0.0, metavar="USD",
+                       help="USD per million completion tokens (default 0: unknown)")  # fmt: skip
+    group.add_argument("--no-cache", action="store_true",
+                       help="ask the model again instead of reusing cached answers, and replace them")  # fmt: skip
+
+
+def backend_from_args(args: argparse.Namespace) -> Backend:
+    """The backend the options of :func:`add_backend_arguments` chose; its ``default_concurrency`` is --concurrency."""
+    if not args.backend:
+        raise BenchsmithError(f"choose a model backend with --backend ({', '.join(BACKENDS)})")
+    if args.concurrency < 1:
+        raise BenchsmithError(f"--concurrency must be at least 1, got {args.concurrency}")
+    options: dict[str, Any] = {}
+    if args.backend == "openai":
+        options = {"max_retries": args.max_retries, "price_input": args.price_input,
+                   "price_output": args.price_output, "use_cache": not args.no_cache}  # fmt: skip
+    elif args.backend == "replay":
+        options = {"replay": args.replay}
+    backend = get_backend(args.backend, args.model, **options)
+    backend.default_concurrency = args.concurrency  # type: ignore[attr-defined]
+    return backend
+
+
+def format_usage(backend: Backend) -> str:
+    """One line for the end of a run: requests, cache hits, tokens and cost (unknown without prices)."""
+    usage: Usage = getattr(backend, "usage", Usage())
+    line = (f"{backend.name} {backend.model}: {usage.requests} requests, {usage.cache_hits} cache hits, "
+            f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens")  # fmt: skip
+    priced = getattr(backend, "priced", False)
+    return line + (f", cost ${usage.cost_usd:.4f}" if priced else ", cost unknown (no --price-input/--price-output)")

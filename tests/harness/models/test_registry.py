@@ -1,0 +1,104 @@
+"""The backend registry, its command-line options, and complete_many."""
+
+import argparse
+import json
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from benchsmith.errors import BenchsmithError
+from harness.models import add_backend_arguments, backend_from_args, format_usage, get_backend
+from harness.models.base import Backend, ChatRequest, ChatResponse, complete_many
+from harness.models.replay import ReplayBackend
+from harness.models.template import TemplateBackend
+from tests.conftest import ROOT
+
+
+def parse(*argv: str, default_backend: str | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_backend_arguments(parser, default_backend=default_backend)
+    return parser.parse_args(list(argv))
+
+
+def test_importing_the_registry_does_not_import_openai():
+    code = "import sys, harness.models; print('openai' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_get_backend_errors_are_one_line():
+    with pytest.raises(BenchsmithError, match=r"unknown model backend 'claude' \(choose from openai, replay, template"):
+        get_backend("claude")
+    with pytest.raises(BenchsmithError, match="the openai backend needs --model"):
+        get_backend("openai")
+    with pytest.raises(BenchsmithError, match="the replay backend needs --replay FILE"):
+        get_backend("replay", replay=None)
+    with pytest.raises(BenchsmithError, match="the template backend takes no option price_input"):
+        get_backend("template", price_input=1.0)
+
+
+def test_options_choose_and_configure_the_backend(tmp_path):
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps({"instance_id": "Cli-1", "candidate_id": "c0", "code": "x", "model": "m"}) + "\n")
+    backend = backend_from_args(parse("--backend", "replay", "--replay", str(path), "--concurrency", "2"))
+    assert isinstance(backend, ReplayBackend) and isinstance(backend, Backend)
+    assert backend.default_concurrency == 2 and backend.model == "m"
+    template = backend_from_args(parse(default_backend="template"))
+    assert isinstance(template, TemplateBackend) and template.default_concurrency == 4
+    assert "template template-v1: 0 requests" in format_usage(template)
+    with pytest.raises(BenchsmithError, match="choose a model backend with --backend"):
+        backend_from_args(parse())
+    with pytest.raises(BenchsmithError, match="--concurrency must be at least 1"):
+        backend_from_args(parse("--backend", "template", "--concurrency", "0"))
+    args = parse("--backend", "openai", "--model", "gpt-x", "--max-retries", "1", "--price-input", "0.5",
+                 "--price-output", "1.5", "--no-cache")  # fmt: skip
+    assert (args.max_retries, args.price_input, args.price_output, args.no_cache) == (1, 0.5, 1.5, True)
+    with pytest.raises(SystemExit):
+        parse("--backend", "claude")
+
+
+class SlowEcho:
+    """A backend that records how many of its calls overlap."""
+
+    name = "slow-echo"
+    model = "echo"
+
+    def __init__(self, fail_on: str = "") -> None:
+        self.fail_on = fail_on
+        self.running = 0
+        self.most = 0
+        self.lock = threading.Lock()
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        with self.lock:
+            self.running += 1
+            self.most = max(self.most, self.running)
+        try:
+            time.sleep(0.05 if request.item_id != "slow" else 0.3)
+            if request.item_id == self.fail_on:
+                raise BenchsmithError(f"{request.item_id}: refused")
+            return ChatResponse(texts=[request.item_id], model=self.model)
+        finally:
+            with self.lock:
+                self.running -= 1
+
+
+def test_complete_many_yields_as_requests_finish_within_the_bound():
+    backend = SlowEcho()
+    requests = [ChatRequest(messages=(), item_id=name) for name in ["slow", *(f"r{i}" for i in range(7))]]
+    answered = list(complete_many(backend, requests, concurrency=3))
+    assert sorted(index for index, _ in answered) == list(range(8))
+    assert all(response.texts == [requests[index].item_id] for index, response in answered)
+    assert answered[0][0] != 0  # the slow first request finishes after quicker ones
+    assert 2 <= backend.most <= 3
+
+
+def test_complete_many_propagates_the_first_failure():
+    requests = [ChatRequest(messages=(), item_id=f"r{i}") for i in range(6)]
+    with pytest.raises(BenchsmithError, match="r2: refused"):
+        list(complete_many(SlowEcho(fail_on="r2"), requests, concurrency=2))
+    with pytest.raises(BenchsmithError, match="concurrency must be at least 1"):
+        list(complete_many(SlowEcho(), requests, concurrency=0))

@@ -27,23 +27,50 @@ java:
 CLASSBENCH_REPO ?= pypi:click==8.1.7
 RUN := data/runs/$(shell date -u +%Y%m%dT%H%M%SZ)
 
-# The whole pipeline on the bundled inputs, offline but for PyPI: build and validate NL2Fix from the
-# fixture, build classbench from a real PyPI package, judge reference candidates, report with plots.
+# With OPENAI_BASE_URL set (and OPENAI_API_KEY where the endpoint wants one), a model describes the classes and
+# writes the candidates. Without it, the template backend describes, and reference candidates (gold, the unchanged
+# buggy code, mutants of the gold; gold and an empty class) are replayed through `generate`, so every stage runs.
+MODEL ?= gpt-4o-mini
+SAMPLES ?= 10
+STRATEGY ?= zero-shot
+ifdef OPENAI_BASE_URL
+DESCRIBE_WITH := --backend openai --model $(MODEL)
+NL2FIX_WITH := --backend openai --model $(MODEL) --n $(SAMPLES) --temperature 0.8
+CLASSBENCH_WITH := --backend openai --model $(MODEL) --n $(SAMPLES) --temperature 0.8
+CANDIDATES := $(MODEL), $(STRATEGY), $(SAMPLES) samples
+else
+DESCRIBE_WITH := --backend template
+NL2FIX_WITH := --backend replay --replay $(RUN)/reference-nl2fix.jsonl --n 10
+CLASSBENCH_WITH := --backend replay --replay $(RUN)/reference-classbench.jsonl --n 2
+CANDIDATES := reference candidates replayed
+endif
+
+# The whole pipeline on the bundled inputs, offline but for PyPI: build and validate NL2Fix from the fixture,
+# build classbench from a real PyPI package, describe, generate, rank, evaluate, report with plots.
 dataset: install java
 	$(BIN)/python data/fixtures/make_fixture.py --out $(FIXTURE_REPOS)
 	$(BIN)/benchsmith nl2fix build --defects4j data/fixtures/defects4j --repos $(FIXTURE_REPOS) \
 		--projects Ledger --no-scrape --validate --out $(DATASETS)/nl2fix.parquet
 	$(BIN)/benchsmith classbench build --repo $(CLASSBENCH_REPO) --language python --out $(DATASETS)/classbench.parquet
+	$(BIN)/benchsmith describe --dataset $(DATASETS)/classbench.parquet $(DESCRIBE_WITH)
 	mkdir -p $(RUN)
-	$(BIN)/benchsmith candidates reference --dataset $(DATASETS)/nl2fix.parquet --out $(RUN)/nl2fix-candidates.jsonl
-	$(BIN)/benchsmith candidates reference --dataset $(DATASETS)/classbench.parquet --out $(RUN)/classbench-candidates.jsonl
+	$(BIN)/benchsmith candidates reference --dataset $(DATASETS)/nl2fix.parquet --out $(RUN)/reference-nl2fix.jsonl
+	$(BIN)/benchsmith candidates reference --dataset $(DATASETS)/classbench.parquet --out $(RUN)/reference-classbench.jsonl
+	$(BIN)/benchsmith generate --dataset $(DATASETS)/nl2fix.parquet --strategy $(STRATEGY) $(NL2FIX_WITH) \
+		--out $(RUN)/nl2fix-candidates.jsonl
+	$(BIN)/benchsmith generate --dataset $(DATASETS)/classbench.parquet --strategy basic --description detailed \
+		$(CLASSBENCH_WITH) --out $(RUN)/classbench-candidates.jsonl
+	$(BIN)/benchsmith rank --dataset $(DATASETS)/nl2fix.parquet --candidates $(RUN)/nl2fix-candidates.jsonl \
+		--out $(RUN)/nl2fix-ranking.parquet
 	$(BIN)/benchsmith eval --dataset $(DATASETS)/nl2fix.parquet --candidates $(RUN)/nl2fix-candidates.jsonl \
 		--defects4j data/fixtures/defects4j --repos $(FIXTURE_REPOS) --regression --out $(RUN)/nl2fix-results.parquet
 	$(BIN)/benchsmith eval --dataset $(DATASETS)/classbench.parquet --candidates $(RUN)/classbench-candidates.jsonl \
 		--out $(RUN)/classbench-results.parquet
-	{ echo "# benchsmith run $(notdir $(RUN))"; echo; echo "## NL2Fix (Ledger fixture, reference candidates)"; echo; \
-	  $(BIN)/benchsmith report --results $(RUN)/nl2fix-results.parquet --k 1,5,10 --plots $(RUN)/plots/nl2fix; \
-	  echo "## RepoClassBench ($(CLASSBENCH_REPO), reference candidates)"; echo; \
+	{ echo "# benchsmith run $(notdir $(RUN))"; echo; \
+	  echo "## NL2Fix (Ledger fixture; $(CANDIDATES))"; echo; \
+	  $(BIN)/benchsmith report --results $(RUN)/nl2fix-results.parquet --ranking $(RUN)/nl2fix-ranking.parquet \
+		--k 1,5,10 --plots $(RUN)/plots/nl2fix; \
+	  echo "## RepoClassBench ($(CLASSBENCH_REPO), DETAILED descriptions; $(CANDIDATES))"; echo; \
 	  $(BIN)/benchsmith report --results $(RUN)/classbench-results.parquet --k 1,2 --plots $(RUN)/plots/classbench; \
 	} > $(RUN)/report.md
 	@echo "report: $(RUN)/report.md"

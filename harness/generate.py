@@ -24,7 +24,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
 from benchsmith.atomic import write_text_atomic
 from benchsmith.errors import BenchsmithError
 from benchsmith.progress import progress

@@ -1,8 +1,8 @@
 """Reference candidates: gold, the unchanged buggy code, and mutants of the gold, for every instance of a dataset.
 
 They exercise every verdict without a model, so the whole pipeline runs
-offline; they are labelled ``model="reference"`` with the strategy saying
-what each is.
+offline; they are labelled ``model="reference"``, and the candidate id says
+what each is (``gold``, ``buggy``, ``mutant-3``, ``empty``).
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ def reference_candidates(dataset: Path, mutants_per_instance: int = 8, seed: int
 
 
 def _row(instance_id: str, kind: str, code: str) -> dict:
-    strategy = kind.split("-")[0]
-    return {"instance_id": instance_id, "candidate_id": kind, "code": code, "model": "reference", "strategy": strategy}
+    # No strategy: replayed through ``benchsmith generate``, a row answers whichever strategy is asked for.
+    return {"instance_id": instance_id, "candidate_id": kind, "code": code, "model": "reference"}
 
 
 def write_reference_candidates(dataset: Path, out: Path, mutants_per_instance: int = 8) -> int:

@@ -6,7 +6,7 @@ warm JVM compiling only the changed file with javax.tools and running the
 tests in a fresh class loader. Both judge every candidate, in alternation, in
 one run; the script prints the median ratio and fails if any verdict differs.
 
-    python bench/fast_vs_plain.py --defects4j D4J_ROOT --repos DIR [--bugs Cli-3,Codec-2,Csv-1] [--per-bug 40]
+    python bench/fast_vs_plain.py --defects4j D4J_ROOT --repos DIR [--bugs Cli-3,Cli-12,Codec-2,Csv-1,Csv-11,JxPath-5] [--per-bug 40]
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--defects4j", type=Path, required=True)
     parser.add_argument("--repos", type=Path, required=True)
-    parser.add_argument("--bugs", default="Cli-3,Codec-2,Csv-1,JxPath-5")
-    parser.add_argument("--per-bug", type=int, default=30, help="candidates per bug: gold, buggy, mutants of the gold")
+    parser.add_argument("--bugs", default="Cli-3,Cli-12,Codec-2,Csv-1,Csv-11,JxPath-5")
+    parser.add_argument("--per-bug", type=int, default=40, help="candidates per bug: gold, buggy, mutants of the gold")
     args = parser.parse_args()
     setup_logging(False)
     wanted = args.bugs.split(",")

@@ -151,17 +151,26 @@ def plot(summary: dict, folder: Path, ks: list[int]) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     figure, axes = plt.subplots(figsize=(6, 4))
+    ranked_too = any("ranking" in run for run in summary.values())
     for label, run in summary.items():
-        points = [(k, run["pass@k"][f"pass@{k}"]["value"]) for k in ks if not math.isnan(run["pass@k"][f"pass@{k}"]["value"])]
-        if points:
-            axes.plot([k for k, _ in points], [100 * v for _, v in points], marker="o", label=label)
+        curves = [("pass@k", "-", "o", [run["pass@k"][f"pass@{k}"]["value"] for k in ks])]
+        if "ranking" in run:  # r.pass@k beside it, in the run's colour
+            curves += [("r.pass@k", "--", "s", [run["ranking"]["r.pass@k"][f"r.pass@{k}"]["all"] for k in ks]),
+                       ("r.pass@k compiling", ":", "^", [run["ranking"]["r.pass@k"][f"r.pass@{k}"]["compiling"] for k in ks])]  # fmt: skip
+        colour = None
+        for metric, style, marker, values in curves:
+            points = [(k, v) for k, v in zip(ks, values) if not math.isnan(v)]
+            if points:
+                line, = axes.plot([k for k, _ in points], [100 * v for _, v in points], linestyle=style, marker=marker,
+                                  color=colour, label=f"{label}: {metric}" if ranked_too else label)  # fmt: skip
+                colour = line.get_color()
     axes.set_xscale("log")
     axes.set_xticks(ks, [str(k) for k in ks])
     axes.minorticks_off()
     axes.set_xlabel("k (samples)")
-    axes.set_ylabel("pass@k (%)")
+    axes.set_ylabel("%")
     axes.set_ylim(0, 100)
-    axes.set_title("pass@k")
+    axes.set_title("pass@k and ranked pass@k" if ranked_too else "pass@k")
     axes.grid(True, alpha=0.3)
     axes.legend()
     figure.tight_layout()
@@ -180,7 +189,7 @@ def plot(summary: dict, folder: Path, ks: list[int]) -> list[Path]:
             axes.text(j, i, str(value), ha="center", va="center", color="white" if value > top / 2 else "black")
     axes.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
     axes.set_yticks(range(len(labels)), labels)
-    axes.set_title("instances solved by both runs (diagonal: by each)")
+    axes.set_title("instances solved by both runs\n(diagonal: by each run)")
     figure.tight_layout()
     written.append(folder / "solved_overlap.png")
     figure.savefig(written[-1], dpi=120)

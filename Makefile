@@ -37,7 +37,7 @@ ifdef OPENAI_BASE_URL
 DESCRIBE_WITH := --backend openai --model $(MODEL)
 NL2FIX_WITH := --backend openai --model $(MODEL) --n $(SAMPLES) --temperature 0.8
 CLASSBENCH_WITH := --backend openai --model $(MODEL) --n $(SAMPLES) --temperature 0.8
-CANDIDATES := $(MODEL), $(STRATEGY), $(SAMPLES) samples
+CANDIDATES := $(MODEL), $(SAMPLES) samples
 else
 DESCRIBE_WITH := --backend template
 NL2FIX_WITH := --backend replay --replay $(RUN)/reference-nl2fix.jsonl --n 10
@@ -67,10 +67,10 @@ dataset: install java
 	$(BIN)/benchsmith eval --dataset $(DATASETS)/classbench.parquet --candidates $(RUN)/classbench-candidates.jsonl \
 		--out $(RUN)/classbench-results.parquet
 	{ echo "# benchsmith run $(notdir $(RUN))"; echo; \
-	  echo "## NL2Fix (Ledger fixture; $(CANDIDATES))"; echo; \
+	  echo "## NL2Fix (Ledger fixture; $(STRATEGY) prompt; $(CANDIDATES))"; echo; \
 	  $(BIN)/benchsmith report --results $(RUN)/nl2fix-results.parquet --ranking $(RUN)/nl2fix-ranking.parquet \
 		--k 1,5,10 --plots $(RUN)/plots/nl2fix; \
-	  echo "## RepoClassBench ($(CLASSBENCH_REPO), DETAILED descriptions; $(CANDIDATES))"; echo; \
+	  echo "## RepoClassBench ($(CLASSBENCH_REPO); basic prompt, DETAILED descriptions; $(CANDIDATES))"; echo; \
 	  $(BIN)/benchsmith report --results $(RUN)/classbench-results.parquet --k 1,2 --plots $(RUN)/plots/classbench; \
 	} > $(RUN)/report.md
 	@echo "report: $(RUN)/report.md"

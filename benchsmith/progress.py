@@ -22,3 +22,6 @@ def setup_logging(verbose: bool) -> None:
         format="%(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    if not verbose:  # the HTTP clients under openai log every request at INFO; the backends count them instead
+        for noisy in ("httpx", "httpx2", "httpcore"):
+            logging.getLogger(noisy).setLevel(logging.WARNING)

@@ -12,7 +12,6 @@ interrupted run resumes; the dataset is written atomically at the end.
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,7 @@ import pyarrow.parquet as pq
 
 from benchsmith.atomic import atomic_path
 from benchsmith.errors import BenchsmithError
+from benchsmith.journal import Journal
 from benchsmith.progress import progress
 from benchsmith.schema import ClassBenchTask, dataset_kind, read_records, to_table
 from harness.generate import backend_concurrency
@@ -30,6 +30,7 @@ from harness.prompts import classbench as prompts
 from harness.prompts import strategy_hash
 
 log = logging.getLogger(__name__)
+_PROVENANCE = ("description_backend", "description_model", "description_prompt_hash")
 
 LEVELS = prompts.DESCRIPTION_LEVELS  # ("detailed", "sketchy")
 
@@ -52,14 +53,10 @@ def describe(
     out = Path(out) if out is not None else dataset
     _check_classbench(dataset)
     tasks = read_records(dataset, ClassBenchTask)
-    provenance = {
-        "description_backend": backend.name,
-        "description_model": backend.model,
-        "description_prompt_hash": strategy_hash("describe"),
-    }
+    provenance = dict(zip(_PROVENANCE, (backend.name, backend.model, strategy_hash("describe"))))
     summary = DescribeSummary(tasks=len(tasks))
-    journal = out.with_name(out.name + ".journal.jsonl")
-    finished = _load_journal(journal, provenance)
+    journal = Journal(out)
+    finished = {task_id: texts for task_id, texts, made_by in journal.read(_journal_entry) if made_by == provenance}
     todo = []
     for task in tasks:
         if _described_by(task, provenance):
@@ -85,8 +82,7 @@ def describe(
         if len(answers[task.task_id]) == len(LEVELS) and task.task_id not in summary.without_answers:
             finished[task.task_id] = answers[task.task_id]
             summary.described += 1
-            with journal.open("a", encoding="utf-8") as handle:
-                handle.write(json.dumps({"task_id": task.task_id, **provenance, **answers[task.task_id]}) + "\n")
+            journal.append({"task_id": task.task_id, **provenance, **answers[task.task_id]})
     updated = []
     for task in tasks:
         texts = finished.get(task.task_id)
@@ -99,7 +95,7 @@ def describe(
         table = to_table(updated, ClassBenchTask)
         with atomic_path(out) as tmp:
             pq.write_table(table, tmp)
-    journal.unlink(missing_ok=True)
+    journal.remove()
     if summary.without_answers:
         log.warning("%d tasks got an empty description from %s and were left as they were: %s",
                     len(summary.without_answers), backend.name, ", ".join(summary.without_answers[:10]))  # fmt: skip
@@ -123,24 +119,7 @@ def _request(task: ClassBenchTask, level: str) -> ChatRequest:
                        purpose=f"describe/{level}", context={"metadata": metadata, "class_name": task.class_name})  # fmt: skip
 
 
-def _load_journal(journal: Path, provenance: dict[str, str]) -> dict[str, dict[str, str]]:
-    """Descriptions an interrupted run finished with the same backend, model and prompt; other lines are ignored."""
-    finished: dict[str, dict[str, str]] = {}
-    if not journal.exists():
-        return finished
-    lines = journal.read_text(encoding="utf-8").splitlines()
-    for number, line in enumerate(lines, start=1):
-        try:
-            entry = json.loads(line)
-            texts = {level: entry[level] for level in LEVELS}
-            key = entry["task_id"]
-        except (ValueError, KeyError, TypeError) as exc:
-            if number == len(lines):  # the last line of a killed run may be cut short
-                log.warning("%s: ignoring an incomplete last line", journal)
-                break
-            raise BenchsmithError(
-                f"{journal}:{number}: corrupt journal line ({exc}); delete the journal to start over"
-            ) from None
-        if all(entry.get(k) == v for k, v in provenance.items()):
-            finished[key] = texts
-    return finished
+def _journal_entry(entry: dict) -> tuple[str, dict[str, str], dict[str, str]]:
+    """A finished task's id, its descriptions, and who wrote them (entries of other backends are not resumed)."""
+    texts = {level: str(entry[level]) for level in LEVELS}
+    return str(entry["task_id"]), texts, {key: entry.get(key) for key in _PROVENANCE}

@@ -10,7 +10,6 @@ Parquet file is written, atomically, once all candidates have a verdict.
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import threading
 from collections import defaultdict
@@ -23,7 +22,17 @@ from tqdm import tqdm
 
 from benchsmith.atomic import atomic_path
 from benchsmith.errors import BenchsmithError
-from benchsmith.schema import Candidate, ClassBenchTask, NL2FixInstance, Result, dataset_kind, read_candidates, read_records, to_table
+from benchsmith.journal import Journal
+from benchsmith.schema import (
+    Candidate,
+    ClassBenchTask,
+    NL2FixInstance,
+    Result,
+    dataset_kind,
+    read_candidates,
+    read_records,
+    to_table,
+)
 from builders.defects4j import Defects4JRoot
 from harness.insertion import dedup_key
 from harness.java_runner import InstanceRunner, Tests, Verdict
@@ -45,10 +54,6 @@ class EvalOptions:
     limits: Limits = Limits()
     fast: bool = True
     regression: bool = False  # run the relevant tests even after a trigger test fails (Table 2's "Regression")
-
-
-def journal_path(out: Path) -> Path:
-    return out.with_name(out.name + ".journal.jsonl")
 
 
 def logs_dir(out: Path) -> Path:
@@ -108,15 +113,14 @@ def evaluate(options: EvalOptions) -> list[Result]:
     pending = {iid: cs for iid, cs in by_instance.items() if any((iid, c.candidate_id) not in done for c in cs)}
     todo = sum(1 for cs in pending.values() for c in cs if (c.instance_id, c.candidate_id) not in done)
     log.info("%d candidates: %d already judged, %d to judge", len(candidates), len(candidates) - todo, todo)
-    journal = journal_path(options.out)
+    journal = Journal(options.out)
     lock = threading.Lock()
     bar = tqdm(total=todo, desc="judging candidates", unit="cand", mininterval=1.0)
 
     def record(result: Result) -> None:
         with lock:
             done[(result.instance_id, result.candidate_id)] = result
-            with journal.open("a", encoding="utf-8") as handle:
-                handle.write(json.dumps(dataclasses.asdict(result)) + "\n")
+            journal.append(dataclasses.asdict(result))
             bar.update(1)
 
     def judge(item: tuple[str, list[Candidate]], slot: int) -> None:
@@ -131,7 +135,7 @@ def evaluate(options: EvalOptions) -> list[Result]:
     results = [done[(c.instance_id, c.candidate_id)] for c in candidates]
     with atomic_path(options.out) as tmp:
         pq.write_table(to_table(results, Result), tmp)
-    journal.unlink(missing_ok=True)
+    journal.remove()
     return results
 
 
@@ -151,18 +155,8 @@ def _load_done(out: Path) -> dict[tuple[str, str], Result]:
     if out.exists():
         for result in read_records(out, Result):
             done[(result.instance_id, result.candidate_id)] = result
-    journal = journal_path(out)
-    if journal.exists():
-        lines = journal.read_text(encoding="utf-8").splitlines()
-        for number, line in enumerate(lines, start=1):
-            try:
-                result = Result(**json.loads(line))
-            except (ValueError, TypeError) as exc:
-                if number == len(lines):  # the last line of a killed run may be cut short
-                    log.warning("%s: ignoring an incomplete last line", journal)
-                    break
-                raise BenchsmithError(f"{journal}:{number}: corrupt journal line ({exc})") from exc
-            done[(result.instance_id, result.candidate_id)] = result
+    for result in Journal(out).read(lambda entry: Result(**entry)):
+        done[(result.instance_id, result.candidate_id)] = result
     return done
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from benchsmith.atomic import write_text_atomic
 from benchsmith.errors import BenchsmithError
+from benchsmith.journal import Journal
 from benchsmith.progress import progress
 from benchsmith.schema import ClassBenchTask, NL2FixInstance, dataset_kind, read_records
 from harness.extraction import Extraction, extract_java_method, extract_python_class
@@ -59,11 +60,6 @@ class GenerateSummary:
     usage: Usage = field(default_factory=Usage)  # this run's requests only
 
 
-def journal_path(out: Path) -> Path:
-    """Beside the output, named as ``harness.evaluate`` names its journal."""
-    return out.with_name(out.name + ".journal.jsonl")
-
-
 def generate(dataset: Path, strategy: str, backend: Backend, n: int, temperature: float, out: Path, *,
              description: str | None = None, concurrency: int | None = None,
              max_tokens: int | None = None) -> GenerateSummary:  # fmt: skip
@@ -76,7 +72,7 @@ def generate(dataset: Path, strategy: str, backend: Backend, n: int, temperature
     settings = {"dataset": str(Path(dataset).resolve()), "strategy": strategy, "description": level, "n": n,
                 "temperature": temperature, "max_tokens": max_tokens, "backend": backend.name, "model": backend.model,
                 "prompt_hash": strategy_hash(strategy)}  # fmt: skip
-    journal = _Journal(journal_path(Path(out)), settings)
+    journal = _Journal(Path(out), settings)
     done = journal.load()
     summary = GenerateSummary(items=len(items), resumed=sum(item.item_id in done for item in items))
     pending = [item for item in items if item.item_id not in done]
@@ -191,47 +187,43 @@ def _public(row: dict) -> dict:
 class _Journal:
     """Finished items of an interrupted run: a settings line, then one line per item; valid only for the same settings."""
 
-    def __init__(self, path: Path, settings: dict) -> None:
-        self.path = path
+    def __init__(self, out: Path, settings: dict) -> None:
+        self.journal = Journal(out)
         self.settings = settings
+        self._started = False  # the settings line is in
 
     def load(self) -> dict[str, list[dict]]:
-        done: dict[str, list[dict]] = {}
-        if not self.path.exists():
-            return done
-        lines = self.path.read_text(encoding="utf-8").splitlines()
-        for number, line in enumerate(lines, start=1):
-            try:
-                entry = json.loads(line)
-                if number == 1:
-                    self._check(entry["settings"])
-                else:
-                    done[entry["item_id"]] = entry["rows"]
-            except (ValueError, KeyError, TypeError) as exc:
-                if number == len(lines) and number > 1:  # the last line of a killed run may be cut short
-                    log.warning("%s: ignoring an incomplete last line", self.path)
-                    break
-                raise BenchsmithError(
-                    f"{self.path}:{number}: corrupt journal line ({exc}); delete the journal to start over"
-                ) from None
-        return done
+        entries = self.journal.read(_journal_entry)
+        if not entries:
+            return {}
+        if "settings" not in entries[0]:
+            raise BenchsmithError(f"{self.journal.path}:1: corrupt journal line (no settings); delete the journal to start over")
+        self._check(entries[0]["settings"])
+        self._started = True
+        return {entry["item_id"]: entry["rows"] for entry in entries[1:] if "item_id" in entry}
 
     def _check(self, recorded: dict) -> None:
         differing = sorted(
             key for key in set(recorded) | set(self.settings) if recorded.get(key) != self.settings.get(key)
         )
         if differing:
-            raise BenchsmithError(f"{self.path}: left by an interrupted run with other settings ({', '.join(differing)}); "
+            raise BenchsmithError(f"{self.journal.path}: left by an interrupted run with other settings ({', '.join(differing)}); "
                                   "delete it or choose another --out")  # fmt: skip
 
     def append(self, item_id: str, rows: list[dict]) -> None:
         # The settings line goes in with the first item, so a run that finished nothing leaves no journal behind.
-        header = "" if self.path.exists() else json.dumps({"settings": self.settings}) + "\n"
-        with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(header + json.dumps({"item_id": item_id, "rows": rows}) + "\n")
+        entry = {"item_id": item_id, "rows": rows}
+        self.journal.append(entry) if self._started else self.journal.append({"settings": self.settings}, entry)
+        self._started = True
 
     def remove(self) -> None:
-        self.path.unlink(missing_ok=True)
+        self.journal.remove()
+
+
+def _journal_entry(entry: dict) -> dict:
+    if "settings" in entry:
+        return {"settings": dict(entry["settings"])}
+    return {"item_id": str(entry["item_id"]), "rows": list(entry["rows"])}
 
 
 def backend_concurrency(backend: Backend, concurrency: int | None) -> int:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -17,6 +16,7 @@ from builders.describe import describe
 from harness.models import get_backend
 from harness.prompts import classbench as classbench_prompts
 from harness.prompts import strategy_hash
+from tests.harness.models.interrupted import InterruptedAfter
 from tests.harness.models.openai_server import OpenAIServer
 from tests.harness.test_prompts import LEDGER_POST, classbench_task
 
@@ -78,27 +78,13 @@ def test_openai_descriptions_requests_and_redescribing_what_another_backend_wrot
     )  # --out leaves the input alone
 
 
-class _InterruptedAfter:
-    """The real backend, with Ctrl-C pressed after *answers* answers."""
-
-    def __init__(self, backend, answers: int) -> None:
-        self.backend, self.answers = backend, answers
-        self.name, self.model = backend.name, backend.model
-
-    def complete(self, request):
-        if self.answers == 0:
-            raise KeyboardInterrupt
-        self.answers -= 1
-        return self.backend.complete(request)
-
-
 def test_an_interrupted_describe_resumes_from_its_journal(dataset):
     with pytest.raises(KeyboardInterrupt):
-        describe(dataset, _InterruptedAfter(get_backend("template"), 2), concurrency=1)
+        describe(dataset, InterruptedAfter(get_backend("template"), 2), concurrency=1)
     journal = dataset.with_name(dataset.name + ".journal.jsonl")
     assert [json.loads(line)["task_id"] for line in journal.read_text().splitlines()] == [undescribed().task_id]
     assert all(t.description_backend == "" for t in read_records(dataset, ClassBenchTask))
-    backend = _InterruptedAfter(get_backend("template"), 2)  # enough for the one task left, not for both
+    backend = InterruptedAfter(get_backend("template"), 2)  # enough for the one task left, not for both
     summary = describe(dataset, backend, concurrency=1)
     assert (summary.resumed, summary.described) == (1, 1)
     assert all(t.description_backend == "template" for t in read_records(dataset, ClassBenchTask))

@@ -5,8 +5,8 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
+from benchsmith.journal import journal_path
 from benchsmith.schema import Result, read_records
-from harness.evaluate import journal_path
 from tests.builders.test_nl2fix import run_cli
 from tests.conftest import FIXTURE_D4J
 

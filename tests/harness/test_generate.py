@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -12,10 +11,12 @@ import pytest
 
 from benchsmith.cli import main
 from benchsmith.errors import BenchsmithError
+from benchsmith.journal import journal_path
 from benchsmith.schema import ClassBenchTask, NL2FixInstance, read_candidates, to_table
-from harness.generate import generate, journal_path
+from harness.generate import generate
 from harness.models import get_backend
 from harness.prompts import nl2fix as nl2fix_prompts
+from tests.harness.models.interrupted import InterruptedAfter
 from tests.harness.models.openai_server import OpenAIServer, words
 from tests.harness.test_prompts import LEDGER_BALANCE, LEDGER_POST, LEDGER_TOTAL, classbench_task
 
@@ -143,20 +144,6 @@ def test_one_shot_sends_the_nearest_instance_as_the_example(server, nl2fix_datas
     assert balance_task.startswith("Issue Title: total() is negative")  # total() is the nearest buggy method
 
 
-class _InterruptedAfter:
-    """The real backend, with Ctrl-C pressed after *answers* answers (a test's stand-in for the user, not the model)."""
-
-    def __init__(self, backend, answers: int) -> None:
-        self.backend, self.answers = backend, answers
-        self.name, self.model = backend.name, backend.model
-
-    def complete(self, request):
-        if self.answers == 0:
-            raise KeyboardInterrupt
-        self.answers -= 1
-        return self.backend.complete(request)
-
-
 def test_an_interrupted_run_resumes_asking_only_for_what_is_missing(server, nl2fix_dataset, tmp_path):
     server.reply("long balance(String account)", BALANCE_ANSWER)
     server.reply("void post(String account", POST_ANSWER)
@@ -166,7 +153,7 @@ def test_an_interrupted_run_resumes_asking_only_for_what_is_missing(server, nl2f
         generate(
             nl2fix_dataset,
             "zero-shot",
-            _InterruptedAfter(openai_backend(use_cache=False), 1),
+            InterruptedAfter(openai_backend(use_cache=False), 1),
             2,
             0.8,
             out,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -274,26 +275,39 @@ SCHEMAS: dict[type, pa.Schema] = {
 }  # fmt: skip
 
 
+def json_objects(path: Path, what: str) -> Iterator[tuple[str, dict]]:
+    """The objects of a JSON Lines file, each with ``path:line`` for messages; blank lines are skipped.
+
+    *what* names the file in errors ("candidates", "replay"): a missing or
+    unreadable file, a line that is not JSON or not an object.
+    """
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise BenchsmithError(f"{path}: no such {what} file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BenchsmithError(f"{path}: cannot read {what} file: {exc}") from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            row = json.loads(line)
+        except ValueError as exc:
+            raise BenchsmithError(f"{where}: not JSON: {exc}") from None
+        if not isinstance(row, dict):
+            raise BenchsmithError(f"{where}: expected a JSON object")
+        yield where, row
+
+
 def read_candidates(path: Path) -> list[Candidate]:
     """Candidates JSONL; a malformed line is an error naming the file and line."""
     names = {f.name for f in dataclasses.fields(Candidate)}
     candidates = []
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise BenchsmithError(f"{path}: no such candidates file") from None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError as exc:
-            raise BenchsmithError(f"{path}:{number}: not JSON: {exc}") from None
-        if not isinstance(row, dict):
-            raise BenchsmithError(f"{path}:{number}: expected a JSON object")
+    for where, row in json_objects(path, "candidates"):
         missing = [k for k in ("instance_id", "candidate_id", "code") if not isinstance(row.get(k), str)]
         if missing:
-            raise BenchsmithError(f"{path}:{number}: missing or non-string {', '.join(missing)}")
+            raise BenchsmithError(f"{where}: missing or non-string {', '.join(missing)}")
         candidates.append(Candidate(**{k: v for k, v in row.items() if k in names}))
     return candidates
 

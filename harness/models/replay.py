@@ -27,12 +27,12 @@ item without recorded answers gets a response with no texts.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchsmith.errors import BenchsmithError
+from benchsmith.schema import json_objects
 from harness.models.base import ChatRequest, ChatResponse, CompletesMany, Usage
 
 KNOWN_TURNS = {"reasoning": 3}
@@ -61,23 +61,8 @@ class ReplayBackend(CompletesMany):
 
     def _load(self) -> set[str]:
         """Read the file; return the set of model names (with "" for a row that names none)."""
-        try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
-            raise BenchsmithError(f"{self.path}: no such replay file") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise BenchsmithError(f"{self.path}: cannot read replay file: {exc}") from None
         models: set[str] = set()
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            where = f"{self.path}:{number}"
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise BenchsmithError(f"{where}: not JSON: {exc}") from None
-            if not isinstance(row, dict):
-                raise BenchsmithError(f"{where}: expected a JSON object")
+        for where, row in json_objects(self.path, "replay"):
             model = _optional_str(row, "model", where)
             models.add(model)
             if "instance_id" in row:

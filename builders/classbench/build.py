@@ -26,7 +26,7 @@ from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
 from benchsmith.progress import progress
 from benchsmith.schema import ClassBenchTask, task_id
-from builders.classbench.analysis import ClassInfo, MethodInfo, analyse_file, module_name, source_files
+from builders.classbench.analysis import ClassInfo, MethodInfo, analyse_file, source_files
 from builders.classbench.metadata import render
 from builders.classbench.removal import insert_class, remove_class
 from builders.classbench.repo import Repository, resolve

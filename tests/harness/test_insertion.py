@@ -1,9 +1,11 @@
 import dataclasses
+import shutil
+import subprocess
 
 import pytest
 
 from benchsmith.errors import BenchsmithError
-from harness.insertion import add_imports, dedup_key, is_single_method, split_host
+from harness.insertion import _WRAPPER, add_imports, dedup_key, is_single_method, javac_text, split_host
 from tests.test_schema import make_instance
 
 HOST = "class A {\n    static class In { int q() { return 1; } }\n    int f() {\n        return 2;\n    }\n}\n"
@@ -46,6 +48,106 @@ def test_dedup_ignores_comments_and_white_space_only():
     assert dedup_key("int f() {\n  // sum\n  return a   +b; /* ok */ }") == base
     assert dedup_key("int f() { return b + a; }") != base
     assert dedup_key('int f() { return "a  b"; }') != dedup_key('int f() { return "a b"; }')
+
+
+# Code javac reads but javalang's own tokenizer hid in a comment (it ends `//` only at "\n"), or put outside the
+# wrapper class. Each is more than one method to javac.
+ONE = "int f() { return 1; }"
+HIDDEN = {
+    "raw CR": ONE + " // note \r int g() { return 2; }",
+    "escaped CR": ONE + " // note \\u000d int g() { return 2; }",
+    "escaped CR, many u, upper case": ONE + " // note \\uuuu000D int g() { return 2; }",
+    "raw CR, static initialiser": ONE + " // note \r static { System.exit(0); }",
+    "escaped CR, static initialiser": ONE + " // note \\u000d static { System.exit(0); }",
+    "escaped star closes a block comment": ONE + " /* \\u002a/ int g() { return 2; } /* */",
+    "escaped slashes open no comment after an escaped CR": ONE + " // \\u000d\\u002f\\u002a */ int g() { return 2; }",
+    "a type after the wrapper's end": ONE + " } class Extra { static { System.exit(0); } ",
+}
+
+
+def javac_sees(tmp_path, code: str) -> list[str]:
+    """The members and classes javac makes of *code* in the wrapper is_single_method uses (javap -p)."""
+    (tmp_path / "BenchsmithCandidate.java").write_text(_WRAPPER % code, encoding="utf-8")
+    subprocess.run(["javac", "-d", str(tmp_path / "out"), str(tmp_path / "BenchsmithCandidate.java")], check=True,
+                   capture_output=True)  # fmt: skip
+    classes = sorted(str(p) for p in (tmp_path / "out").glob("*.class"))
+    shown = subprocess.run(["javap", "-p", *classes], check=True, capture_output=True, text=True).stdout
+    return [line.strip() for line in shown.splitlines() if line.startswith(("class", "  ")) and "BenchsmithCandidate()" not in line]
+
+
+@pytest.mark.parametrize("code", HIDDEN.values(), ids=HIDDEN.keys())
+def test_code_hidden_from_javalang_is_not_one_method(code):
+    answer, why = is_single_method(code)
+    assert answer is False, why
+    assert "expected one method declaration" in why
+
+
+@pytest.mark.skipif(shutil.which("javac") is None or shutil.which("javap") is None, reason="needs a JDK")
+@pytest.mark.parametrize("code", HIDDEN.values(), ids=HIDDEN.keys())
+def test_javac_sees_the_hidden_code(tmp_path, code):
+    seen = javac_sees(tmp_path, code)
+    assert any(m in seen for m in ("int g();", "static {};", "class Extra {")), seen
+
+
+@pytest.mark.skipif(shutil.which("javac") is None or shutil.which("javap") is None, reason="needs a JDK")
+def test_an_odd_backslash_escapes_no_line_end_for_javac_either(tmp_path):
+    code = ONE + " // note \\\\u000d int g() { return 2; }"  # "\\u000d": the second backslash is not eligible
+    assert is_single_method(code) == (True, "")
+    assert javac_sees(tmp_path, code) == ["class BenchsmithCandidate {", "int f();"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "seen"),
+    [
+        ("a\\u0041", "aA"),
+        ("a\\uuu0041", "aA"),
+        ("\\\\u0041", "\\\\u0041"),  # odd number of backslashes before the u: no escape
+        ("\\\\\\u0041", "\\\\A"),
+        ("\\u005cu0041", "\\u0041"),  # an escaped backslash begins no escape ...
+        ("\\u005c\\u0041", "\\A"),  # ... nor stops the raw one after it (javac 17's UnicodeReader)
+        ("a\r\nb\rc\\u000dd\\u000d\\u000ae", "a\nb\nc\nd\ne"),
+        ("\\uD83D\\uDE00", "\U0001F600"),
+    ],
+)
+def test_javac_text_translates_as_javac_does(raw, seen):
+    assert javac_text(raw) == seen
+
+
+@pytest.mark.parametrize(
+    ("code", "reason"),
+    [
+        (ONE + " // \\u00zz", "illegal unicode escape"),  # javac: illegal unicode escape, even in a comment
+        (ONE + " // \\u+00a int g() { return 2; }", "illegal unicode escape"),  # javalang's int() took "+00a" as a LF
+        (ONE + " // \\u\uff10\uff10\uff10d int g() { return 2; }", "illegal unicode escape"),  # javac: full-width digits
+        ("int\u00a0f() { return 1; }", "U+00A0 between tokens is not white space to javac"),
+        ("int f() {\x0b return 1; }", "U+000B between tokens"),
+        ("char f() { return '\\u000a'; }", "a line terminator inside the literal"),
+    ],
+)
+def test_text_javac_does_not_read_as_benchsmith_does_is_refused(code, reason):
+    answer, why = is_single_method(code)
+    assert answer is False
+    assert reason in why, why
+
+
+def test_dedup_key_separates_what_javac_reads_differently():
+    visible = "int f() {\n  int x = 1; // note\n  x = 2;\n  return x;\n}"
+    commented = "int f() {\n  int x = 1; // note x = 2;\n  return x;\n}"
+    for line_end in ("\r", "\\u000d", "\\uu000D"):
+        hidden = visible.replace("// note\n", "// note" + line_end, 1)
+        assert dedup_key(hidden) == dedup_key(visible), line_end  # javac reads the same program
+        assert dedup_key(hidden) != dedup_key(commented), line_end
+    # javalang cannot read "\s" (Java 15); the old fallback collapsed white space, also inside the literal
+    assert dedup_key('String f() { return "a  b\\s"; }') != dedup_key('String f() { return "a b\\s"; }')
+    assert dedup_key('String f() { return "a b\\s"; }') == dedup_key('String f() { return "a b\\s"; }')
+
+
+def test_dedup_key_keeps_honest_reformatting_together():
+    base = dedup_key("int f(int a) {\n    return a + 1; // one more\n}\n")
+    assert dedup_key("int f(int a)\r\n{\r\n\treturn a+1;\r\n}") == base
+    assert dedup_key("/** Adds one. */ int f(int a) { /* a */ return a + 1; }") == base
+    assert dedup_key("int f(int \\u0061) { return a + 1; }") == base  # javac reads \u0061 as a
+    assert dedup_key("int f(int a) { return a + 1L; }") != base
 
 
 def test_add_imports_keeps_every_line_in_place():

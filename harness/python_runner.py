@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 import hashlib
 import io
+import json
+import re
 import time
 import tokenize
 from pathlib import Path
@@ -24,15 +26,41 @@ from harness import sandbox
 from harness.java_runner import Verdict
 
 
+_CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.ASCII)  # PEP 263
+
+
 def python_dedup_key(code: str) -> str:
-    """The candidate's token sequence without comments and layout, hashed."""
+    """What makes two candidates the same program: their tokens as Python reads them, hashed.
+
+    Every token counts by its kind and text, except that NEWLINE, INDENT and
+    DEDENT count by kind alone: they are the block structure, and the width of
+    an indent does not change it. Comments, blank lines (NL) and the encoding
+    marker do not count. The sequence is encoded as a JSON list, so no two
+    sequences share an encoding. Line ends are read as the compiler reads them
+    (``\\r\\n`` and a lone ``\\r`` end a line, and a comment; ``tokenize`` alone
+    takes a lone ``\\r`` for an error token). Code that does not compile
+    (``tokenize`` alone lets a TabError through), or whose first lines hold a
+    coding declaration (a comment that changes meaning where the class opens
+    its module), is keyed by its exact bytes: only an identical candidate
+    shares its verdict.
+    """
+    exact = hashlib.sha256(b"python-bytes\0" + code.encode("utf-8", errors="surrogatepass")).hexdigest()
+    text = code.replace("\r\n", "\n").replace("\r", "\n")  # the compiler's universal newlines
+    if any(_CODING.match(line) for line in text.strip("\n").split("\n")[:2]):
+        return exact
+    structural = (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
     try:
-        kinds = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)
-        tokens = [t.string for t in tokenize.generate_tokens(io.StringIO(code).readline) if t.type not in kinds]
-        text = " ".join(tokens)
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        text = " ".join(code.split())
-    return hashlib.sha256(text.encode("utf-8", errors="surrogateescape")).hexdigest()
+        ast.parse(text)
+        tokens = [
+            [tokenize.tok_name[t.type], "" if t.type in structural else t.string]
+            for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type not in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING)
+        ]
+    except (tokenize.TokenError, SyntaxError, ValueError):  # SyntaxError covers IndentationError and TabError
+        return exact
+    if any(kind == "ERRORTOKEN" for kind, _ in tokens):
+        return exact
+    return hashlib.sha256(b"python-tokens\0" + json.dumps(tokens).encode("ascii")).hexdigest()
 
 
 def defines_class(code: str, class_name: str) -> tuple[bool, str]:

@@ -1,38 +1,40 @@
-"""Run one NL2Fix instance's candidates: a warm JVM first, the plain path when it cannot be trusted.
+"""Run one NL2Fix instance's candidates, each in a JVM and a jail of its own.
 
-Fast path: one ``BenchsmithRunner serve`` JVM per instance and sandbox slot. It
-compiles only the changed file with javax.tools against the prepared classes
-and runs the tests in a fresh class loader per candidate.
+Fast path: a warm compiler (which executes nothing of a candidate's)
+compiles only the changed file against the public view's classes; a test JVM
+started ahead of the candidate and warmed up on JUnit runs its tests once and
+is killed. Plain path: javac of every source and test in a jail, then a fresh
+test JVM. Neither sees the ground truth: the public view
+(``harness.workspace.public_view``) lacks the fixed file and its classes.
 
-Plain path: a fresh copy of the workspace's sources, javac of all sources and
-tests, and a fresh JVM running the trigger tests, then the relevant ones.
-
-Both report through JSON signed with a per-JVM HMAC key, so what a candidate
-prints or writes never becomes a verdict.
+No secret signs a report: what the test JVM reports is held against what was
+asked (``harness.outcomes``): every test once, and planted sentinel tests
+with the outcomes they must have. The names a class-level request must report
+come from one trusted run of the ground truth (the *reference*).
 """
 
 from __future__ import annotations
 
-import hmac
-import json
 import logging
 import os
-import queue
+import random
+import re
 import secrets
 import shutil
-import subprocess
-import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchsmith.config import cache_dir
+from benchsmith.errors import BenchsmithError
 from benchsmith.schema import NL2FixInstance
 from harness import sandbox
 from harness.insertion import add_imports, is_single_method, split_host
-from harness.javatools import JAVA_RELEASE, JVM_OPTIONS, junit_classpath, runner_classpath, tool
-from harness.workspace import Workspace
+from harness.javatools import JAVA_RELEASE, junit_classpath, tool
+from harness.jvm import COMPILER_LANE, TEST_LANES, Compiler, TestJvm, fresh_folder
+from harness.outcomes import Expected, Sentinel, check_report, plausible_names, shuffled
+from harness.workspace import PublicView, Workspace, link_tree, public_view
 
 log = logging.getLogger(__name__)
 
@@ -61,40 +63,9 @@ class Tests:
     def for_instance(cls, instance: NL2FixInstance, excluded: Iterable[str] = (), stop_early: bool = True) -> Tests:
         return cls(list(instance.trigger_tests), list(instance.relevant_tests), stop_early, tuple(excluded))
 
-
-def verdict_from_report(report: dict, path: str, tests: Tests) -> Verdict:
-    """Map the runner's signed report to a verdict."""
-    if not report.get("compiled"):
-        diagnostics = report.get("diagnostics", "").strip().splitlines()
-        return Verdict("uncompilable", reason=diagnostics[0] if diagnostics else "does not compile", path=path)
-    if report.get("timeout"):
-        return Verdict("timeout", compiled=True, reason="the tests did not finish in time", path=path)
-    if "harness_error" in report:
-        return Verdict("error", compiled=True, reason=f"runner: {report['harness_error']}", path=path)
-    results = report.get("tests", [])
-    failing = [t["name"] for t in results if not t["passed"]]
-    verdict = Verdict(
-        "wrong" if failing or not results else "plausible",
-        compiled=True,
-        tests_passed=report.get("passed", 0),
-        tests_failed=report.get("failed", 0),
-        failing_tests=failing,
-        path=path,
-    )
-    relevant_classes = set(tests.relevant)
-    regression = [t for t in results if t["name"].split("::")[0] in relevant_classes and t["name"] not in tests.trigger]
-    if regression and (not report.get("trigger_failed") or not tests.stop_early):
-        verdict.regression_passed = all(t["passed"] for t in regression)
-    if failing:
-        first = next(t for t in results if not t["passed"])
-        verdict.reason = f"{'trigger' if report.get('trigger_failed') else 'relevant'} test fails: {first['name']}: {first['message'][:200]}"
-    elif not results:
-        verdict.reason = "no test ran"
-    return verdict
-
-
-def _signed(text: str, key: str) -> str:
-    return hmac.new(key.encode(), text.encode("utf-8", errors="surrogateescape"), "sha256").hexdigest()
+    @property
+    def key(self) -> tuple:
+        return tuple(self.trigger), tuple(self.relevant), self.excluded
 
 
 class InstanceRunner:
@@ -110,14 +81,25 @@ class InstanceRunner:
         self.logs = logs
         host = (workspace.tree / instance.file_path).read_bytes().decode(workspace.encoding, errors="surrogateescape")
         self.prefix, self.suffix = split_host(add_imports(host, workspace.buggy_only_imports), instance)
-        self.scratch = cache_dir("scratch") / f"slot-{slot}"
-        sandbox.check_reachable(workspace.root)
-        sandbox.check_reachable(self.scratch)
-        self._server: _WarmServer | None = None
-        self._count = 0
+        self.view: PublicView = public_view(workspace, instance.file_path)
+        scratch = cache_dir("scratch")
+        scratch.chmod(0o711)
+        self.box = fresh_folder(scratch, None, slot)  # root's; its subfolders are handed out one by one
+        self.box.chmod(0o711)
+        self._sentinels = _JavaSentinels(self)
+        self._expected: dict[tuple, dict[str, list[str]]] = {}
+        self._compiler: Compiler | None = None
+        self._spare: TestJvm | None = None
 
     def source_with(self, code: str) -> str:
         return self.prefix + code + self.suffix
+
+    # What every JVM of this instance may read, besides its own folders.
+    def _libraries(self) -> list[Path]:
+        return [*map(Path, self.workspace.libraries), *junit_classpath()]
+
+    def _resource_dirs(self, tree: Path) -> list[Path]:
+        return [tree / p.relative_to(self.workspace.tree) for p in self.workspace.resource_dirs()]
 
     def evaluate(self, code: str, name: str, fast: bool = True, tests: Tests | None = None) -> Verdict:
         """The verdict on one candidate method, logged to ``logs/<name>.log``.
@@ -137,83 +119,189 @@ class InstanceRunner:
         verdict.seconds = time.monotonic() - started
         return verdict
 
+    # -- the fast path -------------------------------------------------------------------------------------------
+
+    def _compiler_ready(self) -> Compiler:
+        if self._compiler is None or not self._compiler.alive():
+            self._compiler = Compiler(self.slot, self.box, [self.view.classes, self.view.test_classes, *self._libraries()],
+                                      self.logs / "compiler.log", self.limits)  # fmt: skip
+        return self._compiler
+
+    def _take_jvm(self) -> TestJvm:
+        """The JVM started ahead for this candidate; the next one starts at once, in another lane."""
+        spare, self._spare = self._spare, None
+        jvm = spare if spare is not None and spare.process.poll() is None else self._start_jvm()
+        self._spare = self._start_jvm(busy={jvm.lane})
+        return jvm
+
+    def _start_jvm(self, read_only: list[Path] | None = None, busy: set[int] = frozenset()) -> TestJvm:
+        """A test JVM in a lane (uid) that no living JVM of this runner holds: stopping one kills its whole lane."""
+        if self._spare is not None and self._spare.process.poll() is None:
+            busy = {*busy, self._spare.lane}
+        lane = next(lane for lane in TEST_LANES if lane not in busy)
+        read_only = read_only or [self.view.classes, self._sentinels.test_classes, *self._libraries()]
+        return TestJvm(self.slot, lane, self.box, self._sentinels.tree, read_only, [], self.limits, [])
+
     def _fast(self, code: str, name: str, tests: Tests) -> Verdict | None:
         try:
-            if self._server is None or not self._server.alive():
-                self._server = _WarmServer(self.workspace, self.slot, self.limits, self.scratch / "server", self.logs / "server.log")
-            self._count += 1
-            folder = self.scratch / "fast" / str(self._count)
-            shutil.rmtree(folder, ignore_errors=True)
-            source = folder / "src" / self.instance.file_path
-            source.parent.mkdir(parents=True)
-            source.write_text(self.source_with(code), encoding="utf-8", errors="surrogateescape")
-            (folder / "classes").mkdir()
-            sandbox.give_to_sandbox(folder, self.slot)
-            report = self._server.request(source, folder / "classes", tests)
-            self._log(name, "fast", json.dumps(report, indent=1) if report else "warm JVM gave no trustworthy answer")
-            shutil.rmtree(folder, ignore_errors=True)
+            compiler = self._compiler_ready()
+            self._sentinels.ensure(compiler)
+            expected = self._expected_names(tests)
+            jvm = self._take_jvm()
         except OSError as exc:
-            log.warning("%s: warm JVM failed (%s); using the plain path", self.instance.instance_id, exc)
-            report = None
-        if report is None or report.get("timeout") or report.get("tainted"):
-            if self._server is not None:
-                self._server.close()
-                self._server = None
-            return None  # cannot be trusted: the plain path decides
-        return verdict_from_report(report, "fast", tests)
+            log.warning("%s: the fast path failed (%s); using the plain path", self.instance.instance_id, exc)
+            return None
+        try:
+            source = self._write_source(jvm.folder, code)
+            classpath = [self.view.classes, *self._libraries()]
+            answer = compiler.compile([source], jvm.output, classpath, self.limits.wall_seconds)
+            if not answer.get("compiled"):
+                diagnostics = answer.get("diagnostics", "").strip()
+                self._log(name, "fast", diagnostics or "does not compile")
+                first = diagnostics.splitlines()[0].split(": ", 1)[-1] if diagnostics else "does not compile"
+                return Verdict("uncompilable", reason=first, path="fast")
+            verdict = self._judge(jvm, [jvm.output, self.view.classes], tests, expected, "fast")
+            self._log(name, "fast", jvm.log_text())
+            return verdict
+        except OSError as exc:
+            log.warning("%s: the fast path failed (%s); using the plain path", self.instance.instance_id, exc)
+            return None
+        finally:
+            jvm.close()
+
+    def _write_source(self, folder: Path, code: str) -> Path:
+        source = folder / "src" / self.instance.file_path
+        source.parent.mkdir(parents=True)
+        source.write_bytes(self.source_with(code).encode("utf-8", errors="surrogateescape"))
+        return source
+
+    def _runtime_classpath(self, main: list[Path], test_classes: Path, tree: Path) -> list[Path]:
+        return [*main, test_classes, *self._resource_dirs(tree), *map(Path, self.workspace.libraries)]
+
+    def _judge(self, jvm: TestJvm, main: list[Path], tests: Tests, expected: dict[str, list[str]], path: str,
+               test_classes: Path | None = None) -> Verdict:  # fmt: skip
+        """Send the request to *jvm* (main classes: *main*) and hold its report against what was asked."""
+        rng = random.Random(secrets.randbits(64))
+        sentinels = self._sentinels.for_request()
+        phase1 = shuffled([*tests.trigger, sentinels.phase1_spec], rng)
+        phase2 = shuffled([*tests.relevant, sentinels.phase2_spec], rng)
+        classpath = self._runtime_classpath(main, test_classes or self._sentinels.test_classes, jvm.cwd)
+        reports, why = jvm.run(classpath, not tests.stop_early, tests.excluded, phase1, phase2)
+        if reports is None:
+            if why.startswith("killed"):
+                return Verdict("timeout", compiled=True, reason=why, path=path)
+            return Verdict("wrong", compiled=True, reason=why, path=path)
+        names = {**expected, **sentinels.names}
+        wanted = Expected([[tuple(f"{number}|{n}" for n in names[spec]) for spec in phase]
+                           for number, phase in ((1, phase1), (2, phase2))],
+                          [Sentinel(f"{phase}|{s.name}", s.passes) for phase, s in sentinels.tests],
+                          run_all=not tests.stop_early)  # fmt: skip
+        if len(reports) > 1:
+            return _forged(f"forged: the test JVM wrote {len(reports)} reports", path)
+        entries = reports[0]["tests"]
+        reported = [(f"{t.get('phase')}|{t.get('name')}", t.get("outcome", "")) for t in entries]
+        checked = check_report(reported, wanted)
+        if checked.forged:
+            return _forged(checked.forged, path)
+        failing = [name.split("|", 1)[1] for name in checked.failing]
+        messages = {f"{t.get('phase')}|{t.get('name')}": t.get("message", "") for t in entries}
+        verdict = Verdict("wrong" if failing or not checked.outcomes else "plausible", compiled=True,
+                          tests_passed=len(checked.outcomes) - len(failing), tests_failed=len(failing),
+                          failing_tests=list(dict.fromkeys(failing)), path=path)  # fmt: skip
+        trigger_failed = any(name.startswith("1|") for name in checked.failing)
+        regression = {n: o for n, o in checked.outcomes.items() if n.startswith("2|") and n[2:] not in tests.trigger}
+        if regression and (not trigger_failed or not tests.stop_early):
+            verdict.regression_passed = all(o == "passed" for o in regression.values())
+        if failing:
+            first = checked.failing[0]
+            what = checked.outcomes[first]
+            detail = messages.get(first) or ("did not report" if what == "missing" else what)
+            verdict.reason = f"{'trigger' if first.startswith('1|') else 'relevant'} test fails: {failing[0]}: {detail[:200]}"
+        elif not checked.outcomes:
+            verdict.reason = "no test ran"
+        return verdict
+
+    def _expected_names(self, tests: Tests) -> dict[str, list[str]]:
+        """Spec → the test names it must report: from one run of the ground truth, every phase, trusted."""
+        if tests.key in self._expected:
+            return self._expected[tests.key]
+        self._sentinels.ensure(self._compiler_ready())
+        jvm = self._take_jvm()
+        try:
+            source = self._write_source(jvm.folder, self.instance.fixed_method)
+            answer = self._compiler_ready().compile([source], jvm.output, [self.view.classes, *self._libraries()],
+                                                    self.limits.wall_seconds)  # fmt: skip
+            if not answer.get("compiled"):
+                raise BenchsmithError(f"{self.instance.instance_id}: the ground truth does not compile: {answer.get('diagnostics', '')[:300]}")
+            classpath = self._runtime_classpath([jvm.output, self.view.classes], self._sentinels.test_classes, jvm.cwd)
+            reports, why = jvm.run(classpath, True, tests.excluded, list(tests.trigger), list(tests.relevant))
+            if reports is None or len(reports) != 1:
+                tail = " | ".join(jvm.log_text().strip().splitlines()[-5:])
+                raise BenchsmithError(f"{self.instance.instance_id}: the ground truth's reference run failed: "
+                                      f"{why or 'several reports'}; the JVM's last words: {tail}")  # fmt: skip
+        finally:
+            jvm.close()
+        names: dict[str, list[str]] = {spec: [] for spec in [*tests.trigger, *tests.relevant]}
+        for entry in reports[0]["tests"]:
+            if entry.get("outcome") != "ignored" and entry.get("spec") in names:
+                names[entry["spec"]].append(entry["name"])
+        for spec, found in names.items():
+            if not found:  # a class whose tests are all excluded reports nothing; a method that cannot run, itself
+                names[spec] = [] if "::" not in spec and any(e.startswith(spec + "::") for e in tests.excluded) else [spec]
+        self._expected[tests.key] = names
+        return names
+
+    # -- the plain path ------------------------------------------------------------------------------------------
 
     def plain(self, code: str, name: str, tests: Tests | None = None) -> Verdict:
-        """Fresh copy, javac of everything, fresh JVM."""
+        """javac of every source and test in a jail, then a fresh test JVM."""
         tests = tests or Tests.for_instance(self.instance, self.excluded)
-        folder = self.scratch / "plain"
-        shutil.rmtree(folder, ignore_errors=True)
-        tree = folder / "tree"
-        shutil.copytree(self.workspace.tree, tree, symlinks=True)
-        (tree / self.instance.file_path).write_bytes(_java_bytes(self.source_with(code), self.workspace.encoding))
-        sandbox.give_to_sandbox(folder, self.slot)
+        try:
+            expected = self._expected_names(tests)
+        except OSError as exc:
+            return Verdict("error", reason=f"harness: {exc}", path="plain")
+        folder = fresh_folder(self.box, None, self.slot)
+        try:
+            return self._plain(code, name, tests, expected, folder)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def _plain(self, code: str, name: str, tests: Tests, expected: dict[str, list[str]], folder: Path) -> Verdict:
+        source = self._write_source(folder, code)
         log_path = self.logs / f"{name}.log"
-        libraries = [*map(Path, self.workspace.libraries), *junit_classpath()]
-        main_sources = sorted((tree / self.workspace.source_dir).rglob("*.java"))
+        self.logs.mkdir(parents=True, exist_ok=True)
+        log_path.write_text("[plain path]\n")
+        tree = self._sentinels.tree
+        main_sources = [p for p in sorted((tree / self.workspace.source_dir).rglob("*.java"))]
         excluded = set(self.workspace.excluded_tests)
         test_root = tree / self.workspace.test_dir
-        test_sources = [p for p in sorted(test_root.rglob("*.java")) if ".".join(p.relative_to(test_root).with_suffix("").parts) not in excluded]
-        for sources, output, classpath, encoding in (
-            (main_sources, folder / "classes", libraries, self.workspace.encoding),
-            (test_sources, folder / "test-classes", [folder / "classes", *libraries], self.workspace.test_encoding),
-        ):
-            if not self._sandboxed_javac(sources, output, classpath, folder, log_path, encoding):
+        test_sources = [p for p in sorted(test_root.rglob("*.java"))
+                        if ".".join(p.relative_to(test_root).with_suffix("").parts) not in excluded]  # fmt: skip
+        classes = fresh_folder(folder, COMPILER_LANE, self.slot)
+        test_classes = fresh_folder(folder, COMPILER_LANE, self.slot)
+        libraries = self._libraries()
+        steps = (([*main_sources, source], classes, libraries, self.workspace.encoding),
+                 (test_sources, test_classes, [classes, *libraries], self.workspace.test_encoding))  # fmt: skip
+        for sources, output, classpath, encoding in steps:
+            if not self._sandboxed_javac(sources, output, classpath, folder, tree, log_path, encoding):
                 return Verdict("uncompilable", reason=_first_error(log_path), path="plain")
-        key = secrets.token_hex(32)
-        results = folder / "results.json"
-        # As in the warm JVM: the project in a class loader of its own (old jars may define classes in packages
-        # that JDK modules own, as xerces does in org.w3c.dom.ls), resources on the system class path as well.
-        runtime = [folder / "classes", folder / "test-classes", *self.workspace.runtime_classpath()[2:]]
-        system = os.pathsep.join([runner_classpath(), *map(str, self.workspace.resource_dirs())])
-        argv = [tool("java"), *JVM_OPTIONS, "-cp", system, "BenchsmithRunner", "run",
-                "--classpath", os.pathsep.join(map(str, runtime)), "--results", str(results),
-                "--trigger", ",".join(tests.trigger), "--relevant", ",".join(tests.relevant)]  # fmt: skip
-        if not tests.stop_early:
-            argv.append("--all")
-        if tests.excluded:
-            argv += ["--exclude", ",".join(tests.excluded)]
-        outcome = sandbox.run(argv, tree, self.slot, self.limits, log_path, stdin_text=key + "\n")
-        if outcome.timed_out:
-            return Verdict("timeout", compiled=True, reason=f"killed after {self.limits.wall_seconds:.0f}s", path="plain")
-        report = _read_signed_results(results, key)
-        shutil.rmtree(folder, ignore_errors=True)
-        if isinstance(report, str):
-            return Verdict("wrong", compiled=True, reason=f"{report} (JVM exit {outcome.returncode})", path="plain")
-        return verdict_from_report(report, "plain", tests)
+        jvm = self._start_jvm([classes, test_classes, *libraries])
+        try:
+            verdict = self._judge(jvm, [classes], tests, expected, "plain", test_classes=test_classes)
+            with log_path.open("a") as out:
+                out.write(jvm.log_text())
+            return verdict
+        finally:
+            jvm.close()
 
-    def _sandboxed_javac(self, sources: list[Path], output: Path, classpath: list[Path], folder: Path, log_path: Path,
-                         encoding: str) -> bool:  # fmt: skip
-        output.mkdir(parents=True, exist_ok=True)
-        sandbox.give_to_sandbox(output, self.slot)
+    def _sandboxed_javac(self, sources: list[Path], output: Path, classpath: list[Path], folder: Path, tree: Path,
+                         log_path: Path, encoding: str) -> bool:  # fmt: skip
         argfile = folder / f"{output.name}.args"
         argfile.write_text("\n".join(f'"{s}"' for s in sources))
         argv = [tool("javac"), "-J-Xmx1g", "-nowarn", "-proc:none", "-g", "-encoding", encoding,
                 "--release", JAVA_RELEASE, "-cp", os.pathsep.join(map(str, classpath)), "-d", str(output), f"@{argfile}"]  # fmt: skip
-        outcome = sandbox.run(argv, folder, self.slot, self.limits, log_path)
+        jail = sandbox.Jail(read_only=(tree, folder / "src", argfile, *classpath), writable=(output,))
+        outcome = sandbox.run(argv, output, self.slot, self.limits, log_path, jail=jail, lane=COMPILER_LANE)
         return outcome.returncode == 0
 
     def _log(self, name: str, path: str, text: str) -> None:
@@ -221,16 +309,15 @@ class InstanceRunner:
         (self.logs / f"{name}.log").write_text(f"[{path} path]\n{text}\n")
 
     def close(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            self._server = None
+        for process in (self._spare, self._compiler):
+            if process is not None:
+                process.close()
+        self._spare = self._compiler = None
+        shutil.rmtree(self.box, ignore_errors=True)
 
 
-def _java_bytes(text: str, encoding: str) -> bytes:
-    """*text* in the workspace's encoding; characters it cannot hold become Java unicode escapes."""
-    if encoding.upper() == "UTF-8":
-        return text.encode("utf-8", errors="surrogateescape")
-    return "".join(c if ord(c) < 256 else f"\\u{ord(c):04x}" for c in text).encode(encoding, errors="surrogateescape")
+def _forged(reason: str, path: str) -> Verdict:
+    return Verdict("wrong", compiled=True, reason=reason, path=path)
 
 
 def _first_error(log_path: Path) -> str:
@@ -240,94 +327,107 @@ def _first_error(log_path: Path) -> str:
     return "does not compile"
 
 
-def _read_signed_results(results: Path, key: str) -> dict | str:
-    """The runner's report, or a string saying why there is none to trust."""
-    try:
-        body, mac = results.read_text(encoding="utf-8").rstrip("\n").rsplit("\n", 1)
-    except (FileNotFoundError, ValueError):
-        return "the test JVM ended without a verdict"
-    if not hmac.compare_digest(mac, _signed(body, key)):
-        return "the verdict file failed its integrity check"
-    return json.loads(body)
+@dataclass(frozen=True)
+class _SentinelRequest:
+    tests: list[tuple[int, Sentinel]]  # (phase, sentinel named Class::method)
+    phase1_spec: str  # Class::method of the sentinel that must pass
+    phase2_spec: str  # the class holding one test that passes and one that fails
+
+    @property
+    def names(self) -> dict[str, list[str]]:
+        return {self.phase1_spec: [self.tests[0][1].name], self.phase2_spec: [s.name for _, s in self.tests[1:]]}
 
 
-class _WarmServer:
-    """A ``BenchsmithRunner serve`` JVM in a sandbox, working in its own copy of the workspace's tree."""
+class _JavaSentinels:
+    """Two test classes written for this runner in the package of the trigger tests, named and shaped like the
+    project's own, compiled beside its test classes and their sources: one test that must pass (phase 1), and a
+    class with one that passes and one that fails (phase 2)."""
 
-    READY_SECONDS = 60
+    def __init__(self, runner: InstanceRunner):
+        self.runner = runner
+        self.root = fresh_folder(runner.box, None, runner.slot)
+        self.root.chmod(0o711)
+        self.tree = self.root / "tree"
+        self.test_classes = self.root / "test-classes"
+        self._request: _SentinelRequest | None = None
 
-    def __init__(self, workspace: Workspace, slot: int, limits: sandbox.Limits, folder: Path, log_path: Path):
-        self.slot = slot
-        self.limits = limits
-        shutil.rmtree(folder, ignore_errors=True)
-        shutil.copytree(workspace.tree, folder / "tree", symlinks=True)
-        sandbox.give_to_sandbox(folder, slot)
-        self.key = secrets.token_hex(32)
-        self._ids = 0
-        # Classes load per candidate from --classpath; resources are on the system class path too, where
-        # tests may look them up (they hold no classes, so nothing there outlives a candidate).
-        system = os.pathsep.join([runner_classpath(), *map(str, workspace.resource_dirs())])
-        argv = [tool("java"), *JVM_OPTIONS, "-XX:MaxMetaspaceSize=512m", "-cp", system, "BenchsmithRunner",
-                "serve", "--classpath", os.pathsep.join(map(str, workspace.runtime_classpath()))]  # fmt: skip
-        server_limits = sandbox.Limits(
-            wall_seconds=limits.wall_seconds, cpu_seconds=limits.cpu_seconds * 100, memory_bytes=limits.memory_bytes,
-            file_bytes=limits.file_bytes, processes=limits.processes,
+    def for_request(self) -> _SentinelRequest:
+        assert self._request is not None
+        return self._request
+
+    def ensure(self, compiler: Compiler) -> None:
+        if self._request is not None:
+            return
+        runner, view = self.runner, self.runner.view
+        first = (runner.instance.trigger_tests or runner.instance.relevant_tests or ["Test"])[0].split("::")[0]
+        package = first.rsplit(".", 1)[0] if "." in first else ""
+        test_root = view.tree / runner.workspace.test_dir
+        existing_classes = [p.stem.removesuffix("Test") for p in test_root.rglob("*.java")]  # names end in Test
+        methods = sorted({m for p in list(test_root.rglob("*.java"))[:200]
+                          for m in re.findall(r"public\s+void\s+(\w+)\s*\(", p.read_text(errors="replace"))})  # fmt: skip
+        rng = random.Random(secrets.randbits(64))
+        single, pair = (n + "Test" for n in plausible_names(existing_classes, 2, rng, "camel"))
+        words = plausible_names(methods, 3, rng, "camel")
+        names = [("test" + w) if sum(m.startswith("test") for m in methods) * 2 >= len(methods) else w[0].lower() + w[1:] for w in words]
+        pair_methods = [(names[1], True), (names[2], False)]
+        rng.shuffle(pair_methods)
+        sources = {  # JUnit 4, which runs JUnit 3 and 4 tests alike
+            single: _sentinel_class(package, single, [(names[0], True)], rng),
+            pair: _sentinel_class(package, pair, pair_methods, rng),
+        }
+        for partial in (self.tree, self.test_classes):  # left by an attempt that failed
+            shutil.rmtree(partial, ignore_errors=True)
+        link_tree(view.tree, self.tree, lambda path: False)
+        link_tree(view.test_classes, self.test_classes, lambda path: False)
+        folder = self.tree / runner.workspace.test_dir / package.replace(".", "/")
+        folder.mkdir(parents=True, exist_ok=True)
+        written = []
+        for class_name, text in sources.items():
+            path = folder / f"{class_name}.java"
+            if path.exists():
+                raise BenchsmithError(f"{path}: a sentinel's name is taken")
+            path.write_text(text)
+            written.append(path)
+        output = fresh_folder(self.root, COMPILER_LANE, runner.slot)
+        answer = compiler.compile(written, output, [view.test_classes, *junit_classpath()], runner.limits.wall_seconds)
+        if not answer.get("compiled"):
+            raise OSError(f"the sentinel tests do not compile: {answer.get('diagnostics', '')[:300]}")
+        for compiled in output.rglob("*.class"):
+            target = self.test_classes / compiled.relative_to(output)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(compiled, target)
+        shutil.rmtree(output, ignore_errors=True)
+        _blend_in(written + [self.test_classes / package.replace(".", "/") / f"{c}.class" for c in sources], self.root)
+        prefix = f"{package}." if package else ""
+        self._request = _SentinelRequest(
+            [(1, Sentinel(f"{prefix}{single}::{names[0]}", True)),
+             *((2, Sentinel(f"{prefix}{pair}::{method}", passes)) for method, passes in pair_methods)],
+            f"{prefix}{single}::{names[0]}", f"{prefix}{pair}",
         )  # fmt: skip
-        self.process = sandbox.start(argv, folder / "tree", slot, server_limits, log_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self._lines: queue.Queue = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-        self.process.stdin.write((self.key + "\n").encode())
-        self.process.stdin.flush()
-        if self._next_line(self.READY_SECONDS) != "BENCHSMITH ready":
-            self.close()
-            raise OSError("the warm JVM did not start")
 
-    def _pump(self) -> None:
-        for raw in self.process.stdout:
-            self._lines.put(raw.decode("utf-8", errors="replace").rstrip("\n"))
-        self._lines.put(None)
 
-    def _next_line(self, timeout: float) -> str | None:
-        try:
-            return self._lines.get(timeout=timeout)
-        except queue.Empty:
-            return None
+def _sentinel_class(package: str, name: str, methods: list[tuple[str, bool]], rng: random.Random) -> str:
+    body = []
+    for method, passes in methods:
+        text = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789 -") for _ in range(rng.randint(6, 24)))
+        length = len(text) if passes else len(text) + rng.choice((-1, 1, 2))
+        body.append(f"    @Test\n    public void {method}() {{\n        String value = \"{text}\";\n"
+                    f"        assertEquals({length}, value.length());\n    }}\n")  # fmt: skip
+    header = f"package {package};\n\n" if package else ""
+    return (header + "import static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\n"
+            f"public class {name} {{\n\n" + "\n".join(body) + "}\n")  # fmt: skip
 
-    def alive(self) -> bool:
-        return self.process.poll() is None
 
-    def request(self, source: Path, classes: Path, tests: Tests) -> dict | None:
-        """The signed report for one candidate, or None when the answer cannot be trusted."""
-        self._ids += 1
-        request_id = f"r{self._ids}"
-        timeout_ms = int(self.limits.wall_seconds * 1000)
-        mode = "stop" if tests.stop_early else "all"
-        fields = [request_id, str(source), str(classes), str(timeout_ms), ",".join(tests.trigger), ",".join(tests.relevant),
-                  mode, ",".join(tests.excluded)]  # fmt: skip
-        line = "\t".join(fields)
-        try:
-            self.process.stdin.write((line + "\n").encode())
-            self.process.stdin.flush()
-        except OSError:
-            return None
-        deadline = time.monotonic() + self.limits.wall_seconds + 10
-        while time.monotonic() < deadline:
-            answer = self._next_line(max(0.1, deadline - time.monotonic()))
-            if answer is None:
-                return None
-            parts = answer.split(" ")
-            if len(parts) < 4 or parts[0] != "BENCHSMITH" or parts[1] != request_id:
-                log.debug("ignored a line on the warm JVM's stdout: %.80s", answer)
-                continue  # something the candidate wrote to the real stdout
-            body, mac = " ".join(parts[2:-1]), parts[-1]
-            if not hmac.compare_digest(mac, _signed(f"{request_id} {body}", self.key)):
-                return None
-            return json.loads(body)
-        return None
-
-    def close(self) -> None:
-        try:
-            self.process.stdin.close()
-        except OSError:
-            pass
-        sandbox.stop(self.process, self.slot)
+def _blend_in(files: list[Path], private: Path) -> None:
+    """Give written files the look of their neighbours, which are hard links into the workspace: the same times, and
+    as many links (made in a folder only root can enter)."""
+    hidden = private / ".links"
+    hidden.mkdir(mode=0o700, exist_ok=True)
+    for path in files:
+        neighbour = next((p for p in path.parent.iterdir() if p != path and p.is_file() and p.suffix == path.suffix), None)
+        if neighbour is None:
+            continue
+        info = neighbour.stat()
+        os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+        while path.stat().st_nlink < info.st_nlink:
+            os.link(path, hidden / secrets.token_hex(8))

@@ -8,16 +8,22 @@ artifact of Defects4J's ``lib/`` folder plus JUnit 4. Test sources that do not
 compile with today's JDK are left out (and listed), unless the instance needs
 them. A workspace is complete once its ``workspace.json`` exists; it is reused
 by every later run.
+
+A workspace holds the ground truth (the fixed sources, their classes), so it
+is private to root. Candidates see a *public view* of it instead: the same
+tree and classes without the file under repair and its classes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
 import re
 import shutil
 import subprocess
+import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -91,6 +97,7 @@ def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) ->
             write_text_atomic(manifest, json.dumps({"format": WORKSPACE_FORMAT, **record}, indent=2))
             made_by = WORKSPACE_FORMAT
         if made_by == WORKSPACE_FORMAT:
+            root.chmod(0o700)  # made private after format 4 first appeared
             return Workspace(root=root, **{k: tuple(v) if isinstance(v, list) else v for k, v in record.items()})
         log.info("%s: made by an older benchsmith; rebuilding it", root)
     log.info("preparing workspace %s at %s", instance.instance_id, instance.revision_fixed[:12])
@@ -261,10 +268,76 @@ def _class_name(test_root: Path, path: Path) -> str:
 
 
 def _make_readable(root: Path) -> None:
-    """Candidates run under another uid: they may read the workspace, never write it."""
+    """Readable inside, so that views can link to it; private as a whole: it holds the ground truth."""
     for folder, dirs, files in os.walk(root):
         os.chmod(folder, 0o755)
         for name in files:
             path = os.path.join(folder, name)
             if not os.path.islink(path):
                 os.chmod(path, 0o644)
+    root.chmod(0o700)
+
+
+@dataclass(frozen=True)
+class PublicView:
+    """What the candidates of one instance may see of its workspace: all of it but the file under repair and the
+    classes compiled from it. Files are hard links into the (private) workspace, owned by root and read-only."""
+
+    root: Path
+
+    @property
+    def tree(self) -> Path:
+        return self.root / "tree"
+
+    @property
+    def classes(self) -> Path:
+        return self.root / "classes"
+
+    @property
+    def test_classes(self) -> Path:
+        return self.root / "test-classes"
+
+
+def public_view(workspace: Workspace, file_path: str) -> PublicView:
+    """The public view of *workspace* without *file_path* (relative to its tree), made at first use."""
+    key = hashlib.sha256(f"{workspace.root}\0{file_path}".encode()).hexdigest()[:12]
+    views = cache_dir("views")
+    views.chmod(0o755)
+    root = views / f"{workspace.root.parent.name}-{workspace.root.name}-{key}"
+    if (root / ".complete").is_file():
+        return PublicView(root)
+    relative = Path(file_path).relative_to(workspace.source_dir) if Path(file_path).is_relative_to(workspace.source_dir) else None
+    if relative is None:
+        raise BenchsmithError(f"{file_path}: not under the workspace's source folder {workspace.source_dir}")
+    package, stem = relative.parent, relative.stem
+
+    def gold_class(path: Path) -> bool:
+        inside = path.relative_to(workspace.classes)
+        return inside.parent == package and (inside.stem == stem or inside.stem.startswith(stem + "$"))
+
+    building = Path(tempfile.mkdtemp(prefix=f".{root.name}.", dir=views))
+    link_tree(workspace.tree, building / "tree", lambda path: path == workspace.tree / file_path)
+    link_tree(workspace.classes, building / "classes", gold_class)
+    link_tree(workspace.test_classes, building / "test-classes", lambda path: False)
+    (building / ".complete").write_text(file_path)
+    building.chmod(0o755)
+    try:
+        building.rename(root)
+    except OSError:  # made meanwhile by another process
+        shutil.rmtree(building, ignore_errors=True)
+    return PublicView(root)
+
+
+def link_tree(source: Path, target: Path, leave_out) -> None:
+    """*target* as a tree of hard links to *source*'s files (links as links), without the files *leave_out* names."""
+    for folder, dirs, files in os.walk(source):
+        here = target / Path(folder).relative_to(source)
+        here.mkdir(mode=0o755, parents=True, exist_ok=True)
+        for name in [*files, *(d for d in dirs if os.path.islink(os.path.join(folder, d)))]:
+            path = Path(folder) / name
+            if leave_out(path):
+                continue
+            if path.is_symlink():
+                (here / name).symlink_to(os.readlink(path))
+            else:
+                os.link(path, here / name)

@@ -1,0 +1,166 @@
+"""The JVMs a Java runner drives: a warm compiler that runs no candidate code, and one fresh test JVM per candidate.
+
+Both speak ``harness/java/BenchsmithRunner.java``'s line protocol. A test JVM
+is started ahead of its candidate (while the previous one is judged), warms
+JUnit up on a test of its own, runs exactly one request and halts, so nothing
+a candidate leaves behind (threads, finalizers, patched statics, processes)
+meets another candidate. Each runs in a jail of its own under a uid of its
+own (a *lane*), so neither can reach the other even without namespaces.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import queue
+import secrets
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+from harness import sandbox
+from harness.javatools import JVM_OPTIONS, runner_classes, runner_classpath, tool
+
+log = logging.getLogger(__name__)
+
+COMPILER_LANE = 0
+TEST_LANES = (1, 2, 3)  # a JVM at work, the next one starting, and a plain path's: never two in one uid
+_SEPARATOR = "\x1f"  # between source files in a compile request
+
+
+def fresh_folder(parent: Path, owner_lane: int | None, slot: int) -> Path:
+    """A new folder with an unguessable name under *parent*, owned by root or by the sandbox uid of *owner_lane*."""
+    folder = parent / secrets.token_hex(8)
+    folder.mkdir(mode=0o755)
+    if owner_lane is not None:
+        sandbox.give_to_sandbox(folder, slot, owner_lane)
+    return folder
+
+
+class Compiler:
+    """A warm javac (``BenchsmithRunner compile``) in a jail: reads sources, writes classes, executes nothing of theirs."""
+
+    READY_SECONDS = 60
+
+    def __init__(self, slot: int, box: Path, read_only: list[Path], log_path: Path, limits: sandbox.Limits):
+        self.slot = slot
+        jail = sandbox.Jail(read_only=tuple(dict.fromkeys([runner_classes(), *read_only])), writable=(box,))
+        argv = [tool("java"), "-Xmx1g", "-XX:+UseSerialGC", "-cp", runner_classpath(), "BenchsmithRunner", "compile"]
+        server_limits = sandbox.Limits(wall_seconds=limits.wall_seconds, cpu_seconds=limits.cpu_seconds * 100,
+                                       memory_bytes=limits.memory_bytes, file_bytes=limits.file_bytes,
+                                       processes=limits.processes, scratch_bytes=limits.scratch_bytes)  # fmt: skip
+        self.process = sandbox.start(argv, box, slot, server_limits, log_path, jail=jail, lane=COMPILER_LANE,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)  # fmt: skip
+        self._lines: queue.Queue = queue.Queue()
+        threading.Thread(target=_pump, args=(self.process.stdout, self._lines), daemon=True).start()
+        self._ids = 0
+        if self._next(self.READY_SECONDS) != "BENCHSMITH ready":
+            self.close()
+            raise OSError("the warm compiler did not start")
+
+    def _next(self, timeout: float) -> str | None:
+        try:
+            return self._lines.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def compile(self, sources: list[Path], output: Path, classpath: list[Path], timeout: float) -> dict:
+        """``{"compiled": bool, "diagnostics": str, "compile_ms": int}``; OSError when the compiler is gone."""
+        self._ids += 1
+        request = f"c{self._ids}"
+        line = "\t".join([request, _SEPARATOR.join(map(str, sources)), str(output), os.pathsep.join(map(str, classpath))])
+        try:
+            self.process.stdin.write((line + "\n").encode())
+            self.process.stdin.flush()
+        except (OSError, ValueError) as exc:
+            raise OSError(f"the warm compiler is gone: {exc}") from exc
+        deadline = time.monotonic() + timeout
+        while (answer := self._next(max(0.1, deadline - time.monotonic()))) is not None:
+            prefix = f"BENCHSMITH {request} "
+            if answer.startswith(prefix):
+                return json.loads(answer[len(prefix):])
+            if time.monotonic() > deadline:
+                break
+        self.close()
+        raise OSError("the warm compiler gave no answer")
+
+    def close(self) -> None:
+        try:
+            self.process.stdin.close()
+        except OSError:
+            pass
+        sandbox.stop(self.process, self.slot)
+
+
+class TestJvm:
+    """One ``BenchsmithRunner test`` JVM for one candidate: started ahead, used once, then killed with its jail."""
+
+    def __init__(self, slot: int, lane: int, box: Path, tree: Path, read_only: list[Path], system_classpath: list[Path],
+                 limits: sandbox.Limits, jvm_options: list[str]):  # fmt: skip
+        self.slot = slot
+        self.lane = lane
+        self.limits = limits
+        self.folder = fresh_folder(box, None, slot)
+        self.folder.chmod(0o711)
+        self.output = fresh_folder(self.folder, COMPILER_LANE, slot)  # the compiler writes the candidate's classes here
+        self.log_path = self.folder / "jvm.log"
+        self.cwd = self.folder / "tree"
+        jail = sandbox.Jail(read_only=tuple(dict.fromkeys([runner_classes(), *read_only, self.output])),
+                            trees=((tree, self.cwd),))  # fmt: skip
+        system = os.pathsep.join([runner_classpath(), *map(str, system_classpath)])
+        argv = [tool("java"), *JVM_OPTIONS, *jvm_options, "-cp", system, "BenchsmithRunner", "test"]
+        self.started = time.monotonic()
+        self.process = sandbox.start(argv, self.cwd, slot, limits, self.log_path, jail=jail, lane=lane,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)  # fmt: skip
+        self._out: list[bytes] = []
+        self._reader = threading.Thread(target=lambda: self._out.append(self.process.stdout.read()), daemon=True)
+        self._reader.start()
+
+    def run(self, classpath: list[Path], run_all: bool, excluded: tuple[str, ...], phase1: list[str],
+            phase2: list[str]) -> tuple[list[dict] | None, str]:  # fmt: skip
+        """The report lines the JVM wrote, or None when it wrote none in time; and why not, when None."""
+        request = "\t".join([os.pathsep.join(map(str, classpath)), "all" if run_all else "stop", ",".join(excluded),
+                             ",".join(phase1), ",".join(phase2)])  # fmt: skip
+        try:
+            self.process.stdin.write((request + "\n").encode())
+            self.process.stdin.close()
+        except (OSError, ValueError):
+            pass  # it died already; what it wrote (nothing) says so
+        self._reader.join(self.limits.wall_seconds)
+        if self._reader.is_alive():
+            self.close()
+            return None, f"killed after {self.limits.wall_seconds:.0f}s"
+        returncode = self.process.wait()
+        reports = []
+        for line in b"".join(self._out).decode("utf-8", errors="replace").splitlines():
+            try:
+                value = json.loads(line)
+            except ValueError:
+                continue  # a JVM message, or something the candidate wrote
+            if isinstance(value, dict) and "tests" in value:
+                reports.append(value)
+        if not reports:
+            return None, f"the test JVM ended without a report (exit {returncode})"
+        return reports, ""
+
+    def log_text(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-20000:]
+        except OSError:
+            return ""
+
+    def close(self) -> None:
+        sandbox.stop(self.process, self.slot)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _pump(stream, lines: queue.Queue) -> None:
+    for raw in stream:
+        lines.put(raw.decode("utf-8", errors="replace").rstrip("\n"))
+    lines.put(None)

@@ -1,0 +1,126 @@
+"""Test outcomes a candidate cannot forge: what ran is counted against what was asked, and sentinels planted.
+
+A candidate's code runs in the process that runs its tests, so whatever that
+process reports could have been written by the candidate. The report is
+believed only as far as it can be checked from outside:
+
+* every test that was asked for reports exactly once; one that does not
+  report counts as failed, one that reports twice makes the report forged;
+* sentinel tests, which the runner cannot tell from the others, must come out
+  as the harness knows they must (one that must pass, one that must fail), so a
+  blanket "everything passed" (a patched reporter, an ``atexit`` hook writing
+  its own report) is caught and judged ``wrong`` with reason ``forged``;
+* assumption failures, skips and xfails of a test that was asked for are
+  failures: the test did not show the behaviour it checks.
+
+This is a tripwire, not a proof: a candidate that reads the sentinels' code to
+tell them apart could still forge. Isolation (``harness.sandbox``) is what
+keeps one candidate's verdict out of another's reach.
+"""
+
+from __future__ import annotations
+
+import keyword
+import random
+import re
+import secrets
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+PASSED = "passed"
+
+
+@dataclass(frozen=True)
+class Sentinel:
+    name: str  # the test's id as the runner reports it
+    passes: bool  # what it does when nothing interferes
+
+
+@dataclass(frozen=True)
+class Checked:
+    outcomes: dict[str, str]  # every real test that was due → its outcome (passed, failed, assumption, skipped, missing, ...)
+    forged: str = ""  # why the report cannot be believed; "" when it holds up
+
+    @property
+    def failing(self) -> list[str]:
+        return [name for name, outcome in self.outcomes.items() if outcome != PASSED]
+
+
+@dataclass
+class Expected:
+    """The tests of one request in the order asked: phases of groups (one group per spec the runner was given, holding
+    the test ids it must report), sentinels among them.
+
+    Unless *run_all*, the runner stops phase 1 after the first group with a test that did not pass, and runs phase 2
+    only when all of phase 1 passed (NL2Fix's trigger tests, then the relevant classes).
+    """
+
+    phases: list[list[tuple[str, ...]]]
+    sentinels: list[Sentinel] = field(default_factory=list)
+    run_all: bool = False
+
+
+def check_report(reported: Sequence[tuple[str, str]], expected: Expected) -> Checked:
+    """Hold a runner's report (``(test id, outcome)`` pairs) against what was asked."""
+    counts = Counter(name for name, _ in reported)
+    repeated = sorted(name for name, count in counts.items() if count > 1)
+    outcome = dict(reported)
+    sentinels = {s.name: s for s in expected.sentinels}
+    due: list[str] = []
+    for number, groups in enumerate(expected.phases, start=1):
+        if number > 1 and not expected.run_all and any(outcome.get(name) != PASSED for name in due):
+            break
+        for group in groups:
+            due.extend(group)
+            if number == 1 and not expected.run_all and any(outcome.get(name) != PASSED for name in group):
+                break
+    real = {name: outcome.get(name, "missing") for name in due if name not in sentinels}
+    if repeated:
+        return Checked(real, f"forged: {len(repeated)} test(s) reported more than once, e.g. {repeated[0]}")
+    for name in (n for n in due if n in sentinels):
+        got = outcome.get(name, "missing")
+        if (got == PASSED) != sentinels[name].passes:
+            return Checked(real, f"forged: a control test that must {'pass' if sentinels[name].passes else 'fail'} came out {got}")
+    asked = {name for groups in expected.phases for group in groups for name in group}
+    undue = [name for name in outcome if name in asked and name not in set(due)]
+    if undue:
+        return Checked(real, f"forged: {undue[0]} reported although it was not due")
+    return Checked(real)
+
+
+def shuffled(items: Iterable[str], rng: random.Random) -> list[str]:
+    items = list(items)
+    rng.shuffle(items)
+    return items
+
+
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_RESERVED = set(keyword.kwlist) | {
+    "abstract", "boolean", "byte", "case", "catch", "char", "const", "default", "do", "double", "enum", "extends",
+    "final", "float", "goto", "implements", "instanceof", "int", "interface", "long", "native", "new", "package",
+    "private", "protected", "public", "short", "static", "strictfp", "super", "switch", "synchronized", "this",
+    "throw", "throws", "transient", "void", "volatile", "var", "record", "yield",
+}  # fmt: skip
+
+
+def plausible_names(existing: Iterable[str], count: int, rng: random.Random, style: str) -> list[str]:
+    """*count* new names made of the words of *existing* names (so that they read like the project's own),
+    none of them in *existing*. *style* is ``camel`` (ParserOptionsTest) or ``snake`` (test_parser_options)."""
+    existing = [e for e in existing if e]
+    taken = set(existing)
+    words = sorted({w.lower() for name in existing for w in _WORD.findall(name)
+                    if w.lower() not in ("test", "tests") and w.lower() not in _RESERVED})  # fmt: skip
+    words = words or ["value", "case", "input", "result", "order", "empty"]
+    names: list[str] = []
+    while len(names) < count:
+        picked = rng.sample(words, k=min(2, len(words)))
+        if len(picked) < 2 or rng.random() < 0.3:
+            picked.append(secrets.choice(["basic", "again", "edge", "simple", "more", "other"]))
+        if style == "camel":
+            name = "".join(w.capitalize() for w in picked)
+        else:
+            name = "_".join(picked)
+        if name.isidentifier() and name not in taken and name not in names and name.lower() not in _RESERVED:
+            names.append(name)
+    return names

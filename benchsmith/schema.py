@@ -161,6 +161,9 @@ class Result:
     regression_passed: bool | None = None  # relevant tests other than the trigger tests; None when not run
     model: str = ""
     strategy: str = ""
+    # sha256 of what decided the verdict (the code, the dataset row, the harness, the options): a stored verdict
+    # is reused only under the same key (harness/evaluate.py)
+    verdict_key: str = ""
 
     def __post_init__(self) -> None:
         if self.status not in RESULT_STATUSES:
@@ -184,6 +187,7 @@ RESULT_SCHEMA = pa.schema(
         ("regression_passed", pa.bool_()),
         ("model", pa.string()),
         ("strategy", pa.string()),
+        ("verdict_key", pa.string()),
     ]
 )
 

@@ -5,11 +5,18 @@ anything runs; a duplicate shares its twin's verdict and names it in
 ``duplicate_of``. Every verdict is appended to ``<out>.journal.jsonl`` as it
 is reached, so an interrupted evaluation resumes where it stopped; the
 Parquet file is written, atomically, once all candidates have a verdict.
+
+Each verdict carries a ``verdict_key``: the hash of everything that decided
+it (the candidate's code, its dataset row, the harness's fingerprint and the
+options that change verdicts). A stored verdict, from ``--out`` or the
+journal, is reused only under the key computed now; any other is judged again.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import logging
 import threading
 from collections import defaultdict
@@ -17,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
@@ -24,6 +32,7 @@ from benchsmith.atomic import atomic_path
 from benchsmith.errors import BenchsmithError
 from benchsmith.journal import Journal
 from benchsmith.schema import (
+    RESULT_SCHEMA,
     Candidate,
     ClassBenchTask,
     NL2FixInstance,
@@ -34,6 +43,7 @@ from benchsmith.schema import (
     to_table,
 )
 from builders.defects4j import Defects4JRoot
+from harness.fingerprint import harness_fingerprint
 from harness.insertion import dedup_key
 from harness.java_runner import InstanceRunner, Tests, Verdict
 from harness.pool import per_instance
@@ -102,11 +112,31 @@ class _JavaCandidates:
         self.runner.close()
 
 
+def verdict_context(record: object, options: EvalOptions, fingerprint: str) -> str:
+    """Everything but the code that decides a verdict on *record*'s candidates, as canonical JSON."""
+    verdict_options = {"fast": options.fast, "regression": options.regression,
+                       "limits": dataclasses.asdict(options.limits)}  # fmt: skip
+    return json.dumps({"record": dataclasses.asdict(record), "harness": fingerprint, "options": verdict_options},
+                      sort_keys=True)  # fmt: skip
+
+
+def verdict_key(context: str, code: str) -> str:
+    """The key a verdict on *code* is stored under: sha256 of its :func:`verdict_context` and the code."""
+    return hashlib.sha256(json.dumps([context, code]).encode("ascii")).hexdigest()
+
+
 def evaluate(options: EvalOptions) -> list[Result]:
     benchmark = _benchmark(options)
     candidates = read_candidates(options.candidates)
     _check_candidates(candidates, benchmark.records, options.candidates)
-    done = _load_done(options.out)
+    fingerprint = harness_fingerprint()
+    contexts = {iid: verdict_context(benchmark.records[iid], options, fingerprint)
+                for iid in {c.instance_id for c in candidates}}  # fmt: skip
+    keys = {(c.instance_id, c.candidate_id): verdict_key(contexts[c.instance_id], c.code) for c in candidates}
+    done, discarded = _load_done(options.out, keys)
+    if discarded:
+        log.info("%d stored verdicts discarded: their verdict key changed (the candidate's code, its dataset row, "
+                 "the harness or the options)", discarded)  # fmt: skip
     by_instance: dict[str, list[Candidate]] = defaultdict(list)
     for candidate in candidates:
         by_instance[candidate.instance_id].append(candidate)
@@ -125,7 +155,8 @@ def evaluate(options: EvalOptions) -> list[Result]:
 
     def judge(item: tuple[str, list[Candidate]], slot: int) -> None:
         instance_id, group = item
-        _judge_instance(benchmark, benchmark.records[instance_id], instance_id, group, slot, options, done, record)
+        _judge_instance(benchmark, benchmark.records[instance_id], instance_id, group, slot, options, done, keys,
+                        record)  # fmt: skip
 
     try:
         for _ in per_instance(pending.items(), judge, options.workers):
@@ -150,20 +181,41 @@ def _check_candidates(candidates: list[Candidate], instances: dict, source: Path
         seen.add(key)
 
 
-def _load_done(out: Path) -> dict[tuple[str, str], Result]:
+def _load_done(out: Path, keys: dict[tuple[str, str], str]) -> tuple[dict[tuple[str, str], Result], int]:
+    """The stored verdicts (results file, then journal) whose verdict key is *keys*'s, and how many of *keys*'s
+    candidates had stored verdicts under other keys only (verdicts of candidates no longer asked for are ignored)."""
+    stored = _stored_results(out) if out.exists() else []
+    stored += Journal(out).read(lambda entry: Result(**entry))
     done: dict[tuple[str, str], Result] = {}
-    if out.exists():
-        for result in read_records(out, Result):
-            done[(result.instance_id, result.candidate_id)] = result
-    for result in Journal(out).read(lambda entry: Result(**entry)):
-        done[(result.instance_id, result.candidate_id)] = result
-    return done
+    stale: set[tuple[str, str]] = set()
+    for result in stored:
+        pair = (result.instance_id, result.candidate_id)
+        if pair not in keys:
+            continue
+        if result.verdict_key == keys[pair]:
+            done[pair] = result
+        else:
+            stale.add(pair)
+    return done, len(stale - done.keys())
+
+
+def _stored_results(out: Path) -> list[Result]:
+    """The results in *out*; one written before verdict keys reads with an empty key, so none of it is reused."""
+    try:
+        names = pq.read_schema(out).names
+    except (pa.ArrowInvalid, OSError):
+        names = None  # read_records says what is wrong
+    if names == [n for n in RESULT_SCHEMA.names if n != "verdict_key"]:
+        return [Result(**row) for row in pq.read_table(out).to_pylist()]
+    return read_records(out, Result)
 
 
 def _judge_instance(benchmark: _Benchmark, record_: object, instance_id: str, group: list[Candidate], slot: int,
-                    options: EvalOptions, done: dict, record) -> None:  # fmt: skip
+                    options: EvalOptions, done: dict, keys: dict, record) -> None:  # fmt: skip
     # One execution per distinct token sequence of the instance, whatever the run; but a candidate is a
     # duplicate (Table 2) only of an earlier twin from its own run (model, strategy, temperature).
+    # *done* holds only verdicts stored under the key computed now, so a twin's verdict is shared only when
+    # the twin was judged, now or before, as it stands (its code, row, harness and options).
     twins: dict[str, Candidate] = {}
     run_twins: dict[tuple, Candidate] = {}
     for candidate in group:
@@ -177,7 +229,8 @@ def _judge_instance(benchmark: _Benchmark, record_: object, instance_id: str, gr
         log.error("%s: %s", instance_id, exc)
         for candidate in group:
             if (instance_id, candidate.candidate_id) not in done:
-                record(_result(candidate, Verdict("error", reason=f"harness: {exc}"), "", ""))
+                verdict = Verdict("error", reason=f"harness: {exc}")
+                record(_result(candidate, verdict, "", "", keys[(instance_id, candidate.candidate_id)]))
         return
     try:
         verdicts: dict[str, Result] = {}
@@ -193,12 +246,13 @@ def _judge_instance(benchmark: _Benchmark, record_: object, instance_id: str, gr
                 run_twin = run_twins[(_run_of(candidate), tokens)]
                 duplicate_of = run_twin.candidate_id if run_twin.candidate_id != candidate.candidate_id else ""
                 shared = dataclasses.replace(first, candidate_id=candidate.candidate_id, duplicate_of=duplicate_of,
-                                             seconds=0.0, model=candidate.model, strategy=candidate.strategy)  # fmt: skip
+                                             seconds=0.0, model=candidate.model, strategy=candidate.strategy,
+                                             verdict_key=keys[key])  # fmt: skip
                 verdicts[candidate.candidate_id] = shared
                 record(shared)
                 continue
             verdict = runner.evaluate(candidate.code, _safe_name(candidate.candidate_id))
-            result = _result(candidate, verdict, "", str(logs / f"{_safe_name(candidate.candidate_id)}.log"))
+            result = _result(candidate, verdict, "", str(logs / f"{_safe_name(candidate.candidate_id)}.log"), keys[key])
             verdicts[candidate.candidate_id] = result
             record(result)
     finally:
@@ -209,13 +263,13 @@ def _run_of(candidate: Candidate) -> tuple:
     return (candidate.model, candidate.strategy, candidate.temperature)
 
 
-def _result(candidate: Candidate, verdict: Verdict, duplicate_of: str, log_path: str) -> Result:
+def _result(candidate: Candidate, verdict: Verdict, duplicate_of: str, log_path: str, verdict_key: str) -> Result:
     return Result(
         instance_id=candidate.instance_id, candidate_id=candidate.candidate_id, status=verdict.status,
         compiled=verdict.compiled, tests_passed=verdict.tests_passed, tests_failed=verdict.tests_failed,
         failing_tests=list(verdict.failing_tests), duplicate_of=duplicate_of, seconds=round(verdict.seconds, 3),
         log_path=log_path, reason=verdict.reason, runner=verdict.path, regression_passed=verdict.regression_passed,
-        model=candidate.model, strategy=candidate.strategy,
+        model=candidate.model, strategy=candidate.strategy, verdict_key=verdict_key,
     )  # fmt: skip
 
 

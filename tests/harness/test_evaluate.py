@@ -1,12 +1,17 @@
 """`benchsmith eval` and `report` end to end on the fixture."""
 
+import dataclasses
 import json
+import shutil
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
 from benchsmith.journal import journal_path
-from benchsmith.schema import Result, read_records
+from benchsmith.schema import NL2FixInstance, Result, read_records, to_table
+from harness.evaluate import EvalOptions, verdict_context, verdict_key
+from harness.sandbox import Limits
 from tests.builders.test_nl2fix import run_cli
 from tests.conftest import FIXTURE_D4J
 
@@ -70,6 +75,7 @@ def test_a_second_run_judges_nothing_again(evaluated, ledger_dataset, fixture_re
     completed = eval_cli(ledger_dataset, candidates, out, fixture_repos)
     assert completed.returncode == 0
     assert "8 already judged, 0 to judge" in completed.stderr
+    assert "discarded" not in completed.stderr
     assert pq.read_table(out).equals(before)
 
 
@@ -83,6 +89,102 @@ def test_resume_from_a_journal_cut_short(evaluated, ledger_dataset, fixture_repo
     assert completed.returncode == 0, completed.stderr
     assert "3 already judged, 5 to judge" in completed.stderr
     assert [(r.candidate_id, r.status) for r in read_records(resumed, Result)] == [(r.candidate_id, r.status) for r in results]
+
+
+def by_pair(out) -> dict[tuple[str, str], Result]:
+    return {(r.instance_id, r.candidate_id): r for r in read_records(out, Result)}
+
+
+def test_verdict_keys_follow_the_code(evaluated):
+    _, _, out = evaluated
+    results = by_pair(out)
+    assert all(len(r.verdict_key) == 64 for r in results.values())
+    # the same code for the same instance is the same question; other code, or another instance, is another
+    assert results[("Ledger-1", "gold")].verdict_key == results[("Ledger-1", "other-gold")].verdict_key
+    assert results[("Ledger-1", "gold")].verdict_key != results[("Ledger-1", "gold-commented")].verdict_key
+    assert len({r.verdict_key for r in results.values()}) == 7
+
+
+def test_changed_code_under_the_same_id_is_judged_again(evaluated, ledger_dataset, ledger_instances, fixture_repos, tmp_path):
+    _, candidates, out = evaluated
+    resumed = tmp_path / "results.parquet"
+    shutil.copy(out, resumed)
+    before = by_pair(out)
+    gold = ledger_instances["Ledger-1"].fixed_method
+    rows = [json.loads(line) for line in candidates.read_text().splitlines()]
+    buggy = next(r for r in rows if (r["instance_id"], r["candidate_id"]) == ("Ledger-1", "buggy"))
+    # "buggy" now holds the fix, and comes first: it is the twin of every later copy of the fix, among them a new one
+    buggy["code"] = "// fixed now\n" + gold
+    rows.remove(buggy)
+    late = {"instance_id": "Ledger-1", "candidate_id": "late-gold", "code": gold + "\n// again", "model": "m", "strategy": "s"}
+    changed = tmp_path / "candidates.jsonl"
+    changed.write_text("".join(json.dumps(r) + "\n" for r in [buggy, *rows, late]))
+    completed = eval_cli(ledger_dataset, changed, resumed, fixture_repos)
+    assert completed.returncode == 0, completed.stderr
+    assert "1 stored verdicts discarded" in completed.stderr
+    assert "9 candidates: 7 already judged, 2 to judge" in completed.stderr
+    after = by_pair(resumed)
+    assert after[("Ledger-1", "buggy")].status == "plausible"  # was "wrong": judged again, not reused
+    assert after[("Ledger-1", "buggy")].seconds > 0 and after[("Ledger-1", "buggy")].duplicate_of == ""
+    assert after[("Ledger-1", "buggy")].verdict_key != before[("Ledger-1", "buggy")].verdict_key
+    # the new copy shares the verdict its twin got now, not the twin's stored one
+    assert (after[("Ledger-1", "late-gold")].status, after[("Ledger-1", "late-gold")].duplicate_of) == ("plausible", "buggy")
+    unchanged = [pair for pair in before if pair != ("Ledger-1", "buggy")]
+    assert [after[pair] for pair in unchanged] == [before[pair] for pair in unchanged]  # reused as stored
+
+
+def test_a_changed_dataset_row_is_judged_again(evaluated, ledger_dataset, fixture_repos, tmp_path):
+    _, candidates, out = evaluated
+    instances = read_records(ledger_dataset, NL2FixInstance)
+    edited = [dataclasses.replace(i, issue_title=i.issue_title + " (edited)") if i.instance_id == "Ledger-8" else i
+              for i in instances]  # fmt: skip
+    dataset = tmp_path / "nl2fix.parquet"
+    pq.write_table(to_table(edited, NL2FixInstance), dataset)
+    resumed = tmp_path / "results.parquet"
+    shutil.copy(out, resumed)
+    completed = eval_cli(dataset, candidates, resumed, fixture_repos)
+    assert completed.returncode == 0, completed.stderr
+    assert "2 stored verdicts discarded" in completed.stderr
+    assert "8 candidates: 6 already judged, 2 to judge" in completed.stderr
+    before, after = by_pair(out), by_pair(resumed)
+    for pair in before:
+        if pair[0] == "Ledger-8":
+            assert after[pair].status == before[pair].status and after[pair].verdict_key != before[pair].verdict_key
+            assert after[pair].seconds > 0  # run again
+        else:
+            assert after[pair] == before[pair]
+
+
+def test_results_written_before_verdict_keys_are_judged_again(evaluated, ledger_dataset, fixture_repos, tmp_path):
+    _, candidates, out = evaluated
+    legacy = tmp_path / "results.parquet"
+    pq.write_table(pq.read_table(out).drop_columns(["verdict_key"]), legacy)
+    eight = tmp_path / "candidates.jsonl"
+    eight.write_text("".join(line + "\n" for line in candidates.read_text().splitlines() if '"Ledger-8"' in line))
+    completed = eval_cli(ledger_dataset, eight, legacy, fixture_repos)
+    assert completed.returncode == 0, completed.stderr
+    assert "2 stored verdicts discarded" in completed.stderr
+    assert "2 candidates: 0 already judged, 2 to judge" in completed.stderr
+    assert [(r.candidate_id, r.status, len(r.verdict_key)) for r in read_records(legacy, Result)] == [
+        ("gold", "plausible", 64), ("buggy", "wrong", 64)]
+
+
+def test_verdict_key_covers_the_row_the_harness_and_the_options(ledger_instances):
+    instance = ledger_instances["Ledger-1"]
+    options = EvalOptions(dataset=Path("d"), candidates=Path("c"), out=Path("o"))
+    base = verdict_key(verdict_context(instance, options, "h"), "int f() {}")
+    others = [
+        verdict_key(verdict_context(instance, options, "h"), "int f() { }"),
+        verdict_key(verdict_context(dataclasses.replace(instance, trigger_tests=[]), options, "h"), "int f() {}"),
+        verdict_key(verdict_context(instance, options, "h2"), "int f() {}"),
+        verdict_key(verdict_context(instance, dataclasses.replace(options, regression=True), "h"), "int f() {}"),
+        verdict_key(verdict_context(instance, dataclasses.replace(options, fast=False), "h"), "int f() {}"),
+        verdict_key(verdict_context(instance, dataclasses.replace(options, limits=Limits(wall_seconds=5)), "h"), "int f() {}"),
+    ]
+    assert base not in others and len(set(others)) == len(others)
+    # where the files are, and how many workers judge, change no verdict
+    moved = dataclasses.replace(options, out=Path("elsewhere"), workers=8)
+    assert verdict_key(verdict_context(instance, moved, "h"), "int f() {}") == base
 
 
 def test_bad_candidates_files(ledger_dataset, fixture_repos, tmp_path):

@@ -1,0 +1,36 @@
+"""The harness's fingerprint: a hash of the code that decides verdicts, so a stored verdict outlives no change to it."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from benchsmith import __version__
+from benchsmith.errors import BenchsmithError
+
+ROOT = Path(__file__).resolve().parent.parent  # holds the harness and builders packages
+
+# Every file whose change can change a verdict: how a candidate is checked, inserted, compiled, run and counted.
+VERDICT_SOURCES: tuple[str, ...] = (
+    "harness/java/BenchsmithRunner.java",
+    "harness/java_runner.py",
+    "harness/python_runner.py",
+    "harness/sandbox.py",
+    "harness/insertion.py",
+    "harness/workspace.py",
+    "builders/classbench/testrun.py",
+    "builders/classbench/directcov.py",
+    "builders/classbench/removal.py",
+)
+
+
+def harness_fingerprint(root: Path = ROOT) -> str:
+    """sha256 of benchsmith's version and the bytes of every file in VERDICT_SOURCES (under *root*), each named."""
+    digest = hashlib.sha256(f"benchsmith {__version__}\0".encode())
+    for relative in VERDICT_SOURCES:
+        try:
+            data = (root / relative).read_bytes()
+        except OSError as exc:
+            raise BenchsmithError(f"{root / relative}: cannot read a file the harness fingerprint needs ({exc})") from None
+        digest.update(f"{relative}\0{len(data)}\0".encode() + data)
+    return digest.hexdigest()

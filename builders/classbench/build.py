@@ -14,7 +14,10 @@ import dataclasses
 import hashlib
 import json
 import logging
+import shutil
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -29,7 +32,7 @@ from benchsmith.schema import ClassBenchTask, task_id
 from builders.classbench.analysis import ClassInfo, MethodInfo, analyse_file, source_files
 from builders.classbench.metadata import render
 from builders.classbench.removal import insert_class, remove_class
-from builders.classbench.repo import Repository, resolve
+from builders.classbench.repo import Repository, private_cache_dir, resolve
 from builders.classbench.shortlist import GOLD_FAILS, NO_DIRECTIVE, directly_covered_methods, is_shortlisted, referencing_tests
 from builders.classbench.testrun import TestRun, run_pytest, swapped_module, work_copy
 from builders.export import write_dataset
@@ -38,7 +41,7 @@ from harness.python_runner import reference_solution
 
 log = logging.getLogger(__name__)
 ANALYSIS_VERSION = "1"
-RUNS_FORMAT = 2  # bump when test runs change (the sandbox, the plugin): cached runs are not reused
+RUNS_FORMAT = 3  # bump when test runs change (the sandbox, the plugin): cached runs are not reused
 
 
 @dataclass(frozen=True)
@@ -81,10 +84,9 @@ class BuildOutcome:
 def _build_tasks(repo: Repository, options: ClassBenchOptions, only: set[str] | None = None) -> BuildOutcome:
     """Suite run, shortlist, directives and checks for the classes of *repo* (those named in *only*, if given)."""
     classes = analyse_repository(repo)
-    runs = cache_dir("classbench", "runs", repo.key, f"v{RUNS_FORMAT}")
+    runs = private_cache_dir("runs", repo.key, f"v{RUNS_FORMAT}")
     limits = sandbox.Limits(wall_seconds=options.suite_seconds, cpu_seconds=int(options.suite_seconds * 2))
-    with sandbox.leased_slot() as slot:
-        copy = work_copy(repo.tree, runs / f"slot-{slot}", slot)
+    with sandbox.leased_slot() as slot, _work_copy(repo, slot) as copy:
         suite = _cached_suite(repo, copy, slot, limits, runs)
         passed = {node for node, outcome in suite["outcomes"].items() if outcome == "passed"}
         coverage = {node: [(str(copy / f), q) for f, q in calls] for node, calls in suite["coverage"].items()}
@@ -122,11 +124,21 @@ def _build_tasks(repo: Repository, options: ClassBenchOptions, only: set[str] | 
     return BuildOutcome(suite, classes, tasks, rejections, checks)
 
 
+@contextmanager
+def _work_copy(repo: Repository, slot: int) -> Iterator[Path]:
+    """The build's one copy of the tree, for its trusted runs; it holds the ground truth, so it goes afterwards."""
+    folder = cache_dir("classbench", "work", f"slot-{slot}")
+    try:
+        yield work_copy(repo.tree, folder / repo.key, slot)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def analyse_repository(repo: Repository) -> list[ClassInfo]:
     """Every module-level class outside the tests, each file's analysis cached by its content."""
     root = repo.tree / repo.import_root if repo.import_root else repo.tree
     packages = {p.parent.name for p in root.glob("*/__init__.py")} | {p.stem for p in root.glob("*.py")}
-    cache = cache_dir("classbench", "analysis")
+    cache = private_cache_dir("analysis")
     classes: list[ClassInfo] = []
     for path in progress(source_files(repo.tree, repo.import_root), "analysing modules", unit="module"):
         text = path.read_bytes()

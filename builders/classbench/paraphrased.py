@@ -14,8 +14,7 @@ import re
 import shutil
 from collections.abc import Callable
 
-from benchsmith.config import cache_dir
-from builders.classbench.repo import Repository
+from builders.classbench.repo import Repository, private_cache_dir
 from paraphrase.collect import collect_identifiers
 from paraphrase.index import build_index
 from paraphrase.repository import paraphrase_repository
@@ -28,7 +27,7 @@ def paraphrased_tasks(repo: Repository, options, outcome, build_tasks: Callable)
     targets = [(t.file_path, t.class_name) for t in outcome.tasks]
     index = build_index(load_repository(repo.tree))
     names = collect_identifiers(index, targets)
-    out = cache_dir("classbench", "paraphrased") / f"{repo.key}-s{SEED}"
+    out = private_cache_dir("paraphrased") / f"{repo.key}-s{SEED}"  # a whole tree with the ground truth: root's only
     shutil.rmtree(out, ignore_errors=True)
     report = paraphrase_repository(repo.tree, out, names, SEED, index=index)
     flip = report.mapping

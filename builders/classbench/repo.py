@@ -8,13 +8,20 @@ copies of the tree.
 The environment holds the package's dependencies and its test requirements,
 not the package itself: tests import the package from the copy they run in
 (``PYTHONPATH``), so removing a class from that copy really removes it.
+
+Whatever holds a task's ground truth (the pristine trees, the downloaded
+sdists and clones, the analyses and the build's runs) lives in cache folders
+private to root (0700): where no mount namespace hides them, a sandbox uid
+must not read them. The environment stays readable: candidates run in it.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
+import os
 import re
 import shutil
 import subprocess
@@ -37,7 +44,9 @@ _TEST_REQUIREMENT_FILES = (
     "requirements/tests.txt", "requirements/test.txt", "requirements/tests.in", "requirements-test.txt",
     "requirements-tests.txt", "test-requirements.txt", "tests/requirements.txt", "requirements-dev.txt",
 )  # fmt: skip
-ENV_FORMAT = 3
+ENV_FORMAT = 4  # 4: the package is uninstalled after every requirement (one of them may pull it back in)
+# Cache folders under classbench/ that hold the ground truth: root's alone.
+PRIVATE_FOLDERS = ("sources", "sdists", "clones", "analysis", "runs", "paraphrased")
 
 
 @dataclass(frozen=True)
@@ -52,8 +61,25 @@ class Repository:
     package: str  # the distribution's import name(s) guess, for the card
 
 
+def private_cache_dir(*parts: str) -> Path:
+    """``cache_dir("classbench", *parts)``, its top folder (one of ``PRIVATE_FOLDERS``) readable by root alone."""
+    if parts[0] not in PRIVATE_FOLDERS:
+        raise ValueError(f"{parts[0]}: not one of the private classbench cache folders {PRIVATE_FOLDERS}")
+    cache_dir("classbench", parts[0]).chmod(0o700)
+    return cache_dir("classbench", *parts)
+
+
+def protect_private_caches() -> None:
+    """Close the private folders a cache made by an older version left readable."""
+    for name in PRIVATE_FOLDERS:
+        folder = cache_dir("classbench") / name
+        if folder.is_dir() and not folder.is_symlink() and folder.stat().st_mode & 0o077:
+            folder.chmod(0o700)
+
+
 def resolve(spec: str, commit: str | None = None) -> Repository:
     """Fetch and prepare *spec*; cached, so a second call does no work."""
+    protect_private_caches()
     key, tree = _source_tree(spec, commit)
     import_root = "src" if (tree / "src").is_dir() and any((tree / "src").glob("*/__init__.py")) else ""
     python, installed = _environment(key, tree)
@@ -62,7 +88,7 @@ def resolve(spec: str, commit: str | None = None) -> Repository:
 
 
 def _source_tree(spec: str, commit: str | None) -> tuple[str, Path]:
-    sources = cache_dir("classbench", "sources")
+    sources = private_cache_dir("sources")
     if spec.startswith("pypi:"):
         match = re.fullmatch(r"pypi:([A-Za-z0-9_.\-]+)==([A-Za-z0-9_.+\-!]+)", spec)
         if not match:
@@ -94,7 +120,7 @@ def _source_tree(spec: str, commit: str | None) -> tuple[str, Path]:
 
 
 def _download_sdist(name: str, version: str) -> Path:
-    folder = cache_dir("classbench", "sdists", f"{name.lower()}-{version}")
+    folder = private_cache_dir("sdists", f"{name.lower()}-{version}")
     found = [p for p in folder.iterdir() if p.suffix in (".gz", ".zip")] if folder.exists() else []
     if found:
         return found[0]
@@ -128,7 +154,7 @@ def _unpack(archive: Path, tree: Path) -> None:
 
 
 def _export_git(spec: str, commit: str, tree: Path) -> None:
-    git_dir = Path(spec) if Path(spec).exists() else cache_dir("classbench", "clones") / Path(spec).name
+    git_dir = Path(spec) if Path(spec).exists() else private_cache_dir("clones") / Path(spec).name
     if not Path(spec).exists() and not git_dir.exists():
         completed = subprocess.run(["git", "clone", "--bare", "--quiet", spec, str(git_dir)], capture_output=True, text=True)
         if completed.returncode != 0:
@@ -169,23 +195,67 @@ def _environment(key: str, tree: Path) -> tuple[Path, dict]:
         copy = Path(scratch) / tree.name
         shutil.copytree(tree, copy)
         pip(f"{copy}[{','.join(_TEST_EXTRAS)}]")
-    name = _distribution_name(tree)
-    if name:  # keep its dependencies, drop the package: tests import it from their copy of the tree
-        subprocess.run([str(python), "-m", "pip", "uninstall", "--quiet", "--yes", name], capture_output=True)
     for requirement_file in _TEST_REQUIREMENT_FILES:
         if (tree / requirement_file).is_file():
             pip("-r", str(tree / requirement_file), required=False)
     for group in _dependency_groups(tree):
         pip(*group, required=False)
-    # Our plugins last, held to the pytest the repository's requirements chose (requests pins pytest 6).
+    # pytest-timeout last, held to the pytest the repository's requirements chose (requests pins pytest 6).
     pytest_version = _installed(python).get("pytest", "")
     constraints = env / "benchsmith-constraints.txt"
     constraints.write_text(f"pytest=={pytest_version}\n")
-    pip("-c", str(constraints), "pytest-reportlog")
     pip("-c", str(constraints), "pytest-timeout", required=False)
+    name = _distribution_name(tree)
+    if name:  # keep its dependencies, drop the package: tests import it from their copy of the tree
+        subprocess.run([str(python), "-m", "pip", "uninstall", "--quiet", "--yes", name], capture_output=True)
+    _check_package_absent(env, tree, key)
     installed = _installed(python)
     write_text_atomic(manifest, json.dumps({"format": ENV_FORMAT, "installed": installed}, indent=2))
     return python, installed
+
+
+def _check_package_absent(env: Path, tree: Path, key: str) -> None:
+    """The environment must not import the package from anywhere but the tree: a copy of it there would hold the
+    ground truth, readable by every candidate, and would answer imports of the class the task removed."""
+    roots = [tree / "src", tree] if (tree / "src").is_dir() else [tree]
+    names = {p.parent.name for root in roots for p in root.glob("*/__init__.py")} - {"tests", "test", "testing", "docs"}
+    for site_packages in env.glob("lib/python*/site-packages"):
+        left = sorted(n for n in names if (site_packages / n).exists() or (site_packages / f"{n}.py").exists())
+        if left:
+            raise BenchsmithError(f"{key}: its environment still holds the package {', '.join(left)} in {site_packages} "
+                                  "after uninstalling it; delete the environment and rebuild")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """What a jailed test run needs of an environment: the venv and the installation of its base interpreter."""
+
+    env: Path
+    prefixes: tuple[Path, ...]  # the base interpreter's installation, where not already part of every jail (/usr)
+    hidden: tuple[Path, ...]  # site-packages of the base and system interpreters: never on the env's path, and they
+    #                           may hold another copy of the package under test (pyenv's 3.11 ships a click)
+
+
+@functools.cache
+def runtime(python: Path) -> Runtime:
+    """The folders that *python* (``<env>/bin/python``, a link to an interpreter elsewhere, e.g. under
+    ``/root/.pyenv``) needs to start, found by asking it; never a whole home folder."""
+    probe = "import json, site, sys; print(json.dumps([sys.base_prefix, sys.base_exec_prefix, site.getsitepackages([sys.base_prefix, sys.base_exec_prefix])]))"
+    completed = subprocess.run([str(python), "-I", "-c", probe], capture_output=True, text=True)
+    if completed.returncode != 0:
+        raise BenchsmithError(f"{python}: the environment's interpreter does not start: {completed.stderr.strip()[-300:]}")
+    base, exec_base, base_site = json.loads(completed.stdout)
+    real = Path(os.path.realpath(python))
+    candidates = [Path(base), Path(exec_base), real.parent.parent]
+    prefixes: list[Path] = []
+    for prefix in candidates:
+        if prefix == Path("/") or prefix.is_relative_to("/usr") or any(prefix.is_relative_to(p) for p in prefixes):
+            continue
+        prefixes = [p for p in prefixes if not p.is_relative_to(prefix)] + [prefix]
+    system = [*Path("/usr/lib").glob("python3*/*-packages"), *Path("/usr/local/lib").glob("python3*/*-packages")]
+    hidden = sorted({Path(p) for p in [*base_site, *system] if Path(p).is_dir() and not Path(p).is_symlink()
+                     and any(Path(p).is_relative_to(r) for r in [Path("/usr"), *prefixes])})  # fmt: skip
+    return Runtime(python.parent.parent, tuple(prefixes), tuple(hidden))
 
 
 def _installed(python: Path) -> dict:

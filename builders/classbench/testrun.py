@@ -1,30 +1,52 @@
-"""Running a repository's pytest suite, sandboxed, on a copy of its tree.
+"""Running a repository's pytest suite, sandboxed, with our plugin reporting each test through a pipe.
 
-Outcomes come from pytest's own report file (``--report-log``, JSON lines
-written by pytest-dev's pytest-reportlog) and, when asked, direct coverage
-from the ``benchsmith_directcov`` plugin.
+Outcomes (and, when asked, direct coverage) come from the
+``benchsmith_directcov`` plugin as JSON lines written to a pipe the harness
+made and the test process inherited (``BENCHSMITH_REPORT_FD``): nothing is
+read back from the tree the tests ran in, so nothing there can be swapped for
+a link to somewhere else. The build's runs (:func:`run_pytest`: the suite, the
+class removed, the gold and the empty class; all trusted code) work in one
+copy of the tree; the evaluation of untrusted candidates
+(``harness.python_runner``) builds a jail per candidate and shares only
+:func:`pytest_argv` and :func:`run_reporting` with it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
+import subprocess
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchsmith.config import cache_dir
+from benchsmith.errors import BenchsmithError
 from builders.classbench.repo import Repository
 from harness import sandbox
 
 PER_TEST_TIMEOUT = 60
+REPORT_LIMIT = 256 << 20  # a whole suite's direct coverage fits; beyond this a report is not ours
+PYTEST_CONFIGS = ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+OWN_CONFIG = ".benchsmith-pytest.ini"
+
+
+@dataclass(frozen=True)
+class PluginReport:
+    """What came through the pipe: ``(node id, outcome)`` in the order sent, and each test's direct calls."""
+
+    tests: list[tuple[str, str]] = field(default_factory=list)
+    calls: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    malformed: str = ""  # why the bytes are not a report our plugin wrote; "" when they are
 
 
 @dataclass(frozen=True)
 class TestRun:
-    outcomes: dict[str, str]  # node id -> passed | failed | skipped | error
+    outcomes: dict[str, str]  # node id -> passed | failed | error | skipped | xfailed | xpassed
     coverage: dict[str, list[tuple[str, str]]]  # node id -> [(file, qualname)] called directly from the test
     timed_out: bool
     log_path: Path
@@ -35,13 +57,15 @@ def plugin_dir() -> Path:
     target = folder / "benchsmith_directcov.py"
     source = Path(__file__).with_name("directcov.py")
     if not target.exists() or target.read_bytes() != source.read_bytes():
-        shutil.copyfile(source, target)
-        target.chmod(0o644)
+        staging = folder / f".{target.name}.{os.getpid()}"  # a run starting meanwhile never sees half a file
+        shutil.copyfile(source, staging)
+        staging.chmod(0o644)
+        os.replace(staging, target)
     return folder
 
 
 def work_copy(tree: Path, folder: Path, slot: int) -> Path:
-    """A fresh copy of *tree* at *folder*, writable by the sandbox of *slot*."""
+    """A fresh copy of *tree* at *folder*, writable by the sandbox of *slot* (the build's trusted runs only)."""
     shutil.rmtree(folder, ignore_errors=True)
     shutil.copytree(tree, folder, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
     folder.chmod(0o755)
@@ -51,7 +75,8 @@ def work_copy(tree: Path, folder: Path, slot: int) -> Path:
 
 @contextmanager
 def swapped_module(module: Path, text: str) -> Iterator[None]:
-    """*module* holds *text* inside the block and its original bytes again afterwards."""
+    """*module* holds *text* inside the block and its original bytes again afterwards (trusted code only: the
+    build's own runs; a candidate never runs in a tree that root writes back into)."""
     original = module.read_bytes()
     module.write_text(text, encoding="utf-8", errors="surrogateescape")
     try:
@@ -60,49 +85,131 @@ def swapped_module(module: Path, text: str) -> Iterator[None]:
         module.write_bytes(original)
 
 
-def run_pytest(repo: Repository, copy: Path, node_ids: list[str] | None, slot: int, limits: sandbox.Limits,
-               log_path: Path, coverage: bool = False) -> TestRun:  # fmt: skip
-    """Run the tests (all of them, or *node_ids*) in *copy*; outcomes per node id."""
-    report = copy / ".benchsmith-report.jsonl"
-    traced = copy / ".benchsmith-directcov.json"
-    for stale in (report, traced):
-        stale.unlink(missing_ok=True)
-    argv = [str(repo.python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
-            f"--report-log={report}", "-W", "ignore::DeprecationWarning",
-            f"--rootdir={copy}", *_own_config(copy, slot)]  # fmt: skip
+def has_own_config(tree: Path) -> bool:
+    """Whether pytest finds its configuration in *tree*; without one it would adopt one from a folder above."""
+    return any(_has_pytest_section(tree / name) for name in PYTEST_CONFIGS)
+
+
+def pytest_argv(repo: Repository, rootdir: Path, config: Path | None) -> list[str]:
+    """The pytest command line, without its targets: our plugin in, the tree's own addopts and cache out."""
+    argv = [str(repo.python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-W",
+            "ignore::DeprecationWarning", f"--rootdir={rootdir}"]  # fmt: skip
+    if config is not None:
+        argv += ["-c", str(config)]
     if "pytest-timeout" in repo.installed:
         argv.append(f"--timeout={PER_TEST_TIMEOUT}")
-    argv += ["-p", "benchsmith_directcov"]
-    env = {
-        "PYTHONPATH": os.pathsep.join([str(plugin_dir()), str(copy / repo.import_root)]),
-        "PYTHONDONTWRITEBYTECODE": "1",
-    }
+    return argv + ["-p", "benchsmith_directcov"]
+
+
+def run_pytest(repo: Repository, copy: Path, node_ids: list[str] | None, slot: int, limits: sandbox.Limits,
+               log_path: Path, coverage: bool = False) -> TestRun:  # fmt: skip
+    """Run the tests (all of them, or *node_ids*) in *copy*; outcomes per node id (the build's trusted runs)."""
+    config = None
+    if not has_own_config(copy):
+        config = copy / OWN_CONFIG
+        config.write_text("[pytest]\n")
+    env = {"PYTHONPATH": os.pathsep.join([str(plugin_dir()), str(copy / repo.import_root)]),
+           "PYTHONDONTWRITEBYTECODE": "1"}  # fmt: skip
     if coverage:
-        env["BENCHSMITH_DIRECTCOV_OUT"] = str(traced)
+        env["BENCHSMITH_DIRECTCOV"] = "1"
+    argv = pytest_argv(repo, copy, config)
     if node_ids is None:
         argv += _default_targets(copy)
     else:  # their files on the command line, the exact ids selected by the plugin
         selection = copy / ".benchsmith-select"
         selection.write_text("\n".join(node_ids) + "\n", encoding="utf-8")
-        sandbox.give_to_sandbox(selection, slot)
         env["BENCHSMITH_SELECT"] = str(selection)
         argv += sorted({node.split("::", 1)[0] for node in node_ids})
-    outcome = sandbox.run(argv, copy, slot, limits, log_path, env=env)
-    outcomes = _read_report(report)
-    calls = {}
-    if coverage and traced.exists():
-        calls = {node: [tuple(c) for c in record.get("calls", [])] for node, record in json.loads(traced.read_text()).items()}
-    return TestRun(outcomes, calls, outcome.timed_out, log_path)
+    outcome, report = run_reporting(argv, copy, slot, limits, log_path, env)
+    if report.malformed:
+        raise BenchsmithError(f"{log_path}: the report of a trusted run is unreadable: {report.malformed}")
+    return TestRun(dict(report.tests), report.calls, outcome.timed_out, log_path)
 
 
-def _own_config(copy: Path, slot: int) -> list[str]:
-    """Keep pytest inside the copy: without a config of its own it would adopt one from a folder above."""
-    if any(_has_pytest_section(copy / name) for name in ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")):
-        return []
-    empty = copy / ".benchsmith-pytest.ini"
-    empty.write_text("[pytest]\n")
-    sandbox.give_to_sandbox(empty, slot)
-    return ["-c", str(empty)]
+def run_reporting(argv: list[str], cwd: Path, slot: int, limits: sandbox.Limits, log_path: Path, env: dict[str, str],
+                  jail: sandbox.Jail | None = None, lane: int = 0) -> tuple[sandbox.Outcome, PluginReport]:  # fmt: skip
+    """Run *argv* sandboxed with the write end of a pipe as ``BENCHSMITH_REPORT_FD``; what came through it, parsed.
+
+    Reading stops when the process ends (a child it left behind and that holds the pipe does not keep the run
+    going: it is killed with the rest) or at the wall-clock limit.
+    """
+    started = time.monotonic()
+    read_end, write_end = os.pipe()
+    env = {**env, "BENCHSMITH_REPORT_FD": str(write_end)}
+    try:
+        try:
+            process = sandbox.start(argv, cwd, slot, limits, log_path, env=env, jail=jail, lane=lane,
+                                    stdin=subprocess.DEVNULL, pass_fds=(write_end,))  # fmt: skip
+        finally:
+            os.close(write_end)  # only the test process holds it now: its end is the pipe's end
+        try:
+            data, timed_out = _read_until_exit(read_end, process, started + limits.wall_seconds)
+        finally:
+            sandbox.stop(process, slot)
+    finally:
+        os.close(read_end)
+    seconds = time.monotonic() - started
+    return sandbox.Outcome(None if timed_out else process.returncode, timed_out, seconds), parse_report(data)
+
+
+def _read_until_exit(fd: int, process: subprocess.Popen, deadline: float) -> tuple[bytes, bool]:
+    """Everything written to *fd* until *process* ends (at most ``REPORT_LIMIT`` bytes; beyond it a NUL, which no
+    report of ours holds); and whether the deadline came first."""
+    chunks: list[bytes] = []
+    size = 0
+    closed = False  # every writer closed the pipe; the process may still run (it can close its end itself)
+    os.set_blocking(fd, False)
+
+    def received() -> bytes:
+        return b"".join(chunks) + (b"\0" if size > REPORT_LIMIT else b"")
+
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return received(), True
+        if closed:
+            try:
+                process.wait(timeout=remaining)
+            except subprocess.TimeoutExpired:
+                return received(), True
+            return received(), False
+        readable, _, _ = select.select([fd], [], [], min(remaining, 0.05))
+        exited = process.poll() is not None
+        while readable or exited:  # whatever is in the pipe now
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                break
+            if not chunk:
+                closed = True
+                break
+            size += len(chunk)
+            if size <= REPORT_LIMIT:
+                chunks.append(chunk)
+        if exited:
+            return received(), False
+
+
+def parse_report(data: bytes) -> PluginReport:
+    """The plugin's JSON lines; any other byte makes the whole report malformed (it is not ours then)."""
+    if not data:
+        return PluginReport()
+    if not data.endswith(b"\n"):
+        return PluginReport(malformed="the last line is cut off")
+    tests: list[tuple[str, str]] = []
+    calls: dict[str, list[tuple[str, str]]] = {}
+    for number, line in enumerate(data.split(b"\n")[:-1], start=1):
+        try:
+            record = json.loads(line)
+            node, outcome = record["nodeid"], record["outcome"]
+            if not isinstance(node, str) or not isinstance(outcome, str):
+                raise TypeError("node id and outcome must be strings")
+            if "calls" in record:
+                calls[node] = [(str(f), str(q)) for f, q in record["calls"]]
+        except (ValueError, TypeError, KeyError) as exc:
+            return PluginReport(malformed=f"line {number} is not a test's report ({type(exc).__name__})")
+        tests.append((node, outcome))
+    return PluginReport(tests, calls)
 
 
 def _has_pytest_section(path: Path) -> bool:
@@ -117,25 +224,3 @@ def _default_targets(copy: Path) -> list[str]:
         if (copy / name).is_dir():
             return [name]
     return []
-
-
-def _read_report(report: Path) -> dict[str, str]:
-    """Node id → outcome from pytest's report log: a failed setup or teardown fails the test."""
-    outcomes: dict[str, str] = {}
-    if not report.exists():
-        return outcomes
-    for line in report.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if entry.get("$report_type") == "CollectReport" and entry.get("outcome") == "failed":
-            outcomes[entry["nodeid"]] = "error"
-        if entry.get("$report_type") != "TestReport":
-            continue
-        node, when, result = entry["nodeid"], entry["when"], entry["outcome"]
-        if when == "call" or (when == "setup" and result != "passed"):
-            outcomes[node] = result
-        elif when == "teardown" and result == "failed":
-            outcomes[node] = "failed"
-    return outcomes

@@ -1,6 +1,7 @@
 import importlib.util
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -45,3 +46,20 @@ def fixture_repos(tmp_path_factory) -> Path:
     repos = tmp_path_factory.mktemp("repos")
     _load_make_fixture().build_fixture_repo(repos)
     return repos
+
+
+GEOMETRY = FIXTURES / "classbench" / "geometry"
+
+
+def run_benchsmith(*args: str) -> subprocess.CompletedProcess:
+    """The ``benchsmith`` command line, in a process of its own, from the project's root."""
+    return subprocess.run([sys.executable, "-m", "benchsmith.cli", *args], capture_output=True, text=True, cwd=ROOT)
+
+
+@pytest.fixture(scope="session")
+def geometry_dataset(tmp_path_factory) -> Path:
+    """The classbench dataset built from the bundled geometry package (one task: Polygon)."""
+    out = tmp_path_factory.mktemp("classbench") / "geometry.parquet"
+    completed = run_benchsmith("classbench", "build", "--repo", str(GEOMETRY), "--out", str(out))
+    assert completed.returncode == 0, completed.stderr
+    return out

@@ -11,19 +11,15 @@ from benchsmith.schema import ClassBenchTask, Result, read_records
 from builders.classbench.removal import remove_class
 from harness.python_runner import reference_solution
 from tests.builders.test_nl2fix import run_cli
-from tests.conftest import FIXTURES
+from tests.conftest import GEOMETRY
 
-GEOMETRY = FIXTURES / "classbench" / "geometry"
 GOLDEN = Path(__file__).parent.parent / "golden" / "classbench"
 TASK = "::src/geometry/shapes.py::Polygon"
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("classbench") / "geometry.parquet"
-    completed = run_cli("classbench", "build", "--repo", str(GEOMETRY), "--out", str(out))
-    assert completed.returncode == 0, completed.stderr
-    return out
+def built(geometry_dataset) -> Path:
+    return geometry_dataset
 
 
 def test_shortlist_directives_and_card(built):

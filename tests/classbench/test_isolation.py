@@ -1,0 +1,151 @@
+"""The pieces the class harness's isolation rests on: the public view, the plugin's report through a pipe, sentinels."""
+
+import ast
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from benchsmith.schema import ClassBenchTask, read_records
+from builders.classbench.removal import SENTINEL, remove_class
+from builders.classbench.repo import PRIVATE_FOLDERS, resolve, runtime
+from builders.classbench.testrun import OWN_CONFIG, parse_report, plugin_dir
+from builders.classbench.view import public_view
+from harness import sandbox
+from harness.python_runner import TaskRunner
+
+
+@pytest.fixture(scope="module")
+def task(geometry_dataset) -> ClassBenchTask:
+    (task,) = read_records(geometry_dataset, ClassBenchTask)
+    return task
+
+
+def test_public_view_is_the_tree_without_the_class_and_read_only(task):
+    repo = resolve(task.repo)
+    view = public_view(repo, task.file_path, task.class_name)
+    assert public_view(repo, task.file_path, task.class_name) == view  # built once
+    pristine = (repo.tree / task.file_path).read_text()
+    assert (view / task.file_path).read_text() == remove_class(pristine, task.class_name).text
+    assert "class Polygon" not in (view / task.file_path).read_text() and SENTINEL in (view / task.file_path).read_text()
+    assert (view / OWN_CONFIG).read_text() == "[pytest]\n"  # the fixture has no pytest configuration of its own
+    for path in [view, *view.rglob("*")]:
+        assert "__pycache__" not in path.parts and path.suffix != ".pyc", path
+        if os.geteuid() == 0:
+            assert path.lstat().st_uid == 0, path
+        assert not path.lstat().st_mode & 0o022, path  # nobody but its owner writes to it
+    assert not [p for p in view.parent.iterdir() if p.name.startswith(".building-")]
+    classbench = Path(os.environ["BENCHSMITH_CACHE"]) / "classbench"
+    for name in PRIVATE_FOLDERS:
+        if (classbench / name).exists():
+            assert (classbench / name).stat().st_mode & 0o777 == 0o700, name
+    assert (classbench / "envs").stat().st_mode & 0o005 == 0o005  # candidates run in the environment
+
+
+def test_runtime_names_the_base_interpreter_and_hides_its_site_packages(task):
+    found = runtime(resolve(task.repo).python)
+    base = Path(sys.base_prefix)
+    assert found.prefixes == (() if base.is_relative_to("/usr") else (base,))
+    assert not any(Path.home() == p or p in Path.home().parents for p in found.prefixes)  # never a whole home folder
+    site_packages = base / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+    assert site_packages in found.hidden or not site_packages.is_dir()
+
+
+def test_plugin_reports_every_outcome_through_the_pipe(tmp_path):
+    (tmp_path / "test_kinds.py").write_text(textwrap.dedent("""
+        import pytest
+
+        @pytest.fixture
+        def broken_setup():
+            raise RuntimeError("setup")
+
+        @pytest.fixture
+        def broken_teardown():
+            yield
+            raise RuntimeError("teardown")
+
+        def test_passes(): pass
+        def test_fails(): assert False
+        def test_skips(): pytest.skip("no")
+        @pytest.mark.xfail
+        def test_xfails(): assert False
+        @pytest.mark.xfail
+        def test_xpasses(): pass
+        @pytest.mark.xfail(strict=True)
+        def test_xpasses_strictly(): pass
+        def test_setup_error(broken_setup): pass
+        def test_teardown_error(broken_teardown): pass
+        @pytest.mark.parametrize("x", [1])
+        def test_not_selected(x): pass
+    """))
+    (tmp_path / "test_broken.py").write_text("import nowhere_to_be_found\n")
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    selection = tmp_path / "select"
+    names = ["passes", "fails", "skips", "xfails", "xpasses", "xpasses_strictly", "setup_error", "teardown_error"]
+    selection.write_text("".join(f"test_kinds.py::test_{n}\n" for n in names))
+    read_end, write_end = os.pipe()
+    env = {**os.environ, "PYTHONPATH": str(plugin_dir()), "BENCHSMITH_SELECT": str(selection),
+           "BENCHSMITH_REPORT_FD": str(write_end)}  # fmt: skip
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "benchsmith_directcov", "-p", "no:cacheprovider",
+            "--continue-on-collection-errors", "test_kinds.py", "test_broken.py"]  # fmt: skip
+    with subprocess.Popen(argv, cwd=tmp_path, env=env, pass_fds=(write_end,), stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL):  # fmt: skip
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as pipe:
+            data = pipe.read()
+    report = parse_report(data)
+    assert report.malformed == ""
+    assert dict(report.tests) == {
+        "test_kinds.py::test_passes": "passed", "test_kinds.py::test_fails": "failed",
+        "test_kinds.py::test_skips": "skipped", "test_kinds.py::test_xfails": "xfailed",
+        "test_kinds.py::test_xpasses": "xpassed", "test_kinds.py::test_xpasses_strictly": "failed",
+        "test_kinds.py::test_setup_error": "error", "test_kinds.py::test_teardown_error": "error",
+        "test_broken.py": "error",
+    }  # fmt: skip
+    assert len(report.tests) == len(dict(report.tests))
+
+
+@pytest.mark.parametrize("data, malformed", [
+    (b"", ""),
+    (b'{"nodeid": "t.py::a", "outcome": "passed"}\n{"nodeid": "t.py::b", "outcome": "failed"}\n', ""),
+    (b'{"nodeid": "t.py::a", "outcome": "passed"}', "the last line is cut off"),
+    (b"6 passed\n", "line 1 is not a test's report"),
+    (b'{"nodeid": "t.py::a", "outcome": "passed"}\n\0', "the last line is cut off"),
+    (b'{"nodeid": "t.py::a", "outcome": 1}\n', "line 1 is not a test's report"),
+    (b'{"nodeid": "t.py::a"}\n', "line 1 is not a test's report"),
+])  # fmt: skip
+def test_a_report_is_believed_only_if_every_line_is_ours(data, malformed):
+    assert parse_report(data).malformed.startswith(malformed)
+
+
+def test_sentinels_read_like_the_files_own_tests(task, tmp_path):
+    with sandbox.leased_slot() as slot:
+        runner = TaskRunner(task, slot, sandbox.Limits(wall_seconds=30), tmp_path / "logs")
+        try:
+            (host,) = runner.hosts
+            carrier = tmp_path / "carrier.py"
+            first = runner._write_sentinels(host, carrier)
+            second = runner._write_sentinels(host, tmp_path / "again.py")
+        finally:
+            runner.close()
+    assert host.path == "tests/test_shapes.py" and host.prefix == "test_"
+    original = (runner.view / host.path).read_text()
+    text = carrier.read_text()
+    assert text.startswith(original)
+    added = [n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef) and f"def {n.name}(" not in original]
+    assert sorted(f"{host.path}::{n.name}" for n in added) == sorted(s.name for s in first)
+    assert all(n.name.startswith("test_") and len(n.body) == 1 and isinstance(n.body[0], ast.Assert) for n in added)
+    assert sorted(s.passes for s in first) == [False, True]
+    namespace: dict = {}
+    exec(compile(ast.Module(body=added, type_ignores=[]), "sentinels", "exec"), namespace)
+    for sentinel in first:
+        function = namespace[sentinel.name.split("::")[1]]
+        if sentinel.passes:
+            function()
+        else:
+            with pytest.raises(AssertionError):
+                function()
+    assert {s.name for s in first} != {s.name for s in second}  # new names for every candidate

@@ -1,0 +1,452 @@
+"""Red team for the Python class harness: hostile candidates never become plausible and change nothing.
+
+Each hostile candidate is built so that a plausible verdict means a defence
+failed: an escape attempt is the gold class only when the escape worked (it
+reads the ground truth, kills the harness, finds what an earlier candidate
+planted), a forgery is a wrong class whose forged report would make it pass,
+and a planter rigs the candidates after it, whose verdicts are checked. Honest
+gold candidates run before, between and after the hostile ones and must stay
+plausible throughout.
+
+The run is repeated without a mount namespace ("copies"), where the jail's
+trees are real per-candidate copies and files are guarded by their modes only;
+there, what a candidate leaves in the machine's shared /tmp is not private,
+so the one attack on it is left out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import signal
+import sys
+import tarfile
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from benchsmith.schema import ClassBenchTask, read_records
+from harness import sandbox
+from harness.python_runner import TaskRunner, reference_solution
+
+LIMITS = sandbox.Limits(wall_seconds=30)
+MARK = "The shoelace formula"  # the ground truth's docstring: found anywhere, the ground truth leaked
+PLANT = "benchsmith-redteam-plant"
+
+
+@dataclass(frozen=True)
+class Run:
+    name: str
+    code: str
+    honest: bool = False  # a gold candidate: must be plausible
+    forged: bool = False  # the verdict must say the report was forged
+
+
+@pytest.fixture(scope="module")
+def task(geometry_dataset) -> ClassBenchTask:
+    (task,) = read_records(geometry_dataset, ClassBenchTask)
+    return task
+
+
+def _split(text: str) -> str:
+    """*text* as a Python expression that does not contain it literally (so a candidate never finds itself)."""
+    middle = len(text) // 2
+    return f"({text[:middle]!r} + {text[middle:]!r})"
+
+
+def escape(gold: str, attempt: str) -> str:
+    """The gold class only if *attempt* (a function body returning True when the escape worked) succeeds."""
+    body = textwrap.indent(textwrap.dedent(attempt).strip("\n"), "    ")
+    return (
+        f"def _benchsmith_attempt():\n{body}\n\n"
+        "try:\n    _escaped = bool(_benchsmith_attempt())\nexcept BaseException:\n    _escaped = False\n"
+        "if not _escaped:\n    raise ImportError('the defence held')\n\n" + gold
+    )
+
+
+def with_prelude(code: str, prelude: str) -> str:
+    return textwrap.dedent(prelude).strip("\n") + "\n\n" + code
+
+
+def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
+    gold = reference_solution(task).replace(MARK, "Shoelace.")  # so that the candidate's own text holds no MARK
+    wrong = gold.replace("return abs(total) / 2", "return abs(total)")  # test_area fails, five directives pass
+    assert wrong != gold
+    empty = f"class {task.class_name}:\n    pass\n"
+    tree_of = "__import__('os').path.dirname(__import__('os').path.dirname(__import__('os').path.dirname(__import__('os').path.abspath(__file__))))"
+    fail_all = (
+        "import pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+        "    outcome = yield\n    outcome.get_result().outcome = 'failed'\n"
+    )
+    pass_all = fail_all.replace("'failed'", "'passed'")
+    breaks_builtins = "import builtins\nbuiltins.abs = lambda x: -1\nbuiltins.sum = lambda *a, **k: -1\n"
+    breaks_pth = "import builtins; builtins.abs = lambda x: -1; builtins.sum = lambda *a, **k: -1\n"
+    runs = [
+        # --- forged reports: a wrong class whose tests would all pass if the forgery were believed
+        Run("atexit-forge", with_prelude(wrong, """
+            import atexit, json, os, sys
+            def _forge():
+                path = os.environ.get('BENCHSMITH_SELECT', '')
+                ids = open(path).read().split() if path and os.path.exists(path) else []
+                for arg in sys.argv:
+                    if arg.startswith('--report-log='):
+                        with open(arg.split('=', 1)[1], 'a') as log:
+                            for node in ids:
+                                log.write(json.dumps({'$report_type': 'TestReport', 'nodeid': node, 'when': 'call',
+                                                      'outcome': 'passed'}) + '\\n')
+                fd = os.environ.get('BENCHSMITH_REPORT_FD')
+                if fd:
+                    for node in ids:
+                        os.write(int(fd), (json.dumps({'nodeid': node, 'outcome': 'passed'}) + '\\n').encode())
+            atexit.register(_forge)
+        """), forged=True),
+        Run("testreport-patch", with_prelude(wrong, """
+            import _pytest.reports as _reports
+            _init = _reports.TestReport.__init__
+            def _passing(self, *args, **kwargs):
+                _init(self, *args, **kwargs)
+                self.outcome, self.longrepr = 'passed', None
+                self.__dict__.pop('wasxfail', None)
+            _reports.TestReport.__init__ = _passing
+        """), forged=True),
+        Run("reportlog-patch", with_prelude(wrong, """
+            import sys
+            for _name, _module in list(sys.modules.items()):
+                _plugin = getattr(_module, 'ReportLogPlugin', None)
+                if _plugin is not None:
+                    _write = _plugin._write_json_data
+                    def _passing(self, data, _write=_write):
+                        if data.get('outcome') in ('failed', 'skipped'):
+                            data['outcome'] = 'passed'
+                        _write(self, data)
+                    _plugin._write_json_data = _passing
+        """)),
+        Run("plugin-patch", with_prelude(wrong, """
+            import json, os, sys, types
+            _plugin = sys.modules.get('benchsmith_directcov')
+            def _rewrite(data):
+                for word in (b'"failed"', b'"error"', b'"skipped"', b'"xfailed"', b'"xpassed"'):
+                    data = data.replace(word, b'"passed"')
+                return data
+            if _plugin is not None:
+                _real_write = os.write
+                def _write(fd, data):
+                    return _real_write(fd, _rewrite(bytes(data)))
+                _fake_os = types.SimpleNamespace(**{k: getattr(os, k) for k in dir(os) if not k.startswith('__')})
+                _fake_os.write = _write
+                _fake_json = types.SimpleNamespace(**{k: getattr(json, k) for k in dir(json) if not k.startswith('__')})
+                _fake_json.dumps = lambda *a, **k: _rewrite(json.dumps(*a, **k).encode()).decode()
+                for _key, _value in list(vars(_plugin).items()):
+                    if _value is os:
+                        setattr(_plugin, _key, _fake_os)
+                    elif _value is json:
+                        setattr(_plugin, _key, _fake_json)
+                    elif _value is os.write:
+                        setattr(_plugin, _key, _write)
+                    elif _value is json.dumps:
+                        setattr(_plugin, _key, _fake_json.dumps)
+        """), forged=True),
+        Run("fd-forge", with_prelude(wrong, """
+            import json, os
+            _fd = os.environ.get('BENCHSMITH_REPORT_FD')
+            _path = os.environ.get('BENCHSMITH_SELECT', '')
+            _ids = open(_path).read().split() if _path and os.path.exists(_path) else []
+            if _fd:
+                for _node in _ids:
+                    os.write(int(_fd), (json.dumps({'nodeid': _node, 'outcome': 'passed'}) + '\\n').encode())
+        """), forged=True),
+        # --- skips and xfails are not passes
+        Run("skip-at-import", with_prelude(wrong, "import pytest\npytest.skip('not today', allow_module_level=True)")),
+        Run("skip-in-method", wrong.replace("        total = 0.0\n", "        import pytest\n        pytest.skip('not today')\n        total = 0.0\n")),
+        Run("xfail-marking", with_prelude(gold, """
+            import gc, pytest
+            from _pytest.config import Config
+            class _MarkAll:
+                @pytest.hookimpl(trylast=True)
+                def pytest_collection_modifyitems(self, items):
+                    for item in items:
+                        item.add_marker(pytest.mark.xfail(reason='expected to fail'))
+            for _config in [o for o in gc.get_objects() if isinstance(o, Config)]:
+                _config.pluginmanager.register(_MarkAll())
+        """)),
+        # --- planting for the candidates after it (each checked by the candidate that follows)
+        Run("conftest-pass-all", with_prelude(wrong, f"""
+            import os
+            _tree = {tree_of}
+            for _folder in (_tree, os.path.join(_tree, 'tests'), os.path.join(_tree, 'src')):
+                try:
+                    with open(os.path.join(_folder, 'conftest.py'), 'w') as _handle:
+                        _handle.write({pass_all!r})
+                except OSError:
+                    pass
+        """)),
+        Run("empty-after-pass-all", empty),
+        Run("conftest-fail-all", with_prelude(wrong, f"""
+            import os
+            _tree = {tree_of}
+            for _folder in (_tree, os.path.join(_tree, 'tests'), os.path.join(_tree, 'src')):
+                try:
+                    with open(os.path.join(_folder, 'conftest.py'), 'w') as _handle:
+                        _handle.write({fail_all!r})
+                except OSError:
+                    pass
+        """)),
+        Run("sitecustomize-and-pth", with_prelude(wrong, f"""
+            import os, site, sys
+            _tree = {tree_of}
+            _places = [os.path.join(_tree, 'src'), *site.getsitepackages(), *sys.path]
+            for _folder in _places:
+                for _name, _text in (('sitecustomize.py', {breaks_builtins!r}), ('usercustomize.py', {breaks_builtins!r}),
+                                     ('zz-benchsmith.pth', {breaks_pth!r})):
+                    try:
+                        with open(os.path.join(_folder, _name), 'w') as _handle:
+                            _handle.write(_text)
+                    except OSError:
+                        pass
+        """)),
+        Run("edit-test-file", with_prelude(wrong, f"""
+            import os
+            _tree = {tree_of}
+            for _root, _dirs, _files in os.walk(os.path.join(_tree, 'tests')):
+                for _name in _files:
+                    if _name.endswith('.py'):
+                        try:
+                            with open(os.path.join(_root, _name), 'a') as _handle:
+                                _handle.write('\\nassert False, \"rigged\"\\n')
+                        except OSError:
+                            pass
+        """)),
+        Run("symlink-plant", with_prelude(wrong, f"""
+            import os
+            _tree = {tree_of}
+            _canary = {str(paths['canary'])!r}
+            _targets = [os.path.abspath(__file__), os.path.join(_tree, 'tests', 'test_shapes.py')]
+            _targets += [os.path.join(_tree, n) for n in ('.benchsmith-select', '.benchsmith-report.jsonl', '.benchsmith-pytest.ini',
+                                                        '.benchsmith-directcov.json')]
+            for _target in _targets:
+                try:
+                    if os.path.lexists(_target):
+                        os.unlink(_target)
+                    os.symlink(_canary, _target)
+                except OSError:
+                    pass
+        """)),
+        Run("tmp-and-shm-plant", with_prelude(wrong, f"""
+            for _path in ('/tmp/{PLANT}', '/dev/shm/{PLANT}'):
+                try:
+                    with open(_path, 'w') as _handle:
+                        _handle.write('planted')
+                except OSError:
+                    pass
+        """)),
+        Run("reads-tmp-and-shm-plant", escape(gold, f"""
+            import os
+            return any(os.path.exists(p) for p in ('/tmp/{PLANT}', '/dev/shm/{PLANT}'))
+        """)),
+        # --- reading what the candidate must never see
+        Run("reads-cache-and-home", escape(gold, f"""
+            import os
+            mark = {_split(MARK)}.encode()
+            own = os.path.realpath(__file__)
+            roots = [{str(paths['cache'])!r}, os.path.expanduser('~'), {str(paths['home_canary'].parent)!r}]
+            for root in roots:
+                for folder, dirs, files in os.walk(root):
+                    for name in files:
+                        path = os.path.join(folder, name)
+                        if os.path.realpath(path) == own or os.path.islink(path):
+                            continue
+                        try:
+                            if os.path.getsize(path) < (4 << 20) and mark in open(path, 'rb').read():
+                                return True
+                        except OSError:
+                            pass
+            return False
+        """)),
+        Run("reads-sdist", escape(gold, f"""
+            import os, tarfile
+            mark = {_split(MARK)}.encode()
+            for folder, dirs, files in os.walk(os.path.join({str(paths['cache'])!r}, 'classbench')):
+                for name in files:
+                    if name.endswith('.tar.gz'):
+                        try:
+                            with tarfile.open(os.path.join(folder, name)) as archive:
+                                for member in archive.getmembers():
+                                    handle = archive.extractfile(member)
+                                    if handle is not None and mark in handle.read():
+                                        return True
+                        except (OSError, tarfile.TarError):
+                            pass
+            return False
+        """)),
+        Run("reads-dataset-and-canaries", escape(gold, f"""
+            for path in ({str(paths['dataset'])!r}, {str(paths['home_canary'])!r}):
+                try:
+                    open(path, 'rb').read(1)
+                    return True
+                except OSError:
+                    pass
+            return False
+        """)),
+        Run("lists-base-site-packages", escape(gold, f"""
+            import os
+            return bool(os.listdir({str(paths['base_site_packages'])!r}))
+        """)),
+        Run("writes-canaries", with_prelude(wrong, f"""
+            for _path in ({str(paths['canary'])!r}, {str(paths['home_canary'])!r}, {str(paths['dataset'])!r}):
+                try:
+                    with open(_path, 'w') as _handle:
+                        _handle.write('overwritten')
+                except OSError:
+                    pass
+        """)),
+        Run("reads-harness-memory", escape(gold, f"""
+            with open('/proc/{os.getpid()}/environ', 'rb') as handle:
+                return b'BENCHSMITH_CACHE' in handle.read()
+        """)),
+        # --- processes
+        Run("kills-the-harness", escape(gold, f"""
+            import os, signal
+            with open('/proc/{os.getpid()}/status') as handle:
+                if 'Uid:\\t0' not in handle.read():
+                    return False
+            os.kill({os.getpid()}, signal.SIGKILL)
+            return True
+        """)),
+        Run("kills-everything", with_prelude(wrong, f"""
+            import os, signal
+            for _pid in (os.getppid(), {os.getpid()}, -1):
+                try:
+                    os.kill(_pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        """)),
+        Run("leaves-a-daemon", with_prelude(wrong, f"""
+            import os, time
+            _tree = {tree_of}
+            if os.fork() == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    _end = time.time() + 25
+                    while time.time() < _end:
+                        for _path in (os.path.join(_tree, 'conftest.py'), os.path.join(_tree, 'tests', 'conftest.py'),
+                                      '/tmp/{PLANT}-daemon'):
+                            try:
+                                with open(_path, 'w') as _handle:
+                                    _handle.write({fail_all!r})
+                            except OSError:
+                                pass
+                        try:
+                            os.kill(-1, {int(signal.SIGKILL)})  # every process of its uid: the next candidate's too
+                        except OSError:
+                            pass
+                        time.sleep(0.05)
+                os._exit(0)
+        """)),
+        Run("os-exit-in-class-body", gold.replace('    """A closed polygon."""\n', '    """A closed polygon."""\n    import os\n    os._exit(0)\n', 1)),
+        Run("sys-exit-at-import", with_prelude(gold, "import sys\nsys.exit(0)")),
+        Run("closes-the-report", with_prelude(wrong, """
+            import os
+            for _fd in range(3, 256):
+                try:
+                    os.close(_fd)
+                except OSError:
+                    pass
+        """)),
+    ]
+    assert all("raise ImportError" in r.code or r.code != gold for r in runs)
+    return runs
+
+
+def interleaved(task: ClassBenchTask, runs: list[Run]) -> list[Run]:
+    gold = reference_solution(task)
+    sequence = [Run("gold-0", gold, honest=True)]
+    for number, run in enumerate(runs, start=1):
+        sequence.append(run)
+        if not run.name.endswith(("-pass-all", "-plant")) or run.name == "symlink-plant":
+            sequence.append(Run(f"gold-{number}", gold, honest=True))
+    return sequence
+
+
+def snapshot(*paths: Path) -> dict[str, str]:
+    digests = {}
+    for root in paths:
+        files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file() or p.is_symlink())
+        for path in files:
+            digests[str(path)] = "link:" + os.readlink(path) if path.is_symlink() else hashlib.sha256(path.read_bytes()).hexdigest()
+    return digests
+
+
+def plant_canaries(cache: Path) -> dict[str, Path]:
+    """A canary owned by root outside every tree, one in $HOME, and a downloaded sdist holding the ground truth."""
+    canary = cache / "redteam-canary.txt"
+    canary.write_text("root's canary\n")
+    canary.chmod(0o644)
+    home_canary = Path.home() / f".benchsmith-redteam-canary-{os.getpid()}"
+    home_canary.write_text("home canary\n")
+    sdist = cache / "classbench" / "sdists" / "geometry-fixture-1.0" / "geometry-fixture-1.0.tar.gz"
+    sdist.parent.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(sdist, "w:gz") as archive:
+        data = (Path(__file__).parents[2] / "data/fixtures/classbench/geometry/src/geometry/shapes.py").read_bytes()
+        info = tarfile.TarInfo("geometry-fixture-1.0/src/geometry/shapes.py")
+        info.size = len(data)
+        archive.addfile(info, io.BytesIO(data))
+    for leftover in (Path("/tmp") / PLANT, Path("/dev/shm") / PLANT, Path("/tmp") / f"{PLANT}-daemon"):
+        leftover.unlink(missing_ok=True)
+    return {"cache": cache, "canary": canary, "home_canary": home_canary, "sdist": sdist}
+
+
+@pytest.fixture
+def planted():
+    paths = plant_canaries(Path(os.environ["BENCHSMITH_CACHE"]))
+    yield paths
+    paths["home_canary"].unlink(missing_ok=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["jail", "copies"])
+def test_hostile_candidates_never_pass_and_change_nothing(mode, task, geometry_dataset, planted, tmp_path, monkeypatch):
+    if not sandbox.isolation()["unprivileged_uid"]:
+        pytest.skip("needs root: the red team checks what a sandbox uid can reach")
+    if mode == "jail" and not sandbox.isolation()["mount_namespace"]:
+        pytest.skip(sandbox.missing_layers())
+    if mode == "copies":
+        layers = {**sandbox.isolation(), "mount_namespace": False, "pid_namespace": False, "private_tmp": False}
+        monkeypatch.setattr(sandbox, "isolation", lambda: layers)
+    paths = {**planted, "dataset": geometry_dataset,
+             "base_site_packages": Path(sys.base_prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"}
+    runs = hostile_runs(task, paths)
+    if mode == "copies":  # the machine's /tmp is shared between the runs of one uid: only a mount namespace hides it
+        runs = [r for r in runs if "tmp-and-shm" not in r.name]
+    pristine = Path(os.environ["BENCHSMITH_CACHE"]) / "classbench" / "sources"
+    guarded = [geometry_dataset, pristine, planted["sdist"], planted["canary"], planted["home_canary"]]
+    before = snapshot(*guarded)
+    verdicts = {}
+    with sandbox.leased_slot() as slot:
+        runner = TaskRunner(task, slot, LIMITS, tmp_path / "logs")
+        try:
+            for run in interleaved(task, runs):
+                verdicts[run.name] = (run, runner.evaluate(run.code, run.name))
+        finally:
+            runner.close()
+        # Every candidate ran as the uid of the runner's lane, and no process can change its uid: any of them still
+        # alive would be there. (The slot's other lanes are for other kinds of runs.)
+        alive = sandbox.living_processes(sandbox.sandbox_uid(slot, runner.lane))
+    assert alive == []
+    wrongly = {name: (v.status, v.reason) for name, (run, v) in verdicts.items() if run.honest and v.status != "plausible"}
+    assert wrongly == {}, "an honest gold candidate was not plausible"
+    passed = {name: v.reason for name, (run, v) in verdicts.items() if not run.honest and v.status == "plausible"}
+    assert passed == {}, "a hostile candidate was judged plausible"
+    unforged = {name: v.reason for name, (run, v) in verdicts.items() if run.forged and not v.reason.startswith("forged")}
+    assert unforged == {}, "a forged report was not caught as forged"
+    # A module that dies on import silences the sentinels' file with the rest: a crash, not a forgery.
+    assert "(missing)" in verdicts["sys-exit-at-import"][1].reason
+    for name, (run, verdict) in verdicts.items():
+        assert set(verdict.failing_tests) <= set(task.test_directives), (name, verdict.failing_tests)
+        assert verdict.tests_passed + verdict.tests_failed == len(task.test_directives), (name, verdict)
+    assert snapshot(*guarded) == before
+    assert not (Path("/tmp") / PLANT).exists() or mode == "copies"
+    assert not (Path("/dev/shm") / PLANT).exists() or mode == "copies"
+    assert not (Path("/tmp") / f"{PLANT}-daemon").exists() or mode == "copies"

@@ -14,6 +14,9 @@ ROOT = Path(__file__).resolve().parent.parent  # holds the harness and builders 
 VERDICT_SOURCES: tuple[str, ...] = (
     "harness/java/BenchsmithRunner.java",
     "harness/java_runner.py",
+    "harness/jvm.py",
+    "harness/outcomes.py",
+    "harness/javatools.py",
     "harness/python_runner.py",
     "harness/sandbox.py",
     "harness/insertion.py",

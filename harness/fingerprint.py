@@ -24,6 +24,8 @@ VERDICT_SOURCES: tuple[str, ...] = (
     "builders/classbench/testrun.py",
     "builders/classbench/directcov.py",
     "builders/classbench/removal.py",
+    "builders/classbench/view.py",
+    "builders/classbench/repo.py",
 )
 
 

@@ -17,11 +17,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@
 
-# A JDK and JUnit 4 (with Hamcrest) from Debian's packages, when missing.
+# A JDK and JUnit 4 (with Hamcrest), and bubblewrap for the sandbox's jail, from Debian's packages, when missing.
 java:
-	@if ! command -v javac >/dev/null 2>&1 || [ ! -f $(JUNIT) ]; then \
-		echo "installing a JDK and JUnit 4 from Debian's packages"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jdk-headless junit4 >/dev/null; \
+	@if ! command -v javac >/dev/null 2>&1 || [ ! -f $(JUNIT) ] || ! command -v bwrap >/dev/null 2>&1; then \
+		echo "installing a JDK, JUnit 4 and bubblewrap from Debian's packages"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jdk-headless junit4 bubblewrap >/dev/null; \
 	fi
 
 CLASSBENCH_REPO ?= pypi:click==8.1.7

@@ -32,11 +32,16 @@ from benchsmith.schema import NL2FixInstance
 from harness import sandbox
 from harness.insertion import add_imports, is_single_method, split_host
 from harness.javatools import JAVA_RELEASE, junit_classpath, tool
-from harness.jvm import COMPILER_LANE, TEST_LANES, Compiler, TestJvm, fresh_folder
-from harness.outcomes import Expected, Sentinel, check_report, plausible_names, shuffled
+from harness.jvm import COMPILER_LANE, Compiler, TestJvm, TestJvms, fresh_folder
+from harness.outcomes import Expected, Sentinel, check_report, placed_among, plausible_names
 from harness.workspace import PublicView, Workspace, link_tree, public_view
 
 log = logging.getLogger(__name__)
+
+WARM_UP_COMPILES = 4
+# The test JVM checks no bytecode from class files: javac made them from source, and whatever a candidate defines at
+# run time can only harm the one JVM it has, which is killed after its report.
+TEST_JVM_OPTIONS = ["-XX:+UnlockDiagnosticVMOptions", "-XX:-BytecodeVerificationRemote"]
 
 
 @dataclass
@@ -89,10 +94,13 @@ class InstanceRunner:
         self._sentinels = _JavaSentinels(self)
         self._expected: dict[tuple, dict[str, list[str]]] = {}
         self._compiler: Compiler | None = None
-        self._spare: TestJvm | None = None
+        self._jvms: TestJvms | None = None  # made once the sentinels exist: the JVMs' tree holds them
 
     def source_with(self, code: str) -> str:
-        return self.prefix + code + self.suffix
+        # A line break after the candidate, unless the host has one there: a candidate ending in a // comment must
+        # not swallow the rest of the host's line.
+        joint = "" if self.suffix.startswith(("\n", "\r")) else "\n"
+        return self.prefix + code + joint + self.suffix
 
     # What every JVM of this instance may read, besides its own folders.
     def _libraries(self) -> list[Path]:
@@ -125,29 +133,34 @@ class InstanceRunner:
         if self._compiler is None or not self._compiler.alive():
             self._compiler = Compiler(self.slot, self.box, [self.view.classes, self.view.test_classes, *self._libraries()],
                                       self.logs / "compiler.log", self.limits)  # fmt: skip
+            self._warm_up(self._compiler)
         return self._compiler
 
-    def _take_jvm(self) -> TestJvm:
-        """The JVM started ahead for this candidate; the next one starts at once, in another lane."""
-        spare, self._spare = self._spare, None
-        jvm = spare if spare is not None and spare.process.poll() is None else self._start_jvm()
-        self._spare = self._start_jvm(busy={jvm.lane})
-        return jvm
+    def _warm_up(self, compiler: Compiler) -> None:
+        """A few compiles of the ground truth's file before the first candidate's: javac is slow until the JIT knows it."""
+        folder = fresh_folder(self.box, None, self.slot)
+        try:
+            source = self._write_source(folder, self.instance.fixed_method)
+            output = fresh_folder(folder, COMPILER_LANE, self.slot)
+            for _ in range(WARM_UP_COMPILES):
+                compiler.compile([source], output, [self.view.classes, *self._libraries()], self.limits.wall_seconds)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
 
-    def _start_jvm(self, read_only: list[Path] | None = None, busy: set[int] = frozenset()) -> TestJvm:
-        """A test JVM in a lane (uid) that no living JVM of this runner holds: stopping one kills its whole lane."""
-        if self._spare is not None and self._spare.process.poll() is None:
-            busy = {*busy, self._spare.lane}
-        lane = next(lane for lane in TEST_LANES if lane not in busy)
-        read_only = read_only or [self.view.classes, self._sentinels.test_classes, *self._libraries()]
-        return TestJvm(self.slot, lane, self.box, self._sentinels.tree, read_only, [], self.limits, [])
+    def _test_jvms(self) -> TestJvms:
+        if self._jvms is None:
+            self._sentinels.ensure(self._compiler_ready())
+            self._jvms = TestJvms(self.slot, self.box, self._sentinels.tree,
+                                  [self.view.classes, self._sentinels.test_classes, *self._libraries()], self.limits,
+                                  TEST_JVM_OPTIONS)  # fmt: skip
+        return self._jvms
 
     def _fast(self, code: str, name: str, tests: Tests) -> Verdict | None:
         try:
             compiler = self._compiler_ready()
-            self._sentinels.ensure(compiler)
             expected = self._expected_names(tests)
-            jvm = self._take_jvm()
+            jvms = self._test_jvms()
+            jvm = jvms.take()
         except OSError as exc:
             log.warning("%s: the fast path failed (%s); using the plain path", self.instance.instance_id, exc)
             return None
@@ -160,14 +173,14 @@ class InstanceRunner:
                 self._log(name, "fast", diagnostics or "does not compile")
                 first = diagnostics.splitlines()[0].split(": ", 1)[-1] if diagnostics else "does not compile"
                 return Verdict("uncompilable", reason=first, path="fast")
-            verdict = self._judge(jvm, [jvm.output, self.view.classes], tests, expected, "fast")
-            self._log(name, "fast", jvm.log_text())
+            verdict, report = self._judge(jvm, [jvm.output, self.view.classes], tests, expected, "fast")
+            self._log(name, "fast", report + jvm.log_text())
             return verdict
         except OSError as exc:
             log.warning("%s: the fast path failed (%s); using the plain path", self.instance.instance_id, exc)
             return None
         finally:
-            jvm.close()
+            jvms.retire(jvm)
 
     def _write_source(self, folder: Path, code: str) -> Path:
         source = folder / "src" / self.instance.file_path
@@ -179,18 +192,17 @@ class InstanceRunner:
         return [*main, test_classes, *self._resource_dirs(tree), *map(Path, self.workspace.libraries)]
 
     def _judge(self, jvm: TestJvm, main: list[Path], tests: Tests, expected: dict[str, list[str]], path: str,
-               test_classes: Path | None = None) -> Verdict:  # fmt: skip
-        """Send the request to *jvm* (main classes: *main*) and hold its report against what was asked."""
+               test_classes: Path | None = None) -> tuple[Verdict, str]:  # fmt: skip
+        """Send the request to *jvm* (main classes: *main*) and hold its report against what was asked; the verdict
+        and, for the log, the outcomes of the real tests."""
         rng = random.Random(secrets.randbits(64))
         sentinels = self._sentinels.for_request()
-        phase1 = shuffled([*tests.trigger, sentinels.phase1_spec], rng)
-        phase2 = shuffled([*tests.relevant, sentinels.phase2_spec], rng)
+        phase1 = placed_among(tests.trigger, sentinels.phase1_spec, rng)
+        phase2 = placed_among(tests.relevant, sentinels.phase2_spec, rng)
         classpath = self._runtime_classpath(main, test_classes or self._sentinels.test_classes, jvm.cwd)
         reports, why = jvm.run(classpath, not tests.stop_early, tests.excluded, phase1, phase2)
         if reports is None:
-            if why.startswith("killed"):
-                return Verdict("timeout", compiled=True, reason=why, path=path)
-            return Verdict("wrong", compiled=True, reason=why, path=path)
+            return Verdict("timeout" if why.startswith("killed") else "wrong", compiled=True, reason=why, path=path), why + "\n"
         names = {**expected, **sentinels.names}
         wanted = Expected([[tuple(f"{number}|{n}" for n in names[spec]) for spec in phase]
                            for number, phase in ((1, phase1), (2, phase2))],
@@ -219,14 +231,16 @@ class InstanceRunner:
             verdict.reason = f"{'trigger' if first.startswith('1|') else 'relevant'} test fails: {failing[0]}: {detail[:200]}"
         elif not checked.outcomes:
             verdict.reason = "no test ran"
-        return verdict
+        lines = [f"{outcome:10} {name.split('|', 1)[1]} {messages.get(name, '')[:500]}".rstrip()
+                 for name, outcome in checked.outcomes.items()]  # fmt: skip
+        return verdict, "\n".join(lines) + "\n"
 
     def _expected_names(self, tests: Tests) -> dict[str, list[str]]:
         """Spec → the test names it must report: from one run of the ground truth, every phase, trusted."""
         if tests.key in self._expected:
             return self._expected[tests.key]
-        self._sentinels.ensure(self._compiler_ready())
-        jvm = self._take_jvm()
+        jvms = self._test_jvms()
+        jvm = jvms.take()
         try:
             source = self._write_source(jvm.folder, self.instance.fixed_method)
             answer = self._compiler_ready().compile([source], jvm.output, [self.view.classes, *self._libraries()],
@@ -240,7 +254,7 @@ class InstanceRunner:
                 raise BenchsmithError(f"{self.instance.instance_id}: the ground truth's reference run failed: "
                                       f"{why or 'several reports'}; the JVM's last words: {tail}")  # fmt: skip
         finally:
-            jvm.close()
+            jvms.retire(jvm)
         names: dict[str, list[str]] = {spec: [] for spec in [*tests.trigger, *tests.relevant]}
         for entry in reports[0]["tests"]:
             if entry.get("outcome") != "ignored" and entry.get("spec") in names:
@@ -285,14 +299,15 @@ class InstanceRunner:
         for sources, output, classpath, encoding in steps:
             if not self._sandboxed_javac(sources, output, classpath, folder, tree, log_path, encoding):
                 return Verdict("uncompilable", reason=_first_error(log_path), path="plain")
-        jvm = self._start_jvm([classes, test_classes, *libraries])
+        jvms = self._test_jvms()
+        jvm = jvms.fresh([classes, test_classes, *libraries])
         try:
-            verdict = self._judge(jvm, [classes], tests, expected, "plain", test_classes=test_classes)
+            verdict, report = self._judge(jvm, [classes], tests, expected, "plain", test_classes=test_classes)
             with log_path.open("a") as out:
-                out.write(jvm.log_text())
+                out.write(report + jvm.log_text())
             return verdict
         finally:
-            jvm.close()
+            jvms.retire(jvm)
 
     def _sandboxed_javac(self, sources: list[Path], output: Path, classpath: list[Path], folder: Path, tree: Path,
                          log_path: Path, encoding: str) -> bool:  # fmt: skip
@@ -309,15 +324,15 @@ class InstanceRunner:
         (self.logs / f"{name}.log").write_text(f"[{path} path]\n{text}\n")
 
     def close(self) -> None:
-        for process in (self._spare, self._compiler):
+        for process in (self._jvms, self._compiler):
             if process is not None:
                 process.close()
-        self._spare = self._compiler = None
+        self._jvms = self._compiler = None
         shutil.rmtree(self.box, ignore_errors=True)
 
 
-def _forged(reason: str, path: str) -> Verdict:
-    return Verdict("wrong", compiled=True, reason=reason, path=path)
+def _forged(reason: str, path: str) -> tuple[Verdict, str]:
+    return Verdict("wrong", compiled=True, reason=reason, path=path), reason + "\n"
 
 
 def _first_error(log_path: Path) -> str:

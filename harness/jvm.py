@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from harness import sandbox
@@ -164,3 +165,79 @@ def _pump(stream, lines: queue.Queue) -> None:
     for raw in stream:
         lines.put(raw.decode("utf-8", errors="replace").rstrip("\n"))
     lines.put(None)
+
+
+class TestJvms:
+    """The test JVMs of one runner: the next one started ahead, used ones killed off the critical path.
+
+    Every JVM starts on one long-lived thread of this object's (bubblewrap dies with the thread that started it),
+    in a lane no living JVM of this runner holds: stopping a JVM kills its whole lane.
+    """
+
+    def __init__(self, slot: int, box: Path, tree: Path, read_only: list[Path], limits: sandbox.Limits,
+                 jvm_options: list[str]):  # fmt: skip
+        self.slot, self.box, self.tree, self.read_only = slot, box, tree, read_only
+        self.limits, self.jvm_options = limits, jvm_options
+        self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="benchsmith-jvm-starter")
+        self._lock = threading.Lock()
+        self._live: dict[int, TestJvm] = {}  # lane → a JVM started and not yet closed
+        self._lane_freed = threading.Condition(self._lock)
+        self._next: Future | None = None
+
+    def take(self) -> TestJvm:
+        """The JVM started ahead (or a new one); the next is started at once."""
+        ahead, self._next = self._next, None
+        jvm = ahead.result() if ahead is not None else None
+        if jvm is None or jvm.process.poll() is not None:
+            if jvm is not None:
+                self.retire(jvm)
+            jvm = self.fresh()
+        self._next = self._starter.submit(self._start, self.read_only)
+        return jvm
+
+    def fresh(self, read_only: list[Path] | None = None) -> TestJvm:
+        """A JVM started now, seeing *read_only* (default: the runner's) besides its tree."""
+        return self._starter.submit(self._start, read_only or self.read_only).result()
+
+    def _start(self, read_only: list[Path]) -> TestJvm:
+        with self._lock:
+            while not (free := [lane for lane in TEST_LANES if lane not in self._live]):
+                self._lane_freed.wait()
+            lane = free[0]
+            self._live[lane] = None  # type: ignore[assignment]  # held while it starts
+        try:
+            jvm = TestJvm(self.slot, lane, self.box, self.tree, read_only, [], self.limits, self.jvm_options)
+        except BaseException:
+            self._free(lane)
+            raise
+        with self._lock:
+            self._live[lane] = jvm
+        return jvm
+
+    def retire(self, jvm: TestJvm) -> None:
+        """Kill *jvm* and remove its folder in the background; its lane is free once that is done."""
+
+        def close() -> None:
+            try:
+                jvm.close()
+            finally:
+                self._free(jvm.lane)
+
+        threading.Thread(target=close, daemon=True).start()
+
+    def _free(self, lane: int) -> None:
+        with self._lock:
+            self._live.pop(lane, None)
+            self._lane_freed.notify_all()
+
+    def close(self) -> None:
+        if self._next is not None:
+            try:
+                self.retire(self._next.result())
+            except Exception:  # it never started; nothing to stop
+                pass
+            self._next = None
+        with self._lock:
+            while self._live:
+                self._lane_freed.wait()
+        self._starter.shutdown(wait=True)

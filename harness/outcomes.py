@@ -95,6 +95,12 @@ def shuffled(items: Iterable[str], rng: random.Random) -> list[str]:
     return items
 
 
+def placed_among(items: Sequence[str], extra: str, rng: random.Random) -> list[str]:
+    """*items* in their order, with *extra* at a random place among them."""
+    at = rng.randint(0, len(items))
+    return [*items[:at], extra, *items[at:]]
+
+
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _RESERVED = set(keyword.kwlist) | {
     "abstract", "boolean", "byte", "case", "catch", "char", "const", "default", "do", "double", "enum", "extends",

@@ -24,11 +24,15 @@ import ast
 import hashlib
 import io
 import json
+import logging
 import os
 import random
 import re
 import secrets
 import shutil
+import stat
+import subprocess
+import sys
 import tempfile
 import time
 import tokenize
@@ -94,6 +98,50 @@ def defines_class(code: str, class_name: str) -> tuple[bool, str]:
     return True, ""
 
 
+log = logging.getLogger(__name__)
+
+BYTECODE_FORMAT = 1
+# Run as root by the environment's interpreter on the view (its files are read and compiled, never run): every module
+# compiled into a pycache prefix under the name it has where the jail lays the view, as a pyc checked against its
+# source's hash (the candidate's module, laid over the view's, never passes for it, whatever its size and time), and
+# as pytest's assertion-rewritten pyc (which pytest checks by time and size: of test files, which runs never change).
+_COMPILE_VIEW = """
+import ast, importlib.util, marshal, os, py_compile, sys
+view, at, prefix = sys.argv[1:4]
+sys.pycache_prefix = prefix
+try:
+    from _pytest.assertion.rewrite import PYC_TAIL, rewrite_asserts
+except Exception:
+    PYC_TAIL = None
+for folder, dirs, files in os.walk(view):
+    for name in files:
+        if not name.endswith('.py'):
+            continue
+        source = os.path.join(folder, name)
+        target = os.path.join(at, os.path.relpath(source, view))
+        try:
+            py_compile.compile(source, cfile=importlib.util.cache_from_source(target), dfile=target, doraise=True,
+                               invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
+            if PYC_TAIL is None:
+                continue
+            with open(source, 'rb') as handle:
+                text = handle.read()
+            tree = ast.parse(text, filename=target)
+            rewrite_asserts(tree, text, target, None)
+            code = compile(tree, target, 'exec', dont_inherit=True)
+        except Exception:
+            continue
+        info = os.stat(source)
+        header = importlib.util.MAGIC_NUMBER + bytes(4) + (int(info.st_mtime) & 0xFFFFFFFF).to_bytes(4, 'little')
+        header += (info.st_size & 0xFFFFFFFF).to_bytes(4, 'little')
+        pyc = os.path.join(prefix, os.path.dirname(target).lstrip(os.sep), name[:-3] + PYC_TAIL)
+        os.makedirs(os.path.dirname(pyc), exist_ok=True)
+        with open(pyc + '.tmp', 'wb') as handle:
+            handle.write(header + marshal.dumps(code))
+        os.replace(pyc + '.tmp', pyc)
+"""
+
+
 @dataclass(frozen=True)
 class _SentinelHost:
     """A directive test file that can carry the sentinels: its path, and how its test functions are named."""
@@ -124,8 +172,14 @@ class TaskRunner:
         self.scratch.mkdir(mode=0o755, parents=True)
         if not sandbox.isolation()["mount_namespace"]:  # the copies are made there, for the sandbox uid to reach
             sandbox.check_reachable(self.scratch)
+        # Where the jail lays the view: in a mount namespace of its own each run has the same path (so compiled
+        # modules can be shared); without one, the slot's own folder, where the copy is really made.
+        jailed = sandbox.isolation()["mount_namespace"]
+        self.tree = cache_dir("classbench", "eval") / "tree" if jailed else self.scratch / "tree"
         self.rng = random.Random(secrets.randbits(64))  # which file carries the sentinels, their names: unpredictable
         self.hosts = _sentinel_hosts(self.view, list(task.test_directives), task.file_path)
+        self.files = sorted({d.split("::", 1)[0] for d in task.test_directives})
+        self.pycache = self._bytecode()
 
     def evaluate(self, code: str, name: str, fast: bool = True, tests=None) -> Verdict:
         started = time.monotonic()
@@ -171,7 +225,7 @@ class TaskRunner:
         folder.chmod(0o755)  # without a mount namespace the sandbox uid walks through it to its copy
         inputs = folder / "in"  # written by the harness, read-only to the sandbox, never read back
         inputs.mkdir(mode=0o755)
-        tree = folder / "tree"  # where the jail's tree appears (really copied there only without a mount namespace)
+        tree = self.tree
         module = inputs / "module.py"
         module.write_text(insert_class(self.removed, code), encoding="utf-8", errors="surrogateescape")
         placed = [(module, tree / self.task.file_path)]
@@ -186,20 +240,27 @@ class TaskRunner:
         selection.write_text("\n".join(shuffled(asked, self.rng)) + "\n", encoding="utf-8")
         for path in inputs.iterdir():
             path.chmod(0o644)
-        jail = sandbox.Jail(
-            read_only=(self.runtime.env, *self.runtime.prefixes, self.plugin, inputs), trees=((self.view, tree),),
-            placed=tuple(placed), hidden=self.runtime.hidden,
-        )  # fmt: skip
-        env = {
-            "PYTHONPATH": os.pathsep.join([str(self.plugin), str(tree / self.repo.import_root)]),
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "BENCHSMITH_SELECT": str(selection),
-        }
-        config = tree / OWN_CONFIG if (self.view / OWN_CONFIG).is_file() else None
-        argv = pytest_argv(self.repo, tree, config) + sorted({node.split("::", 1)[0] for node in asked})
+        jail = self._jail(read_only=(self.pycache, inputs), placed=tuple(placed))
+        env = {**self._env(self.pycache), "PYTHONDONTWRITEBYTECODE": "1", "BENCHSMITH_SELECT": str(selection)}
+        argv = self._argv() + sorted({node.split("::", 1)[0] for node in asked})
         outcome, report = run_reporting(argv, tree, self.slot, self.limits, self.logs / f"{name}.log", env, jail=jail,
                                         lane=self.lane)  # fmt: skip
         return outcome, report, sentinels
+
+    def _jail(self, read_only: tuple[Path, ...] = (), writable: tuple[Path, ...] = (),
+              placed: tuple[tuple[Path, Path], ...] = ()) -> sandbox.Jail:  # fmt: skip
+        """The view at the tree's place; the environment, its interpreter and our plugin read-only; nothing else."""
+        return sandbox.Jail(read_only=(self.runtime.env, *self.runtime.prefixes, self.plugin, *read_only),
+                            writable=writable, trees=((self.view, self.tree),), placed=placed,
+                            hidden=self.runtime.hidden)  # fmt: skip
+
+    def _env(self, pycache: Path) -> dict[str, str]:
+        return {"PYTHONPATH": os.pathsep.join([str(self.plugin), str(self.tree / self.repo.import_root)]),
+                "PYTHONPYCACHEPREFIX": str(pycache)}  # fmt: skip
+
+    def _argv(self) -> list[str]:
+        config = self.tree / OWN_CONFIG if (self.view / OWN_CONFIG).is_file() else None
+        return pytest_argv(self.repo, self.tree, config)
 
     def _write_sentinels(self, host: _SentinelHost, carrier: Path) -> list[Sentinel]:
         """*host*'s text with two tests appended, alike in shape: one must pass, one must fail. Their names are made of
@@ -224,8 +285,77 @@ class TaskRunner:
         carrier.write_bytes(text + (b"" if text.endswith(b"\n") or not text else b"\n") + tail.encode("ascii"))
         return sentinels
 
+    def _bytecode(self) -> Path:
+        """A pycache prefix for this view at this tree's place, made once and read-only to every run: compiling the
+        project, its tests (rewritten by pytest) and what they import took half of each run.
+
+        One collection run of the directive files in the jail, as the sandbox uid, writes the compiled environment
+        and standard library (what pytest needs to start); it executes the repository's own code on the view, never
+        a candidate's, never the ground truth. Then, the prefix root's and read-only, root compiles every module of
+        the view into it (``_COMPILE_VIEW``), over whatever the run wrote under those names.
+        """
+        identity = f"{BYTECODE_FORMAT}\0{self.view.name}\0{self.tree}\0{os.path.realpath(self.repo.python)}"
+        root = cache_dir("classbench", "pycache")
+        target = root / hashlib.sha256(identity.encode()).hexdigest()[:24]
+        if target.is_dir():
+            return target
+        staging = Path(tempfile.mkdtemp(prefix=".building-", dir=root))
+        try:
+            staging.chmod(0o755)
+            sandbox.give_to_sandbox(staging, self.slot, self.lane)
+            run_reporting([*self._argv(), "--collect-only", *self.files], self.tree, self.slot, self.limits,
+                          self.logs / "bytecode-warm-up.log", self._env(staging), jail=self._jail(writable=(staging,)),
+                          lane=self.lane)  # fmt: skip
+            _lock_down(staging)
+            compiled = subprocess.run([str(self.repo.python), "-I", "-c", _COMPILE_VIEW, str(self.view), str(self.tree),
+                                       str(staging)], capture_output=True, text=True, timeout=600)  # fmt: skip
+            if compiled.returncode != 0:
+                log.warning("%s: compiling the view failed; its runs compile it themselves: %s", self.view,
+                            compiled.stderr.strip()[-300:])  # fmt: skip
+            _drop_unhashed(staging, self.tree / self.task.file_path)
+            _lock_down(staging)
+            try:
+                staging.rename(target)
+            except OSError:  # another process made the same meanwhile
+                if not target.is_dir():
+                    raise
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        return target
+
     def close(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def _lock_down(prefix: Path) -> None:
+    """Make *prefix*, which a sandbox uid wrote, root's and read-only, with only folders and regular files in it."""
+    for folder, dirs, files in os.walk(prefix):  # never follows links: they are removed, not entered
+        for name in [*dirs, *files]:
+            path = os.path.join(folder, name)
+            info = os.lstat(path)
+            if stat.S_ISDIR(info.st_mode):
+                os.chmod(path, 0o755)
+            elif stat.S_ISREG(info.st_mode):
+                os.chmod(path, 0o644)
+            else:
+                os.unlink(path)
+                continue
+            if os.geteuid() == 0:
+                os.lchown(path, 0, 0)
+    prefix.chmod(0o755)
+    if os.geteuid() == 0:
+        os.lchown(prefix, 0, 0)
+
+
+def _drop_unhashed(prefix: Path, module: Path) -> None:
+    """No pyc of *module* (the one candidates replace) may be checked by time and size rather than by its source's
+    hash: a candidate's module of the same size, written in the same second, would pass for the view's."""
+    pyc = prefix / str(module.parent).lstrip(os.sep) / f"{module.stem}.{sys.implementation.cache_tag}.pyc"
+    if pyc.is_file():
+        with pyc.open("rb") as handle:
+            flags = int.from_bytes(handle.read(8)[4:8], "little")
+        if not flags & 0b1:  # PEP 552: bit 0 set means hash-based
+            pyc.unlink()
 
 
 def _sentinel_hosts(view: Path, directives: list[str], module_path: str) -> list[_SentinelHost]:

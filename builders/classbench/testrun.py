@@ -92,7 +92,7 @@ def has_own_config(tree: Path) -> bool:
 
 def pytest_argv(repo: Repository, rootdir: Path, config: Path | None) -> list[str]:
     """The pytest command line, without its targets: our plugin in, the tree's own addopts and cache out."""
-    argv = [str(repo.python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-W",
+    argv = [str(repo.python), "-m", "pytest", "-q", "--tb=short", "-p", "no:cacheprovider", "-o", "addopts=", "-W",
             "ignore::DeprecationWarning", f"--rootdir={rootdir}"]  # fmt: skip
     if config is not None:
         argv += ["-c", str(config)]

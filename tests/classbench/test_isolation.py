@@ -149,3 +149,24 @@ def test_sentinels_read_like_the_files_own_tests(task, tmp_path):
             with pytest.raises(AssertionError):
                 function()
     assert {s.name for s in first} != {s.name for s in second}  # new names for every candidate
+
+
+def test_compiled_modules_are_shared_read_only_and_never_the_ground_truth(task, tmp_path):
+    with sandbox.leased_slot() as slot:
+        runner = TaskRunner(task, slot, sandbox.Limits(wall_seconds=30), tmp_path / "logs")
+        runner.close()
+    prefix = runner.pycache
+    files = [p for p in prefix.rglob("*") if p.is_file()]
+    assert any(p.name.endswith(f"-pytest-{_pytest_version(runner)}.pyc") for p in files)  # tests, rewritten by pytest
+    for path in [prefix, *prefix.rglob("*")]:
+        assert not path.is_symlink() and not path.lstat().st_mode & 0o022, path
+        if os.geteuid() == 0:
+            assert path.lstat().st_uid == 0, path
+    assert not any(b"The shoelace formula" in p.read_bytes() for p in files)  # Polygon.area's docstring
+    module = runner.tree / task.file_path
+    pyc = prefix / str(module.parent).lstrip(os.sep) / f"{module.stem}.{sys.implementation.cache_tag}.pyc"
+    assert int.from_bytes(pyc.read_bytes()[4:8], "little") & 0b11 == 0b11  # checked against its source's hash
+
+
+def _pytest_version(runner: TaskRunner) -> str:
+    return runner.repo.installed["pytest"]

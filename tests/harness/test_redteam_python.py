@@ -403,6 +403,8 @@ def planted():
     paths = plant_canaries(Path(os.environ["BENCHSMITH_CACHE"]))
     yield paths
     paths["home_canary"].unlink(missing_ok=True)
+    for leftover in (Path("/tmp") / PLANT, Path("/dev/shm") / PLANT, Path("/tmp") / f"{PLANT}-daemon"):
+        leftover.unlink(missing_ok=True)  # without a mount namespace, what the candidates planted in /tmp stays
 
 
 @pytest.mark.slow

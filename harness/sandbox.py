@@ -194,7 +194,9 @@ def check_reachable(path: Path) -> None:
             )
 
 
-def _limit(limits: Limits) -> None:
+def _limit(limits: Limits, nice: int = 0) -> None:
+    if nice:
+        os.nice(nice)
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
     resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
@@ -278,7 +280,7 @@ class Sandboxed(subprocess.Popen):
 
 
 def start(argv: list[str], cwd: Path, slot: int, limits: Limits, log_path: Path, env: dict[str, str] | None = None,
-          jail: Jail | None = None, lane: int = 0, **popen) -> Sandboxed:  # fmt: skip
+          jail: Jail | None = None, lane: int = 0, nice: int = 0, **popen) -> Sandboxed:  # fmt: skip
     """Start *argv* sandboxed, its output going to *log_path* unless *popen* redirects it.
 
     The environment is minimal (PATH, HOME and TMPDIR in its folder, a UTF-8 locale) plus *env*. With a *jail*,
@@ -296,7 +298,7 @@ def start(argv: list[str], cwd: Path, slot: int, limits: Limits, log_path: Path,
     host_cwd = cwd if jail is None or made else "/"
     try:
         process = Sandboxed(wrap(argv, slot, cwd, jail, limits, lane), cwd=host_cwd, env=env, start_new_session=True,
-                            preexec_fn=lambda: _limit(limits), **popen)  # fmt: skip
+                            preexec_fn=lambda: _limit(limits, nice), **popen)  # fmt: skip
     except BaseException:
         _remove(made)
         raise
@@ -342,6 +344,20 @@ def stop(process: subprocess.Popen, slot: int) -> None:
     process.wait()
     kill_leftovers(slot, [getattr(process, "lane", 0)])
     _remove(getattr(process, "made", ()))
+
+
+def renice(slot: int, lane: int, value: int = 0) -> bool:
+    """Give every thread of the lane's processes the niceness *value* (raising priority needs root); whether it could."""
+    uid = sandbox_uid(slot, lane)
+    if uid is None:
+        return False
+    for pid in living_processes(uid):
+        try:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                os.setpriority(os.PRIO_PROCESS, int(task), value)
+        except OSError:  # it ended meanwhile
+            continue
+    return True
 
 
 def kill_leftovers(slot: int, lanes: Iterable[int] = (0,)) -> None:

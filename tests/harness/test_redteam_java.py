@@ -221,24 +221,35 @@ def test_forgeries_are_refused_on_the_plain_path_too(ledger_instances, ledger_wo
     assert all(v.path == "plain" for _, v, _ in verdicts)
 
 
+NO_NAMESPACES = {"mount_namespace": False, "pid_namespace": False, "private_tmp": False, "network_namespace": False}
+PURE_FORGERIES = ("assumption failure", "Assume.assumeTrue", "forged report, then the real one", "old protocol line",
+                  "hidden member after // \\r")  # fmt: skip
+
+
 @pytest.mark.slow
-def test_without_namespaces_the_forgeries_are_still_refused(monkeypatch, ledger_instances, ledger_workspace, ledger_dataset,
-                                                             canaries, tmp_path, caplog):  # fmt: skip
-    """No mount, PID or network namespace (trees are real copies): what needs none of them still holds."""
-    layers = {**sandbox.isolation(), "mount_namespace": False, "pid_namespace": False, "private_tmp": False,
-              "network_namespace": False}  # fmt: skip
+@pytest.mark.parametrize("missing, names", [
+    (NO_NAMESPACES, (*PURE_FORGERIES, "thread that outlives its candidate", "finalizer", "read the workspace",
+                     "load the gold class")),
+    ({**NO_NAMESPACES, "unprivileged_uid": False}, PURE_FORGERIES),  # not root: candidates run as this user
+], ids=["no namespaces", "not root"])  # fmt: skip
+def test_with_layers_missing_the_forgeries_are_still_refused(missing, names, monkeypatch, ledger_instances, ledger_workspace,
+                                                            ledger_dataset, canaries, tmp_path):  # fmt: skip
+    """Trees are real copies and files are guarded by modes only (or not at all): what needs no missing layer holds."""
+    layers = {**sandbox.isolation(), **missing}
     monkeypatch.setattr(sandbox, "isolation", lambda: layers)
-    assert "mount namespace" in sandbox.missing_layers(layers) and "still enforced" in sandbox.missing_layers(layers)
+    line = sandbox.missing_layers(layers)
+    assert "mount namespace" in line and "still enforced" in line and "\n" not in line
+    assert ("not root" in line) == (not layers["unprivileged_uid"])
     instance = ledger_instances["Ledger-1"]
     workspace = ledger_workspace("Ledger-1")
-    hostile = [a for a in attacks(instance, workspace, ledger_dataset, *canaries)
-               if a.name in ("assumption failure", "Assume.assumeTrue", "forged report, then the real one",
-                             "old protocol line", "thread that outlives its candidate", "finalizer",
-                             "hidden member after // \\r", "read the workspace", "load the gold class")]  # fmt: skip
+    hostile = [a for a in attacks(instance, workspace, ledger_dataset, *canaries) if a.name in names]
+    assert len(hostile) == len(names)
     with sandbox.leased_slot() as slot:
         runner = InstanceRunner(instance, workspace, slot=slot, limits=LIMITS, logs=tmp_path / "logs")
         try:
             verdicts = run_all(runner, instance, hostile, fast=True)
         finally:
             runner.close()
+            for plant in (Path(f"/tmp/{PLANT}"), Path(f"/dev/shm/{PLANT}")):  # no private /tmp without namespaces
+                plant.unlink(missing_ok=True)
     assert_verdicts(verdicts)

@@ -44,6 +44,7 @@ _RUNNER_JARS = re.compile(r"^(junit|hamcrest)[0-9.-]")  # the runner brings JUni
 _RESOURCE_DIRS = ("src/main/resources", "src/test/resources", "src/resources", "src/test-resources")
 _MAX_TEST_EXCLUSION_ROUNDS = 5
 WORKSPACE_FORMAT = 4  # bump when the manifest or the way workspaces are built changes
+VIEW_FORMAT = 2  # bump when what a public view leaves out changes
 
 
 @dataclass(frozen=True)
@@ -300,7 +301,7 @@ class PublicView:
 
 def public_view(workspace: Workspace, file_path: str) -> PublicView:
     """The public view of *workspace* without *file_path* (relative to its tree), made at first use."""
-    key = hashlib.sha256(f"{workspace.root}\0{file_path}".encode()).hexdigest()[:12]
+    key = hashlib.sha256(f"{VIEW_FORMAT}\0{workspace.root}\0{file_path}".encode()).hexdigest()[:12]
     views = cache_dir("views")
     views.chmod(0o755)
     root = views / f"{workspace.root.parent.name}-{workspace.root.name}-{key}"
@@ -312,8 +313,12 @@ def public_view(workspace: Workspace, file_path: str) -> PublicView:
     package, stem = relative.parent, relative.stem
 
     def gold_class(path: Path) -> bool:
+        """Every class compiled from the file: its own, nested and anonymous ones, and other top-level classes in it."""
         inside = path.relative_to(workspace.classes)
-        return inside.parent == package and (inside.stem == stem or inside.stem.startswith(stem + "$"))
+        if path.suffix != ".class" or inside.parent != package:
+            return False
+        source = class_source_file(path)
+        return source == relative.name if source is not None else (inside.stem == stem or inside.stem.startswith(stem + "$"))
 
     building = Path(tempfile.mkdtemp(prefix=f".{root.name}.", dir=views))
     link_tree(workspace.tree, building / "tree", lambda path: path == workspace.tree / file_path)
@@ -326,6 +331,43 @@ def public_view(workspace: Workspace, file_path: str) -> PublicView:
     except OSError:  # made meanwhile by another process
         shutil.rmtree(building, ignore_errors=True)
     return PublicView(root)
+
+
+_CONSTANT_SIZES = {3: 4, 4: 4, 5: 8, 6: 8, 7: 2, 8: 2, 9: 4, 10: 4, 11: 4, 12: 4, 15: 3, 16: 2, 17: 4, 18: 4, 19: 2, 20: 2}
+
+
+def class_source_file(path: Path) -> str | None:
+    """The SourceFile attribute of a class file (the .java file it was compiled from), or None without one."""
+    data = path.read_bytes()
+    try:
+        count, at, utf8 = int.from_bytes(data[8:10], "big"), 10, {}
+        index = 1
+        while index < count:
+            tag = data[at]
+            if tag == 1:
+                length = int.from_bytes(data[at + 1:at + 3], "big")
+                utf8[index] = data[at + 3:at + 3 + length].decode("utf-8", errors="replace")
+                at += 3 + length
+            else:
+                at += 1 + _CONSTANT_SIZES[tag]
+            index += 2 if tag in (5, 6) else 1  # longs and doubles take two entries
+        at += 6
+        at += 2 + 2 * int.from_bytes(data[at:at + 2], "big")  # interfaces
+        for _ in range(2):  # fields, then methods
+            members, at = int.from_bytes(data[at:at + 2], "big"), at + 2
+            for _ in range(members):
+                attributes, at = int.from_bytes(data[at + 6:at + 8], "big"), at + 8
+                for _ in range(attributes):
+                    at += 6 + int.from_bytes(data[at + 2:at + 6], "big")
+        attributes, at = int.from_bytes(data[at:at + 2], "big"), at + 2
+        for _ in range(attributes):
+            name, length = utf8.get(int.from_bytes(data[at:at + 2], "big")), int.from_bytes(data[at + 2:at + 6], "big")
+            if name == "SourceFile":
+                return utf8.get(int.from_bytes(data[at + 6:at + 8], "big"))
+            at += 6 + length
+    except (IndexError, KeyError) as exc:
+        raise BenchsmithError(f"{path}: not a class file that can be read ({exc!r})") from exc
+    return None
 
 
 def link_tree(source: Path, target: Path, leave_out) -> None:

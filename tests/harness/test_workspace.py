@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tests.builders.test_nl2fix import run_cli
 from tests.builders.test_sources import install_stand_in
+from harness.workspace import class_source_file, public_view
 from tests.conftest import FIXTURE_D4J
 
 
@@ -36,3 +37,19 @@ def test_validation_report_on_git_workspaces(ledger_dataset, fixture_repos, tmp_
     assert report["summary"] == {"instances": 6, "reproduced": 6, "not reproduced by reason": {}}
     assert all(v["status"] == "reproduced" for v in report["instances"].values())
     assert "6 of 6 instances reproduced" in completed.stdout
+
+
+def test_the_public_view_holds_no_class_compiled_from_the_fixed_file(ledger_instances, ledger_workspace):
+    """Not the file's class, nor its nested or anonymous classes, nor another top-level class the file declares."""
+    instance = ledger_instances["Ledger-1"]
+    workspace = ledger_workspace("Ledger-1")
+    view = public_view(workspace, instance.file_path)
+    package = Path(instance.file_path).relative_to(workspace.source_dir).parent
+    from_the_file = [p.relative_to(workspace.classes) for p in (workspace.classes / package).glob("*.class")
+                     if class_source_file(p) == Path(instance.file_path).name]  # fmt: skip
+    assert from_the_file and all(not (view.classes / p).exists() for p in from_the_file)
+    others = [p.relative_to(workspace.classes) for p in workspace.classes.rglob("*.class")
+              if class_source_file(p) != Path(instance.file_path).name]  # fmt: skip
+    assert others and all((view.classes / p).is_file() for p in others)
+    assert not (view.tree / instance.file_path).exists() and (workspace.tree / instance.file_path).is_file()
+    assert (workspace.root.stat().st_mode & 0o777) == 0o700  # the ground truth is root's alone

@@ -47,17 +47,10 @@ WORKSPACE_FORMAT = 4  # bump when the manifest or the way workspaces are built c
 VIEW_FORMAT = 2  # bump when what a public view leaves out changes
 
 
-@dataclass(frozen=True)
-class Workspace:
-    root: Path  # holds tree/, classes/, test-classes/, logs
-    source_dir: str  # relative to tree/
-    test_dir: str
-    encoding: str  # of the main sources
-    test_encoding: str  # of the test sources (old projects mix UTF-8 and Latin-1)
-    libraries: tuple[str, ...]
-    excluded_tests: tuple[str, ...]
-    missing_files: tuple[str, ...] = ()  # blobs the history lacked (a partial mirror)
-    buggy_only_imports: tuple[str, ...] = ()  # imports of the buggy file that the fix removed
+class _Layout:
+    """tree/, classes/ and test-classes/ under a root: a workspace and its public view alike."""
+
+    root: Path
 
     @property
     def tree(self) -> Path:
@@ -70,6 +63,19 @@ class Workspace:
     @property
     def test_classes(self) -> Path:
         return self.root / "test-classes"
+
+
+@dataclass(frozen=True)
+class Workspace(_Layout):
+    root: Path  # holds tree/, classes/, test-classes/, logs
+    source_dir: str  # relative to tree/
+    test_dir: str
+    encoding: str  # of the main sources
+    test_encoding: str  # of the test sources (old projects mix UTF-8 and Latin-1)
+    libraries: tuple[str, ...]
+    excluded_tests: tuple[str, ...]
+    missing_files: tuple[str, ...] = ()  # blobs the history lacked (a partial mirror)
+    buggy_only_imports: tuple[str, ...] = ()  # imports of the buggy file that the fix removed
 
     def compile_classpath(self) -> list[Path]:
         return [self.classes, self.test_classes, *map(Path, self.libraries), *junit_classpath()]
@@ -280,23 +286,11 @@ def _make_readable(root: Path) -> None:
 
 
 @dataclass(frozen=True)
-class PublicView:
+class PublicView(_Layout):
     """What the candidates of one instance may see of its workspace: all of it but the file under repair and the
     classes compiled from it. Files are hard links into the (private) workspace, owned by root and read-only."""
 
     root: Path
-
-    @property
-    def tree(self) -> Path:
-        return self.root / "tree"
-
-    @property
-    def classes(self) -> Path:
-        return self.root / "classes"
-
-    @property
-    def test_classes(self) -> Path:
-        return self.root / "test-classes"
 
 
 def public_view(workspace: Workspace, file_path: str) -> PublicView:

@@ -159,6 +159,18 @@ def canaries(tmp_path_factory):
     home.unlink(missing_ok=True)
 
 
+def judged(instance, workspace, hostile: list[Attack], fast: bool, logs: Path) -> list[tuple[str, object, Attack | None]]:
+    """*hostile* judged by a runner of its own, in a slot of its own."""
+    with sandbox.leased_slot() as slot:
+        runner = InstanceRunner(instance, workspace, slot=slot, limits=LIMITS, logs=logs)
+        try:
+            return run_all(runner, instance, hostile, fast)
+        finally:
+            runner.close()
+            for plant in (Path(f"/tmp/{PLANT}"), Path(f"/dev/shm/{PLANT}")):  # shared /tmp where no namespace is
+                plant.unlink(missing_ok=True)
+
+
 def run_all(runner: InstanceRunner, instance, hostile: list[Attack], fast: bool) -> list[tuple[str, object, Attack | None]]:
     """Each hostile candidate between an honest gold and an honest buggy one."""
     verdicts = [("gold first", runner.evaluate(instance.fixed_method, "gold-first", fast=fast), None)]
@@ -211,12 +223,7 @@ def test_forgeries_are_refused_on_the_plain_path_too(ledger_instances, ledger_wo
     workspace = ledger_workspace("Ledger-1")
     hostile = [a for a in attacks(instance, workspace, ledger_dataset, *canaries)
                if a.name in ("assumption failure", "forged report, then the real one", "read the workspace", "plant in /tmp and /dev/shm")]  # fmt: skip
-    with sandbox.leased_slot() as slot:
-        runner = InstanceRunner(instance, workspace, slot=slot, limits=LIMITS, logs=tmp_path / "logs")
-        try:
-            verdicts = run_all(runner, instance, hostile, fast=False)
-        finally:
-            runner.close()
+    verdicts = judged(instance, workspace, hostile, False, tmp_path / "logs")
     assert_verdicts(verdicts)
     assert all(v.path == "plain" for _, v, _ in verdicts)
 
@@ -244,12 +251,4 @@ def test_with_layers_missing_the_forgeries_are_still_refused(missing, names, mon
     workspace = ledger_workspace("Ledger-1")
     hostile = [a for a in attacks(instance, workspace, ledger_dataset, *canaries) if a.name in names]
     assert len(hostile) == len(names)
-    with sandbox.leased_slot() as slot:
-        runner = InstanceRunner(instance, workspace, slot=slot, limits=LIMITS, logs=tmp_path / "logs")
-        try:
-            verdicts = run_all(runner, instance, hostile, fast=True)
-        finally:
-            runner.close()
-            for plant in (Path(f"/tmp/{PLANT}"), Path(f"/dev/shm/{PLANT}")):  # no private /tmp without namespaces
-                plant.unlink(missing_ok=True)
-    assert_verdicts(verdicts)
+    assert_verdicts(judged(instance, workspace, hostile, True, tmp_path / "logs"))

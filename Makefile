@@ -7,7 +7,7 @@ JUNIT  := /usr/share/java/junit4.jar
 DATASETS := data/datasets
 FIXTURE_REPOS := data/cache/fixture-repos
 
-.PHONY: install java dataset test test-online bench clean
+.PHONY: install java dataset test test-online bench bench-python clean
 
 install: $(STAMP)
 
@@ -88,6 +88,10 @@ bench: install java
 	@if [ -z "$(D4J)" ] || [ -z "$(REPOS)" ]; then \
 		echo "usage: make bench D4J=<Defects4J checkout> REPOS=<upstream repositories folder>"; exit 2; fi
 	$(BIN)/python bench/fast_vs_plain.py --defects4j $(D4J) --repos $(REPOS)
+
+# The Python class harness on tasks built from PyPI's click 8.1.7: seconds per candidate.
+bench-python: install java
+	$(BIN)/python bench/python_class.py --repo $(CLASSBENCH_REPO)
 
 clean:
 	rm -rf $(VENV) data/cache $(DATASETS) data/runs

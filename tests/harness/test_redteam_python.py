@@ -84,6 +84,20 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
     pass_all = fail_all.replace("'failed'", "'passed'")
     breaks_builtins = "import builtins\nbuiltins.abs = lambda x: -1\nbuiltins.sum = lambda *a, **k: -1\n"
     breaks_pth = "import builtins; builtins.abs = lambda x: -1; builtins.sum = lambda *a, **k: -1\n"
+
+    def plants_conftest(text: str) -> str:
+        """A wrong class that writes a conftest.py holding *text* wherever pytest of a later candidate would look."""
+        return with_prelude(wrong, f"""
+            import os
+            _tree = {tree_of}
+            for _folder in (_tree, os.path.join(_tree, 'tests'), os.path.join(_tree, 'src')):
+                try:
+                    with open(os.path.join(_folder, 'conftest.py'), 'w') as _handle:
+                        _handle.write({text!r})
+                except OSError:
+                    pass
+        """)
+
     runs = [
         # --- forged reports: a wrong class whose tests would all pass if the forgery were believed
         Run("atexit-forge", with_prelude(wrong, """
@@ -173,27 +187,9 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                 _config.pluginmanager.register(_MarkAll())
         """)),
         # --- planting for the candidates after it (each checked by the candidate that follows)
-        Run("conftest-pass-all", with_prelude(wrong, f"""
-            import os
-            _tree = {tree_of}
-            for _folder in (_tree, os.path.join(_tree, 'tests'), os.path.join(_tree, 'src')):
-                try:
-                    with open(os.path.join(_folder, 'conftest.py'), 'w') as _handle:
-                        _handle.write({pass_all!r})
-                except OSError:
-                    pass
-        """)),
+        Run("conftest-pass-all", plants_conftest(pass_all)),
         Run("empty-after-pass-all", empty),
-        Run("conftest-fail-all", with_prelude(wrong, f"""
-            import os
-            _tree = {tree_of}
-            for _folder in (_tree, os.path.join(_tree, 'tests'), os.path.join(_tree, 'src')):
-                try:
-                    with open(os.path.join(_folder, 'conftest.py'), 'w') as _handle:
-                        _handle.write({fail_all!r})
-                except OSError:
-                    pass
-        """)),
+        Run("conftest-fail-all", plants_conftest(fail_all)),
         Run("sitecustomize-and-pth", with_prelude(wrong, f"""
             import os, site, sys
             _tree = {tree_of}

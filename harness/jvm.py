@@ -10,6 +10,7 @@ own (a *lane*), so neither can reach the other even without namespaces.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -51,9 +52,7 @@ class Compiler:
         self.slot = slot
         jail = sandbox.Jail(read_only=tuple(dict.fromkeys([runner_classes(), *read_only])), writable=(box,))
         argv = [tool("java"), "-Xmx1g", "-XX:+UseSerialGC", "-cp", runner_classpath(), "BenchsmithRunner", "compile"]
-        server_limits = sandbox.Limits(wall_seconds=limits.wall_seconds, cpu_seconds=limits.cpu_seconds * 100,
-                                       memory_bytes=limits.memory_bytes, file_bytes=limits.file_bytes,
-                                       processes=limits.processes, scratch_bytes=limits.scratch_bytes)  # fmt: skip
+        server_limits = dataclasses.replace(limits, cpu_seconds=limits.cpu_seconds * 100)  # it lives for every candidate
         self.process = sandbox.start(argv, box, slot, server_limits, log_path, jail=jail, lane=COMPILER_LANE,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)  # fmt: skip
         self._lines: queue.Queue = queue.Queue()

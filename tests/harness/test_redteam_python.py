@@ -85,6 +85,17 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
     breaks_builtins = "import builtins\nbuiltins.abs = lambda x: -1\nbuiltins.sum = lambda *a, **k: -1\n"
     breaks_pth = "import builtins; builtins.abs = lambda x: -1; builtins.sum = lambda *a, **k: -1\n"
 
+    def writes_to(targets: tuple[str, ...], text: str) -> str:
+        """A wrong class that tries to write *text* into each of *targets*."""
+        return with_prelude(wrong, f"""
+            for _path in {targets!r}:
+                try:
+                    with open(_path, 'w') as _handle:
+                        _handle.write({text!r})
+                except OSError:
+                    pass
+        """)
+
     def plants_conftest(text: str) -> str:
         """A wrong class that writes a conftest.py holding *text* wherever pytest of a later candidate would look."""
         return with_prelude(wrong, f"""
@@ -230,14 +241,7 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                 except OSError:
                     pass
         """)),
-        Run("tmp-and-shm-plant", with_prelude(wrong, f"""
-            for _path in ('/tmp/{PLANT}', '/dev/shm/{PLANT}'):
-                try:
-                    with open(_path, 'w') as _handle:
-                        _handle.write('planted')
-                except OSError:
-                    pass
-        """)),
+        Run("tmp-and-shm-plant", writes_to((f"/tmp/{PLANT}", f"/dev/shm/{PLANT}"), "planted")),
         Run("reads-tmp-and-shm-plant", escape(gold, f"""
             import os
             return any(os.path.exists(p) for p in ('/tmp/{PLANT}', '/dev/shm/{PLANT}'))
@@ -290,14 +294,8 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
             import os
             return bool(os.listdir({str(paths['base_site_packages'])!r}))
         """)),
-        Run("writes-canaries", with_prelude(wrong, f"""
-            for _path in ({str(paths['canary'])!r}, {str(paths['home_canary'])!r}, {str(paths['dataset'])!r}):
-                try:
-                    with open(_path, 'w') as _handle:
-                        _handle.write('overwritten')
-                except OSError:
-                    pass
-        """)),
+        Run("writes-canaries", writes_to((str(paths["canary"]), str(paths["home_canary"]), str(paths["dataset"])),
+                                         "overwritten")),
         Run("reads-harness-memory", escape(gold, f"""
             with open('/proc/{os.getpid()}/environ', 'rb') as handle:
                 return b'BENCHSMITH_CACHE' in handle.read()

@@ -76,6 +76,7 @@ dataset: install java
 	@echo "report: $(RUN)/report.md"
 
 test: install java
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q
 
 # One real issue per tracker (Jira, GitHub, SourceForge, Google Code archive); needs network access.

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from benchsmith.progress import setup_logging
 from benchsmith.schema import NL2FixInstance, read_records
-from builders.defects4j import Defects4JRoot
+from sources.defects4j import Defects4JRoot
 from builders.nl2fix import BuildOptions, build
 from harness import sandbox
 from harness.java_runner import InstanceRunner, Tests

@@ -49,7 +49,7 @@ def _limits(args: argparse.Namespace):
 def _validate(args: argparse.Namespace) -> int:
     from benchsmith.atomic import write_text_atomic
     from benchsmith.schema import NL2FixInstance, read_records
-    from builders.defects4j import Defects4JRoot
+    from sources.defects4j import Defects4JRoot
     from builders.validate import summary, validate_all
 
     instances = read_records(args.dataset, NL2FixInstance)

@@ -24,10 +24,10 @@ from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError, SourceUnavailable
 from benchsmith.progress import progress
 from benchsmith.schema import NL2FixInstance, Validation
-from builders.defects4j import Bug, Defects4JRoot
-from builders.export import write_dataset
+from sources.defects4j import Bug, Defects4JRoot
+from benchsmith.export import write_dataset
 from builders.single_method import SOURCE_MISSING, BugOutcome, analyse_bug
-from builders.sources import SourceProvider, has_git_history, provider_for
+from sources.history import SourceProvider, has_git_history, provider_for
 
 log = logging.getLogger(__name__)
 

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 from benchsmith.errors import BenchsmithError, PatchError
 from benchsmith.schema import NL2FixInstance, instance_id
-from builders.comments import strip_comments
-from builders.defects4j import Bug, Defects4JRoot
-from builders.javasrc import JavaFile, MethodUnit, analyse_java
-from builders.patches import FilePatch, parse_patch
-from builders.sources import SourceProvider
+from sources.comments import strip_comments
+from sources.defects4j import Bug, Defects4JRoot
+from sources.javasrc import JavaFile, MethodUnit, analyse_java
+from sources.patches import FilePatch, parse_patch
+from sources.history import SourceProvider
 
 # Rejection reasons: a fixed vocabulary so the dataset card can count them.
 MULTI_FILE = "multi-file"

@@ -16,7 +16,7 @@ from tqdm import tqdm
 
 from benchsmith.errors import BenchsmithError
 from benchsmith.schema import NL2FixInstance, Validation
-from builders.defects4j import Defects4JRoot
+from sources.defects4j import Defects4JRoot
 from harness.java_runner import InstanceRunner, Tests
 from harness.pool import per_instance
 from harness.sandbox import Limits

@@ -42,7 +42,7 @@ from benchsmith.schema import (
     read_records,
     to_table,
 )
-from builders.defects4j import Defects4JRoot
+from sources.defects4j import Defects4JRoot
 from harness.fingerprint import harness_fingerprint
 from harness.insertion import dedup_key
 from harness.java_runner import InstanceRunner, Tests, Verdict

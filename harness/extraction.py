@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import javalang
 
 from benchsmith.errors import JavaParseError
-from builders.javasrc import MethodUnit, analyse_java
+from sources.javasrc import MethodUnit, analyse_java
 
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)[^`]*$")
 _WRAPPER = "class BenchsmithExtractionWrapper {\n%s\n}\n"

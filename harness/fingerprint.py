@@ -8,7 +8,7 @@ from pathlib import Path
 from benchsmith import __version__
 from benchsmith.errors import BenchsmithError
 
-ROOT = Path(__file__).resolve().parent.parent  # holds the harness and builders packages
+ROOT = Path(__file__).resolve().parent.parent  # holds the harness and sources packages
 
 # Every file whose change can change a verdict: how a candidate is checked, inserted, compiled, run and counted.
 VERDICT_SOURCES: tuple[str, ...] = (
@@ -21,11 +21,11 @@ VERDICT_SOURCES: tuple[str, ...] = (
     "harness/sandbox.py",
     "harness/insertion.py",
     "harness/workspace.py",
-    "builders/classbench/testrun.py",
-    "builders/classbench/directcov.py",
-    "builders/classbench/removal.py",
-    "builders/classbench/view.py",
-    "builders/classbench/repo.py",
+    "harness/pytest_run.py",
+    "harness/directcov.py",
+    "harness/python_view.py",
+    "sources/python_removal.py",
+    "sources/python_repo.py",
 )
 
 

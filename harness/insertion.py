@@ -9,7 +9,7 @@ import javalang
 
 from benchsmith.errors import BenchsmithError
 from benchsmith.schema import NL2FixInstance
-from builders.javasrc import analyse_java, lines_with_ends
+from sources.javasrc import analyse_java, lines_with_ends
 
 _WRAPPER = "class BenchsmithCandidate {\n%s\n}\n"
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")

@@ -12,7 +12,7 @@ import random
 
 import javalang
 
-from builders.javasrc import lines_with_ends
+from sources.javasrc import lines_with_ends
 
 _SWAPS = {
     "<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "==",

@@ -5,12 +5,12 @@ The test pass rate (TR) is the fraction of the task's directives
 
 Each candidate runs in a jail of its own (``harness.sandbox``): a
 copy-on-write layer over the task's public view (the pristine tree without the
-class, ``builders.classbench.view``), the candidate's module and a test file
+class, ``harness.python_view``), the candidate's module and a test file
 carrying two sentinel tests laid over it read-only, and, read-only, the
 repository's environment, its base interpreter and our pytest plugin; nothing
 else of the machine's files but the system. Whatever a run writes vanishes
 with it, so no candidate can rig another's verdict, and nothing is read back
-from the tree: outcomes arrive through a pipe (``builders.classbench.testrun``)
+from the tree: outcomes arrive through a pipe (``harness.pytest_run``)
 and are held against what was asked, sentinels included
 (``harness.outcomes``), since the candidate runs in the process that reports
 them. Where no mount namespace exists the view is really copied per candidate
@@ -41,10 +41,10 @@ from pathlib import Path
 
 from benchsmith.config import cache_dir
 from benchsmith.schema import ClassBenchTask
-from builders.classbench.removal import insert_class
-from builders.classbench.repo import resolve, runtime
-from builders.classbench.testrun import OWN_CONFIG, plugin_dir, pytest_argv, run_reporting
-from builders.classbench.view import public_view
+from sources.python_removal import insert_class
+from sources.python_repo import resolve, runtime
+from harness.pytest_run import OWN_CONFIG, plugin_dir, pytest_argv, run_reporting
+from harness.python_view import public_view
 from harness import sandbox
 from harness.java_runner import Verdict
 from harness.outcomes import Expected, Sentinel, check_report, plausible_names, shuffled

@@ -31,9 +31,9 @@ from benchsmith.atomic import write_text_atomic
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
 from benchsmith.schema import NL2FixInstance
-from builders.defects4j import Bug, Defects4JRoot
-from builders.patches import apply_patch
-from builders.sources import GitHistory, locate_upstream
+from sources.defects4j import Bug, Defects4JRoot
+from sources.patches import apply_patch
+from sources.history import GitHistory, locate_upstream
 from harness.javatools import javac, junit_classpath, library_jars, pom_versions
 
 log = logging.getLogger(__name__)

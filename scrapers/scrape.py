@@ -21,7 +21,7 @@ from benchsmith import __version__
 from benchsmith.errors import BenchsmithError
 from benchsmith.progress import progress
 from benchsmith.schema import IssueText
-from builders.export import write_dataset
+from benchsmith.export import write_dataset
 from scrapers import TrackerUnavailable, UnknownTracker, fetch_issue, tracker_name
 from scrapers.http import shared
 

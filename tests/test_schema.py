@@ -5,7 +5,7 @@ import pytest
 
 from benchsmith.errors import BenchsmithError
 from benchsmith.schema import NL2FIX_SCHEMA, NL2FixInstance, Validation, instance_id, read_records, to_table
-from builders.export import write_dataset
+from benchsmith.export import write_dataset
 
 
 def make_instance(**changes) -> NL2FixInstance:

@@ -31,11 +31,11 @@ from benchsmith.progress import progress
 from benchsmith.schema import ClassBenchTask, task_id
 from builders.classbench.analysis import ClassInfo, MethodInfo, analyse_file, source_files
 from builders.classbench.metadata import render
-from builders.classbench.removal import insert_class, remove_class
-from builders.classbench.repo import Repository, private_cache_dir, resolve
+from sources.python_removal import insert_class, remove_class
+from sources.python_repo import Repository, private_cache_dir, resolve
 from builders.classbench.shortlist import GOLD_FAILS, NO_DIRECTIVE, directly_covered_methods, is_shortlisted, referencing_tests
-from builders.classbench.testrun import TestRun, run_pytest, swapped_module, work_copy
-from builders.export import write_dataset
+from harness.pytest_run import TestRun, run_pytest, swapped_module, work_copy
+from benchsmith.export import write_dataset
 from harness import sandbox
 from harness.python_runner import reference_solution
 

@@ -14,7 +14,7 @@ import re
 import shutil
 from collections.abc import Callable
 
-from builders.classbench.repo import Repository, private_cache_dir
+from sources.python_repo import Repository, private_cache_dir
 from paraphrase.collect import collect_identifiers
 from paraphrase.index import build_index
 from paraphrase.repository import paraphrase_repository

@@ -11,7 +11,7 @@ from rapidfuzz.distance import Levenshtein
 
 from benchsmith.errors import BenchsmithError
 from benchsmith.schema import NL2FixInstance
-from builders.comments import strip_comments
+from sources.comments import strip_comments
 from harness.models.base import Message
 from harness.prompts.renderer import render
 

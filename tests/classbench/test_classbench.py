@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from benchsmith.schema import ClassBenchTask, Result, read_records
-from builders.classbench.removal import remove_class
+from sources.python_removal import remove_class
 from harness.python_runner import reference_solution
 from tests.builders.test_nl2fix import run_cli
 from tests.conftest import GEOMETRY

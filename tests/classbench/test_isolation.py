@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from benchsmith.schema import ClassBenchTask, read_records
-from builders.classbench.removal import SENTINEL, remove_class
-from builders.classbench.repo import PRIVATE_FOLDERS, resolve, runtime
-from builders.classbench.testrun import OWN_CONFIG, parse_report, plugin_dir
-from builders.classbench.view import public_view
+from sources.python_removal import SENTINEL, remove_class
+from sources.python_repo import PRIVATE_FOLDERS, resolve, runtime
+from harness.pytest_run import OWN_CONFIG, parse_report, plugin_dir
+from harness.python_view import public_view
 from harness import sandbox
 from harness.python_runner import TaskRunner
 

@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from benchsmith.schema import NL2FixInstance, read_records
-from builders.defects4j import Defects4JRoot
+from sources.defects4j import Defects4JRoot
 from harness.workspace import prepare
 from tests.builders.test_nl2fix import build
 from tests.conftest import FIXTURE_D4J

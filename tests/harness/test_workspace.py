@@ -6,7 +6,7 @@ import tempfile
 from pathlib import Path
 
 from tests.builders.test_nl2fix import run_cli
-from tests.builders.test_sources import install_stand_in
+from tests.sources.test_history import install_stand_in
 from harness.workspace import class_source_file, public_view
 from tests.conftest import FIXTURE_D4J
 

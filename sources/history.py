@@ -16,8 +16,8 @@ from typing import Protocol
 
 from benchsmith.config import cache_dir
 from benchsmith.errors import SourceUnavailable
-from builders.defects4j import Bug
-from builders.patches import apply_patch
+from sources.defects4j import Bug
+from sources.patches import apply_patch
 
 log = logging.getLogger(__name__)
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
-from builders.classbench.removal import remove_class
-from builders.classbench.repo import Repository
-from builders.classbench.testrun import OWN_CONFIG, has_own_config
+from sources.python_removal import remove_class
+from sources.python_repo import Repository
+from harness.pytest_run import OWN_CONFIG, has_own_config
 
 VIEW_FORMAT = 1
 # Never in a view: compiled modules (the pristine module's bytecode is the ground truth), caches, our own markers.

@@ -1,7 +1,7 @@
 import pytest
 
 from benchsmith.errors import PatchError
-from builders.patches import apply_patch, parse_patch
+from sources.patches import apply_patch, parse_patch
 
 FIXED = "class A {\n    int f() {\n        return 1;\n    }\n}"  # no newline at the end
 PATCH = """\

@@ -1,7 +1,7 @@
 import pytest
 
 from benchsmith.errors import JavaParseError
-from builders.javasrc import analyse_java
+from sources.javasrc import analyse_java
 
 SOURCE = """\
 package a.b;

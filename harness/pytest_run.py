@@ -26,7 +26,7 @@ from pathlib import Path
 
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
-from builders.classbench.repo import Repository
+from sources.python_repo import Repository
 from harness import sandbox
 
 PER_TEST_TIMEOUT = 60

@@ -49,8 +49,8 @@ def _limits(args: argparse.Namespace):
 def _validate(args: argparse.Namespace) -> int:
     from benchsmith.atomic import write_text_atomic
     from benchsmith.schema import NL2FixInstance, read_records
-    from sources.defects4j import Defects4JRoot
     from builders.validate import summary, validate_all
+    from sources.defects4j import Defects4JRoot
 
     instances = read_records(args.dataset, NL2FixInstance)
     outcomes = validate_all(instances, Defects4JRoot(args.defects4j), args.repos, args.workers, _limits(args),
@@ -66,7 +66,8 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from harness.evaluate import EvalOptions, evaluate
+    from harness.benchmarks import EvalOptions
+    from harness.evaluate import evaluate
 
     results = evaluate(
         EvalOptions(
@@ -80,17 +81,20 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from benchsmith.schema import RankedCandidate, Result, read_records
-    from harness.report import plot, render_table, summarise
+    from benchsmith.schema import RankedCandidate, Result, read_records, read_stamp
+    from harness.benchmarks import get
+    from harness.report import METRIC_COLUMNS, plot, render_table, summarise
 
     ks = [int(k) for k in args.k.split(",")]
     results = read_records(args.results, Result)
+    stamp = read_stamp(args.results)
+    columns = get(stamp.benchmark).report_columns if stamp and stamp.benchmark else METRIC_COLUMNS
     ranking = read_records(args.ranking, RankedCandidate) if args.ranking else None
     summary = summarise(results, ks, ranking)
     if args.plots:
         for path in plot(summary, args.plots, ks):
             print(f"wrote {path}", file=sys.stderr)
-    print(json.dumps(summary, indent=2) if args.json else render_table(summary, ks))
+    print(json.dumps(summary, indent=2) if args.json else render_table(summary, ks, columns))
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Export records to Parquet through the schema module, with a dataset card beside the file.
+"""Export records to Parquet through the schema module (stamped), with a dataset card beside a dataset.
 
 The Parquet file and both card files (``<stem>.card.json``, ``<stem>.card.md``)
 are written under temporary names and renamed only once all three are
@@ -21,9 +21,17 @@ def card_paths(out: Path) -> tuple[Path, Path]:
     return out.with_suffix(".card.json"), out.with_suffix(".card.md")
 
 
-def write_dataset(records: list, record_type: type, out: Path, card: dict, card_markdown: str) -> None:
+def write_records(out: Path, records: list, record_type: type, benchmark: str = "") -> None:
+    """Write *records* to *out* as stamped Parquet, atomically."""
+    table = to_table(records, record_type, benchmark)
+    with atomic_path(Path(out)) as tmp:
+        pq.write_table(table, tmp)
+
+
+def write_dataset(records: list, record_type: type, out: Path, card: dict, card_markdown: str,
+                  benchmark: str = "") -> None:  # fmt: skip
     """Write *records* to *out* as Parquet and the card beside it, all or nothing."""
-    table = to_table(records, record_type)
+    table = to_table(records, record_type, benchmark)
     card_json, card_md = card_paths(Path(out))
     with ExitStack() as stack:
         parquet_tmp = stack.enter_context(atomic_path(Path(out)))

@@ -1,15 +1,25 @@
 """Every record benchsmith writes, and the only place Parquet columns are defined.
 
-Each record is a dataclass; its Arrow schema is declared next to it. Exports go
-through :func:`to_table`, which refuses records of the wrong type and values
-that do not fit the declared columns, and reads go through :func:`read_records`,
-which refuses files whose columns differ from the schema.
+Each record is declared once, as a dataclass; its Arrow schema is derived from
+the field types (:func:`arrow_schema`). Exports go through :func:`to_table`,
+which refuses records of the wrong type and values that do not fit, and stamps
+the table with ``benchsmith`` metadata (:class:`Stamp`: the record kind, the
+schema version, the tool version, a hash of the content and, for a benchmark's
+records, the benchmark's name). Reads go through :func:`read_records`, which
+refuses files whose columns or stamp are another record's.
+
+An *instance* is the unit a benchmark scores: an NL2Fix bug (``Cli-1``) or a
+classbench task (its ``task_id``); candidates and results name it ``instance_id``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import hashlib
 import json
+import types
+import typing
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,23 +63,6 @@ class IssueText:
     fetched_at: str = ""  # when the tracker answered (kept across cache hits), ISO 8601 UTC
 
 
-ISSUE_SCHEMA = pa.schema(
-    [
-        ("url", pa.string()),
-        ("title", pa.string()),
-        ("description", pa.string()),
-        ("comments", pa.list_(pa.string())),
-        ("missing_reason", pa.string()),
-        ("tracker", pa.string()),
-        ("status", pa.string()),
-        ("author", pa.string()),
-        ("created", pa.string()),
-        ("updated", pa.string()),
-        ("comment_authors", pa.list_(pa.string())),
-        ("comment_created", pa.list_(pa.string())),
-        ("fetched_at", pa.string()),
-    ]
-)
 
 
 @dataclass(frozen=True)
@@ -100,42 +93,12 @@ class NL2FixInstance:
     validation: Validation = Validation()
 
 
-_VALIDATION_TYPE = pa.struct([("status", pa.string()), ("reason", pa.string())])
-
-NL2FIX_SCHEMA = pa.schema(
-    [
-        ("instance_id", pa.string()),
-        ("project", pa.string()),
-        ("bug_id", pa.int32()),
-        ("report_id", pa.string()),
-        ("report_url", pa.string()),
-        ("issue_title", pa.string()),
-        ("issue_description", pa.string()),
-        ("issue_comments", pa.list_(pa.string())),
-        ("file_path", pa.string()),
-        ("method_name", pa.string()),
-        ("method_signature", pa.string()),
-        ("method_start_line", pa.int32()),
-        ("method_end_line", pa.int32()),
-        ("fixed_method_start_line", pa.int32()),
-        ("fixed_method_end_line", pa.int32()),
-        ("buggy_method", pa.string()),
-        ("buggy_method_no_comments", pa.string()),
-        ("fixed_method", pa.string()),
-        ("hunks", pa.int32()),
-        ("trigger_tests", pa.list_(pa.string())),
-        ("relevant_tests", pa.list_(pa.string())),
-        ("revision_buggy", pa.string()),
-        ("revision_fixed", pa.string()),
-        ("validation", _VALIDATION_TYPE),
-    ]
-)
 
 @dataclass(frozen=True)
 class Candidate:
     """One model output, as a line of candidates JSONL."""
 
-    instance_id: str
+    instance_id: str  # the benchmark instance it answers: an NL2Fix bug id or a classbench task id
     candidate_id: str
     code: str
     model: str = ""
@@ -146,7 +109,7 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Result:
-    instance_id: str
+    instance_id: str  # as in Candidate
     candidate_id: str
     status: str  # one of RESULT_STATUSES
     compiled: bool
@@ -164,32 +127,13 @@ class Result:
     # sha256 of what decided the verdict (the code, the dataset row, the harness, the options): a stored verdict
     # is reused only under the same key (harness/evaluate.py)
     verdict_key: str = ""
+    project: str = ""  # the instance's project (NL2Fix) or repository (classbench), from its benchmark
 
     def __post_init__(self) -> None:
         if self.status not in RESULT_STATUSES:
             raise ValueError(f"result status {self.status!r} is not one of {RESULT_STATUSES}")
 
 
-RESULT_SCHEMA = pa.schema(
-    [
-        ("instance_id", pa.string()),
-        ("candidate_id", pa.string()),
-        ("status", pa.string()),
-        ("compiled", pa.bool_()),
-        ("tests_passed", pa.int32()),
-        ("tests_failed", pa.int32()),
-        ("failing_tests", pa.list_(pa.string())),
-        ("duplicate_of", pa.string()),
-        ("seconds", pa.float64()),
-        ("log_path", pa.string()),
-        ("reason", pa.string()),
-        ("runner", pa.string()),
-        ("regression_passed", pa.bool_()),
-        ("model", pa.string()),
-        ("strategy", pa.string()),
-        ("verdict_key", pa.string()),
-    ]
-)
 
 @dataclass(frozen=True)
 class ClassBenchTask:
@@ -217,31 +161,6 @@ class ClassBenchTask:
     description_prompt_hash: str = ""  # sha256 of the prompt templates used, so a changed prompt re-describes
 
 
-CLASSBENCH_SCHEMA = pa.schema(
-    [
-        ("task_id", pa.string()),
-        ("language", pa.string()),
-        ("repo", pa.string()),
-        ("commit", pa.string()),
-        ("file_path", pa.string()),
-        ("class_name", pa.string()),
-        ("module", pa.string()),
-        ("ground_truth_class", pa.string()),
-        ("imports", pa.list_(pa.string())),
-        ("detailed_metadata", pa.string()),
-        ("sketchy_metadata", pa.string()),
-        ("detailed_description", pa.string()),
-        ("sketchy_description", pa.string()),
-        ("test_directives", pa.list_(pa.string())),
-        ("external_references", pa.list_(pa.string())),
-        ("class_tokens", pa.int32()),
-        ("paraphrased", pa.bool_()),
-        ("relatives", pa.list_(pa.string())),
-        ("description_backend", pa.string()),
-        ("description_model", pa.string()),
-        ("description_prompt_hash", pa.string()),
-    ]
-)
 
 
 @dataclass(frozen=True)
@@ -256,16 +175,6 @@ class RankedCandidate:
     embedder: str  # "minilm:sentence-transformers/all-MiniLM-L6-v2", "openai:text-embedding-ada-002"
 
 
-RANKED_CANDIDATE_SCHEMA = pa.schema(
-    [
-        ("instance_id", pa.string()),
-        ("candidate_id", pa.string()),
-        ("similarity", pa.float64()),
-        ("rank", pa.int32()),
-        ("pruned", pa.bool_()),
-        ("embedder", pa.string()),
-    ]
-)
 
 
 def task_id(repo_key: str, file_path: str, class_name: str) -> str:
@@ -273,10 +182,6 @@ def task_id(repo_key: str, file_path: str, class_name: str) -> str:
     return f"{repo_key}::{file_path}::{class_name}"
 
 
-SCHEMAS: dict[type, pa.Schema] = {
-    NL2FixInstance: NL2FIX_SCHEMA, Result: RESULT_SCHEMA, ClassBenchTask: CLASSBENCH_SCHEMA, IssueText: ISSUE_SCHEMA,
-    RankedCandidate: RANKED_CANDIDATE_SCHEMA,
-}  # fmt: skip
 
 
 def json_objects(path: Path, what: str) -> Iterator[tuple[str, dict]]:
@@ -318,61 +223,110 @@ def read_candidates(path: Path) -> list[Candidate]:
 R = TypeVar("R")
 
 
-def dataset_kind(path: Path) -> str:
-    """``"classbench"`` or ``"nl2fix"``, from a dataset file's columns; an unreadable file is an error naming it."""
-    try:
-        names = pq.read_schema(path).names
-    except FileNotFoundError:
-        raise BenchsmithError(f"{path}: no such dataset file") from None
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise BenchsmithError(f"{path}: not a readable dataset ({exc})") from None
-    if names == CLASSBENCH_SCHEMA.names:
-        return "classbench"
-    if names == NL2FIX_SCHEMA.names:
-        return "nl2fix"
-    raise BenchsmithError(f"{path}: neither an NL2Fix nor a classbench dataset (columns {names})")
-
-
 def instance_id(project: str, bug_id: int) -> str:
     """The one place NL2Fix instance identifiers are made: ``Cli-1``."""
     return f"{project}-{bug_id}"
 
 
-def to_table(records: list, record_type: type) -> pa.Table:
-    """Convert *records* to an Arrow table with *record_type*'s declared schema."""
-    schema = SCHEMAS[record_type]
-    _check_schema_matches_dataclass(record_type, schema)
+
+
+# 1: the first wave's files, unstamped. 2: stamped; Result gained ``project``.
+SCHEMA_VERSION = 2
+STAMP_KEY = b"benchsmith"
+
+_ARROW_TYPES: dict[type, pa.DataType] = {str: pa.string(), int: pa.int32(), float: pa.float64(), bool: pa.bool_()}
+
+
+@functools.cache
+def arrow_schema(record_type: type) -> pa.Schema:
+    """The Arrow schema of a record dataclass, derived from its field types, in field order."""
+    return pa.schema([(name, _arrow_type(kind, f"{record_type.__name__}.{name}"))
+                      for name, kind in _field_types(record_type).items()])  # fmt: skip
+
+
+def _field_types(record_type: type) -> dict[str, object]:
+    hints = typing.get_type_hints(record_type)
+    return {f.name: hints[f.name] for f in dataclasses.fields(record_type)}
+
+
+def _arrow_type(kind: object, where: str) -> pa.DataType:
+    if kind in _ARROW_TYPES:
+        return _ARROW_TYPES[kind]
+    arguments = typing.get_args(kind)
+    if isinstance(kind, types.UnionType) and len(arguments) == 2 and type(None) in arguments:
+        return _arrow_type(next(a for a in arguments if a is not type(None)), where)  # nullable, as every column
+    if typing.get_origin(kind) is list and len(arguments) == 1:
+        return pa.list_(_arrow_type(arguments[0], where))
+    if dataclasses.is_dataclass(kind):
+        return pa.struct(list(arrow_schema(kind)))
+    raise TypeError(f"{where}: no Arrow type for {kind!r}")
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """The ``benchsmith`` metadata of every Parquet file benchsmith writes."""
+
+    record: str  # the record dataclass's name: "NL2FixInstance", "Result", ...
+    schema_version: int
+    tool_version: str
+    content_sha256: str  # of the rows, as canonical JSON: equal content, equal hash
+    benchmark: str = ""  # the benchmark the records belong to ("nl2fix", "classbench"); "" for others
+
+    def encode(self) -> bytes:
+        return json.dumps(dataclasses.asdict(self), sort_keys=True).encode()
+
+
+def content_hash(rows: list[dict]) -> str:
+    return hashlib.sha256(json.dumps(rows, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def to_table(records: list, record_type: type, benchmark: str = "") -> pa.Table:
+    """*records* as an Arrow table with *record_type*'s derived schema and a :class:`Stamp`."""
+    from benchsmith import __version__
+
     rows = []
     for record in records:
         if not isinstance(record, record_type):
             raise BenchsmithError(f"export: expected {record_type.__name__} records, got {type(record).__name__}")
         rows.append(dataclasses.asdict(record))
+    stamp = Stamp(record_type.__name__, SCHEMA_VERSION, __version__, content_hash(rows), benchmark)
+    schema = arrow_schema(record_type).with_metadata({STAMP_KEY: stamp.encode()})
     try:
         return pa.Table.from_pylist(rows, schema=schema)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise BenchsmithError(f"export: a {record_type.__name__} does not fit its schema: {exc}") from exc
 
 
+def read_stamp(path: Path) -> Stamp | None:
+    """The stamp of a Parquet file; None for a file benchsmith did not stamp (or an older benchsmith wrote)."""
+    try:
+        metadata = pq.read_schema(path).metadata or {}
+    except FileNotFoundError:
+        raise BenchsmithError(f"{path}: no such file") from None
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise BenchsmithError(f"{path}: not a readable Parquet file ({exc})") from None
+    if STAMP_KEY not in metadata:
+        return None
+    try:
+        return Stamp(**json.loads(metadata[STAMP_KEY]))
+    except (ValueError, TypeError) as exc:
+        raise BenchsmithError(f"{path}: unreadable benchsmith metadata ({exc})") from None
+
+
 def read_records(path: Path, record_type: type[R]) -> list[R]:
     """Read a Parquet file written by :func:`to_table` back into records."""
-    schema = SCHEMAS[record_type]
-    try:
-        table = pq.read_table(path)
-    except FileNotFoundError:
-        raise BenchsmithError(f"{path}: no such dataset file") from None
-    except pa.ArrowInvalid as exc:
-        raise BenchsmithError(f"{path}: not a readable Parquet file: {exc}") from exc
-    if table.schema.names != schema.names:
+    stamp = read_stamp(path)
+    if stamp is not None and stamp.record != record_type.__name__:
+        raise BenchsmithError(f"{path}: holds {stamp.record} records, not {record_type.__name__}")
+    table = pq.read_table(path)
+    names = arrow_schema(record_type).names
+    if table.schema.names != names:
         raise BenchsmithError(f"{path}: columns {table.schema.names} are not those of {record_type.__name__}")
-    records = []
-    for row in table.to_pylist():
-        if record_type is NL2FixInstance:
-            row["validation"] = Validation(**row["validation"])
-        records.append(record_type(**row))
-    return records
+    return [_record(record_type, row) for row in table.to_pylist()]
 
 
-def _check_schema_matches_dataclass(record_type: type, schema: pa.Schema) -> None:
-    names = [f.name for f in dataclasses.fields(record_type)]
-    if names != schema.names:
-        raise AssertionError(f"schema of {record_type.__name__} differs from its dataclass: {names} vs {schema.names}")
+def _record(record_type: type[R], row: dict) -> R:
+    for name, kind in _field_types(record_type).items():
+        if dataclasses.is_dataclass(kind) and isinstance(row.get(name), dict):
+            row[name] = _record(kind, row[name])
+    return record_type(**row)

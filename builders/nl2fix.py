@@ -22,11 +22,12 @@ from benchsmith import __version__
 from benchsmith.atomic import write_text_atomic
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError, SourceUnavailable
+from benchsmith.export import write_dataset
 from benchsmith.progress import progress
 from benchsmith.schema import NL2FixInstance, Validation
-from sources.defects4j import Bug, Defects4JRoot
-from benchsmith.export import write_dataset
 from builders.single_method import SOURCE_MISSING, BugOutcome, analyse_bug
+from harness.benchmarks.nl2fix import NL2Fix
+from sources.defects4j import Bug, Defects4JRoot
 from sources.history import SourceProvider, has_git_history, provider_for
 
 log = logging.getLogger(__name__)
@@ -78,7 +79,7 @@ def build(options: BuildOptions) -> dict:
         instances, validation_summary = _validate(d4j, instances, options)
     card = _card(d4j, options, projects, sources, skipped, outcomes, instances, issue_missing)
     card["validation"] = validation_summary or {"run": False}
-    write_dataset(instances, NL2FixInstance, options.out, card, render_card(card))
+    write_dataset(instances, NL2FixInstance, options.out, card, render_card(card), benchmark=NL2Fix.name)
     return card
 
 

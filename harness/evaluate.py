@@ -1,6 +1,7 @@
-"""``benchsmith eval`` for NL2Fix: candidates JSONL → verdicts → results Parquet.
+"""``benchsmith eval``: candidates JSONL → verdicts → results Parquet.
 
-Candidates of one instance are deduplicated by their token sequence before
+The dataset's benchmark (:mod:`harness.benchmarks`) opens the runner of each
+instance and says what makes two candidates the same. Candidates of one instance are deduplicated by their token sequence before
 anything runs; a duplicate shares its twin's verdict and names it in
 ``duplicate_of``. Every verdict is appended to ``<out>.journal.jsonl`` as it
 is reached, so an interrupted evaluation resumes where it stopped; the
@@ -20,96 +21,25 @@ import json
 import logging
 import threading
 from collections import defaultdict
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
-from benchsmith.atomic import atomic_path
 from benchsmith.errors import BenchsmithError
+from benchsmith.export import write_records
 from benchsmith.journal import Journal
-from benchsmith.schema import (
-    RESULT_SCHEMA,
-    Candidate,
-    ClassBenchTask,
-    NL2FixInstance,
-    Result,
-    dataset_kind,
-    read_candidates,
-    read_records,
-    to_table,
-)
-from sources.defects4j import Defects4JRoot
+from benchsmith.schema import Candidate, Result, read_candidates, read_records
+from harness.benchmarks import Benchmark, CandidateRunner, EvalOptions, benchmark_of
 from harness.fingerprint import harness_fingerprint
-from harness.insertion import dedup_key
-from harness.java_runner import InstanceRunner, Tests, Verdict
+from harness.verdict import Verdict
 from harness.pool import per_instance
-from harness.sandbox import Limits
-from harness.workspace import prepare
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class EvalOptions:
-    dataset: Path
-    candidates: Path
-    out: Path
-    defects4j: Path | None = None  # NL2Fix datasets only
-    repos: Path | None = None
-    workers: int = 2
-    limits: Limits = Limits()
-    fast: bool = True
-    regression: bool = False  # run the relevant tests even after a trigger test fails (Table 2's "Regression")
-
-
 def logs_dir(out: Path) -> Path:
     return out.with_name(out.name + ".logs")
-
-
-@dataclass(frozen=True)
-class _Benchmark:
-    """What differs between the datasets: their records, how a candidate runs, what makes two candidates the same."""
-
-    records: dict
-    runner: Callable  # (record, slot, logs) -> an object with evaluate(code, name) -> Verdict and close()
-    dedup: Callable[[str], str]
-
-
-def _benchmark(options: EvalOptions) -> _Benchmark:
-    if dataset_kind(options.dataset) == "classbench":
-        from harness.python_runner import TaskRunner, python_dedup_key
-
-        tasks = {t.task_id: t for t in read_records(options.dataset, ClassBenchTask)}
-        return _Benchmark(tasks, lambda task, slot, logs: TaskRunner(task, slot, options.limits, logs), python_dedup_key)
-    if options.defects4j is None:
-        raise BenchsmithError(f"{options.dataset}: an NL2Fix dataset needs --defects4j")
-    d4j = Defects4JRoot(options.defects4j)
-    instances = {i.instance_id: i for i in read_records(options.dataset, NL2FixInstance)}
-
-    def java_runner(instance: NL2FixInstance, slot: int, logs: Path):
-        excluded = d4j.broken_tests(instance.project, instance.revision_fixed)
-        runner = InstanceRunner(instance, prepare(instance, d4j, options.repos), slot, options.limits, logs, excluded)
-        tests = Tests.for_instance(instance, excluded, stop_early=not options.regression)
-        return _JavaCandidates(runner, tests, options.fast)
-
-    return _Benchmark(instances, java_runner, dedup_key)
-
-
-@dataclass
-class _JavaCandidates:
-    runner: InstanceRunner
-    tests: Tests
-    fast: bool
-
-    def evaluate(self, code: str, name: str) -> Verdict:
-        return self.runner.evaluate(code, name, fast=self.fast, tests=self.tests)
-
-    def close(self) -> None:
-        self.runner.close()
 
 
 def verdict_context(record: object, options: EvalOptions, fingerprint: str) -> str:
@@ -126,11 +56,13 @@ def verdict_key(context: str, code: str) -> str:
 
 
 def evaluate(options: EvalOptions) -> list[Result]:
-    benchmark = _benchmark(options)
+    benchmark = benchmark_of(options.dataset)
+    records = benchmark.load(options.dataset)
+    open_runner = benchmark.runners(options)
     candidates = read_candidates(options.candidates)
-    _check_candidates(candidates, benchmark.records, options.candidates)
+    _check_candidates(candidates, records, options.candidates)
     fingerprint = harness_fingerprint()
-    contexts = {iid: verdict_context(benchmark.records[iid], options, fingerprint)
+    contexts = {iid: verdict_context(records[iid], options, fingerprint)
                 for iid in {c.instance_id for c in candidates}}  # fmt: skip
     keys = {(c.instance_id, c.candidate_id): verdict_key(contexts[c.instance_id], c.code) for c in candidates}
     done, discarded = _load_done(options.out, keys)
@@ -155,8 +87,7 @@ def evaluate(options: EvalOptions) -> list[Result]:
 
     def judge(item: tuple[str, list[Candidate]], slot: int) -> None:
         instance_id, group = item
-        _judge_instance(benchmark, benchmark.records[instance_id], instance_id, group, slot, options, done, keys,
-                        record)  # fmt: skip
+        _judge_instance(benchmark, open_runner, records[instance_id], group, slot, options, done, keys, record)
 
     try:
         for _ in per_instance(pending.items(), judge, options.workers):
@@ -164,8 +95,7 @@ def evaluate(options: EvalOptions) -> list[Result]:
     finally:
         bar.close()
     results = [done[(c.instance_id, c.candidate_id)] for c in candidates]
-    with atomic_path(options.out) as tmp:
-        pq.write_table(to_table(results, Result), tmp)
+    write_records(options.out, results, Result, benchmark=benchmark.name)
     journal.remove()
     return results
 
@@ -200,17 +130,19 @@ def _load_done(out: Path, keys: dict[tuple[str, str], str]) -> tuple[dict[tuple[
 
 
 def _stored_results(out: Path) -> list[Result]:
-    """The results in *out*; one written before verdict keys reads with an empty key, so none of it is reused."""
+    """The results in *out*; one written by an older version (no stamp) reads with the fields it has, its verdict
+    key empty where it had none, so none of it is reused."""
+    from benchsmith.schema import read_stamp
+
+    if read_stamp(out) is not None:
+        return read_records(out, Result)
     try:
-        names = pq.read_schema(out).names
-    except (pa.ArrowInvalid, OSError):
-        names = None  # read_records says what is wrong
-    if names == [n for n in RESULT_SCHEMA.names if n != "verdict_key"]:
         return [Result(**row) for row in pq.read_table(out).to_pylist()]
-    return read_records(out, Result)
+    except TypeError as exc:
+        raise BenchsmithError(f"{out}: not a results file ({exc})") from None
 
 
-def _judge_instance(benchmark: _Benchmark, record_: object, instance_id: str, group: list[Candidate], slot: int,
+def _judge_instance(benchmark: Benchmark, open_runner, record_: object, group: list[Candidate], slot: int,
                     options: EvalOptions, done: dict, keys: dict, record) -> None:  # fmt: skip
     # One execution per distinct token sequence of the instance, whatever the run; but a candidate is a
     # duplicate (Table 2) only of an earlier twin from its own run (model, strategy, temperature).
@@ -219,23 +151,25 @@ def _judge_instance(benchmark: _Benchmark, record_: object, instance_id: str, gr
     twins: dict[str, Candidate] = {}
     run_twins: dict[tuple, Candidate] = {}
     for candidate in group:
-        key = benchmark.dedup(candidate.code)
+        key = benchmark.dedup_key(candidate.code)
         twins.setdefault(key, candidate)
         run_twins.setdefault((_run_of(candidate), key), candidate)
+    instance_id = benchmark.instance_id(record_)
+    project = benchmark.project_of(record_)
     logs = logs_dir(options.out) / _safe_name(instance_id)
     try:
-        runner = benchmark.runner(record_, slot, logs)
+        runner: CandidateRunner = open_runner(record_, slot, logs)
     except BenchsmithError as exc:
         log.error("%s: %s", instance_id, exc)
         for candidate in group:
             if (instance_id, candidate.candidate_id) not in done:
                 verdict = Verdict("error", reason=f"harness: {exc}")
-                record(_result(candidate, verdict, "", "", keys[(instance_id, candidate.candidate_id)]))
+                record(_result(candidate, verdict, "", "", keys[(instance_id, candidate.candidate_id)], project))
         return
     try:
         verdicts: dict[str, Result] = {}
         for candidate in group:
-            tokens = benchmark.dedup(candidate.code)
+            tokens = benchmark.dedup_key(candidate.code)
             twin = twins[tokens]
             key = (instance_id, candidate.candidate_id)
             if key in done:
@@ -252,7 +186,8 @@ def _judge_instance(benchmark: _Benchmark, record_: object, instance_id: str, gr
                 record(shared)
                 continue
             verdict = runner.evaluate(candidate.code, _safe_name(candidate.candidate_id))
-            result = _result(candidate, verdict, "", str(logs / f"{_safe_name(candidate.candidate_id)}.log"), keys[key])
+            result = _result(candidate, verdict, "", str(logs / f"{_safe_name(candidate.candidate_id)}.log"), keys[key],
+                             project)  # fmt: skip
             verdicts[candidate.candidate_id] = result
             record(result)
     finally:
@@ -263,13 +198,14 @@ def _run_of(candidate: Candidate) -> tuple:
     return (candidate.model, candidate.strategy, candidate.temperature)
 
 
-def _result(candidate: Candidate, verdict: Verdict, duplicate_of: str, log_path: str, verdict_key: str) -> Result:
+def _result(candidate: Candidate, verdict: Verdict, duplicate_of: str, log_path: str, verdict_key: str,
+            project: str) -> Result:  # fmt: skip
     return Result(
         instance_id=candidate.instance_id, candidate_id=candidate.candidate_id, status=verdict.status,
         compiled=verdict.compiled, tests_passed=verdict.tests_passed, tests_failed=verdict.tests_failed,
         failing_tests=list(verdict.failing_tests), duplicate_of=duplicate_of, seconds=round(verdict.seconds, 3),
         log_path=log_path, reason=verdict.reason, runner=verdict.path, regression_passed=verdict.regression_passed,
-        model=candidate.model, strategy=candidate.strategy, verdict_key=verdict_key,
+        model=candidate.model, strategy=candidate.strategy, verdict_key=verdict_key, project=project,
     )  # fmt: skip
 
 

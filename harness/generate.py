@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,26 +27,12 @@ from benchsmith.atomic import write_text_atomic
 from benchsmith.errors import BenchsmithError
 from benchsmith.journal import Journal
 from benchsmith.progress import progress
-from benchsmith.schema import ClassBenchTask, NL2FixInstance, dataset_kind, read_records
-from harness.extraction import Extraction, extract_java_method, extract_python_class
+from harness.benchmarks import GenerationItem, benchmark_of
 from harness.models import complete_many
-from harness.models.base import DEFAULT_CONCURRENCY, Backend, ChatRequest, Message, Usage
-from harness.prompts import CLASSBENCH_STRATEGIES, NL2FIX_STRATEGIES, strategy_hash
-from harness.prompts import classbench as classbench_prompts
-from harness.prompts import nl2fix as nl2fix_prompts
+from harness.models.base import DEFAULT_CONCURRENCY, Backend, ChatRequest, Usage
+from harness.prompts import strategy_hash
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class _Item:
-    """One instance or task: how its conversation goes and how code comes out of an answer."""
-
-    item_id: str
-    turns: int
-    conversation: Callable[[list[str]], tuple[Message, ...]]  # earlier turns' answers → the next request's messages
-    extract: Callable[[str], Extraction]
-    candidate_prefix: str
 
 
 @dataclass
@@ -108,62 +93,15 @@ def generate(dataset: Path, strategy: str, backend: Backend, n: int, temperature
     return summary
 
 
-def _items(dataset: Path, strategy: str, description: str | None) -> tuple[list[_Item], str]:
-    if dataset_kind(dataset) == "classbench":
-        if strategy not in CLASSBENCH_STRATEGIES:
-            raise BenchsmithError(
-                f"{dataset}: a classbench dataset; --strategy must be one of {', '.join(CLASSBENCH_STRATEGIES)}"
-            )
-        level = description or "detailed"
-        return [_classbench_item(task, level) for task in read_records(dataset, ClassBenchTask)], level
-    if strategy not in NL2FIX_STRATEGIES:
-        raise BenchsmithError(f"{dataset}: an NL2Fix dataset; --strategy must be one of {', '.join(NL2FIX_STRATEGIES)}")
-    if description is not None:
-        raise BenchsmithError(f"{dataset}: --description applies to classbench datasets only")
-    instances = read_records(dataset, NL2FixInstance)
-    without_issue = [i.instance_id for i in instances if not (i.issue_title.strip() or i.issue_description.strip())]
-    if without_issue:
-        log.warning(
-            "%d instances have no issue text (built with --no-scrape?): %s",
-            len(without_issue),
-            ", ".join(without_issue[:10]),
-        )
-    shots = nl2fix_prompts.nearest_shots(instances) if strategy == "one-shot" else {}
-    return [_nl2fix_item(instance, strategy, shots.get(instance.instance_id)) for instance in instances], ""
+def _items(dataset: Path, strategy: str, description: str | None) -> tuple[list[GenerationItem], str]:
+    benchmark = benchmark_of(dataset)
+    if strategy not in benchmark.strategies:
+        raise BenchsmithError(f"{dataset}: --strategy {strategy} does not apply to the {benchmark.name} benchmark; "
+                              f"it must be one of {', '.join(benchmark.strategies)}")  # fmt: skip
+    return benchmark.generation_items(list(benchmark.load(dataset).values()), strategy, description, dataset)
 
 
-def _nl2fix_item(instance: NL2FixInstance, strategy: str, shot: NL2FixInstance | None) -> _Item:
-    def extract(text: str) -> Extraction:
-        return extract_java_method(text, instance.method_name, instance.buggy_method_no_comments)
-
-    if strategy == "reasoning":
-        turns, conversation = (
-            len(nl2fix_prompts.REASONING_TURNS),
-            lambda answers: nl2fix_prompts.reasoning(instance, answers),
-        )
-    elif strategy == "one-shot":
-        turns, conversation = 1, lambda answers: nl2fix_prompts.one_shot(instance, shot)
-    elif strategy == "title-only":
-        turns, conversation = 1, lambda answers: nl2fix_prompts.title_only(instance)
-    else:
-        turns, conversation = 1, lambda answers: nl2fix_prompts.zero_shot(instance)
-    return _Item(instance.instance_id, turns, conversation, extract, strategy)
-
-
-def _classbench_item(task: ClassBenchTask, level: str) -> _Item:
-    if task.language != "python":
-        raise BenchsmithError(f"{task.task_id}: generation supports python tasks only, not {task.language}")
-    messages = classbench_prompts.basic(task, level)  # renders now, so an undescribed task fails before any request
-    return _Item(
-        task.task_id,
-        1,
-        lambda answers: messages,
-        lambda text: extract_python_class(text, task.class_name),
-        f"basic-{level}",
-    )
-
-
-def _request(item: _Item, turn: int, answers: list[str], strategy: str, n: int, temperature: float,
+def _request(item: GenerationItem, turn: int, answers: list[str], strategy: str, n: int, temperature: float,
              max_tokens: int | None) -> ChatRequest:  # fmt: skip
     final = turn == item.turns
     purpose = f"generate/{strategy}" if item.turns == 1 else f"generate/{strategy}/turn-{turn}"
@@ -172,7 +110,7 @@ def _request(item: _Item, turn: int, answers: list[str], strategy: str, n: int, 
                        max_tokens=max_tokens, item_id=item.item_id, purpose=purpose, context=context)  # fmt: skip
 
 
-def _row(item: _Item, sample: int, text: str, model: str, strategy: str, temperature: float) -> dict:
+def _row(item: GenerationItem, sample: int, text: str, model: str, strategy: str, temperature: float) -> dict:
     extraction = item.extract(text)
     return {"instance_id": item.item_id, "candidate_id": f"{item.candidate_prefix}-{sample}", "code": extraction.code,
             "model": model, "strategy": strategy, "temperature": temperature, "sample": sample,

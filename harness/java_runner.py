@@ -23,7 +23,7 @@ import secrets
 import shutil
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from benchsmith.config import cache_dir
@@ -35,6 +35,7 @@ from harness.javatools import JAVA_RELEASE, junit_classpath, tool
 from harness.jvm import COMPILER_LANE, Compiler, TestJvm, TestJvms, fresh_folder
 from harness.outcomes import Expected, Sentinel, check_report, placed_among, plausible_names
 from harness.workspace import PublicView, Workspace, link_tree, public_view
+from harness.verdict import Verdict
 
 log = logging.getLogger(__name__)
 
@@ -42,19 +43,6 @@ WARM_UP_COMPILES = 4
 # The test JVM checks no bytecode from class files: javac made them from source, and whatever a candidate defines at
 # run time can only harm the one JVM it has, which is killed after its report.
 TEST_JVM_OPTIONS = ["-XX:+UnlockDiagnosticVMOptions", "-XX:-BytecodeVerificationRemote"]
-
-
-@dataclass
-class Verdict:
-    status: str  # plausible | wrong | uncompilable | timeout | error
-    compiled: bool = False
-    tests_passed: int = 0
-    tests_failed: int = 0
-    failing_tests: list[str] = field(default_factory=list)
-    reason: str = ""
-    path: str = ""  # "fast" or "plain"
-    seconds: float = 0.0
-    regression_passed: bool | None = None  # the relevant tests other than the trigger tests; None: not run
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ from sources.python_repo import resolve, runtime
 from harness.pytest_run import OWN_CONFIG, plugin_dir, pytest_argv, run_reporting
 from harness.python_view import public_view
 from harness import sandbox
-from harness.java_runner import Verdict
+from harness.verdict import Verdict
 from harness.outcomes import Expected, Sentinel, check_report, plausible_names, shuffled
 
 

@@ -2,11 +2,10 @@
 
 The paper's recipe, kept here:
 
-* similarity is the cosine between the embeddings of the buggy method and of
-  the candidate. The buggy method is ``buggy_method_no_comments``, the text
-  the model was shown (seed 001 strips comments from the prompt, since
-  Defects4J's buggy files keep the fix's comments); the candidate is taken
-  as submitted;
+* similarity is the cosine between the embeddings of the instance's anchor
+  and of the candidate. The benchmark names the anchor
+  (:meth:`harness.benchmarks.Benchmark.ranking_anchor`): for NL2Fix, the buggy
+  method as the model was shown it; the candidate is taken as submitted;
 * candidates whose similarity is below the threshold are pruned: 0.95 in the
   paper, which was the median of its ada-002 similarities and then fixed
   across models; ``"median"`` recomputes that median over every candidate of
@@ -29,11 +28,11 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-import pyarrow.parquet as pq
 
-from benchsmith.atomic import atomic_path
 from benchsmith.errors import BenchsmithError
-from benchsmith.schema import Candidate, NL2FixInstance, RankedCandidate, dataset_kind, read_candidates, read_records, to_table
+from benchsmith.export import write_records
+from benchsmith.schema import Candidate, RankedCandidate, read_candidates
+from harness.benchmarks import benchmark_of
 from harness.embeddings import embed_all, embedder_label, get_embedder
 from harness.models.base import Embedder
 
@@ -100,25 +99,25 @@ def rank(dataset: Path, candidates: Path, embedder: Embedder | str = "minilm",
     """Every candidate of *candidates* with its similarity, rank and whether it was pruned, in the file's order."""
     if isinstance(embedder, str):
         embedder = get_embedder(embedder)
-    instances = _read_nl2fix(dataset)
+    anchors = _anchors(dataset)
     rows = read_candidates(candidates)
     if not rows:
         raise BenchsmithError(f"{candidates}: no candidates to rank")
     seen: set[tuple[str, str]] = set()
     for row in rows:
-        if row.instance_id not in instances:
+        if row.instance_id not in anchors:
             raise BenchsmithError(f"{candidates}: unknown instance {row.instance_id!r} (not in {dataset})")
         if (row.instance_id, row.candidate_id) in seen:
             raise BenchsmithError(f"{candidates}: candidate id {row.candidate_id!r} repeats for {row.instance_id}")
         seen.add((row.instance_id, row.candidate_id))
 
-    buggy_ids = sorted({row.instance_id for row in rows})
-    texts = [instances[i].buggy_method_no_comments for i in buggy_ids] + [row.code for row in rows]
+    anchor_ids = sorted({row.instance_id for row in rows})
+    texts = [anchors[i] for i in anchor_ids] + [row.code for row in rows]
     vectors = embed_all(embedder, texts)
-    buggy = dict(zip(buggy_ids, vectors[: len(buggy_ids)]))
+    anchor = dict(zip(anchor_ids, vectors[: len(anchor_ids)]))
     similarity_of: dict[tuple[str, str], float] = {}
-    for row, vector in zip(rows, vectors[len(buggy_ids) :]):
-        similarity_of[(row.instance_id, row.candidate_id)] = float(cosine_similarities(buggy[row.instance_id], vector[None, :])[0])
+    for row, vector in zip(rows, vectors[len(anchor_ids) :]):
+        similarity_of[(row.instance_id, row.candidate_id)] = float(cosine_similarities(anchor[row.instance_id], vector[None, :])[0])
     cut = resolve_threshold(threshold, list(similarity_of.values()))
     log.info("threshold %.4f (%s) over %d candidates", cut, threshold, len(rows))
 
@@ -134,20 +133,19 @@ def rank(dataset: Path, candidates: Path, embedder: Embedder | str = "minilm",
     return [ranked[(row.instance_id, row.candidate_id)] for row in rows]
 
 
-def write_ranking(records: list[RankedCandidate], out: Path) -> None:
-    table = to_table(records, RankedCandidate)
-    with atomic_path(out) as tmp:
-        pq.write_table(table, tmp)
-
-
 def rank_to_file(dataset: Path, candidates: Path, out: Path, embedder: str = "minilm",
                  threshold: Threshold = "median") -> list[RankedCandidate]:  # fmt: skip
     records = rank(dataset, candidates, embedder, threshold)
-    write_ranking(records, out)
+    write_records(out, records, RankedCandidate, benchmark=benchmark_of(dataset).name)
     return records
 
 
-def _read_nl2fix(dataset: Path) -> dict[str, NL2FixInstance]:
-    if dataset_kind(dataset) != "nl2fix":
-        raise BenchsmithError(f"{dataset}: ranking needs an NL2Fix dataset (this is a classbench one)")
-    return {instance.instance_id: instance for instance in read_records(dataset, NL2FixInstance)}
+def _anchors(dataset: Path) -> dict[str, str]:
+    """Each instance's anchor text; a benchmark without anchors cannot be ranked."""
+    benchmark = benchmark_of(dataset)
+    texts = {iid: benchmark.ranking_anchor(record) for iid, record in benchmark.load(dataset).items()}
+    anchors = {iid: text for iid, text in texts.items() if text is not None}
+    if len(anchors) != len(texts):
+        raise BenchsmithError(f"{dataset}: a {benchmark.name} dataset; ranking needs a benchmark whose instances have "
+                              "a text to compare candidates with (NL2Fix: the buggy method)")  # fmt: skip
+    return anchors

@@ -20,10 +20,7 @@ from harness.metrics import (
     per_instance_counts,
 )
 
-
-def project_of(instance_id: str) -> str:
-    """The project of ``Cli-3``, the repository of ``pypi-click-8.1.7::src/click/core.py::Group``."""
-    return instance_id.split("::", 1)[0] if "::" in instance_id else instance_id.rsplit("-", 1)[0]
+METRIC_COLUMNS = ("pass@k", "TR")  # what a benchmark may ask the report to show (Benchmark.report_columns)
 
 
 def test_pass_rate(rows: list[Result]) -> float:
@@ -62,12 +59,13 @@ def summarise(results: list[Result], ks: list[int], ranking: list[RankedCandidat
     for label, rows in runs.items():
         counts = per_instance_counts(rows)
         by_project: dict[str, dict] = {}
-        for project in sorted({project_of(i) for i in counts}):
-            mine = {i: nc for i, nc in counts.items() if project_of(i) == project}
+        project_of = {r.instance_id: r.project for r in rows}
+        for project in sorted(set(project_of.values())):
+            mine = {i: nc for i, nc in counts.items() if project_of[i] == project}
             by_project[project] = {
                 "instances": len(mine),
                 "solved": sum(1 for _, c in mine.values() if c),
-                "TR": test_pass_rate([r for r in rows if project_of(r.instance_id) == project]),
+                "TR": test_pass_rate([r for r in rows if r.project == project]),
                 **{f"pass@{k}": mean_pass_at_k(mine, k)[0] for k in ks},
             }
         summary[label] = {
@@ -83,7 +81,7 @@ def summarise(results: list[Result], ks: list[int], ranking: list[RankedCandidat
         if ranked is not None:
             summary[label]["ranking"] = ranking_summary(rows, ranked, ks)
             for project, stats in by_project.items():  # every row is ranked: ranking_summary checked
-                mine = [r for r in rows if project_of(r.instance_id) == project]
+                mine = [r for r in rows if r.project == project]
                 for k in ks:
                     stats[f"r.pass@{k}"] = mean_ranked_pass_at_k(mine, ranked, k)[0]
                     stats[f"r.pass@{k} compiling"] = mean_ranked_pass_at_k(mine, ranked, k, compiling_only=True)[0]
@@ -112,24 +110,34 @@ def _ranking_table(run: dict, ks: list[int]) -> list[str]:
     return [*lines, f"| all | {everything} |", f"| compiling only | {compiling} |", ""]
 
 
-def render_table(summary: dict, ks: list[int]) -> str:
+def _row(cells: list) -> str:
+    return "| " + " | ".join(str(cell) for cell in cells) + " |"
+
+
+def render_table(summary: dict, ks: list[int], metrics: tuple[str, ...] = METRIC_COLUMNS) -> str:
+    """The report as Markdown; *metrics* are the per-project columns the results' benchmark asks for
+    (its ``report_columns``)."""
+    unknown = [m for m in metrics if m not in METRIC_COLUMNS]
+    if unknown:
+        raise BenchsmithError(f"report columns {unknown} are not among {METRIC_COLUMNS}")
+    tr = ["TR"] if "TR" in metrics else []
     lines = []
     for label, run in summary.items():
-        columns = _metric_columns(run, ks)
+        columns = _metric_columns(run, ks) if "pass@k" in metrics else []
         lines.append(f"## {label}: {run['instances']} instances, {run['candidates']} candidates")
         lines.append("")
-        lines.append("| project | instances | solved | " + " | ".join(columns) + " | TR |")
-        lines.append("| --- | ---: | ---: | " + " | ".join("---:" for _ in columns) + " | ---: |")
+        lines.append(_row(["project", "instances", "solved", *columns, *tr]))
+        lines.append(_row(["---", *["---:"] * (2 + len(columns) + len(tr))]))
         for project, stats in run["projects"].items():
-            values = " | ".join(_pct(stats[name]) for name in columns)
-            lines.append(f"| {project} | {stats['instances']} | {stats['solved']} | {values} | {_pct(stats['TR'])} |")
+            lines.append(_row([project, stats["instances"], stats["solved"], *(_pct(stats[name]) for name in columns),
+                               *(_pct(stats["TR"]) for _ in tr)]))  # fmt: skip
         overall_of = {f"pass@{k}": run["pass@k"][f"pass@{k}"]["value"] for k in ks}
         if "ranking" in run:
             for k in ks:
                 overall_of[f"r.pass@{k}"] = run["ranking"]["r.pass@k"][f"r.pass@{k}"]["all"]
                 overall_of[f"r.pass@{k} compiling"] = run["ranking"]["r.pass@k"][f"r.pass@{k}"]["compiling"]
-        overall = " | ".join(_pct(overall_of[name]) for name in columns)
-        lines.append(f"| **all** | {run['instances']} | {len(run['solved'])} | {overall} | {_pct(run['TR'])} |")
+        lines.append(_row(["**all**", run["instances"], len(run["solved"]), *(_pct(overall_of[name]) for name in columns),
+                           *(_pct(run["TR"]) for _ in tr)]))  # fmt: skip
         stats = run["statistics"]
         lines.append("")
         lines.append("Candidates per bug (mean over bugs, as seed 001's Table 2): "

@@ -4,7 +4,20 @@ import pyarrow.parquet as pq
 import pytest
 
 from benchsmith.errors import BenchsmithError
-from benchsmith.schema import NL2FIX_SCHEMA, NL2FixInstance, Validation, instance_id, read_records, to_table
+import pyarrow as pa
+
+from benchsmith import __version__
+from benchsmith.schema import (
+    SCHEMA_VERSION,
+    NL2FixInstance,
+    Result,
+    Validation,
+    arrow_schema,
+    instance_id,
+    read_records,
+    read_stamp,
+    to_table,
+)
 from benchsmith.export import write_dataset
 
 
@@ -30,7 +43,7 @@ def test_round_trip_through_parquet(tmp_path):
     records = [make_instance(), make_instance(instance_id="Cli-4", bug_id=4, validation=Validation())]
     out = tmp_path / "d.parquet"
     write_dataset(records, NL2FixInstance, out, {"k": 1}, "# card\n")
-    assert pq.read_schema(out).remove_metadata() == NL2FIX_SCHEMA
+    assert pq.read_schema(out).remove_metadata() == arrow_schema(NL2FixInstance)
     assert read_records(out, NL2FixInstance) == records
     assert (tmp_path / "d.card.json").read_text() == '{\n  "k": 1\n}\n'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.card.json", "d.card.md", "d.parquet"]
@@ -60,3 +73,34 @@ def test_reading_a_file_with_other_columns_fails(tmp_path):
     pq.write_table(pa.table({"x": [1]}), path)
     with pytest.raises(BenchsmithError, match="columns"):
         read_records(path, NL2FixInstance)
+
+
+def test_the_arrow_schema_is_derived_from_the_dataclass_types_included():
+    schema = arrow_schema(NL2FixInstance)
+    assert schema.names == [f.name for f in dataclasses.fields(NL2FixInstance)]
+    assert schema.field("bug_id").type == pa.int32()
+    assert schema.field("trigger_tests").type == pa.list_(pa.string())
+    assert schema.field("validation").type == pa.struct([("status", pa.string()), ("reason", pa.string())])
+    results = arrow_schema(Result)
+    assert results.field("seconds").type == pa.float64()
+    assert results.field("regression_passed").type == pa.bool_() and results.field("regression_passed").nullable
+
+
+def test_every_file_is_stamped_with_kind_versions_and_content_hash(tmp_path):
+    out = tmp_path / "d.parquet"
+    write_dataset([make_instance()], NL2FixInstance, out, {}, "", benchmark="nl2fix")
+    stamp = read_stamp(out)
+    assert (stamp.record, stamp.schema_version, stamp.tool_version, stamp.benchmark) == (
+        "NL2FixInstance", SCHEMA_VERSION, __version__, "nl2fix")
+    same = tmp_path / "same.parquet"
+    write_dataset([make_instance()], NL2FixInstance, same, {}, "", benchmark="nl2fix")
+    other = tmp_path / "other.parquet"
+    write_dataset([make_instance(fixed_method="int f() { return 3; }")], NL2FixInstance, other, {}, "")
+    assert read_stamp(same).content_sha256 == stamp.content_sha256 != read_stamp(other).content_sha256
+
+
+def test_records_of_another_kind_are_refused_by_their_stamp(tmp_path):
+    out = tmp_path / "d.parquet"
+    write_dataset([make_instance()], NL2FixInstance, out, {}, "")
+    with pytest.raises(BenchsmithError, match="holds NL2FixInstance records, not Result"):
+        read_records(out, Result)

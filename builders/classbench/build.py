@@ -16,9 +16,9 @@ import json
 import logging
 import shutil
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -27,17 +27,24 @@ from benchsmith import __version__
 from benchsmith.atomic import write_text_atomic
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
+from benchsmith.export import write_dataset
 from benchsmith.progress import progress
 from benchsmith.schema import ClassBenchTask, task_id
 from builders.classbench.analysis import ClassInfo, MethodInfo, analyse_file, source_files
 from builders.classbench.metadata import render
+from builders.classbench.shortlist import (
+    GOLD_FAILS,
+    NO_DIRECTIVE,
+    directly_covered_methods,
+    is_shortlisted,
+    referencing_tests,
+)
+from harness import sandbox
+from harness.benchmarks.classbench import ClassBench
+from harness.pytest_run import TestRun, run_pytest, swapped_module, work_copy
+from harness.python_runner import reference_solution
 from sources.python_removal import insert_class, remove_class
 from sources.python_repo import Repository, private_cache_dir, resolve
-from builders.classbench.shortlist import GOLD_FAILS, NO_DIRECTIVE, directly_covered_methods, is_shortlisted, referencing_tests
-from harness.pytest_run import TestRun, run_pytest, swapped_module, work_copy
-from benchsmith.export import write_dataset
-from harness import sandbox
-from harness.python_runner import reference_solution
 
 log = logging.getLogger(__name__)
 ANALYSIS_VERSION = "1"
@@ -68,7 +75,7 @@ def build(options: ClassBenchOptions) -> dict:
         outcome, paraphrase = paraphrased_tasks(repo, options, outcome, _build_tasks)
     card = _card(repo, options, outcome, time.monotonic() - started)
     card["paraphrase"] = paraphrase or {"run": False}
-    write_dataset(outcome.tasks, ClassBenchTask, options.out, card, render_card(card))
+    write_dataset(outcome.tasks, ClassBenchTask, options.out, card, render_card(card), benchmark=ClassBench.name)
     return card
 
 

@@ -114,6 +114,6 @@ def test_cli_describe_and_a_non_classbench_dataset(dataset, tmp_path, capsys):
     nl2fix = tmp_path / "nl2fix.parquet"
     pq.write_table(to_table([LEDGER_POST], NL2FixInstance), nl2fix)
     assert main(["describe", "--dataset", str(nl2fix)]) == 2
-    assert "not a classbench dataset" in capsys.readouterr().err
+    assert "carry no descriptions to write" in capsys.readouterr().err
     with pytest.raises(BenchsmithError, match="no such dataset file"):
         describe(tmp_path / "missing.parquet", get_backend("template"))

@@ -157,8 +157,8 @@ def test_a_changed_dataset_row_is_judged_again(evaluated, ledger_dataset, fixtur
 
 def test_results_written_before_verdict_keys_are_judged_again(evaluated, ledger_dataset, fixture_repos, tmp_path):
     _, candidates, out = evaluated
-    legacy = tmp_path / "results.parquet"
-    pq.write_table(pq.read_table(out).drop_columns(["verdict_key"]), legacy)
+    legacy = tmp_path / "results.parquet"  # as the first wave wrote them: no stamp, no verdict key, no project
+    pq.write_table(pq.read_table(out).drop_columns(["verdict_key", "project"]).replace_schema_metadata(None), legacy)
     eight = tmp_path / "candidates.jsonl"
     eight.write_text("".join(line + "\n" for line in candidates.read_text().splitlines() if '"Ledger-8"' in line))
     completed = eval_cli(ledger_dataset, eight, legacy, fixture_repos)

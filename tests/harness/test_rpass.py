@@ -50,7 +50,8 @@ def example():
         for record in order_group(group, {c: s for _, c, s, _, _ in rows}, 0.95, "hand"):
             ranking[(record.instance_id, record.candidate_id)] = record
         for i, c, _, status, _ in rows:
-            results.append(Result(i, c, status, status != "uncompilable", 0, 0, [], "", 0.0, "", model="m", strategy="s"))
+            results.append(Result(i, c, status, status != "uncompilable", 0, 0, [], "", 0.0, "", model="m", strategy="s",
+                                  project=i.split("-")[0]))
     return results, ranking
 
 

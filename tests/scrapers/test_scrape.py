@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.schema import ISSUE_SCHEMA, IssueText, read_records
+from benchsmith.schema import IssueText, arrow_schema, read_records
 from scrapers.scrape import read_urls, scrape
 from tests.scrapers.conftest import ALL_URLS, jira_issue_path, serve_all, serve_jira
 from tests.scrapers.server import Reply
@@ -143,4 +143,4 @@ def test_a_missing_url_list_is_named(tmp_path):
 
 
 def test_the_issue_schema_matches_the_record():
-    assert ISSUE_SCHEMA.names == list(IssueText.__dataclass_fields__)
+    assert arrow_schema(IssueText).names == list(IssueText.__dataclass_fields__)

@@ -1,0 +1,90 @@
+"""RepoClassBench (seed 002): a class's description in, the whole class out, judged by the repository's tests."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+
+from benchsmith.errors import BenchsmithError
+from benchsmith.schema import ClassBenchTask
+from harness.benchmarks import (
+    DESCRIPTION_PROVENANCE,
+    Benchmark,
+    CandidateRunner,
+    Describer,
+    EvalOptions,
+    GenerationItem,
+    ReferenceCandidate,
+    register,
+)
+from harness.extraction import extract_python_class
+from harness.models.base import ChatRequest
+from harness.prompts import CLASSBENCH_STRATEGIES
+from harness.prompts import classbench as prompts
+
+
+class ClassDescriber(Describer[ClassBenchTask]):
+    levels = prompts.DESCRIPTION_LEVELS  # ("detailed", "sketchy")
+
+    def request(self, task: ClassBenchTask, level: str) -> ChatRequest:
+        metadata = task.detailed_metadata if level == "detailed" else task.sketchy_metadata
+        # Deterministic (temperature 0): a dataset's descriptions are data, not samples.
+        return ChatRequest(messages=prompts.describe(task, level), n=1, temperature=0.0, item_id=task.task_id,
+                           purpose=f"describe/{level}", context={"metadata": metadata, "class_name": task.class_name})  # fmt: skip
+
+    def described_by(self, task: ClassBenchTask, provenance: dict[str, str]) -> bool:
+        same = all(getattr(task, key) == provenance[key] for key in DESCRIPTION_PROVENANCE)
+        return same and bool(task.detailed_description.strip()) and bool(task.sketchy_description.strip())
+
+    def with_descriptions(self, task: ClassBenchTask, texts: dict[str, str], provenance: dict[str, str]) -> ClassBenchTask:
+        return dataclasses.replace(task, detailed_description=texts["detailed"], sketchy_description=texts["sketchy"],
+                                   **{key: provenance[key] for key in DESCRIPTION_PROVENANCE})  # fmt: skip
+
+
+class ClassBench(Benchmark[ClassBenchTask]):
+    name = "classbench"
+    record_type = ClassBenchTask
+    strategies = CLASSBENCH_STRATEGIES
+    describer = ClassDescriber()
+
+    def instance_id(self, record: ClassBenchTask) -> str:
+        return record.task_id
+
+    def project_of(self, record: ClassBenchTask) -> str:
+        return record.task_id.split("::", 1)[0]  # the repository's key, as benchsmith.schema.task_id made it
+
+    def generation_items(self, records: list[ClassBenchTask], strategy: str, description: str | None,
+                         dataset: Path) -> tuple[list[GenerationItem], str]:  # fmt: skip
+        level = description or "detailed"
+        return [_item(task, level) for task in records], level
+
+    def dedup_key(self, code: str) -> str:
+        from harness.python_runner import python_dedup_key
+
+        return python_dedup_key(code)
+
+    def runners(self, options: EvalOptions) -> Callable[[ClassBenchTask, int, Path], CandidateRunner]:
+        from harness.python_runner import TaskRunner
+
+        return lambda task, slot, logs: TaskRunner(task, slot, options.limits, logs)
+
+    def reference_candidates(self, records: list[ClassBenchTask], mutants: int, seed: int) -> list[ReferenceCandidate]:
+        from harness.python_runner import reference_solution
+
+        rows = []
+        for task in records:
+            rows.append(ReferenceCandidate(task.task_id, "gold", reference_solution(task)))
+            rows.append(ReferenceCandidate(task.task_id, "empty", f"class {task.class_name}:\n    pass\n"))
+        return rows
+
+
+def _item(task: ClassBenchTask, level: str) -> GenerationItem:
+    if task.language != "python":
+        raise BenchsmithError(f"{task.task_id}: generation supports python tasks only, not {task.language}")
+    messages = prompts.basic(task, level)  # renders now, so an undescribed task fails before any request
+    return GenerationItem(task.task_id, 1, lambda answers: messages, lambda text: extract_python_class(text, task.class_name),
+                          f"basic-{level}")  # fmt: skip
+
+
+register(ClassBench())

@@ -1,9 +1,10 @@
 """``benchsmith eval``: candidates JSONL → verdicts → results Parquet.
 
 The dataset's benchmark (:mod:`harness.benchmarks`) opens the runner of each
-instance and says what makes two candidates the same. Candidates of one instance are deduplicated by their token sequence before
-anything runs; a duplicate shares its twin's verdict and names it in
-``duplicate_of``. Every verdict is appended to ``<out>.journal.jsonl`` as it
+instance and says what makes two candidates the same program (its dedup key:
+the token sequence, for both built-in benchmarks). Candidates of one instance
+are deduplicated before anything runs; a duplicate shares its twin's verdict
+and names it in ``duplicate_of``. Every verdict is appended to ``<out>.journal.jsonl`` as it
 is reached, so an interrupted evaluation resumes where it stopped; the
 Parquet file is written, atomically, once all candidates have a verdict.
 
@@ -32,8 +33,8 @@ from benchsmith.journal import Journal
 from benchsmith.schema import Candidate, Result, read_candidates, read_records
 from harness.benchmarks import Benchmark, CandidateRunner, EvalOptions, benchmark_of
 from harness.fingerprint import harness_fingerprint
-from harness.verdict import Verdict
 from harness.pool import per_instance
+from harness.verdict import Verdict
 
 log = logging.getLogger(__name__)
 

@@ -34,8 +34,8 @@ from harness.insertion import add_imports, is_single_method, split_host
 from harness.javatools import JAVA_RELEASE, junit_classpath, tool
 from harness.jvm import COMPILER_LANE, Compiler, TestJvm, TestJvms, fresh_folder
 from harness.outcomes import Expected, Sentinel, check_report, placed_among, plausible_names
-from harness.workspace import PublicView, Workspace, link_tree, public_view
 from harness.verdict import Verdict
+from harness.workspace import PublicView, Workspace, link_tree, public_view
 
 log = logging.getLogger(__name__)
 

@@ -41,14 +41,13 @@ from pathlib import Path
 
 from benchsmith.config import cache_dir
 from benchsmith.schema import ClassBenchTask
-from sources.python_removal import insert_class
-from sources.python_repo import resolve, runtime
+from harness import sandbox
+from harness.outcomes import Expected, Sentinel, check_report, plausible_names, shuffled
 from harness.pytest_run import OWN_CONFIG, plugin_dir, pytest_argv, run_reporting
 from harness.python_view import public_view
-from harness import sandbox
 from harness.verdict import Verdict
-from harness.outcomes import Expected, Sentinel, check_report, plausible_names, shuffled
-
+from sources.python_removal import insert_class
+from sources.python_repo import resolve, runtime
 
 _CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.ASCII)  # PEP 263
 

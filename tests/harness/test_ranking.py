@@ -246,7 +246,7 @@ def test_rank_refuses_bad_input(ledger_dataset, tmp_path, capsys):
     pq.write_table(pq.read_table(ledger_dataset).select(["instance_id"]), not_nl2fix)
     cases = [
         (["--dataset", str(ledger_dataset), "--candidates", str(unknown)], "unknown instance 'Nope-1'"),
-        (["--dataset", str(not_nl2fix), "--candidates", str(good)], "no benchsmith metadata"),
+        (["--dataset", str(not_nl2fix), "--candidates", str(good)], "are not those of NL2FixInstance"),
         (["--dataset", str(tmp_path / "missing.parquet"), "--candidates", str(good)], "no such dataset file"),
         (["--dataset", str(ledger_dataset), "--candidates", str(good), "--threshold", "2"], "--threshold 2"),
     ]

@@ -180,7 +180,8 @@ def _hub_card_text(folder: Path, front: dict, config: str, entry: dict, markdown
     }
     body = ["# Datasets", "", "| config | records | rows | sources |", "| --- | --- | ---: | --- |"]
     for name in kept:
-        sources = ", ".join(f"{s['name']} {s['revision']} ({s['license']})".replace("  ", " ") for s in ours[name]["sources"])
+        sources = ", ".join(" ".join(filter(None, [s["name"], s["revision"], f"({s['license']})"]))
+                            for s in ours[name]["sources"])  # fmt: skip
         body.append(f"| {name} | {ours[name]['record']} | {ours[name]['rows']} | {sources or 'none recorded'} |")
     body += ["", "Load one with `datasets.load_dataset(\"<this folder>\", \"<config>\")`, or any file with "
              "`datasets.load_dataset(\"parquet\", data_files=\"<file>.parquet\")`.", ""]  # fmt: skip

@@ -340,7 +340,9 @@ def _record(record_type: type[R], row: dict) -> R:
 
 HF_METADATA_KEY = b"huggingface"
 
-_HF_DTYPES: dict[pa.DataType, str] = {pa.string(): "string", pa.int32(): "int32", pa.float64(): "float64", pa.bool_(): "bool"}
+_HF_DTYPES: dict[pa.DataType, str] = {
+    pa.string(): "string", pa.int32(): "int32", pa.float64(): "float64", pa.bool_(): "bool",
+}  # fmt: skip
 
 
 def hf_feature(arrow_type: pa.DataType) -> dict:

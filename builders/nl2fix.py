@@ -80,7 +80,8 @@ def build(options: BuildOptions) -> dict:
         instances, validation_summary = _validate(d4j, instances, options)
     card = _card(d4j, options, projects, sources, skipped, outcomes, instances, issue_missing)
     card["validation"] = validation_summary or {"run": False}
-    write_dataset(instances, NL2FixInstance, options.out, card, render_card(card), benchmark=NL2Fix.name, **hub_card(card))
+    write_dataset(instances, NL2FixInstance, options.out, card, render_card(card), benchmark=NL2Fix.name,
+                  **hub_card(card))
     return card
 
 

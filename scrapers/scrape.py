@@ -124,4 +124,5 @@ def hub_card(card: dict) -> dict:
     """The Hugging Face card's sources and counts. Issue text is under each tracker's and project's own terms,
     which nothing here records: "unknown"."""
     sources = [HubSource(f"{tracker} issues") for tracker in card["trackers"]]
-    return {"sources": sources, "counts": {"issues": card["issues"], "filled": card["filled"], "missing": card["missing"]}}
+    counts = {"issues": card["issues"], "filled": card["filled"], "missing": card["missing"]}
+    return {"sources": sources, "counts": counts}

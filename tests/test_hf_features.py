@@ -1,8 +1,6 @@
 """The Hugging Face features benchsmith declares, checked against the real ``datasets``, and the folder card."""
 
-import dataclasses
 import json
-import shutil
 from dataclasses import dataclass
 
 import datasets

@@ -67,7 +67,8 @@ def test_classbench_dataset_before_and_after_describe(geometry_dataset, hf_load,
     completed = run_benchsmith("describe", "--dataset", str(described), "--backend", "template")
     assert completed.returncode == 0, completed.stderr
     entry = folder_card(described)["benchsmith"]["geometry"]
-    assert entry["content_sha256"] == read_stamp(described).content_sha256 != read_stamp(geometry_dataset).content_sha256
+    assert entry["content_sha256"] == read_stamp(described).content_sha256
+    assert entry["content_sha256"] != read_stamp(geometry_dataset).content_sha256
     by_card = hf_load(str(folder), "geometry", split="test")
     assert by_card.features == hf_expected_features(ClassBenchTask)
     assert by_card[0]["description_backend"] == "template" and by_card[0]["detailed_description"]
@@ -79,8 +80,9 @@ def judged(tmp_path_factory, ledger_dataset, ledger_instances, fixture_repos):
     folder = tmp_path_factory.mktemp("hf-judged")
     one = ledger_instances["Ledger-1"]
     candidates = folder / "candidates.jsonl"
+    codes = {"gold": one.fixed_method, "buggy": one.buggy_method, "prose": "Sure!"}
     lines = [json.dumps({"instance_id": "Ledger-1", "candidate_id": cid, "code": code, "model": "m", "strategy": "s"})
-             for cid, code in [("gold", one.fixed_method), ("buggy", one.buggy_method), ("prose", "Sure!")]]  # fmt: skip
+             for cid, code in codes.items()]  # fmt: skip
     candidates.write_text("\n".join(lines) + "\n")
     results, ranking = folder / "results.parquet", folder / "ranking.parquet"
     completed = run_benchsmith("eval", "--dataset", str(ledger_dataset), "--candidates", str(candidates),
@@ -99,7 +101,8 @@ def test_results(judged, hf_load):
     assert declared(results, Result)
     assert ds.features == hf_expected_features(Result)
     assert ds.num_rows == 3
-    assert dict(zip(ds["candidate_id"], ds["status"])) == {"gold": "plausible", "buggy": "wrong", "prose": "uncompilable"}
+    statuses = dict(zip(ds["candidate_id"], ds["status"]))
+    assert statuses == {"gold": "plausible", "buggy": "wrong", "prose": "uncompilable"}
     assert ds.to_list() == rows(read_records(results, Result))
 
 

@@ -330,3 +330,51 @@ def _record(record_type: type[R], row: dict) -> R:
         if dataclasses.is_dataclass(kind) and isinstance(row.get(name), dict):
             row[name] = _record(kind, row[name])
     return record_type(**row)
+
+
+# --- Hugging Face ``datasets`` features ------------------------------------------------------------------------------
+# ``datasets`` reads a Parquet file's features from the schema metadata key ``huggingface``
+# (``{"info": {"features": Features.to_dict()}}``) and a dataset card's from ``dataset_info.features`` (the
+# ``Features._to_yaml_list()`` form). Both are generated here from the derived Arrow schema, so benchsmith needs no
+# ``datasets`` at run time; tests/test_hf_features.py checks them against the real package for every record type.
+
+HF_METADATA_KEY = b"huggingface"
+
+_HF_DTYPES: dict[pa.DataType, str] = {
+    pa.string(): "string", pa.int32(): "int32", pa.float64(): "float64", pa.bool_(): "bool",
+}  # fmt: skip
+
+
+def hf_feature(arrow_type: pa.DataType) -> dict:
+    """One column's feature as ``datasets.Features.to_dict()`` writes it (``datasets`` 4 or newer: ``List``)."""
+    if pa.types.is_struct(arrow_type):
+        return {f.name: hf_feature(f.type) for f in arrow_type}
+    if pa.types.is_list(arrow_type):
+        return {"feature": hf_feature(arrow_type.value_type), "_type": "List"}
+    if arrow_type in _HF_DTYPES:
+        return {"dtype": _HF_DTYPES[arrow_type], "_type": "Value"}
+    raise TypeError(f"no Hugging Face feature for the Arrow type {arrow_type}")
+
+
+def hf_features(record_type: type) -> dict:
+    """The ``datasets`` features of a record's columns, as ``Features.to_dict()``."""
+    return {f.name: hf_feature(f.type) for f in arrow_schema(record_type)}
+
+
+def hf_metadata(record_type: type) -> bytes:
+    """The value of the ``huggingface`` Parquet metadata key that declares *record_type*'s features."""
+    return json.dumps({"info": {"features": hf_features(record_type)}}).encode()
+
+
+def hf_yaml_features(record_type: type) -> list[dict]:
+    """The features as a dataset card's ``dataset_info.features`` lists them (``Features._to_yaml_list()``)."""
+    return [{"name": f.name, **_hf_yaml(f.type)} for f in arrow_schema(record_type)]
+
+
+def _hf_yaml(arrow_type: pa.DataType) -> dict:
+    if pa.types.is_struct(arrow_type):
+        return {"struct": [{"name": f.name, **_hf_yaml(f.type)} for f in arrow_type]}
+    if pa.types.is_list(arrow_type):
+        inner = _hf_yaml(arrow_type.value_type)
+        return {"list": inner["dtype"] if "dtype" in inner else inner.get("struct", inner)}
+    return {"dtype": hf_feature(arrow_type)["dtype"]}

@@ -11,6 +11,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+import re
 import subprocess
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
@@ -22,13 +23,13 @@ from benchsmith import __version__
 from benchsmith.atomic import write_text_atomic
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError, SourceUnavailable
-from benchsmith.export import write_dataset
+from benchsmith.export import HubSource, write_dataset
 from benchsmith.progress import progress
 from benchsmith.schema import NL2FixInstance, Validation
 from builders.single_method import SOURCE_MISSING, BugOutcome, analyse_bug
 from harness.benchmarks.nl2fix import NL2Fix
 from sources.defects4j import Bug, Defects4JRoot
-from sources.history import SourceProvider, has_git_history, provider_for
+from sources.history import UPSTREAM_URLS, SourceProvider, has_git_history, provider_for
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +80,8 @@ def build(options: BuildOptions) -> dict:
         instances, validation_summary = _validate(d4j, instances, options)
     card = _card(d4j, options, projects, sources, skipped, outcomes, instances, issue_missing)
     card["validation"] = validation_summary or {"run": False}
-    write_dataset(instances, NL2FixInstance, options.out, card, render_card(card), benchmark=NL2Fix.name)
+    write_dataset(instances, NL2FixInstance, options.out, card, render_card(card), benchmark=NL2Fix.name,
+                  **hub_card(card))
     return card
 
 
@@ -269,3 +271,30 @@ def render_card(card: dict) -> str:
         detail = rejection["detail"].replace("|", "\\|")
         lines.append(f"| {rejection['bug']} | {rejection['reason']} | {detail} |")
     return "\n".join(lines) + "\n"
+
+
+# The licence of each Defects4J project's code (its upstream repository's LICENSE), as Hugging Face licence ids.
+# Defects4J itself (the metadata and patches) is MIT. A project not listed here (the bundled Ledger fixture, a
+# project added locally) is "unknown": nothing declares it.
+DEFECTS4J_LICENSE = "mit"
+PROJECT_LICENSES = {
+    **dict.fromkeys(["Cli", "Codec", "Collections", "Compress", "Csv", "JxPath", "Lang", "Math"], "apache-2.0"),
+    **dict.fromkeys(["Closure", "Gson", "JacksonCore", "JacksonDatabind", "JacksonXml", "Time"], "apache-2.0"),
+    "Chart": "lgpl-2.1",  # JFreeChart: LGPL 2.1 or later
+    "Jsoup": "mit",
+    "Mockito": "mit",
+}
+
+
+def hub_card(card: dict) -> dict:
+    """The Hugging Face card's sources (licences, revisions) and counts, from the build's card."""
+    sources = [HubSource("Defects4J", "https://github.com/rjust/defects4j", card["defects4j_revision"] or "",
+                         DEFECTS4J_LICENSE)]  # fmt: skip
+    for project, description in card["sources"].items():
+        head = re.search(r"\(HEAD ([0-9a-f]+)\)", description)  # the upstream history's HEAD (sources/history.py)
+        sources.append(HubSource(project, (UPSTREAM_URLS.get(project) or "").removesuffix(".git"),
+                                 head[1] if head else "", PROJECT_LICENSES.get(project, "unknown")))  # fmt: skip
+    counts = {"bugs": card["bugs"], "instances": card["instances"], "rejected": len(card["rejections"]),
+              "rejection_reasons": card["rejection_reasons"],
+              "selected_per_project": {p: stats["selected"] for p, stats in card["projects"].items()}}  # fmt: skip
+    return {"sources": sources, "counts": counts}

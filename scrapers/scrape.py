@@ -21,7 +21,7 @@ from benchsmith import __version__
 from benchsmith.errors import BenchsmithError
 from benchsmith.progress import progress
 from benchsmith.schema import IssueText
-from benchsmith.export import write_dataset
+from benchsmith.export import HubSource, write_dataset
 from scrapers import TrackerUnavailable, UnknownTracker, fetch_issue, tracker_name
 from scrapers.http import shared
 
@@ -102,7 +102,7 @@ def run(urls_file: Path, out: Path, workers: int = 4) -> ScrapeSummary:
         "trackers": dict(Counter(issue.tracker for issue in issues).most_common()),
         "missing_issues": [{"url": i.url, "reason": i.missing_reason} for i in issues if i.missing_reason],
     }
-    write_dataset(issues, IssueText, out, card, render_card(card))
+    write_dataset(issues, IssueText, out, card, render_card(card), **hub_card(card))
     return summary
 
 
@@ -118,3 +118,11 @@ def render_card(card: dict) -> str:
         lines += ["", "## Missing", "", "| url | reason |", "| --- | --- |"]
         lines += [f"| {m['url']} | {m['reason'].replace('|', '/')} |" for m in card["missing_issues"]]
     return "\n".join(lines) + "\n"
+
+
+def hub_card(card: dict) -> dict:
+    """The Hugging Face card's sources and counts. Issue text is under each tracker's and project's own terms,
+    which nothing here records: "unknown"."""
+    sources = [HubSource(f"{tracker} issues") for tracker in card["trackers"]]
+    counts = {"issues": card["issues"], "filled": card["filled"], "missing": card["missing"]}
+    return {"sources": sources, "counts": counts}

@@ -63,3 +63,31 @@ def geometry_dataset(tmp_path_factory) -> Path:
     completed = run_benchsmith("classbench", "build", "--repo", str(GEOMETRY), "--out", str(out))
     assert completed.returncode == 0, completed.stderr
     return out
+
+
+@pytest.fixture
+def hf_load(tmp_path, monkeypatch):
+    """The real ``datasets.load_dataset``, offline, with its cache under *tmp_path*."""
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+    import datasets
+    import huggingface_hub.constants
+
+    # datasets reads the variables when first imported: an earlier test may have imported it already
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+
+    def load(*args, **kwargs):
+        return datasets.load_dataset(*args, cache_dir=str(tmp_path / "hf-cache"), **kwargs)
+
+    return load
+
+
+def hf_expected_features(record_type: type):
+    """The features ``datasets`` itself derives from a record's Arrow schema (no benchsmith metadata involved)."""
+    import datasets
+
+    from benchsmith.schema import arrow_schema
+
+    return datasets.Features.from_arrow_schema(arrow_schema(record_type))

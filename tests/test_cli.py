@@ -108,7 +108,7 @@ def test_existing_output_survives_a_failed_run(tmp_path, fixture_repos):
     completed = build_from(tmp_path / "nowhere", out, fixture_repos)
     assert completed.returncode == 2
     assert out.read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.card.json", "o.card.md", "o.parquet"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "o.card.json", "o.card.md", "o.parquet"]
 
 
 def test_usage_errors_exit_non_zero():

@@ -46,7 +46,7 @@ def test_round_trip_through_parquet(tmp_path):
     assert pq.read_schema(out).remove_metadata() == arrow_schema(NL2FixInstance)
     assert read_records(out, NL2FixInstance) == records
     assert (tmp_path / "d.card.json").read_text() == '{\n  "k": 1\n}\n'
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.card.json", "d.card.md", "d.parquet"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "d.card.json", "d.card.md", "d.parquet"]
 
 
 def test_a_record_that_does_not_fit_leaves_no_file(tmp_path):

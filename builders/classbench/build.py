@@ -14,8 +14,10 @@ import dataclasses
 import hashlib
 import json
 import logging
+import re
 import shutil
 import time
+import tomllib
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,7 +29,7 @@ from benchsmith import __version__
 from benchsmith.atomic import write_text_atomic
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
-from benchsmith.export import write_dataset
+from benchsmith.export import HubSource, write_dataset
 from benchsmith.progress import progress
 from benchsmith.schema import ClassBenchTask, task_id
 from builders.classbench.analysis import ClassInfo, MethodInfo, analyse_file, source_files
@@ -75,7 +77,8 @@ def build(options: ClassBenchOptions) -> dict:
         outcome, paraphrase = paraphrased_tasks(repo, options, outcome, _build_tasks)
     card = _card(repo, options, outcome, time.monotonic() - started)
     card["paraphrase"] = paraphrase or {"run": False}
-    write_dataset(outcome.tasks, ClassBenchTask, options.out, card, render_card(card), benchmark=ClassBench.name)
+    write_dataset(outcome.tasks, ClassBenchTask, options.out, card, render_card(card), benchmark=ClassBench.name,
+                  **hub_card(card))
     return card
 
 
@@ -258,6 +261,7 @@ def _card(repo, options, outcome: BuildOutcome, seconds) -> dict:
         "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "repo": repo.spec,
         "commit": repo.commit,
+        "license": declared_license(repo.tree),
         "environment": repo.installed,
         "test_suite": dict(Counter(outcome.suite["outcomes"].values())),
         "classes": len(outcome.classes),
@@ -291,3 +295,54 @@ def render_card(card: dict) -> str:
     lines += [f"| {r['class']} | {r['reason']} | {r['detail']} |" for r in card["rejections"]]
     lines += ["", "## Environment", "", ", ".join(f"{k}=={v}" for k, v in sorted(card["environment"].items()))]
     return "\n".join(lines) + "\n"
+
+
+# Licence texts and classifiers as packages declare them → Hugging Face licence ids.
+_LICENSE_IDS = {
+    "apache-2.0": "apache-2.0", "apache 2.0": "apache-2.0", "apache license 2.0": "apache-2.0",
+    "apache software license": "apache-2.0", "apache license, version 2.0": "apache-2.0",
+    "mit": "mit", "mit license": "mit", "bsd-3-clause": "bsd-3-clause", "bsd-2-clause": "bsd-2-clause",
+    "bsd": "bsd", "bsd license": "bsd", "isc": "isc", "isc license (iscl)": "isc", "mpl-2.0": "mpl-2.0",
+    "mozilla public license 2.0 (mpl 2.0)": "mpl-2.0", "gpl-2.0": "gpl-2.0", "gpl-3.0": "gpl-3.0",
+    "lgpl-2.1": "lgpl-2.1", "lgpl-3.0": "lgpl-3.0", "unlicense": "unlicense", "the unlicense (unlicense)": "unlicense",
+    "cc0-1.0": "cc0-1.0", "agpl-3.0": "agpl-3.0",
+}
+
+
+def declared_license(tree: Path) -> str:
+    """The licence the source tree declares (pyproject ``license``, else PKG-INFO), as a Hugging Face id.
+
+    "other" when it declares one this table does not know (the card keeps the text), "unknown" when it declares none.
+    """
+    declared = []
+    pyproject = tree / "pyproject.toml"
+    if pyproject.is_file():
+        try:
+            license_field = tomllib.loads(pyproject.read_text(errors="replace")).get("project", {}).get("license")
+        except tomllib.TOMLDecodeError:
+            license_field = None
+        if isinstance(license_field, str):
+            declared.append(license_field)
+        elif isinstance(license_field, dict) and isinstance(license_field.get("text"), str):
+            declared.append(license_field["text"])
+    for info in (tree / "PKG-INFO", *tree.glob("*.egg-info/PKG-INFO"), *tree.glob("src/*.egg-info/PKG-INFO")):
+        if info.is_file():
+            text = info.read_text(errors="replace")
+            declared += re.findall(r"^License(?:-Expression)?: (.+)$", text, re.M)
+            declared += re.findall(r"^Classifier: License :: (?:OSI Approved :: )?(.+)$", text, re.M)
+    declared = [d.strip() for d in declared if d.strip() and d.strip().upper() != "UNKNOWN"]
+    for text in declared:
+        if text.lower() in _LICENSE_IDS:
+            return _LICENSE_IDS[text.lower()]
+    return "other" if declared else "unknown"
+
+
+def hub_card(card: dict) -> dict:
+    """The Hugging Face card's sources (licence, revision) and counts, from the build's card."""
+    spec = card["repo"]
+    pinned = re.fullmatch(r"pypi:([^=]+)==(.+)", spec)
+    url = f"https://pypi.org/project/{pinned[1]}/{pinned[2]}/" if pinned else (spec if "://" in spec else "")
+    revision = card["commit"] or (pinned[2] if pinned else "")
+    counts = {"classes": card["classes"], "tasks": card["tasks"], "directives": card["directives"],
+              "rejection_reasons": card["rejection_reasons"]}  # fmt: skip
+    return {"sources": [HubSource(spec, url, revision, card.get("license", "unknown"))], "counts": counts}

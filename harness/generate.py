@@ -31,7 +31,7 @@ from benchsmith.progress import progress
 from benchsmith.schema import ClassBenchTask, NL2FixInstance, dataset_kind, read_records
 from harness.extraction import Extraction, extract_java_method, extract_python_class
 from harness.models import complete_many
-from harness.models.base import DEFAULT_CONCURRENCY, Backend, ChatRequest, Message, Usage
+from harness.models.base import Backend, ChatRequest, Message, Usage
 from harness.prompts import CLASSBENCH_STRATEGIES, NL2FIX_STRATEGIES, strategy_hash
 from harness.prompts import classbench as classbench_prompts
 from harness.prompts import nl2fix as nl2fix_prompts
@@ -228,4 +228,4 @@ def _journal_entry(entry: dict) -> dict:
 
 def backend_concurrency(backend: Backend, concurrency: int | None) -> int:
     """*concurrency*, else what the backend was configured with (``--concurrency``), else the default."""
-    return concurrency or getattr(backend, "default_concurrency", DEFAULT_CONCURRENCY)
+    return concurrency or backend.default_concurrency

@@ -130,9 +130,9 @@ def _classbench_build(args: argparse.Namespace) -> int:
 
 
 def _paraphrase(args: argparse.Namespace) -> int:
-    from paraphrase.cli import paraphrase_command
+    from paraphrase.run import paraphrase_classes
 
-    paraphrase_command(args.repo, args.out, args.seed, args.classes.split(",") if args.classes else None, args.strict)
+    paraphrase_classes(args.repo, args.out, args.seed, args.classes.split(",") if args.classes else None, args.strict)
     return 0
 
 

@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 
 from benchsmith.errors import BenchsmithError
 from harness.models.base import BackendBase, ChatRequest, ChatResponse, Usage
-from harness.models.cache import ResponseCache, endpoint_identity
+from harness.models.cache import AnswerCache, endpoint_identity
 
 log = logging.getLogger(__name__)
 OPENAI_URL = "https://api.openai.com/v1"
@@ -102,7 +102,7 @@ class OpenAIBackend(BackendBase):
         self.timeout = timeout
         self.use_cache = use_cache
         self.endpoint = endpoint or endpoint_from_env()
-        self._cache = ResponseCache(self.name)
+        self._cache = AnswerCache(self.name)
         self._lock = threading.Lock()
         self._client: Any = None
 

@@ -32,8 +32,8 @@ def run_repo_tests(repo: Path, junit: Path) -> set[str]:
 @pytest.fixture(scope="session")
 def paraphrased(tmp_path_factory):
     """The fixture repository paraphrased once with the golden seed: (output folder, report)."""
-    from paraphrase.cli import paraphrase_command
+    from paraphrase.run import paraphrase_classes
 
     out = tmp_path_factory.mktemp("paraphrased") / "tinyrepo"
-    report = paraphrase_command(TINYREPO, out, seed=GOLDEN_SEED)
+    report = paraphrase_classes(TINYREPO, out, seed=GOLDEN_SEED)
     return out, report

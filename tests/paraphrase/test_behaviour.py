@@ -4,7 +4,7 @@ import shutil
 
 from paraphrase.run import paraphrase_classes
 
-from .conftest import TINYREPO, run_repo_tests
+from tests.helpers.paraphrase import TINYREPO, run_repo_tests
 
 
 def test_tests_that_passed_before_pass_after(paraphrased, tmp_path):

@@ -6,7 +6,7 @@ from paraphrase.run import default_classes
 from paraphrase.index import build_index
 from paraphrase.source import load_repository
 
-from .conftest import TINYREPO
+from tests.helpers.paraphrase import TINYREPO
 
 
 @pytest.fixture(scope="module")

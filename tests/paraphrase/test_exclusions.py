@@ -7,7 +7,7 @@ import pytest
 from paraphrase import paraphrase_repository
 from paraphrase.run import paraphrase_classes
 
-from .conftest import GOLDEN_SEED, TINYREPO
+from tests.helpers.paraphrase import GOLDEN_SEED, TINYREPO
 
 
 def paraphrase_files(tmp_path, files, classes=None, strict=False):

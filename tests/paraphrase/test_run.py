@@ -6,7 +6,7 @@ import pytest
 from benchsmith.errors import BenchsmithError
 from paraphrase.run import paraphrase_classes, parse_class_specs, report_path
 
-from .conftest import TINYREPO
+from tests.helpers.paraphrase import TINYREPO
 
 
 def test_prints_the_count_and_writes_the_report_beside_the_output(tmp_path, capsys):

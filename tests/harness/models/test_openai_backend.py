@@ -11,7 +11,7 @@ from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
 from harness.models import complete_many, format_usage, get_backend
 from harness.models.base import ChatRequest, Message
-from tests.harness.models.openai_server import OpenAIServer, embedding_of, words
+from tests.helpers.openai_server import OpenAIServer, embedding_of, words
 
 
 @pytest.fixture

@@ -30,15 +30,9 @@ MISSING_PATCH = "missing patch file"
 BAD_PATCH = "patch does not apply"
 SOURCE_MISSING = "source unavailable"
 
-REASONS = (
-    MULTI_FILE, MULTI_METHOD, OUTSIDE_METHOD, METHOD_ADDED_OR_REMOVED,
-    NO_CODE_CHANGE, PARSE_FAILURE, MISSING_PATCH, BAD_PATCH, SOURCE_MISSING,
-)  # fmt: skip
-
-
 @dataclass(frozen=True)
 class SingleMethodDecision:
-    """Whether a bug's fix is single-method, and where: ``reason`` is one of REASONS when rejected."""
+    """Whether a bug's fix is single-method, and where: ``reason`` is one of the rejection reasons above."""
 
     accepted: bool
     reason: str = ""

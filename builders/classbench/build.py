@@ -51,7 +51,7 @@ class ClassBenchOptions:
     commit: str | None = None
     language: str = "python"
     paraphrase: bool = False
-    no_relatives: bool = False
+    no_relatives: bool = False  # leave each task's relatives (seed 002, RQ2) unrecorded
     suite_seconds: float = 1800.0
 
 
@@ -240,7 +240,7 @@ def _task(repo: Repository, options: ClassBenchOptions, info: AnalysedClass, cla
         imports=removal.imports, detailed_metadata=render(info, detailed=True), sketchy_metadata=render(info, detailed=False),
         detailed_description="", sketchy_description="", test_directives=directives,
         external_references=info.external_references, class_tokens=info.tokens, paraphrased=False,
-        relatives=relatives_of(info, classes) if options.no_relatives else [],
+        relatives=[] if options.no_relatives else relatives_of(info, classes),
     )  # fmt: skip
 
 

@@ -134,9 +134,9 @@ def _classbench_build(args: argparse.Namespace) -> int:
 
 
 def _paraphrase(args: argparse.Namespace) -> int:
-    from paraphrase.cli import paraphrase_command
+    from paraphrase.run import paraphrase_classes
 
-    paraphrase_command(args.repo, args.out, args.seed, args.classes.split(",") if args.classes else None, args.strict)
+    paraphrase_classes(args.repo, args.out, args.seed, args.classes.split(",") if args.classes else None, args.strict)
     return 0
 
 
@@ -209,9 +209,10 @@ def build_parser() -> argparse.ArgumentParser:
     classbench_build = classbench_commands.add_parser("build", help="a repository → shortlisted class tasks (Parquet)")
     classbench_build.add_argument("--repo", required=True, metavar="SPEC", help="git URL or path (with --commit), a folder, or pypi:NAME==VERSION")
     classbench_build.add_argument("--commit", help="the commit of a git repository")
-    classbench_build.add_argument("--language", choices=["python", "java"], default="python")
+    # Java is offered once its builder exists; the option stays so that scripts passing "--language python" still work.
+    classbench_build.add_argument("--language", choices=["python"], default="python", help="only python so far")
     classbench_build.add_argument("--paraphrase", action="store_true", help="case-flip the identifiers of the shortlisted classes")
-    classbench_build.add_argument("--no-relatives", action="store_true", help="record each class's relatives for removal (RQ2)")
+    classbench_build.add_argument("--no-relatives", action="store_true", help="leave the relatives column empty (by default each task lists its relatives, seed 002's RQ2)")
     classbench_build.add_argument("--out", type=Path, required=True)
     classbench_build.set_defaults(handler=_classbench_build)
 

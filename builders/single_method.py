@@ -30,15 +30,9 @@ MISSING_PATCH = "missing patch file"
 BAD_PATCH = "patch does not apply"
 SOURCE_MISSING = "source unavailable"
 
-REASONS = (
-    MULTI_FILE, MULTI_METHOD, OUTSIDE_METHOD, METHOD_ADDED_OR_REMOVED,
-    NO_CODE_CHANGE, PARSE_FAILURE, MISSING_PATCH, BAD_PATCH, SOURCE_MISSING,
-)  # fmt: skip
-
-
 @dataclass(frozen=True)
-class Verdict:
-    """The answer of a check, with its reason: ``reason`` is one of REASONS when rejected."""
+class SingleMethodDecision:
+    """Whether a bug's fix is single-method, and where: ``reason`` is one of the rejection reasons above."""
 
     accepted: bool
     reason: str = ""
@@ -75,35 +69,35 @@ def code_changes(patches: list[FilePatch], fixed: dict[str, JavaFile], buggy: di
     return changes
 
 
-def is_single_method_fix(patches: list[FilePatch], fixed: dict[str, JavaFile], buggy: dict[str, JavaFile]) -> Verdict:
+def is_single_method_fix(patches: list[FilePatch], fixed: dict[str, JavaFile], buggy: dict[str, JavaFile]) -> SingleMethodDecision:
     """Decide whether a patch changes exactly one method that exists in both versions."""
     changes = code_changes(patches, fixed, buggy)
     if not changes:
-        return Verdict(False, NO_CODE_CHANGE, "only blank, comment or import lines change")
+        return SingleMethodDecision(False, NO_CODE_CHANGE, "only blank, comment or import lines change")
     files = sorted({c.file_path for _, c in changes})
     if len(files) > 1:
-        return Verdict(False, MULTI_FILE, f"code changes in {len(files)} files: {', '.join(files)}")
+        return SingleMethodDecision(False, MULTI_FILE, f"code changes in {len(files)} files: {', '.join(files)}")
     path = files[0]
     if path not in fixed or path not in buggy:
         side = "fixed" if path not in fixed else "buggy"
-        return Verdict(False, METHOD_ADDED_OR_REMOVED, f"{path} does not exist in the {side} version")
+        return SingleMethodDecision(False, METHOD_ADDED_OR_REMOVED, f"{path} does not exist in the {side} version")
     outside = [c for _, c in changes if c.unit is None]
     if outside:
         where = ", ".join(f"{c.side} line {c.line}" for c in outside[:5])
-        return Verdict(False, OUTSIDE_METHOD, f"{path}: {len(outside)} changed line(s) outside any method ({where})")
+        return SingleMethodDecision(False, OUTSIDE_METHOD, f"{path}: {len(outside)} changed line(s) outside any method ({where})")
     identities = {c.unit.identity: c.unit for _, c in changes}
     fixed_ids = {u.identity for u in fixed[path].units}
     buggy_ids = {u.identity for u in buggy[path].units}
     one_sided = [unit for ident, unit in identities.items() if ident not in fixed_ids or ident not in buggy_ids]
     if one_sided:
         names = ", ".join(f"{u.signature} ({'only fixed' if u.identity in fixed_ids else 'only buggy'})" for u in one_sided)
-        return Verdict(False, METHOD_ADDED_OR_REMOVED, f"{path}: {names}")
+        return SingleMethodDecision(False, METHOD_ADDED_OR_REMOVED, f"{path}: {names}")
     if len(identities) > 1:
         names = ", ".join(sorted(u.signature for u in identities.values()))
-        return Verdict(False, MULTI_METHOD, f"{path}: {len(identities)} methods change: {names}")
+        return SingleMethodDecision(False, MULTI_METHOD, f"{path}: {len(identities)} methods change: {names}")
     (identity,) = identities
     hunks = len({ordinal for ordinal, _ in changes})
-    return Verdict(True, file_path=path, identity=identity, hunks=hunks, detail=identities[identity].signature)
+    return SingleMethodDecision(True, file_path=path, identity=identity, hunks=hunks, detail=identities[identity].signature)
 
 
 @dataclass(frozen=True)
@@ -145,12 +139,12 @@ def analyse_bug(d4j: Defects4JRoot, bug: Bug, provider: SourceProvider) -> BugOu
         buggy = {p: analyse_java(t, f"{p}@buggy") for p, t in buggy_text.items() if t is not None and p.endswith(".java")}
     except BenchsmithError as exc:
         return rejected(PARSE_FAILURE, str(exc))
-    verdict = is_single_method_fix(patches, fixed, buggy)
-    if not verdict.accepted:
-        return rejected(verdict.reason, verdict.detail)
-    path = verdict.file_path
-    buggy_unit = _unit_with(buggy[path], verdict.identity)
-    fixed_unit = _unit_with(fixed[path], verdict.identity)
+    decision = is_single_method_fix(patches, fixed, buggy)
+    if not decision.accepted:
+        return rejected(decision.reason, decision.detail)
+    path = decision.file_path
+    buggy_unit = _unit_with(buggy[path], decision.identity)
+    fixed_unit = _unit_with(fixed[path], decision.identity)
     buggy_method = buggy_unit.text(buggy_text[path])
     instance = NL2FixInstance(
         instance_id=instance_id(bug.project, bug.bug_id),
@@ -171,7 +165,7 @@ def analyse_bug(d4j: Defects4JRoot, bug: Bug, provider: SourceProvider) -> BugOu
         buggy_method=buggy_method,
         buggy_method_no_comments=strip_comments(buggy_method),
         fixed_method=fixed_unit.text(fixed_text[path]),
-        hunks=verdict.hunks,
+        hunks=decision.hunks,
         trigger_tests=d4j.trigger_tests(bug),
         relevant_tests=d4j.relevant_tests(bug),
         revision_buggy=bug.revision_buggy,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 from tqdm import tqdm
@@ -23,13 +22,6 @@ from harness.sandbox import Limits
 from harness.workspace import prepare
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class InstanceValidation:
-    instance_id: str
-    validation: Validation
-    seconds: float = 0.0
 
 
 def validate_instance(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, slot: int,

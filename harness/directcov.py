@@ -51,7 +51,7 @@ def _send(record: dict) -> None:
         data = data[os.write(fd, data):]
 
 
-def pytest_collection_modifyitems(session, config, items):
+def pytest_collection_modifyitems(config, items):
     path = os.environ.get("BENCHSMITH_SELECT")
     if not path:
         return

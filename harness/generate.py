@@ -29,7 +29,7 @@ from benchsmith.journal import Journal
 from benchsmith.progress import progress
 from harness.benchmarks import GenerationItem, benchmark_of
 from harness.models import complete_many
-from harness.models.base import DEFAULT_CONCURRENCY, Backend, ChatRequest, Usage
+from harness.models.base import Backend, ChatRequest, Usage
 from harness.prompts import strategy_hash
 
 log = logging.getLogger(__name__)
@@ -166,4 +166,4 @@ def _journal_entry(entry: dict) -> dict:
 
 def backend_concurrency(backend: Backend, concurrency: int | None) -> int:
     """*concurrency*, else what the backend was configured with (``--concurrency``), else the default."""
-    return concurrency or getattr(backend, "default_concurrency", DEFAULT_CONCURRENCY)
+    return concurrency or backend.default_concurrency

@@ -180,7 +180,7 @@ class TaskRunner:
         self.files = sorted({d.split("::", 1)[0] for d in task.test_directives})
         self.pycache = self._bytecode()
 
-    def evaluate(self, code: str, name: str, fast: bool = True, tests=None) -> Verdict:
+    def evaluate(self, code: str, name: str) -> Verdict:
         started = time.monotonic()
         directives = list(self.task.test_directives)
         ok, reason = defines_class(code, self.task.class_name)

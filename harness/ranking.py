@@ -38,7 +38,6 @@ from harness.models.base import Embedder
 
 log = logging.getLogger(__name__)
 
-PAPER_THRESHOLD = 0.95
 Threshold = float | str  # a cosine, or "median"
 
 

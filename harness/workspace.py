@@ -77,16 +77,10 @@ class Workspace(_Layout):
     missing_files: tuple[str, ...] = ()  # blobs the history lacked (a partial mirror)
     buggy_only_imports: tuple[str, ...] = ()  # imports of the buggy file that the fix removed
 
-    def compile_classpath(self) -> list[Path]:
-        return [self.classes, self.test_classes, *map(Path, self.libraries), *junit_classpath()]
-
     def resource_dirs(self) -> list[Path]:
         """Resource folders, and the source folders (old Ant builds copied their resources beside the classes)."""
         resources = [self.tree / d for d in _RESOURCE_DIRS if (self.tree / d).is_dir()]
         return [*resources, self.tree / self.source_dir, self.tree / self.test_dir]
-
-    def runtime_classpath(self) -> list[Path]:
-        return [self.classes, self.test_classes, *self.resource_dirs(), *map(Path, self.libraries)]
 
 
 def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) -> Workspace:
@@ -146,7 +140,7 @@ def _from_defects4j(instance: NL2FixInstance, executable: str, root: Path) -> Wo
 def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, root: Path) -> Workspace:
     """The upstream history at the fixed revision, compiled with javac against Defects4J's lib/."""
     tree = root / "tree"
-    missing = _export(instance, d4j, repos, tree)
+    missing = _export(instance, repos, tree)
     source_dir, test_dir = _layout(d4j, instance, tree)
     pinned = pom_versions(tree / "pom.xml")
     libraries = tuple(str(jar) for jar in library_jars(d4j.lib_dir(instance.project), pinned))
@@ -171,7 +165,7 @@ def _buggy_only_imports(instance: NL2FixInstance, d4j: Defects4JRoot, tree: Path
     return tuple(statement for statement in dict.fromkeys(_IMPORT.findall(buggy)) if statement not in ours)
 
 
-def _export(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, tree: Path) -> list[str]:
+def _export(instance: NL2FixInstance, repos: Path | None, tree: Path) -> list[str]:
     """Write the fixed revision's files under *tree*; return the paths whose blobs the history lacks.
 
     Blob by blob rather than ``git archive``, so that a partial history (a

@@ -15,7 +15,7 @@ from libcst.metadata import BaseAssignment, BuiltinAssignment, ImportAssignment
 from paraphrase.kinds import EXTERNAL, REPO, UNKNOWN, Callee, Hierarchy, Kind, merge_callees
 from paraphrase.protocols import COMMON_ATTRIBUTES
 from paraphrase.records import ClassInfo, RepoIndex
-from paraphrase.source import Repository, SourceFile
+from paraphrase.source import ParsedRepository, SourceFile
 
 
 class CallResolver:
@@ -23,7 +23,7 @@ class CallResolver:
 
     if TYPE_CHECKING:  # supplied by Inference
         index: RepoIndex
-        repo: Repository
+        repo: ParsedRepository
         strict: bool
         _active: set[object]
         _subclasses: dict[ClassInfo, list[ClassInfo]]

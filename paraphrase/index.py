@@ -21,12 +21,12 @@ from paraphrase.protocols import (
     is_transparent_decorator,
 )
 from paraphrase.records import AttrUse, ClassInfo, FunctionInfo, KeywordUse, RepoIndex
-from paraphrase.source import Repository, SourceFile
+from paraphrase.source import ParsedRepository, SourceFile
 
 __all__ = ["AttrUse", "ClassInfo", "FunctionInfo", "KeywordUse", "RepoIndex", "build_index", "origin"]
 
 
-def origin(sf: SourceFile, repo: Repository, expr: cst.BaseExpression) -> str:
+def origin(sf: SourceFile, repo: ParsedRepository, expr: cst.BaseExpression) -> str:
     """'repo', 'external' or 'unknown': where the leftmost name of a (dotted) expression comes from."""
     while isinstance(expr, (cst.Attribute, cst.Call, cst.Subscript)):
         expr = expr.value if not isinstance(expr, cst.Call) else expr.func
@@ -277,7 +277,7 @@ def _record_scopes(index: RepoIndex, sf: SourceFile, star_external: bool) -> Non
                     index.unresolved.setdefault(access.node.value, sf.where(access.node))
 
 
-def build_index(repo: Repository) -> RepoIndex:
+def build_index(repo: ParsedRepository) -> RepoIndex:
     index = RepoIndex(repo)
     for sf in repo.files:
         indexer = _Indexer(index, sf)

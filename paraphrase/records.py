@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from paraphrase.source import Repository, SourceFile
+from paraphrase.source import ParsedRepository, SourceFile
 
 
 @dataclass(eq=False)
@@ -50,7 +50,7 @@ class KeywordUse:
 
 @dataclass(eq=False)
 class RepoIndex:
-    repo: Repository
+    repo: ParsedRepository
     classes: list[ClassInfo] = field(default_factory=list)
     classes_by_name: dict[str, list[ClassInfo]] = field(default_factory=lambda: defaultdict(list))
     class_of: dict[cst.ClassDef, ClassInfo] = field(default_factory=dict)

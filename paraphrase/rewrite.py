@@ -17,7 +17,7 @@ from collections.abc import Mapping
 import libcst as cst
 
 from paraphrase import syntax
-from paraphrase.source import Repository, SourceFile
+from paraphrase.source import ParsedRepository, SourceFile
 
 
 class _NameRenamer(cst.CSTTransformer):
@@ -32,7 +32,7 @@ class _NameRenamer(cst.CSTTransformer):
 
 
 class Renamer(cst.CSTTransformer):
-    def __init__(self, repo: Repository, sf: SourceFile, mapping: Mapping[str, str],
+    def __init__(self, repo: ParsedRepository, sf: SourceFile, mapping: Mapping[str, str],
                  keep_keywords: set[cst.Arg]) -> None:  # fmt: skip
         self.repo, self.sf, self.mapping, self.keep_keywords = repo, sf, mapping, keep_keywords
         self.protected: set[cst.Name] = set()
@@ -137,7 +137,7 @@ class Renamer(cst.CSTTransformer):
         return node.with_changes(value=f"{node.prefix}{node.quote}{code}{node.quote}")
 
 
-def rewrite(repo: Repository, sf: SourceFile, mapping: Mapping[str, str],
+def rewrite(repo: ParsedRepository, sf: SourceFile, mapping: Mapping[str, str],
             keep_keywords: set[cst.Arg]) -> tuple[cst.Module, int]:  # fmt: skip
     """The renamed module and how many names or literals changed."""
     renamer = Renamer(repo, sf, mapping, keep_keywords)

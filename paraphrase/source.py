@@ -98,7 +98,10 @@ class SourceFile:
 
 
 @dataclass(eq=False)
-class Repository:
+class ParsedRepository:
+    """Every Python file of a source tree, parsed with libcst and its scope metadata (not sources.python_repo's
+    Repository, which is a fetched tree with its environment)."""
+
     root: Path
     files: list[SourceFile]
     modules: dict[str, SourceFile]
@@ -149,8 +152,8 @@ def iter_python_files(root: Path) -> list[Path]:
     return found
 
 
-def module_name(root: Path, path: Path) -> tuple[str, bool]:
-    """The dotted name a file is imported as: its stem plus the chain of enclosing packages."""
+def package_module_name(root: Path, path: Path) -> tuple[str, bool]:
+    """The dotted name a file is imported as: its stem plus the chain of enclosing packages (with ``__init__.py``)."""
     is_package = path.stem == "__init__"
     parts = [] if is_package else [path.stem]
     folder = path.parent
@@ -177,11 +180,11 @@ def parse_file(root: Path, path: Path) -> SourceFile:
         raise BenchsmithError(f"{rel}: cannot be read ({exc})") from None
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
     meta = wrapper.resolve_many(_PROVIDERS)
-    module, is_package = module_name(root, path)
+    module, is_package = package_module_name(root, path)
     return SourceFile(path, rel, module, is_package, is_test_path(rel), wrapper, meta)
 
 
-def load_repository(root: Path) -> Repository:
+def load_repository(root: Path) -> ParsedRepository:
     """Parse every ``.py``/``.pyi`` file under *root*; a file that does not parse is an error."""
     root = Path(root)
     if not root.is_dir():
@@ -191,7 +194,7 @@ def load_repository(root: Path) -> Repository:
     if not files:
         raise BenchsmithError(f"{root}: no Python files in the repository")
     modules = {sf.module: sf for sf in files if sf.path.suffix == ".py"}
-    return Repository(
+    return ParsedRepository(
         root=root,
         files=files,
         modules=modules,

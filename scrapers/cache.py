@@ -39,7 +39,7 @@ class CachedResponse:
     fetched_at: str
 
 
-class ResponseCache:
+class HttpCache:
     """Raw responses on disk, one ``.json`` (metadata) and one ``.body`` (bytes) per request."""
 
     def __init__(self, root: Path) -> None:

@@ -44,7 +44,7 @@ from requests.utils import get_encoding_from_headers
 
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
-from scrapers.cache import CACHEABLE_STATUSES, CachedResponse, ResponseCache
+from scrapers.cache import CACHEABLE_STATUSES, CachedResponse, HttpCache
 
 log = logging.getLogger(__name__)
 
@@ -198,7 +198,7 @@ def is_retryable(response: requests.Response) -> bool:
 class TrackerAdapter(HTTPAdapter):
     """The transport adapter every tracker session mounts (see the module's docstring)."""
 
-    def __init__(self, policy: HttpPolicy, cache: ResponseCache, limiter: HostLimiter) -> None:
+    def __init__(self, policy: HttpPolicy, cache: HttpCache, limiter: HostLimiter) -> None:
         super().__init__(max_retries=0, pool_connections=8, pool_maxsize=max(8, policy.per_host))
         self.policy = policy
         self.cache = cache
@@ -301,7 +301,7 @@ class Http:
 
     def __init__(self, policy: HttpPolicy, cache_root: Path) -> None:
         self.policy = policy
-        self.cache = ResponseCache(cache_root)
+        self.cache = HttpCache(cache_root)
         self.limiter = HostLimiter(policy.per_host, policy.host_failures)
         self.adapter = TrackerAdapter(policy, self.cache, self.limiter)
         self._local = threading.local()

@@ -127,7 +127,7 @@ def locate_upstream(project: str, repos_dir: Path | None) -> Path:
 class UpstreamGitSource:
     """Fixed files from the upstream history; buggy files = fixed + the Defects4J patch."""
 
-    def __init__(self, project: str, git_dir: Path) -> None:
+    def __init__(self, git_dir: Path) -> None:
         self.history = GitHistory(git_dir)
         self.description = f"git {git_dir} (HEAD {self.history.head()[:12]})"
 
@@ -143,8 +143,7 @@ class UpstreamGitSource:
 class Defects4JCommandSource:
     """Checkouts made by the ``defects4j`` command, cached per bug and version."""
 
-    def __init__(self, project: str, executable: str) -> None:
-        self.project = project
+    def __init__(self, executable: str) -> None:
         self.executable = executable
         self.description = f"defects4j command ({executable})"
 
@@ -178,5 +177,5 @@ def has_git_history(project: str) -> bool:
 def provider_for(project: str, repos_dir: Path | None) -> SourceProvider:
     executable = shutil.which("defects4j", path=os.environ.get("PATH"))
     if executable:
-        return Defects4JCommandSource(project, executable)
-    return UpstreamGitSource(project, locate_upstream(project, repos_dir))
+        return Defects4JCommandSource(executable)
+    return UpstreamGitSource(locate_upstream(project, repos_dir))

@@ -29,7 +29,6 @@ class HunkLines:
 class FilePatch:
     path: str
     in_fixed: bool  # False when the file exists only in the buggy version
-    in_buggy: bool
     hunks: tuple[HunkLines, ...]
 
 
@@ -49,7 +48,6 @@ def parse_patch(text: str, name: str) -> list[FilePatch]:
             FilePatch(
                 path=_strip_prefix(path),
                 in_fixed=not patched.is_added_file,
-                in_buggy=not patched.is_removed_file,
                 hunks=hunks,
             )
         )

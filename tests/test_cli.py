@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.builders.test_nl2fix import build, run_cli
+from tests.helpers.cli import build_ledger, run_cli
 from tests.conftest import FIXTURE_D4J
 
 PROJECT = Path("framework/projects/Ledger")
@@ -103,7 +103,7 @@ def test_java_that_does_not_parse_is_a_bug_level_rejection(tmp_path, d4j_copy, f
 
 def test_existing_output_survives_a_failed_run(tmp_path, fixture_repos):
     out = tmp_path / "o.parquet"
-    assert build(out, fixture_repos).returncode == 0
+    assert build_ledger(out, fixture_repos).returncode == 0
     before = out.read_bytes()
     completed = build_from(tmp_path / "nowhere", out, fixture_repos)
     assert completed.returncode == 2

@@ -2,7 +2,11 @@
 
 import subprocess
 
+import pytest
+
 from tests.conftest import FIXTURES
+
+pytestmark = pytest.mark.java  # compiles the fixture with javac and runs its tests under JUnit
 
 
 def test_fixture_bugs_reproduce_with_a_real_jdk_and_junit():

@@ -1,12 +1,12 @@
 import dataclasses
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from benchsmith.errors import BenchsmithError
-import pyarrow as pa
-
 from benchsmith import __version__
+from benchsmith.errors import BenchsmithError
+from benchsmith.export import write_dataset
 from benchsmith.schema import (
     SCHEMA_VERSION,
     NL2FixInstance,
@@ -18,21 +18,7 @@ from benchsmith.schema import (
     read_stamp,
     to_table,
 )
-from benchsmith.export import write_dataset
-
-
-def make_instance(**changes) -> NL2FixInstance:
-    base = NL2FixInstance(
-        instance_id=instance_id("Cli", 3), project="Cli", bug_id=3, report_id="CLI-1",
-        report_url="https://issues.apache.org/jira/browse/CLI-1", issue_title="t", issue_description="d",
-        issue_comments=["c1", "c2"], file_path="src/A.java", method_name="f", method_signature="A.f()",
-        method_start_line=10, method_end_line=12, fixed_method_start_line=10,
-        fixed_method_end_line=12, buggy_method="int f() { return 2; }",
-        buggy_method_no_comments="int f() { return 2; }", fixed_method="int f() { return 1; }", hunks=1,
-        trigger_tests=["p.ATest::testF"], relevant_tests=["p.ATest"], revision_buggy="b" * 40,
-        revision_fixed="f" * 40, validation=Validation("reproduced", "gold passes, buggy fails"),
-    )  # fmt: skip
-    return dataclasses.replace(base, **changes)
+from tests.helpers.records import make_instance
 
 
 def test_instance_ids_are_deterministic():

@@ -38,7 +38,7 @@ class MethodInfo:
 
 
 @dataclass
-class ClassInfo:
+class AnalysedClass:
     file_path: str  # relative to the tree
     module: str  # dotted module name
     name: str
@@ -85,7 +85,11 @@ def source_files(tree: Path, import_root: str) -> list[Path]:
     return files
 
 
-def module_name(path: Path, tree: Path, import_root: str) -> str:
+def module_under_import_root(path: Path, tree: Path, import_root: str) -> str:
+    """The dotted path of *path* below the import root (``src/a/b.py`` -> ``a.b``), ``__init__`` dropped.
+
+    Every folder counts, with or without ``__init__.py``: the tests import the package from that root.
+    """
     relative = path.relative_to(tree / import_root if import_root else tree).with_suffix("")
     parts = list(relative.parts)
     if parts[-1] == "__init__":
@@ -93,7 +97,7 @@ def module_name(path: Path, tree: Path, import_root: str) -> str:
     return ".".join(parts)
 
 
-def analyse_file(path: Path, tree: Path, import_root: str, packages: set[str]) -> list[ClassInfo]:
+def analyse_file(path: Path, tree: Path, import_root: str, packages: set[str]) -> list[AnalysedClass]:
     """The module-level classes of one file."""
     text = path.read_text(encoding="utf-8", errors="surrogateescape")
     try:
@@ -103,7 +107,7 @@ def analyse_file(path: Path, tree: Path, import_root: str, packages: set[str]) -
     positions = wrapper.resolve(PositionProvider)
     qualified = wrapper.resolve(QualifiedNameProvider)
     module = wrapper.module
-    name = module_name(path, tree, import_root)
+    name = module_under_import_root(path, tree, import_root)
     classes = []
     for statement in module.body:
         if isinstance(statement, cst.ClassDef):
@@ -115,11 +119,11 @@ def _code(module: cst.Module, node: cst.CSTNode) -> str:
     return module.code_for_node(node)
 
 
-def _class_info(node: cst.ClassDef, module, positions, qualified, rel: str, module_dotted: str, packages: set[str]) -> ClassInfo:
+def _class_info(node: cst.ClassDef, module, positions, qualified, rel: str, module_dotted: str, packages: set[str]) -> AnalysedClass:
     position = positions[node]
     bases = [_code(module, arg.value) for arg in node.bases]
     signature = f"class {node.name.value}" + (f"({', '.join(_code(module, a) for a in node.bases)})" if node.bases else "") + ":"
-    info = ClassInfo(
+    info = AnalysedClass(
         file_path=rel, module=module_dotted, name=node.name.value,
         start_line=positions[node.decorators[0]].start.line if node.decorators else position.start.line,
         end_line=position.end.line, source=_code(module, node), signature=signature,

@@ -32,7 +32,7 @@ from benchsmith.errors import BenchsmithError
 from benchsmith.export import HubSource, write_dataset
 from benchsmith.progress import progress
 from benchsmith.schema import ClassBenchTask, task_id
-from builders.classbench.analysis import ClassInfo, MethodInfo, analyse_file, source_files
+from builders.classbench.analysis import AnalysedClass, MethodInfo, analyse_file, source_files
 from builders.classbench.metadata import render
 from builders.classbench.shortlist import (
     GOLD_FAILS,
@@ -60,7 +60,7 @@ class ClassBenchOptions:
     commit: str | None = None
     language: str = "python"
     paraphrase: bool = False
-    no_relatives: bool = False
+    no_relatives: bool = False  # leave each task's relatives (seed 002, RQ2) unrecorded
     suite_seconds: float = 1800.0
 
 
@@ -85,7 +85,7 @@ def build(options: ClassBenchOptions) -> dict:
 @dataclass
 class BuildOutcome:
     suite: dict
-    classes: list[ClassInfo]
+    classes: list[AnalysedClass]
     tasks: list[ClassBenchTask]
     rejections: list[dict]
     checks: dict
@@ -104,9 +104,9 @@ def _build_tasks(repo: Repository, options: ClassBenchOptions, only: set[str] | 
         for info in progress(classes, "shortlisting classes", unit="class"):
             if only is not None and f"{info.file_path}::{info.name}" not in only:
                 continue
-            verdict = is_shortlisted(info, directly_covered_methods(info, coverage, passed, copy))
-            if not verdict.accepted:
-                rejections.append({"class": info.qualified_name, "reason": verdict.reason, "detail": verdict.detail})
+            decision = is_shortlisted(info, directly_covered_methods(info, coverage, passed, copy))
+            if not decision.accepted:
+                rejections.append({"class": info.qualified_name, "reason": decision.reason, "detail": decision.detail})
                 continue
             candidates = referencing_tests(info, coverage, passed, copy)
             directives = _directives(repo, copy, info, candidates, slot, limits, runs)
@@ -144,12 +144,12 @@ def _work_copy(repo: Repository, slot: int) -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def analyse_repository(repo: Repository) -> list[ClassInfo]:
+def analyse_repository(repo: Repository) -> list[AnalysedClass]:
     """Every module-level class outside the tests, each file's analysis cached by its content."""
     root = repo.tree / repo.import_root if repo.import_root else repo.tree
     packages = {p.parent.name for p in root.glob("*/__init__.py")} | {p.stem for p in root.glob("*.py")}
     cache = private_cache_dir("analysis")
-    classes: list[ClassInfo] = []
+    classes: list[AnalysedClass] = []
     for path in progress(source_files(repo.tree, repo.import_root), "analysing modules", unit="module"):
         text = path.read_bytes()
         key = hashlib.sha256(ANALYSIS_VERSION.encode() + str(path.relative_to(repo.tree)).encode() + b"\0" + text).hexdigest()[:24]
@@ -166,8 +166,8 @@ def analyse_repository(repo: Repository) -> list[ClassInfo]:
     return classes
 
 
-def _class_from_json(data: dict) -> ClassInfo:
-    return ClassInfo(**{**data, "methods": [MethodInfo(**m) for m in data["methods"]]})
+def _class_from_json(data: dict) -> AnalysedClass:
+    return AnalysedClass(**{**data, "methods": [MethodInfo(**m) for m in data["methods"]]})
 
 
 def _cached_suite(repo: Repository, copy: Path, slot: int, limits: sandbox.Limits, runs: Path) -> dict:
@@ -195,7 +195,7 @@ def _run_without(repo, copy, info, replacement: str | None, nodes, slot, limits,
         return run_pytest(repo, copy, nodes, slot, limits, log_path)
 
 
-def _directives(repo, copy, info: ClassInfo, candidates: list[str], slot, limits, runs: Path) -> list[str]:
+def _directives(repo, copy, info: AnalysedClass, candidates: list[str], slot, limits, runs: Path) -> list[str]:
     """The referencing tests that fail once the class (and the imports only it used) is removed."""
     if not candidates:
         return []
@@ -208,7 +208,7 @@ def _directives(repo, copy, info: ClassInfo, candidates: list[str], slot, limits
     return directives
 
 
-def _solution_check(repo, copy, info: ClassInfo, directives: list[str], code: str, label: str, slot, limits, runs: Path) -> dict:
+def _solution_check(repo, copy, info: AnalysedClass, directives: list[str], code: str, label: str, slot, limits, runs: Path) -> dict:
     """The outcome of each directive collected with *code* where the class was."""
     path = runs / f"check-{label}" / f"{info.file_path.replace('/', '__')}__{info.name}.json"
     if path.exists():
@@ -219,11 +219,11 @@ def _solution_check(repo, copy, info: ClassInfo, directives: list[str], code: st
     return outcomes
 
 
-def relatives_of(info: ClassInfo, classes: list[ClassInfo]) -> list[str]:
+def relatives_of(info: AnalysedClass, classes: list[AnalysedClass]) -> list[str]:
     """Descendants of the class's grandparents other than its parent and itself (seed 002, RQ2), by base name."""
     by_name = {c.name: c for c in classes}
 
-    def bases(c: ClassInfo) -> set[str]:
+    def bases(c: AnalysedClass) -> set[str]:
         return {b.split("[")[0].split(".")[-1] for b in c.bases}
 
     parents = bases(info)
@@ -241,7 +241,7 @@ def relatives_of(info: ClassInfo, classes: list[ClassInfo]) -> list[str]:
     return sorted(by_name[n].qualified_name for n in found - parents - {info.name} if n in by_name)
 
 
-def _task(repo: Repository, options: ClassBenchOptions, info: ClassInfo, classes: list[ClassInfo], directives: list[str]) -> ClassBenchTask:
+def _task(repo: Repository, options: ClassBenchOptions, info: AnalysedClass, classes: list[AnalysedClass], directives: list[str]) -> ClassBenchTask:
     original = (repo.tree / info.file_path).read_text(encoding="utf-8", errors="surrogateescape")
     removal = remove_class(original, info.name, info.file_path)
     return ClassBenchTask(
@@ -250,7 +250,7 @@ def _task(repo: Repository, options: ClassBenchOptions, info: ClassInfo, classes
         imports=removal.imports, detailed_metadata=render(info, detailed=True), sketchy_metadata=render(info, detailed=False),
         detailed_description="", sketchy_description="", test_directives=directives,
         external_references=info.external_references, class_tokens=info.tokens, paraphrased=False,
-        relatives=relatives_of(info, classes) if options.no_relatives else [],
+        relatives=[] if options.no_relatives else relatives_of(info, classes),
     )  # fmt: skip
 
 

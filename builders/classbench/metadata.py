@@ -8,10 +8,10 @@ Import statements are in neither.
 
 from __future__ import annotations
 
-from builders.classbench.analysis import ClassInfo
+from builders.classbench.analysis import AnalysedClass
 
 
-def render(info: ClassInfo, detailed: bool) -> str:
+def render(info: AnalysedClass, detailed: bool) -> str:
     lines = [
         f"Class signature: {info.signature}",
         f"Class full name: {info.qualified_name}",

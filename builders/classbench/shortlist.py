@@ -7,7 +7,7 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-from builders.classbench.analysis import MAX_TOKENS, ClassInfo
+from builders.classbench.analysis import MAX_TOKENS, AnalysedClass
 
 MIN_COVERED_REFERENCING_METHODS = 2
 
@@ -19,13 +19,15 @@ GOLD_FAILS = "ground truth fails its directives"
 
 
 @dataclass(frozen=True)
-class Verdict:
+class ShortlistDecision:
+    """Whether a class makes the shortlist, with the reason when it does not."""
+
     accepted: bool
     reason: str = ""  # TOO_LONG, TOO_FEW_METHODS or NO_DIRECTIVE when rejected
     detail: str = ""
 
 
-def directly_covered_methods(info: ClassInfo, coverage: dict[str, list[tuple[str, str]]], passed: set[str], root: Path) -> set[str]:
+def directly_covered_methods(info: AnalysedClass, coverage: dict[str, list[tuple[str, str]]], passed: set[str], root: Path) -> set[str]:
     """Methods of the class that passing tests call directly from their own body."""
     prefix = f"{info.name}."
     target = (root / info.file_path).as_posix()
@@ -39,22 +41,22 @@ def directly_covered_methods(info: ClassInfo, coverage: dict[str, list[tuple[str
     return covered
 
 
-def is_shortlisted(info: ClassInfo, covered: set[str]) -> Verdict:
+def is_shortlisted(info: AnalysedClass, covered: set[str]) -> ShortlistDecision:
     """At most MAX_TOKENS tokens without docstrings, and two directly covered methods that make external references."""
     if info.tokens > MAX_TOKENS:
-        return Verdict(False, TOO_LONG, f"{info.tokens} tokens without docstrings (limit {MAX_TOKENS})")
+        return ShortlistDecision(False, TOO_LONG, f"{info.tokens} tokens without docstrings (limit {MAX_TOKENS})")
     referencing = {m.name for m in info.methods if m.external_references}
     qualifying = covered & referencing
     if len(qualifying) < MIN_COVERED_REFERENCING_METHODS:
-        return Verdict(
+        return ShortlistDecision(
             False,
             TOO_FEW_METHODS,
             f"{len(covered)} method(s) directly covered by passing tests, {len(qualifying)} of them with external references",
         )
-    return Verdict(True, detail=f"covered methods with external references: {', '.join(sorted(qualifying))}")
+    return ShortlistDecision(True, detail=f"covered methods with external references: {', '.join(sorted(qualifying))}")
 
 
-def referencing_tests(info: ClassInfo, coverage: dict[str, list[tuple[str, str]]], passed: set[str], root: Path) -> list[str]:
+def referencing_tests(info: AnalysedClass, coverage: dict[str, list[tuple[str, str]]], passed: set[str], root: Path) -> list[str]:
     """Passing tests that call the class directly or name it in their own body."""
     prefix = f"{info.name}."
     target = (root / info.file_path).as_posix()

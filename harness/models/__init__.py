@@ -10,20 +10,51 @@ importing this package never imports ``openai``.
 from __future__ import annotations
 
 import argparse
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from benchsmith.errors import BenchsmithError
-from harness.models.base import DEFAULT_CONCURRENCY, Backend, Usage, complete_many
+from harness.models.base import DEFAULT_CONCURRENCY, Backend, complete_many
 
-BACKENDS = ("openai", "replay", "template")
-_OPTIONS = {
-    "openai": {"max_retries", "price_input", "price_output", "embedding_model", "timeout", "use_cache"},
-    "replay": {"replay"},
-    "template": set(),
+
+@dataclass(frozen=True)
+class BackendEntry:
+    """A registered backend: where its factory lives (imported only when chosen) and what it accepts."""
+
+    module: str  # the module holding ``create``, the factory
+    options: frozenset[str]  # the keywords ``create`` takes; "model" among them when the backend uses --model
+    help: str
+
+    def factory(self) -> Callable[..., Backend]:
+        return importlib.import_module(self.module).create
+
+
+REGISTRY: Mapping[str, BackendEntry] = {
+    "openai": BackendEntry(
+        "harness.models.openai_backend",
+        frozenset({"model", "max_retries", "price_input", "price_output", "embedding_model", "timeout", "use_cache"}),
+        "an OpenAI-compatible endpoint (OPENAI_BASE_URL, OPENAI_API_KEY, or Azure's AZURE_OPENAI_ENDPOINT, "
+        "AZURE_OPENAI_API_KEY, OPENAI_API_VERSION)",
+    ),
+    "replay": BackendEntry("harness.models.replay", frozenset({"model", "replay"}), "answers recorded in a JSONL file"),
+    "template": BackendEntry("harness.models.template", frozenset(), "descriptions rendered from metadata"),
+}
+BACKENDS = tuple(REGISTRY)
+
+# The options of add_backend_arguments (beside --model), as backend keywords; each backend gets those its entry names.
+_FROM_ARGS: Mapping[str, Callable[[argparse.Namespace], Any]] = {
+    "max_retries": lambda args: args.max_retries,
+    "price_input": lambda args: args.price_input,
+    "price_output": lambda args: args.price_output,
+    "use_cache": lambda args: not args.no_cache,
+    "replay": lambda args: args.replay,
 }
 
-__all__ = ["BACKENDS", "add_backend_arguments", "backend_from_args", "complete_many", "format_usage", "get_backend"]
+__all__ = ["BACKENDS", "REGISTRY", "add_backend_arguments", "backend_from_args", "complete_many", "format_usage",
+           "get_backend"]  # fmt: skip
 
 
 def get_backend(name: str, model: str | None = None, **options: Any) -> Backend:
@@ -32,39 +63,26 @@ def get_backend(name: str, model: str | None = None, **options: Any) -> Backend:
     openai: *model* is required; options max_retries, price_input and
     price_output (USD per million tokens), embedding_model, timeout, use_cache.
     replay: option ``replay`` (the JSONL file) is required; *model* overrides
-    the model the file names. template: no options.
+    the model the file names. template: no options (and no model: it is its own).
     """
-    if name not in BACKENDS:
+    entry = REGISTRY.get(name)
+    if entry is None:
         raise BenchsmithError(f"unknown model backend {name!r} (choose from {', '.join(BACKENDS)})")
     given = {key: value for key, value in options.items() if value is not None}
-    unknown = sorted(set(given) - _OPTIONS[name])
+    unknown = sorted(set(given) - entry.options)
     if unknown:
         raise BenchsmithError(f"the {name} backend takes no option {', '.join(unknown)}")
-    if name == "openai":
-        if not model:
-            raise BenchsmithError("the openai backend needs --model")
-        from harness.models.openai_backend import OpenAIBackend
-
-        return OpenAIBackend(model, **given)
-    if name == "replay":
-        if "replay" not in given:
-            raise BenchsmithError("the replay backend needs --replay FILE")
-        from harness.models.replay import ReplayBackend
-
-        return ReplayBackend(Path(given["replay"]), model=model)
-    from harness.models.template import TemplateBackend
-
-    return TemplateBackend()
+    if model and "model" in entry.options:
+        given["model"] = model
+    return entry.factory()(**given)
 
 
 def add_backend_arguments(parser: argparse.ArgumentParser, default_backend: str | None = None) -> None:
     """The options every model-using command shares."""
     group = parser.add_argument_group("model backend")
+    described = "; ".join(f"{name}: {entry.help}" for name, entry in REGISTRY.items())
     group.add_argument("--backend", choices=BACKENDS, default=default_backend,
-                       help="openai: an OpenAI-compatible endpoint (OPENAI_BASE_URL, OPENAI_API_KEY, or Azure's "
-                            "AZURE_OPENAI_ENDPOINT, AZURE_OPENAI_API_KEY, OPENAI_API_VERSION); replay: answers "
-                            "recorded in a JSONL file; template: descriptions rendered from metadata"
-                            + (f" (default {default_backend})" if default_backend else ""))  # fmt: skip
+                       help=described + (f" (default {default_backend})" if default_backend else ""))  # fmt: skip
     group.add_argument("--model", help="the model (Azure: the deployment) for the openai backend")
     group.add_argument("--replay", metavar="FILE", type=Path, help="the JSONL file the replay backend answers from")
     group.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY,
@@ -85,21 +103,16 @@ def backend_from_args(args: argparse.Namespace) -> Backend:
         raise BenchsmithError(f"choose a model backend with --backend ({', '.join(BACKENDS)})")
     if args.concurrency < 1:
         raise BenchsmithError(f"--concurrency must be at least 1, got {args.concurrency}")
-    options: dict[str, Any] = {}
-    if args.backend == "openai":
-        options = {"max_retries": args.max_retries, "price_input": args.price_input,
-                   "price_output": args.price_output, "use_cache": not args.no_cache}  # fmt: skip
-    elif args.backend == "replay":
-        options = {"replay": args.replay}
+    entry = REGISTRY[args.backend]
+    options = {key: value(args) for key, value in _FROM_ARGS.items() if key in entry.options}
     backend = get_backend(args.backend, args.model, **options)
-    backend.default_concurrency = args.concurrency  # type: ignore[attr-defined]
+    backend.default_concurrency = args.concurrency
     return backend
 
 
 def format_usage(backend: Backend) -> str:
     """One line for the end of a run: requests, cache hits, tokens and cost (unknown without prices)."""
-    usage: Usage = getattr(backend, "usage", Usage())
+    usage = backend.usage
     line = (f"{backend.name} {backend.model}: {usage.requests} requests, {usage.cache_hits} cache hits, "
             f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens")  # fmt: skip
-    priced = getattr(backend, "priced", False)
-    return line + (f", cost ${usage.cost_usd:.4f}" if priced else ", cost unknown (no --price-input/--price-output)")
+    return line + (f", cost ${usage.cost_usd:.4f}" if backend.priced else ", cost unknown (no --price-input/--price-output)")

@@ -62,8 +62,21 @@ class ChatResponse:
 
 @runtime_checkable
 class Backend(Protocol):
+    """What every backend declares beside answering: what it spent, whether that has a price, how many at once."""
+
     name: str  # the registry name: "openai", "replay", "template"
     model: str  # what produced the answers ("gpt-4o-mini", "template-v1", the replay file's model)
+    default_concurrency: int  # requests in flight when the caller names no number (--concurrency sets it)
+
+    @property
+    def usage(self) -> Usage:
+        """Requests, cache hits, tokens and cost so far; zero for backends that send nothing."""
+        ...
+
+    @property
+    def priced(self) -> bool:
+        """Whether ``usage.cost_usd`` is known (prices were given)."""
+        ...
 
     def complete(self, request: ChatRequest) -> ChatResponse: ...
 
@@ -100,12 +113,16 @@ def complete_many(
                 future.cancel()
 
 
-class CompletesMany:
-    """Gives a backend the method ``complete_many``; ``default_concurrency`` applies when none is passed."""
+class BackendBase:
+    """The declarations of :class:`Backend` with their usual values: nothing spent, no price, the default concurrency."""
 
+    name: str
+    model: str
     default_concurrency: int = DEFAULT_CONCURRENCY
 
-    def complete_many(
-        self, requests: Sequence[ChatRequest], concurrency: int | None = None
-    ) -> Iterator[tuple[int, ChatResponse]]:
-        return complete_many(self, requests, concurrency or self.default_concurrency)  # type: ignore[arg-type]
+    def __init__(self) -> None:
+        self.usage = Usage()  # stays zero unless the backend sends requests somewhere
+
+    @property
+    def priced(self) -> bool:
+        return False

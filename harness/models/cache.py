@@ -47,7 +47,7 @@ def cache_key(payload: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
 
 
-class ResponseCache:
+class AnswerCache:
     """The entries of one backend, under ``cache_dir("models", backend_name)``."""
 
     def __init__(self, backend_name: str) -> None:

@@ -28,8 +28,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from benchsmith.errors import BenchsmithError
-from harness.models.base import ChatRequest, ChatResponse, CompletesMany, Usage
-from harness.models.cache import ResponseCache, endpoint_identity
+from harness.models.base import BackendBase, ChatRequest, ChatResponse, Usage
+from harness.models.cache import AnswerCache, endpoint_identity
 
 log = logging.getLogger(__name__)
 OPENAI_URL = "https://api.openai.com/v1"
@@ -72,7 +72,7 @@ def endpoint_from_env(env: Mapping[str, str] = os.environ) -> Endpoint:
     return Endpoint(False, url, key)
 
 
-class OpenAIBackend(CompletesMany):
+class OpenAIBackend(BackendBase):
     name = "openai"
 
     def __init__(
@@ -93,6 +93,7 @@ class OpenAIBackend(CompletesMany):
             raise BenchsmithError(f"openai backend: --max-retries must be 0 or more, got {max_retries}")
         if price_input < 0 or price_output < 0:
             raise BenchsmithError("openai backend: prices must not be negative")
+        super().__init__()
         self.model = model
         self.max_retries = max_retries
         self.price_input = price_input  # USD per million prompt tokens
@@ -101,8 +102,7 @@ class OpenAIBackend(CompletesMany):
         self.timeout = timeout
         self.use_cache = use_cache
         self.endpoint = endpoint or endpoint_from_env()
-        self.usage = Usage()
-        self._cache = ResponseCache(self.name)
+        self._cache = AnswerCache(self.name)
         self._lock = threading.Lock()
         self._client: Any = None
 
@@ -240,3 +240,10 @@ class OpenAIBackend(CompletesMany):
     def _account(self, usage: Usage) -> None:
         with self._lock:
             self.usage.add(usage)
+
+
+def create(model: str | None = None, **options: Any) -> OpenAIBackend:
+    """The registry's factory: *model* is required; *options* are :class:`OpenAIBackend`'s keywords."""
+    if not model:
+        raise BenchsmithError("the openai backend needs --model")
+    return OpenAIBackend(model, **options)

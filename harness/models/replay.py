@@ -33,7 +33,7 @@ from pathlib import Path
 
 from benchsmith.errors import BenchsmithError
 from benchsmith.schema import json_objects
-from harness.models.base import ChatRequest, ChatResponse, CompletesMany, Usage
+from harness.models.base import BackendBase, ChatRequest, ChatResponse
 
 KNOWN_TURNS = {"reasoning": 3}
 _DESCRIPTION_FIELDS = {"describe/detailed": "detailed_description", "describe/sketchy": "sketchy_description"}
@@ -48,16 +48,16 @@ class RecordedAnswer:
     turn: int | None = None
 
 
-class ReplayBackend(CompletesMany):
+class ReplayBackend(BackendBase):
     name = "replay"
 
     def __init__(self, path: Path | str, model: str | None = None) -> None:
+        super().__init__()  # usage stays zero: nothing is sent anywhere
         self.path = Path(path)
         self.generated: dict[str, list[RecordedAnswer]] = {}
         self.descriptions: dict[tuple[str, str], RecordedAnswer] = {}
         models = self._load()
         self.model = model or (models.pop() if len(models) == 1 and "" not in models else "replay")
-        self.usage = Usage()  # stays zero: nothing is sent anywhere
 
     def _load(self) -> set[str]:
         """Read the file; return the set of model names (with "" for a row that names none)."""
@@ -154,3 +154,10 @@ def _optional_str(row: dict, key: str, where: str) -> str:
     if not isinstance(value, str):
         raise BenchsmithError(f"{where}: {key} must be a string")
     return value
+
+
+def create(model: str | None = None, replay: Path | str | None = None) -> ReplayBackend:
+    """The registry's factory: the file is required; *model* overrides the model the file names."""
+    if replay is None:
+        raise BenchsmithError("the replay backend needs --replay FILE")
+    return ReplayBackend(Path(replay), model=model)

@@ -22,7 +22,7 @@ import textwrap
 from dataclasses import dataclass
 
 from benchsmith.errors import BenchsmithError
-from harness.models.base import ChatRequest, ChatResponse, CompletesMany, Usage
+from harness.models.base import BackendBase, ChatRequest, ChatResponse
 
 MODEL = "template-v1"
 _PURPOSES = {"describe/detailed": True, "describe/sketchy": False}
@@ -73,12 +73,9 @@ class BodyFacts:
     raises: list[str]
 
 
-class TemplateBackend(CompletesMany):
+class TemplateBackend(BackendBase):
     name = "template"
     model = MODEL
-
-    def __init__(self) -> None:
-        self.usage = Usage()  # stays zero: nothing is sent anywhere
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         where = request.item_id or "request"
@@ -90,6 +87,11 @@ class TemplateBackend(CompletesMany):
         parsed = parse_metadata(metadata, where)
         text = describe(parsed, _PURPOSES[request.purpose], request.context.get("class_name", ""))
         return ChatResponse(texts=[text] * request.n, model=MODEL)
+
+
+def create() -> TemplateBackend:
+    """The registry's factory: the template takes no options, and is its own model (template-v1)."""
+    return TemplateBackend()
 
 
 def parse_metadata(text: str, where: str) -> ClassMetadata:

@@ -16,9 +16,9 @@ from builders.describe import describe
 from harness.models import get_backend
 from harness.prompts import classbench as classbench_prompts
 from harness.prompts import strategy_hash
-from tests.harness.models.interrupted import InterruptedAfter
-from tests.harness.models.openai_server import OpenAIServer
-from tests.harness.test_prompts import LEDGER_POST, classbench_task
+from tests.helpers.interrupted import InterruptedAfter
+from tests.helpers.openai_server import OpenAIServer
+from tests.helpers.records import LEDGER_POST, classbench_task
 
 
 def undescribed(task_id_suffix: str = "") -> ClassBenchTask:

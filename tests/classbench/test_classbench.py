@@ -10,8 +10,8 @@ import pytest
 from benchsmith.schema import ClassBenchTask, Result, read_records
 from sources.python_removal import remove_class
 from harness.python_runner import reference_solution
-from tests.builders.test_nl2fix import run_cli
 from tests.conftest import GEOMETRY
+from tests.helpers.cli import run_cli
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "classbench"
 TASK = "::src/geometry/shapes.py::Polygon"

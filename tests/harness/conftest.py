@@ -5,14 +5,14 @@ import pytest
 from benchsmith.schema import NL2FixInstance, read_records
 from sources.defects4j import Defects4JRoot
 from harness.workspace import prepare
-from tests.builders.test_nl2fix import build
 from tests.conftest import FIXTURE_D4J
+from tests.helpers.cli import build_ledger
 
 
 @pytest.fixture(scope="session")
 def ledger_dataset(tmp_path_factory, fixture_repos) -> Path:
     out = tmp_path_factory.mktemp("ledger") / "nl2fix.parquet"
-    completed = build(out, fixture_repos)
+    completed = build_ledger(out, fixture_repos)
     assert completed.returncode == 0, completed.stderr
     return out
 

@@ -11,7 +11,7 @@ from benchsmith.errors import BenchsmithError
 from benchsmith.schema import Result, read_records, read_stamp, to_table
 from harness import benchmarks
 from harness.benchmarks import benchmark_of
-from tests.harness.toy_benchmark import ARITHMETIC, ArithmeticTask
+from tests.helpers.toy_benchmark import ARITHMETIC, ArithmeticTask
 
 TASKS = [ArithmeticTask("add-1", "addition", "2 + 3?", 5), ArithmeticTask("add-2", "addition", "40 + 2?", 42),
          ArithmeticTask("mul-1", "multiplication", "6 * 7?", 42)]  # fmt: skip

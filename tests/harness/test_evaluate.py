@@ -12,8 +12,9 @@ from benchsmith.journal import journal_path
 from benchsmith.schema import NL2FixInstance, Result, read_records, to_table
 from harness.evaluate import EvalOptions, verdict_context, verdict_key
 from harness.sandbox import Limits
-from tests.builders.test_nl2fix import run_cli
-from tests.conftest import FIXTURE_D4J
+from tests.helpers.cli import eval_cli, run_cli
+
+pytestmark = pytest.mark.java  # runs JVMs: needs a JDK, JUnit 4 and the sandbox
 
 
 def write_candidates(path, ledger_instances):
@@ -32,11 +33,6 @@ def write_candidates(path, ledger_instances):
     lines.append(json.dumps({"instance_id": "Ledger-1", "candidate_id": "other-gold", "code": one.fixed_method, "model": "o"}))
     path.write_text("\n".join(lines) + "\n")
     return path
-
-
-def eval_cli(dataset, candidates, out, repos, *extra):
-    return run_cli("eval", "--dataset", str(dataset), "--candidates", str(candidates), "--defects4j", str(FIXTURE_D4J),
-                   "--repos", str(repos), "--out", str(out), "--timeout", "30", *extra)  # fmt: skip
 
 
 @pytest.fixture(scope="module")

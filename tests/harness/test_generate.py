@@ -16,9 +16,9 @@ from benchsmith.schema import ClassBenchTask, NL2FixInstance, read_candidates, t
 from harness.generate import generate
 from harness.models import get_backend
 from harness.prompts import nl2fix as nl2fix_prompts
-from tests.harness.models.interrupted import InterruptedAfter
-from tests.harness.models.openai_server import OpenAIServer, words
-from tests.harness.test_prompts import LEDGER_BALANCE, LEDGER_POST, LEDGER_TOTAL, classbench_task
+from tests.helpers.interrupted import InterruptedAfter
+from tests.helpers.openai_server import OpenAIServer, words
+from tests.helpers.records import LEDGER_BALANCE, LEDGER_POST, LEDGER_TOTAL, classbench_task
 
 BALANCE_FIX = LEDGER_BALANCE.fixed_method.replace("            // credits add up\n", "")
 POST_FIX = LEDGER_POST.fixed_method

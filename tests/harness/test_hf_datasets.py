@@ -12,6 +12,8 @@ import yaml
 from benchsmith.schema import ClassBenchTask, NL2FixInstance, RankedCandidate, Result, read_records, read_stamp
 from tests.conftest import FIXTURE_D4J, hf_expected_features, run_benchsmith
 
+pytestmark = pytest.mark.java  # the NL2Fix dataset is validated, the results judged, by JVMs
+
 
 def declared(path, record_type):
     """The file's own `huggingface` metadata says the record's features."""

@@ -13,6 +13,8 @@ from harness import sandbox
 from harness.java_runner import InstanceRunner
 from harness.sandbox import Limits
 
+pytestmark = pytest.mark.java  # runs JVMs: needs a JDK, JUnit 4 and the sandbox
+
 LIMITS = Limits(wall_seconds=8)
 SIGNATURE = "public static String pad(long number, int width) {\n"
 GOLD_RETURN = (

@@ -6,7 +6,7 @@ import pytest
 
 from benchsmith.errors import BenchsmithError
 from harness.insertion import _WRAPPER, add_imports, dedup_key, is_single_method, javac_text, split_host
-from tests.test_schema import make_instance
+from tests.helpers.records import make_instance
 
 HOST = "class A {\n    static class In { int q() { return 1; } }\n    int f() {\n        return 2;\n    }\n}\n"
 
@@ -82,6 +82,7 @@ def test_code_hidden_from_javalang_is_not_one_method(code):
     assert "expected one method declaration" in why
 
 
+@pytest.mark.java
 @pytest.mark.skipif(shutil.which("javac") is None or shutil.which("javap") is None, reason="needs a JDK")
 @pytest.mark.parametrize("code", HIDDEN.values(), ids=HIDDEN.keys())
 def test_javac_sees_the_hidden_code(tmp_path, code):
@@ -89,6 +90,7 @@ def test_javac_sees_the_hidden_code(tmp_path, code):
     assert any(m in seen for m in ("int g();", "static {};", "class Extra {")), seen
 
 
+@pytest.mark.java
 @pytest.mark.skipif(shutil.which("javac") is None or shutil.which("javap") is None, reason="needs a JDK")
 def test_an_odd_backslash_escapes_no_line_end_for_javac_either(tmp_path):
     code = ONE + " // note \\\\u000d int g() { return 2; }"  # "\\u000d": the second backslash is not eligible

@@ -13,7 +13,7 @@ from benchsmith.schema import Candidate, RankedCandidate, read_records
 from harness import embeddings
 from harness.embeddings import EmbeddingCache, MiniLMEmbedder, embed_all
 from harness.ranking import cosine_similarities, order_group, parse_threshold, rank, resolve_threshold
-from tests.harness.test_evaluate import eval_cli
+from tests.helpers.cli import eval_cli
 
 # --- ordering, on given similarities -------------------------------------------------------------------------------
 
@@ -207,6 +207,7 @@ def test_rank_orders_each_run_of_each_bug(minilm, ledger_dataset, ledger_instanc
     assert [r.pruned for r in by_median] == [r.similarity < median for r in records]
 
 
+@pytest.mark.java
 def test_rank_then_report_end_to_end(minilm, ledger_dataset, ledger_instances, fixture_repos, tmp_path, capsys):
     candidates = write_candidates(tmp_path / "candidates.jsonl", ledger_instances)
     ranking = tmp_path / "ranking.parquet"
@@ -257,7 +258,7 @@ def test_rank_refuses_bad_input(ledger_dataset, tmp_path, capsys):
 
 
 def test_the_openai_embedder_goes_through_the_openai_backend(ledger_dataset, ledger_instances, tmp_path, monkeypatch):
-    from tests.harness.models.openai_server import OpenAIServer, embedding_of
+    from tests.helpers.openai_server import OpenAIServer, embedding_of
 
     monkeypatch.setenv("BENCHSMITH_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")

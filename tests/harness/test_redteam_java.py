@@ -27,6 +27,8 @@ from harness.sandbox import Limits
 from harness.workspace import public_view
 from tests.conftest import FIXTURE_D4J
 
+pytestmark = pytest.mark.java  # runs JVMs: needs a JDK, JUnit 4 and the sandbox
+
 LIMITS = Limits(wall_seconds=10)
 SIGNATURE = "public static String pad(long number, int width) {\n"
 GOLD = (

@@ -5,10 +5,13 @@ import os
 import tempfile
 from pathlib import Path
 
-from tests.builders.test_nl2fix import run_cli
-from tests.sources.test_history import install_stand_in
+import pytest
+
 from harness.workspace import class_source_file, public_view
 from tests.conftest import FIXTURE_D4J
+from tests.helpers.cli import install_stand_in, run_cli
+
+pytestmark = pytest.mark.java  # runs JVMs: needs a JDK, JUnit 4 and the sandbox
 
 
 def test_validation_through_defects4j_workspaces(ledger_dataset, fixture_repos, tmp_path):

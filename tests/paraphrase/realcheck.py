@@ -7,7 +7,7 @@ By hand::
 
 It downloads the sdist (``pip download --no-deps --no-binary :all:``), makes a
 venv holding pytest, runs the tests with a JUnit report, paraphrases the
-unpacked sdist with ``paraphrase_command`` and runs the tests again in the
+unpacked sdist with ``paraphrase_classes`` and runs the tests again in the
 copy. It prints one JSON object: tests passing before, still passing after,
 the ratio, and the number of names flipped.
 """
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from paraphrase.cli import paraphrase_command  # noqa: E402
+from paraphrase.run import paraphrase_classes  # noqa: E402
 from paraphrase.syntax import IDENTIFIER  # noqa: E402
 
 
@@ -80,7 +80,7 @@ def check(spec: str, workdir: Path, tests: list[str], pythonpath: str | None = N
     extra = pytest_args or []
     before = run_tests(python, source, tests, pythonpath, extra, workdir / "before.xml")
     out = workdir / "paraphrased"
-    report = paraphrase_command(source, out, seed=seed, classes=classes, strict=strict)
+    report = paraphrase_classes(source, out, seed=seed, classes=classes, strict=strict)
     reverse = {flipped: name for name, flipped in report.mapping.items()}
     # test ids spell parameters' names too (``test_x[LRU]``): compare them under the original names
     after = {IDENTIFIER.sub(lambda m: reverse.get(m.group(0), m.group(0)), test_id)

@@ -2,9 +2,9 @@
 
 import shutil
 
-from paraphrase.cli import paraphrase_command
+from paraphrase.run import paraphrase_classes
 
-from .conftest import TINYREPO, run_repo_tests
+from tests.helpers.paraphrase import TINYREPO, run_repo_tests
 
 
 def test_tests_that_passed_before_pass_after(paraphrased, tmp_path):
@@ -21,7 +21,7 @@ def test_tests_that_passed_before_pass_after(paraphrased, tmp_path):
 def test_same_seed_same_output(paraphrased, tmp_path):
     out, report = paraphrased
     again = tmp_path / "again"
-    second = paraphrase_command(TINYREPO, again, seed=report.seed)
+    second = paraphrase_classes(TINYREPO, again, seed=report.seed)
     assert second.mapping == report.mapping
     for rel in report.files_changed:
         assert (again / rel).read_bytes() == (out / rel).read_bytes()
@@ -29,7 +29,7 @@ def test_same_seed_same_output(paraphrased, tmp_path):
 
 def test_different_seed_different_flips(paraphrased, tmp_path):
     out, report = paraphrased
-    other = paraphrase_command(TINYREPO, tmp_path / "other", seed=report.seed + 1)
+    other = paraphrase_classes(TINYREPO, tmp_path / "other", seed=report.seed + 1)
     assert other.mapping.keys() == report.mapping.keys()  # the same names are safe to flip...
     assert other.mapping != report.mapping  # ...to other spellings
     assert (tmp_path / "other" / "tinycodec/core.py").read_text() != (out / "tinycodec/core.py").read_text()

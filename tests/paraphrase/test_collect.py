@@ -2,11 +2,11 @@ import pytest
 
 from benchsmith.errors import BenchsmithError
 from paraphrase import collect_identifiers
-from paraphrase.cli import default_classes
+from paraphrase.run import default_classes
 from paraphrase.index import build_index
 from paraphrase.source import load_repository
 
-from .conftest import TINYREPO
+from tests.helpers.paraphrase import TINYREPO
 
 
 @pytest.fixture(scope="module")

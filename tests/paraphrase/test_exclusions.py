@@ -5,9 +5,9 @@ import textwrap
 import pytest
 
 from paraphrase import paraphrase_repository
-from paraphrase.cli import paraphrase_command
+from paraphrase.run import paraphrase_classes
 
-from .conftest import GOLDEN_SEED, TINYREPO
+from tests.helpers.paraphrase import GOLDEN_SEED, TINYREPO
 
 
 def paraphrase_files(tmp_path, files, classes=None, strict=False):
@@ -16,7 +16,7 @@ def paraphrase_files(tmp_path, files, classes=None, strict=False):
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
         (repo / rel).write_text(textwrap.dedent(text))
     out = tmp_path / "out"
-    report = paraphrase_command(repo, out, seed=0, classes=classes, strict=strict)
+    report = paraphrase_classes(repo, out, seed=0, classes=classes, strict=strict)
     return report, (lambda rel: (out / rel).read_text())
 
 

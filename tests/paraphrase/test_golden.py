@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from .conftest import GOLDEN, TINYREPO
+from tests.helpers.paraphrase import GOLDEN, TINYREPO
 
 GOLDEN_FILES = sorted(p.relative_to(GOLDEN / "tinyrepo").as_posix().removesuffix(".golden")
                       for p in (GOLDEN / "tinyrepo").rglob("*.golden"))  # fmt: skip

@@ -11,7 +11,7 @@ import requests
 from benchsmith.errors import BenchsmithError
 from scrapers.cache import CacheCorrupt
 from scrapers.http import HttpPolicy, base_url, is_unresolvable, recording, shared
-from tests.scrapers.server import Reply, json_reply
+from tests.helpers.trackers import Reply, json_reply
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -10,8 +10,7 @@ import pytest
 
 from benchsmith.schema import NL2FixInstance, read_records
 from tests.conftest import FIXTURE_D4J
-from tests.scrapers.conftest import github_issue_path, serve_jira
-from tests.scrapers.server import json_reply
+from tests.helpers.trackers import github_issue_path, json_reply, serve_jira
 
 pytestmark = pytest.mark.timeout(120)
 

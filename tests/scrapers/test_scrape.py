@@ -12,8 +12,7 @@ import pytest
 
 from benchsmith.schema import IssueText, arrow_schema, read_records
 from scrapers.scrape import read_urls, scrape
-from tests.scrapers.conftest import ALL_URLS, jira_issue_path, serve_all, serve_jira
-from tests.scrapers.server import Reply
+from tests.helpers.trackers import ALL_URLS, Reply, jira_issue_path, serve_all, serve_jira
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -12,8 +12,9 @@ import pytest
 
 import scrapers
 from scrapers import TrackerUnavailable, UnknownTracker, fetch_issue, tracker_name
-from tests.scrapers.conftest import github_issue_path, html, jira_issue_path, serve_github_531, serve_jira
-from tests.scrapers.server import Reply, json_reply
+from tests.helpers.trackers import (
+    Reply, github_issue_path, html, jira_issue_path, json_reply, serve_github_531, serve_jira,
+)  # fmt: skip
 
 pytestmark = pytest.mark.timeout(60)
 

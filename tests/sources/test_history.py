@@ -7,54 +7,8 @@ the way Defects4J does (fixed revision, plus the patch for `b`), `compile`
 with javac, and `export -p` of the directory and class-path properties.
 """
 
-import os
-import stat
-from pathlib import Path
-
-from tests.builders.test_nl2fix import outcome_table, run_cli
 from tests.conftest import FIXTURE_D4J
-
-STAND_IN = """#!/usr/bin/env bash
-set -euo pipefail
-cmd=$1; shift
-while [ $# -gt 0 ]; do case "$1" in -p) p=$2;; -v) v=$2;; -w) w=$2;; esac; shift 2; done
-junit=/usr/share/java/junit4.jar:/usr/share/java/hamcrest.jar
-case "$cmd" in
-  compile)
-    mkdir -p "$w/target/classes" "$w/target/test-classes"
-    javac -nowarn -d "$w/target/classes" $(find "$w/src/main/java" -name '*.java')
-    javac -nowarn -cp "$w/target/classes:$junit" -d "$w/target/test-classes" $(find "$w/src/test/java" -name '*.java')
-    exit 0;;
-  export)
-    case "$p" in
-      dir.src.classes) printf src/main/java;; dir.src.tests) printf src/test/java;;
-      dir.bin.classes) printf target/classes;; dir.bin.tests) printf target/test-classes;;
-      cp.test) printf "%s" "$w/target/classes:$w/target/test-classes:$junit";;
-      *) echo "unknown property $p" >&2; exit 1;;
-    esac
-    exit 0;;
-  checkout) ;;
-  *) echo "unsupported: $cmd" >&2; exit 1;;
-esac
-id=${v%[bf]}; kind=${v: -1}
-meta=__D4J__/framework/projects/$p
-fixed=$(awk -F, -v id="$id" '$1 == id {print $3}' "$meta/active-bugs.csv")
-[ -n "$fixed" ] || { echo "Error: unknown bug $v" >&2; exit 1; }
-git clone -q __REPOS__/$p "$w"
-git -C "$w" checkout -q "$fixed"
-if [ "$kind" = b ]; then git -C "$w" apply "$meta/patches/$id.src.patch"; fi
-echo "$v" > "$w/.defects4j.config"
-"""
-
-
-def install_stand_in(folder: Path, fixture_repos: Path) -> dict:
-    """Put the stand-in `defects4j` on PATH; the environment to run under."""
-    bin_dir = folder / "bin"
-    bin_dir.mkdir()
-    tool = bin_dir / "defects4j"
-    tool.write_text(STAND_IN.replace("__D4J__", str(FIXTURE_D4J)).replace("__REPOS__", str(fixture_repos)))
-    tool.chmod(tool.stat().st_mode | stat.S_IEXEC | stat.S_IXOTH | stat.S_IROTH)
-    return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+from tests.helpers.cli import install_stand_in, outcome_table, run_cli
 
 
 def test_defects4j_command_source_gives_the_same_instances(tmp_path, fixture_repos):

@@ -9,9 +9,9 @@ import pytest
 
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
-from harness.models import format_usage, get_backend
+from harness.models import complete_many, format_usage, get_backend
 from harness.models.base import ChatRequest, Message
-from tests.harness.models.openai_server import OpenAIServer, embedding_of, words
+from tests.helpers.openai_server import OpenAIServer, embedding_of, words
 
 
 @pytest.fixture
@@ -111,7 +111,7 @@ def test_concurrency_bound_is_respected(server):
     server.script.delay = 0.2
     backend = get_backend("openai", "gpt-test")
     requests = [ask(f"task {i}") for i in range(9)]
-    answered = dict(backend.complete_many(requests, concurrency=3))
+    answered = dict(complete_many(backend, requests, concurrency=3))
     assert sorted(answered) == list(range(9))
     assert all(answered[i].texts for i in range(9))
     assert 2 <= server.max_in_flight <= 3

@@ -102,3 +102,19 @@ def test_complete_many_propagates_the_first_failure():
         list(complete_many(SlowEcho(fail_on="r2"), requests, concurrency=2))
     with pytest.raises(BenchsmithError, match="concurrency must be at least 1"):
         list(complete_many(SlowEcho(), requests, concurrency=0))
+
+
+def test_every_backend_declares_usage_pricing_and_concurrency(tmp_path):
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps({"task_id": "t", "detailed_description": "d"}) + "\n")
+    backends = [get_backend("template"), get_backend("replay", replay=path)]
+    for backend in backends:
+        assert isinstance(backend, Backend)
+        assert backend.usage.requests == 0 and backend.priced is False and backend.default_concurrency == 4
+
+
+def test_the_registry_imports_a_backend_module_only_when_it_is_chosen():
+    code = ("import sys, harness.models as m; m.get_backend('template'); "
+            "print(sorted(k for k in sys.modules if k.startswith('harness.models.')))")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['harness.models.base', 'harness.models.template']"

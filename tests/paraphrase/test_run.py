@@ -4,14 +4,14 @@ import shutil
 import pytest
 
 from benchsmith.errors import BenchsmithError
-from paraphrase.cli import paraphrase_command, parse_class_specs, report_path
+from paraphrase.run import paraphrase_classes, parse_class_specs, report_path
 
-from .conftest import TINYREPO
+from tests.helpers.paraphrase import TINYREPO
 
 
 def test_prints_the_count_and_writes_the_report_beside_the_output(tmp_path, capsys):
     out = tmp_path / "para"
-    report = paraphrase_command(TINYREPO, out, seed=1, classes=["tinycodec/core.py::Encoder"])
+    report = paraphrase_classes(TINYREPO, out, seed=1, classes=["tinycodec/core.py::Encoder"])
     line = capsys.readouterr().out
     assert f"flipped {len(report.mapping)} names" in line
     data = json.loads(report_path(out).read_text())
@@ -35,7 +35,7 @@ def test_class_specs():
 
 def test_missing_repository(tmp_path):
     with pytest.raises(BenchsmithError, match="nope: repository directory does not exist"):
-        paraphrase_command(tmp_path / "nope", tmp_path / "out")
+        paraphrase_classes(tmp_path / "nope", tmp_path / "out")
     assert not (tmp_path / "out").exists()
 
 
@@ -44,7 +44,7 @@ def test_a_file_that_does_not_parse_is_named(tmp_path):
     shutil.copytree(TINYREPO, repo)
     (repo / "tinycodec" / "broken.py").write_text("def f(:\n    pass\n")
     with pytest.raises(BenchsmithError, match=r"tinycodec/broken.py: does not parse as Python \(line 1"):
-        paraphrase_command(repo, tmp_path / "out")
+        paraphrase_classes(repo, tmp_path / "out")
     assert not (tmp_path / "out").exists() and not report_path(tmp_path / "out").exists()
 
 
@@ -52,13 +52,13 @@ def test_existing_output_and_output_inside_the_repository(tmp_path):
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "keep.txt").write_text("x")
     with pytest.raises(BenchsmithError, match="output already exists"):
-        paraphrase_command(TINYREPO, tmp_path / "out")
+        paraphrase_classes(TINYREPO, tmp_path / "out")
     repo = tmp_path / "repo"
     shutil.copytree(TINYREPO, repo)
     with pytest.raises(BenchsmithError, match="must lie outside the repository"):
-        paraphrase_command(repo, repo / "para")
+        paraphrase_classes(repo, repo / "para")
 
 
 def test_unknown_class(tmp_path):
     with pytest.raises(BenchsmithError, match="tinycodec/core.py::Nope: no such class"):
-        paraphrase_command(TINYREPO, tmp_path / "out", classes=["tinycodec/core.py::Nope"])
+        paraphrase_classes(TINYREPO, tmp_path / "out", classes=["tinycodec/core.py::Nope"])

@@ -5,6 +5,7 @@ class InterruptedAfter:
     def __init__(self, backend, answers: int) -> None:
         self.backend, self.answers = backend, answers
         self.name, self.model = backend.name, backend.model
+        self.default_concurrency, self.usage, self.priced = backend.default_concurrency, backend.usage, backend.priced
 
     def complete(self, request):
         if self.answers == 0:

@@ -1,4 +1,8 @@
-"""``benchsmith paraphrase --repo DIR --out DIR [--seed N] [--classes path.py::Class,...]``."""
+"""One paraphrase run: choose the classes, flip their identifiers across a repository, write the report.
+
+``benchsmith paraphrase --repo DIR --out DIR [--seed N] [--classes path.py::Class,...]`` is a thin
+wrapper around :func:`paraphrase_classes` (in benchsmith/cli.py).
+"""
 
 from __future__ import annotations
 
@@ -38,7 +42,7 @@ def report_path(out: Path) -> Path:
     return out.with_name(out.name + ".paraphrase.json")
 
 
-def paraphrase_command(repo: Path, out: Path, seed: int = 0, classes: list[str] | None = None,
+def paraphrase_classes(repo: Path, out: Path, seed: int = 0, classes: list[str] | None = None,
                        strict: bool = False) -> ParaphraseReport:  # fmt: skip
     """Flip the identifiers of *classes* (default: all non-test classes) across *repo* into *out*.
 

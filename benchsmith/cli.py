@@ -123,7 +123,8 @@ def _classbench_build(args: argparse.Namespace) -> int:
     from builders.classbench.build import ClassBenchOptions, build
 
     card = build(ClassBenchOptions(repo=args.repo, out=args.out, commit=args.commit, language=args.language,
-                                   paraphrase=args.paraphrase, no_relatives=args.no_relatives))  # fmt: skip
+                                   paraphrase=args.paraphrase, no_relatives=args.no_relatives, as_of=args.as_of,
+                                   resolve=args.resolve))  # fmt: skip
     print(f"{args.out}: {card['tasks']} tasks from {card['classes']} classes, {card['directives']} directives "
           f"(rejected: {', '.join(f'{r} {n}' for r, n in card['rejection_reasons'].items())}) in {card['seconds']}s")  # fmt: skip
     if card["paraphrase"]["run"]:
@@ -213,6 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
     classbench_build.add_argument("--language", choices=["python"], default="python", help="only python so far")
     classbench_build.add_argument("--paraphrase", action="store_true", help="case-flip the identifiers of the shortlisted classes")
     classbench_build.add_argument("--no-relatives", action="store_true", help="leave the relatives column empty (by default each task lists its relatives, seed 002's RQ2)")
+    classbench_build.add_argument("--as-of", metavar="DATE", help="resolve the environment with packages uploaded before DATE (default: the sdist's upload time, the commit's date, the folder's newest file)")
+    classbench_build.add_argument("--resolve", choices=["as-of", "latest"], default="as-of", help="latest: resolve against today's index, with no date")
     classbench_build.add_argument("--out", type=Path, required=True)
     classbench_build.set_defaults(handler=_classbench_build)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import shutil
 import subprocess
@@ -224,3 +225,43 @@ def _default_targets(copy: Path) -> list[str]:
         if (copy / name).is_dir():
             return [name]
     return []
+
+
+@dataclass(frozen=True)
+class MissingImport:
+    module: str  # the module that could not be imported ("anyio", or "pkg.name" for a missing name)
+    importer: str  # the file whose import failed, relative to the tree: "tests/conftest.py"
+    through: str  # the conftest or test module pytest was loading when it failed ("" when the importer is one)
+    error: str  # pytest's "E   ..." line, without the "E"
+
+
+_LOADING = re.compile(r"ImportError while (?:loading conftest|importing test module) '([^']+)'")
+_FRAME = re.compile(r"^(\S+\.py):\d+: in ")
+_IMPORT_ERROR = re.compile(r"^E\s+(ModuleNotFoundError: No module named '([^']+)'|ImportError: cannot import name "
+                           r"'([^']+)' from '([^']+)'.*)$")  # fmt: skip
+
+
+def missing_imports(log: str, tree: Path) -> list[MissingImport]:
+    """The imports that failed while pytest collected (a conftest or a test module), from its output in *log*."""
+    found: list[MissingImport] = []
+    loading, importer = "", ""
+    prefix = str(tree).rstrip("/") + "/"
+    for line in log.splitlines():
+        line = line.rstrip()
+        if match := _LOADING.search(line):
+            loading, importer = match[1].removeprefix(prefix), match[1].removeprefix(prefix)
+        elif loading and (match := _FRAME.match(line)):
+            frame = match[1].removeprefix(prefix)
+            if not frame.startswith(("/", "..", "<")):  # a file of the tree, not of the environment
+                importer = frame
+        elif loading and (match := _IMPORT_ERROR.match(line)):
+            module = match[2] or f"{match[4]}.{match[3]}"
+            found.append(MissingImport(module, importer, "" if importer == loading else loading, match[1]))
+            loading, importer = "", ""
+    return list(dict.fromkeys(found))
+
+
+def describe_missing(missing: list[MissingImport]) -> str:
+    """``tests/conftest.py imports anyio, which the environment lacks; ...`` (one line)."""
+    return "; ".join(f"{m.importer} imports {m.module}{f' (loaded from {m.through})' if m.through else ''}, "
+                     f"which the environment lacks ({m.error})" for m in missing)  # fmt: skip

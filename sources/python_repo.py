@@ -22,6 +22,7 @@ import hashlib
 import json
 import logging
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -29,22 +30,22 @@ import sys
 import tarfile
 import tempfile
 import tomllib
+import urllib.request
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 from benchsmith.atomic import write_text_atomic
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
+from packaging.specifiers import SpecifierSet
+from sources import python_deps
 
 log = logging.getLogger(__name__)
 
-_TEST_EXTRAS = ("test", "tests", "testing")
-_TEST_REQUIREMENT_FILES = (
-    "requirements/tests.txt", "requirements/test.txt", "requirements/tests.in", "requirements-test.txt",
-    "requirements-tests.txt", "test-requirements.txt", "tests/requirements.txt", "requirements-dev.txt",
-)  # fmt: skip
-ENV_FORMAT = 4  # 4: the package is uninstalled after every requirement (one of them may pull it back in)
+ENV_FORMAT = 5  # 5: resolved by uv into a lock (as of the repository's date unless --resolve latest), then synced
+RESOLVE_MODES = ("as-of", "latest")
 # Cache folders under classbench/ that hold the ground truth: root's alone.
 PRIVATE_FOLDERS = ("sources", "sdists", "clones", "analysis", "runs", "paraphrased")
 
@@ -59,6 +60,7 @@ class Repository:
     python: Path  # the environment's interpreter
     installed: dict  # name -> version, as pip reports them
     package: str  # the distribution's import name(s) guess, for the card
+    resolution: dict = field(default_factory=dict)  # how the environment was resolved: as-of date, lock, sources
 
 
 def private_cache_dir(*parts: str) -> Path:
@@ -77,17 +79,38 @@ def protect_private_caches() -> None:
             folder.chmod(0o700)
 
 
-def resolve(spec: str, commit: str | None = None) -> Repository:
-    """Fetch and prepare *spec*; cached, so a second call does no work."""
+def resolve(spec: str, commit: str | None = None, as_of: str | None = None, mode: str = "as-of") -> Repository:
+    """Fetch and prepare *spec*; cached, so a second call does no work.
+
+    The environment is resolved with packages uploaded before *as_of* (default: the sdist's upload time, the
+    commit's committer date, the folder's newest file), or against today's index with ``mode="latest"``."""
+    if mode not in RESOLVE_MODES:
+        raise BenchsmithError(f"--resolve {mode}: expected one of {', '.join(RESOLVE_MODES)}")
     protect_private_caches()
-    key, tree = _source_tree(spec, commit)
+    key, tree, dated = _source_tree(spec, commit)
     import_root = "src" if (tree / "src").is_dir() and any((tree / "src").glob("*/__init__.py")) else ""
-    python, installed = _environment(key, tree)
+    when = None if mode == "latest" else parse_as_of(as_of) if as_of else dated
+    python, installed, resolution = _environment(key, tree, when)
     package = next((p.parent.name for p in sorted((tree / import_root).glob("*/__init__.py")) if p.parent.name != "tests"), "")
-    return Repository(spec, commit or "", key, tree, import_root, python, installed, package)
+    return Repository(spec, commit or "", key, tree, import_root, python, installed, package, resolution)
 
 
-def _source_tree(spec: str, commit: str | None) -> tuple[str, Path]:
+def parse_as_of(text: str) -> str:
+    """``2023-05-22`` or an ISO 8601 time (UTC unless it names its offset) → ``2023-05-22T00:00:00Z``."""
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise BenchsmithError(f"--as-of {text}: expected a date (2023-05-22) or an ISO 8601 time") from None
+    return _utc(moment)
+
+
+def _utc(moment: datetime) -> str:
+    moment = moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _source_tree(spec: str, commit: str | None) -> tuple[str, Path, str]:
+    """The cache key, the pristine tree and the source's own date (UTC, RFC 3339)."""
     sources = private_cache_dir("sources")
     if spec.startswith("pypi:"):
         match = re.fullmatch(r"pypi:([A-Za-z0-9_.\-]+)==([A-Za-z0-9_.+\-!]+)", spec)
@@ -96,18 +119,23 @@ def _source_tree(spec: str, commit: str | None) -> tuple[str, Path]:
         name, version = match.groups()
         key = f"pypi-{name.lower()}-{version}"
         tree = sources / key
+        archive, uploaded = _download_sdist(name, version)
         if not (tree / ".benchsmith-complete").exists():
-            _unpack(_download_sdist(name, version), tree)
-        return key, tree
+            _unpack(archive, tree)
+        return key, tree, uploaded
     path = Path(spec)
     if commit or spec.endswith(".git") or "://" in spec:
         if not commit:
             raise BenchsmithError(f"{spec}: a git repository needs --commit")
         key = f"git-{re.sub(r'[^A-Za-z0-9]+', '-', path.name.removesuffix('.git'))}-{commit[:12]}"
         tree = sources / key
+        git_dir = _git_dir(spec)
         if not (tree / ".benchsmith-complete").exists():
-            _export_git(spec, commit, tree)
-        return key, tree
+            _export_git(spec, git_dir, commit, tree)
+        shown = subprocess.run(["git", "-C", str(git_dir), "show", "-s", "--format=%cI", commit], capture_output=True, text=True)
+        if shown.returncode != 0:
+            raise BenchsmithError(f"{spec}: cannot read the date of commit {commit}: {shown.stderr.strip()[:200]}")
+        return key, tree, _utc(datetime.fromisoformat(shown.stdout.strip()))
     if not path.is_dir():
         raise BenchsmithError(f"{spec}: not a directory, a git repository or pypi:NAME==VERSION")
     digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:10]
@@ -115,25 +143,41 @@ def _source_tree(spec: str, commit: str | None) -> tuple[str, Path]:
     tree = sources / key
     shutil.rmtree(tree, ignore_errors=True)  # a local folder may have changed: always a fresh copy
     shutil.copytree(path, tree, ignore=shutil.ignore_patterns(".git", "__pycache__", ".tox", ".venv", "*.egg-info"))
+    newest = max((p.stat().st_mtime for p in tree.rglob("*") if p.is_file()), default=0.0)
     (tree / ".benchsmith-complete").touch()
-    return key, tree
+    return key, tree, _utc(datetime.fromtimestamp(newest, timezone.utc))
 
 
-def _download_sdist(name: str, version: str) -> Path:
+def _download_sdist(name: str, version: str) -> tuple[Path, str]:
+    """The release's sdist (digest checked) and its upload time, from the JSON API (:func:`pypi_json_url`)."""
     folder = private_cache_dir("sdists", f"{name.lower()}-{version}")
-    found = [p for p in folder.iterdir() if p.suffix in (".gz", ".zip")] if folder.exists() else []
-    if found:
-        return found[0]
-    completed = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:", "--dest", str(folder),
-         f"{name}=={version}"],
-        capture_output=True, text=True,
-    )  # fmt: skip
-    found = [p for p in folder.iterdir() if p.suffix in (".gz", ".zip")]
-    if completed.returncode != 0 or not found:
-        last = (completed.stderr.strip().splitlines() or ["failed"])[-1]
-        raise BenchsmithError(f"pypi:{name}=={version}: cannot download its sdist: {last}")
-    return found[0]
+    release = folder / "release.json"
+    url = f"{pypi_json_url()}/{name}/{version}/json"
+    if not release.exists():
+        try:
+            with urllib.request.urlopen(url, timeout=60) as response:
+                data = json.loads(response.read())
+        except (OSError, ValueError) as exc:
+            raise BenchsmithError(f"pypi:{name}=={version}: cannot read {url}: {exc}") from None
+        write_text_atomic(release, json.dumps(data))
+    sdists = [u for u in json.loads(release.read_text()).get("urls", []) if u.get("packagetype") == "sdist"]
+    if not sdists:
+        raise BenchsmithError(f"pypi:{name}=={version}: {url} lists no sdist")
+    sdist = sdists[0]
+    archive = folder / Path(sdist["filename"]).name
+    if not archive.exists():
+        try:
+            with urllib.request.urlopen(sdist["url"], timeout=300) as response:
+                data = response.read()
+        except OSError as exc:
+            raise BenchsmithError(f"pypi:{name}=={version}: cannot download {sdist['url']}: {exc}") from None
+        expected = sdist.get("digests", {}).get("sha256")
+        if expected and hashlib.sha256(data).hexdigest() != expected:
+            raise BenchsmithError(f"pypi:{name}=={version}: {sdist['url']} does not match its sha256 {expected}")
+        staging = archive.with_name(archive.name + ".part")
+        staging.write_bytes(data)
+        os.replace(staging, archive)
+    return archive, _utc(datetime.fromisoformat(sdist["upload_time_iso_8601"].replace("Z", "+00:00")))
 
 
 def _unpack(archive: Path, tree: Path) -> None:
@@ -153,12 +197,19 @@ def _unpack(archive: Path, tree: Path) -> None:
     (tree / ".benchsmith-complete").touch()
 
 
-def _export_git(spec: str, commit: str, tree: Path) -> None:
-    git_dir = Path(spec) if Path(spec).exists() else private_cache_dir("clones") / Path(spec).name
-    if not Path(spec).exists() and not git_dir.exists():
+def _git_dir(spec: str) -> Path:
+    """A local repository as it is; a remote one cloned (bare) once into the private cache."""
+    if Path(spec).exists():
+        return Path(spec)
+    git_dir = private_cache_dir("clones") / Path(spec).name
+    if not git_dir.exists():
         completed = subprocess.run(["git", "clone", "--bare", "--quiet", spec, str(git_dir)], capture_output=True, text=True)
         if completed.returncode != 0:
             raise BenchsmithError(f"{spec}: cannot clone: {(completed.stderr.strip().splitlines() or ['failed'])[-1]}")
+    return git_dir
+
+
+def _export_git(spec: str, git_dir: Path, commit: str, tree: Path) -> None:
     shutil.rmtree(tree, ignore_errors=True)
     tree.mkdir(parents=True)
     archive = subprocess.Popen(["git", "-C", str(git_dir), "archive", commit], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -169,49 +220,153 @@ def _export_git(spec: str, commit: str, tree: Path) -> None:
     (tree / ".benchsmith-complete").touch()
 
 
-def _environment(key: str, tree: Path) -> tuple[Path, dict]:
-    env = cache_dir("classbench", "envs") / key
+def _environment(key: str, tree: Path, as_of: str | None) -> tuple[Path, dict, dict]:
+    """The environment of *tree*: its requirements and test requirements resolved by uv (as of *as_of*, or today's
+    index when None) into a lock file in the environment's folder, and exactly that lock installed."""
+    env = cache_dir("classbench", "envs") / f"{key}-{'latest' if as_of is None else 'asof-' + re.sub(r'[^0-9TZ]', '', as_of)}"
     manifest = env / "benchsmith-env.json"
     if manifest.exists():
         record = json.loads(manifest.read_text())
         if record.get("format") == ENV_FORMAT:
-            return env / "bin" / "python", record["installed"]
-    log.info("creating the environment of %s (dependencies and test requirements from PyPI)", key)
+            return env / "bin" / "python", record["installed"], record["resolution"]
+    interpreter = _interpreter(tree, key)
+    log.info("creating the environment of %s with Python %s (resolved %s)", key, interpreter[1],
+             f"as of {as_of}" if as_of else "against today's index")  # fmt: skip
     shutil.rmtree(env, ignore_errors=True)
-    subprocess.run([sys.executable, "-m", "venv", str(env)], check=True, capture_output=True)
+    _uv(key, "venv", "--quiet", "--python", str(interpreter[0]), str(env))
     python = env / "bin" / "python"
-
-    def pip(*args: str, required: bool = True) -> bool:
-        completed = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *args],
-                                   capture_output=True, text=True)  # fmt: skip
-        if completed.returncode != 0 and required:
-            raise BenchsmithError(f"{key}: pip install {' '.join(args)[:120]} failed: {completed.stderr.strip()[-400:]}")
-        if completed.returncode != 0:
-            log.warning("%s: optional pip install %s failed", key, " ".join(args)[:120])
-        return completed.returncode == 0
-
-    pip("pytest")
-    with tempfile.TemporaryDirectory() as scratch:  # pip builds in place: keep the pristine tree clean
-        copy = Path(scratch) / tree.name
-        shutil.copytree(tree, copy)
-        pip(f"{copy}[{','.join(_TEST_EXTRAS)}]")
-    for requirement_file in _TEST_REQUIREMENT_FILES:
-        if (tree / requirement_file).is_file():
-            pip("-r", str(tree / requirement_file), required=False)
-    for group in _dependency_groups(tree):
-        pip(*group, required=False)
-    # pytest-timeout last, held to the pytest the repository's requirements chose (requests pins pytest 6).
-    pytest_version = _installed(python).get("pytest", "")
-    constraints = env / "benchsmith-constraints.txt"
-    constraints.write_text(f"pytest=={pytest_version}\n")
-    pip("-c", str(constraints), "pytest-timeout", required=False)
-    name = _distribution_name(tree)
-    if name:  # keep its dependencies, drop the package: tests import it from their copy of the tree
-        subprocess.run([str(python), "-m", "pip", "uninstall", "--quiet", "--yes", name], capture_output=True)
+    lock, used, dropped = _lock(key, tree, env, python, as_of)
+    dated = ["--exclude-newer", as_of] if as_of else []
+    _uv(key, "pip", "sync", "--quiet", "--python", str(python), "--default-index", index_url(), *dated, str(lock))
     _check_package_absent(env, tree, key)
     installed = _installed(python)
-    write_text_atomic(manifest, json.dumps({"format": ENV_FORMAT, "installed": installed}, indent=2))
-    return python, installed
+    resolution = {
+        "resolver": "uv", "mode": "latest" if as_of is None else "as-of", "as_of": as_of, "python": interpreter[1],
+        "index": index_url(), "lock": str(lock), "lock_sha256": hashlib.sha256(lock.read_bytes()).hexdigest(),
+        "declarations": used, "dropped": dropped,
+    }  # fmt: skip
+    write_text_atomic(manifest, json.dumps({"format": ENV_FORMAT, "installed": installed, "resolution": resolution}, indent=2))
+    return python, installed, resolution
+
+
+def _lock(key: str, tree: Path, env: Path, python: Path, as_of: str | None) -> tuple[Path, list[str], list[dict]]:
+    """Resolve pytest, the package's requirements and every test declaration into ``<env>/benchsmith.lock``.
+
+    Everything together first; when that fails, the package's requirements and pytest alone (which must resolve),
+    then each declaration added on its own, kept when it still resolves. The lock leaves the package out: tests
+    import it from their copy of the tree."""
+    lock = env / "benchsmith.lock"
+    name = _distribution_name(tree)
+    static = python_deps.runtime_requirements(tree)
+    with tempfile.TemporaryDirectory() as scratch:
+        core = ["pytest"]
+        if static is not None:
+            core += static[1]
+        else:  # only a build tells the requirements (setup.py): uv builds a copy (builds write into the tree)
+            copy = Path(scratch) / tree.name
+            shutil.copytree(tree, copy)
+            core.append(f"{copy}[{','.join(python_deps.TEST_NAMES)}]")
+        declarations = [python_deps.Declaration("benchsmith: per-test timeouts", ("pytest-timeout",)),
+                        *python_deps.declarations_for_tests(tree)]  # fmt: skip
+        everything = core + [r for d in declarations for r in d.requirements]
+        if _compile(key, everything, lock, python, as_of, name, scratch) is None:
+            return lock, [d.source for d in declarations], []
+        failure = _compile(key, core, lock, python, as_of, name, scratch)
+        if failure is not None:
+            raise BenchsmithError(f"{key}: its requirements do not resolve{f' as of {as_of}' if as_of else ''}: {failure}")
+        kept: list[str] = []
+        used: list[str] = []
+        dropped: list[dict] = []
+        for declaration in declarations:
+            failure = _compile(key, core + kept + list(declaration.requirements), lock, python, as_of, name, scratch)
+            if failure is None:
+                kept += declaration.requirements
+                used.append(declaration.source)
+            else:
+                log.warning("%s: leaving out %s: %s", key, declaration.source, failure)
+                dropped.append({"source": declaration.source, "reason": failure})
+        if _compile(key, core + kept, lock, python, as_of, name, scratch) is not None:
+            raise BenchsmithError(f"{key}: its requirements resolved once and not again; see {lock}")
+    return lock, used, dropped
+
+
+def _compile(key: str, requirements: list[str], lock: Path, python: Path, as_of: str | None, name: str,
+             scratch: str) -> str | None:  # fmt: skip
+    """``uv pip compile`` *requirements* into *lock*; None on success, else uv's reason in one line."""
+    source = Path(scratch) / "requirements.in"
+    source.write_text("\n".join(dict.fromkeys(requirements)) + "\n")
+    output = Path(scratch) / "benchsmith.lock"
+    argv = [_uv_bin(), "pip", "compile", "--no-config", "--quiet", "--no-header", "--python", str(python),
+            "--default-index", index_url(), str(source), "-o", str(output)]  # fmt: skip
+    argv += ["--exclude-newer", as_of] if as_of else []
+    argv += ["--no-emit-package", name] if name else []
+    completed = subprocess.run(argv, capture_output=True, text=True, cwd=scratch)
+    if completed.returncode != 0:
+        lines = [line.strip() for line in completed.stderr.splitlines() if line.strip()]
+        return " ".join(lines)[-400:] or f"uv exited with {completed.returncode}"
+    body = [line for line in output.read_text().splitlines() if scratch not in line]  # the built copy itself
+    header = f"# benchsmith environment of {key}: uv pip compile, " + (f"--exclude-newer {as_of}" if as_of else "latest")
+    write_text_atomic(lock, "\n".join([header, *body]) + "\n")
+    return None
+
+
+def _interpreter(tree: Path, key: str) -> tuple[Path, str]:
+    """An interpreter that satisfies the repository's ``requires-python``: benchsmith's own when it does, else the
+    newest one found (pyenv's, the system's, uv's); a one-line error naming the requirement and what was found."""
+    requirement = python_deps.requires_python(tree)
+    current = platform.python_version()
+    if not requirement or SpecifierSet(requirement).contains(current, prereleases=True):
+        return Path(sys.executable), current
+    found = _interpreters()
+    matching = [(v, p) for p, v in found.items() if SpecifierSet(requirement).contains(v, prereleases=True)]
+    if not matching:
+        versions = ", ".join(sorted(set(found.values()), key=lambda v: tuple(int(x) for x in re.findall(r"\d+", v)))) or "none"
+        raise BenchsmithError(f"{key}: requires Python {requirement}; no interpreter here matches (found {versions}); "
+                              f"`uv python install '{requirement}'` provides one where python.org builds can be downloaded")  # fmt: skip
+    version, path = max(matching, key=lambda m: tuple(int(x) for x in re.findall(r"\d+", m[0])[:3]))
+    return path, version
+
+
+def _interpreters() -> dict[Path, str]:
+    """Interpreters on this machine (pyenv's versions, /usr/bin, /usr/local/bin, uv's), each with its version."""
+    candidates = {Path(sys.executable)}
+    candidates |= set(Path.home().glob(".pyenv/versions/*/bin/python3"))
+    candidates |= {p for folder in (Path("/usr/bin"), Path("/usr/local/bin")) for p in folder.glob("python3.*")
+                   if re.fullmatch(r"python3\.\d+", p.name)}  # fmt: skip
+    listing = subprocess.run([_uv_bin(), "python", "list", "--only-installed", "--output-format", "json"],
+                             capture_output=True, text=True)  # fmt: skip
+    if listing.returncode == 0:
+        candidates |= {Path(entry["path"]) for entry in json.loads(listing.stdout or "[]") if entry.get("path")}
+    found = {}
+    for path in candidates:
+        probe = subprocess.run([str(path), "-c", "import platform; print(platform.python_version())"], capture_output=True, text=True)
+        if probe.returncode == 0:
+            found[path] = probe.stdout.strip()
+    return found
+
+
+def index_url() -> str:
+    """The package index uv resolves from (PEP 503/691; ``BENCHSMITH_INDEX_URL``, PyPI by default). An as-of
+    resolution needs one that reports upload times (PEP 700's ``upload-time``, in its JSON form)."""
+    return os.environ.get("BENCHSMITH_INDEX_URL", "https://pypi.org/simple")
+
+
+def pypi_json_url() -> str:
+    """PyPI's JSON API (``BENCHSMITH_PYPI_JSON_URL``): an sdist's download URL, digest and upload time."""
+    return os.environ.get("BENCHSMITH_PYPI_JSON_URL", "https://pypi.org/pypi").rstrip("/")
+
+
+@functools.cache
+def _uv_bin() -> str:
+    from uv import find_uv_bin
+
+    return find_uv_bin()
+
+
+def _uv(key: str, *args: str) -> None:
+    completed = subprocess.run([_uv_bin(), *args], capture_output=True, text=True)
+    if completed.returncode != 0:
+        raise BenchsmithError(f"{key}: uv {' '.join(args[:2])} failed: {' '.join(completed.stderr.split())[-400:]}")
 
 
 def _check_package_absent(env: Path, tree: Path, key: str) -> None:
@@ -259,7 +414,8 @@ def runtime(python: Path) -> Runtime:
 
 
 def _installed(python: Path) -> dict:
-    listing = subprocess.run([str(python), "-m", "pip", "list", "--format", "json"], capture_output=True, text=True, check=True)
+    listing = subprocess.run([_uv_bin(), "pip", "list", "--format", "json", "--python", str(python)],
+                             capture_output=True, text=True, check=True)  # fmt: skip
     return {p["name"]: p["version"] for p in json.loads(listing.stdout)}
 
 
@@ -275,12 +431,3 @@ def _distribution_name(tree: Path) -> str:
             if match:
                 return match[1].strip()
     return ""
-
-
-def _dependency_groups(tree: Path) -> list[list[str]]:
-    """PEP 735 dependency groups meant for tests, as requirement lists."""
-    pyproject = tree / "pyproject.toml"
-    if not pyproject.is_file():
-        return []
-    groups = tomllib.loads(pyproject.read_text()).get("dependency-groups", {})
-    return [[r for r in groups[g] if isinstance(r, str)] for g in ("test", "tests", "testing") if g in groups]

@@ -43,7 +43,7 @@ from builders.classbench.shortlist import (
 )
 from harness import sandbox
 from harness.benchmarks.classbench import ClassBench
-from harness.pytest_run import TestRun, run_pytest, swapped_module, work_copy
+from harness.pytest_run import TestRun, describe_missing, missing_imports, run_pytest, swapped_module, work_copy
 from harness.python_runner import reference_solution
 from sources.python_removal import insert_class, remove_class
 from sources.python_repo import Repository, private_cache_dir, resolve
@@ -62,13 +62,15 @@ class ClassBenchOptions:
     paraphrase: bool = False
     no_relatives: bool = False  # leave each task's relatives (seed 002, RQ2) unrecorded
     suite_seconds: float = 1800.0
+    as_of: str | None = None  # resolve the environment as of this date instead of the repository's own
+    resolve: str = "as-of"  # "latest": against today's index, no date
 
 
 def build(options: ClassBenchOptions) -> dict:
     if options.language != "python":
         raise BenchsmithError(f"--language {options.language}: only python is supported so far")
     started = time.monotonic()
-    repo = resolve(options.repo, options.commit)
+    repo = resolve(options.repo, options.commit, options.as_of, options.resolve)
     outcome = _build_tasks(repo, options)
     paraphrase = None
     if options.paraphrase and outcome.tasks:
@@ -94,7 +96,8 @@ class BuildOutcome:
 def _build_tasks(repo: Repository, options: ClassBenchOptions, only: set[str] | None = None) -> BuildOutcome:
     """Suite run, shortlist, directives and checks for the classes of *repo* (those named in *only*, if given)."""
     classes = analyse_repository(repo)
-    runs = private_cache_dir("runs", repo.key, f"v{RUNS_FORMAT}")
+    # Runs belong to one environment: another lock (another date, --resolve latest) runs the suite again.
+    runs = private_cache_dir("runs", repo.key, f"v{RUNS_FORMAT}-{repo.resolution.get('lock_sha256', 'none')[:12]}")
     limits = sandbox.Limits(wall_seconds=options.suite_seconds, cpu_seconds=int(options.suite_seconds * 2))
     with sandbox.leased_slot() as slot, _work_copy(repo, slot) as copy:
         suite = _cached_suite(repo, copy, slot, limits, runs)
@@ -176,11 +179,17 @@ def _cached_suite(repo: Repository, copy: Path, slot: int, limits: sandbox.Limit
         return json.loads(path.read_text())
     log.info("running the test suite of %s once, recording direct coverage", repo.key)
     run = run_pytest(repo, copy, None, slot, limits, runs / "suite.log", coverage=True)
+    log_text = run.log_path.read_text(errors="replace") if run.log_path.exists() else ""
+    missing = missing_imports(log_text, copy)
     if run.timed_out or not run.outcomes:
-        raise BenchsmithError(f"{repo.spec}: the test suite {'timed out' if run.timed_out else 'ran no test'}; see {run.log_path}")
+        why = f": {describe_missing(missing)}" if missing and not run.timed_out else ""
+        raise BenchsmithError(f"{repo.spec}: the test suite {'timed out' if run.timed_out else 'ran no test'}{why}; see {run.log_path}")
+    if missing:
+        log.warning("%s: some test modules were not collected: %s", repo.key, describe_missing(missing))
     prefix = str(copy) + "/"
     record = {
         "outcomes": run.outcomes,
+        "not_collected": [dataclasses.asdict(m) for m in missing],
         "coverage": {n: [(f.removeprefix(prefix), q) for f, q in calls if f.startswith(prefix)] for n, calls in run.coverage.items()},
     }
     write_text_atomic(path, json.dumps(record))
@@ -263,7 +272,9 @@ def _card(repo, options, outcome: BuildOutcome, seconds) -> dict:
         "commit": repo.commit,
         "license": declared_license(repo.tree),
         "environment": repo.installed,
+        "resolution": repo.resolution,
         "test_suite": dict(Counter(outcome.suite["outcomes"].values())),
+        "not_collected": outcome.suite.get("not_collected", []),
         "classes": len(outcome.classes),
         "tasks": len(outcome.tasks),
         "directives": sum(len(t.test_directives) for t in outcome.tasks),
@@ -293,7 +304,14 @@ def render_card(card: dict) -> str:
         lines.append(f"| {name} | {check['directives']} | {check['passing_with_ground_truth']} | {check['passing_with_empty_class']} |")
     lines += ["", "## Rejected classes", "", "| class | reason | detail |", "| --- | --- | --- |"]
     lines += [f"| {r['class']} | {r['reason']} | {r['detail']} |" for r in card["rejections"]]
-    lines += ["", "## Environment", "", ", ".join(f"{k}=={v}" for k, v in sorted(card["environment"].items()))]
+    resolution = card.get("resolution") or {}
+    lines += ["", "## Environment", ""]
+    if resolution:
+        when = f"as of {resolution['as_of']}" if resolution.get("as_of") else "against the index of the build's day"
+        lines += [f"Resolved by {resolution['resolver']} {when} for Python {resolution['python']} from "
+                  f"{', '.join(resolution['declarations']) or 'the package alone'}; lock sha256 {resolution['lock_sha256']}.",
+                  *[f"Left out: {d['source']} ({d['reason'][:200]})." for d in resolution.get("dropped", [])], ""]  # fmt: skip
+    lines.append(", ".join(f"{k}=={v}" for k, v in sorted(card["environment"].items())))
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,443 @@
+"""Where a Python repository declares its dependencies and its test dependencies, read without running anything.
+
+:func:`runtime_requirements` reads the package's own requirements where they are static (an sdist's PKG-INFO,
+``[project]``, ``[tool.poetry.dependencies]``, a setup.cfg without setup.py); ``None`` means only a build can tell.
+:func:`declarations_for_tests` gathers test requirements from every format projects use: extras, requirements files
+(``-r`` includes followed), PEP 735 groups (``include-group`` followed), poetry groups and dev-dependencies (their
+``^``/``~`` constraints turned into PEP 440), pdm dev-dependencies, hatch environments, tox.ini ``deps`` and
+``extras``, noxfile.py ``session.install(...)`` literals (parsed, never executed) and setup.cfg extras. Each
+declaration names where it came from, so the card and an error can say so.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
+
+TEST_NAMES = ("test", "tests", "testing", "dev")  # extras, groups and environments meant for running the tests
+_TEST_ENV = re.compile(r"^(py\d*|pypy\d*|tests?|testing|unit|unittests?|pytest)([-_.].*)?$")
+_REQUIREMENT_FILE = re.compile(r"(^|[-_/])(tests?|testing|dev|ci)([-_.]|$)")
+
+
+@dataclass(frozen=True)
+class Declaration:
+    source: str  # where it is declared: "pyproject.toml [tool.pdm.dev-dependencies] test"
+    requirements: tuple[str, ...]  # PEP 508 strings
+
+
+def declarations_for_tests(tree: Path) -> list[Declaration]:
+    """Every test requirement *tree* declares, one declaration per extra, group, file or environment."""
+    pyproject = _toml(tree / "pyproject.toml")
+    extras = declared_extras(tree)
+    found = [Declaration(f"extra {name}", tuple(extras[name])) for name in TEST_NAMES if name in extras]
+    found += _requirement_files(tree, extras)
+    found += _dependency_groups(pyproject)
+    found += _poetry_groups(pyproject)
+    found += _pdm_groups(pyproject)
+    found += _hatch_envs(pyproject, extras)
+    found += _tox(tree, extras)
+    found += _nox(tree, extras)
+    return [d for d in found if d.requirements]
+
+
+def runtime_requirements(tree: Path) -> tuple[str, list[str]] | None:
+    """``(source, requirements)`` of the package itself where they are static; ``None`` when only a build can tell."""
+    info = tree / "PKG-INFO"
+    if info.is_file():
+        requires = re.findall(r"^Requires-Dist: (.+)$", info.read_text(errors="replace"), re.M)
+        return "PKG-INFO", [r.strip() for r in requires if "extra" not in _marker(r)]
+    project = _toml(tree / "pyproject.toml").get("project", {})
+    if project and "dependencies" not in project.get("dynamic", []):
+        return "pyproject.toml [project]", _valid(project.get("dependencies", []))
+    poetry = _toml(tree / "pyproject.toml").get("tool", {}).get("poetry", {})
+    if "dependencies" in poetry:
+        return "pyproject.toml [tool.poetry.dependencies]", _poetry_table(poetry["dependencies"])
+    setup_cfg = _ini(tree / "setup.cfg")
+    if setup_cfg is not None and not (tree / "setup.py").exists() and setup_cfg.has_section("options"):
+        return "setup.cfg [options]", _valid(_lines(setup_cfg.get("options", "install_requires", fallback="")))
+    return None
+
+
+def requires_python(tree: Path) -> str:
+    """The Python versions the repository declares (``requires-python``, PKG-INFO, setup.cfg, poetry); "" if none."""
+    pyproject = _toml(tree / "pyproject.toml")
+    if isinstance(pyproject.get("project", {}).get("requires-python"), str):
+        return pyproject["project"]["requires-python"]
+    info = tree / "PKG-INFO"
+    match = re.search(r"^Requires-Python: (.+)$", info.read_text(errors="replace"), re.M) if info.is_file() else None
+    if match:
+        return match[1].strip()
+    setup_cfg = _ini(tree / "setup.cfg")
+    if setup_cfg is not None and setup_cfg.has_option("options", "python_requires"):
+        return setup_cfg.get("options", "python_requires").strip()
+    poetry_python = pyproject.get("tool", {}).get("poetry", {}).get("dependencies", {}).get("python")
+    return poetry_constraint(poetry_python) if isinstance(poetry_python, str) else ""
+
+
+def declared_extras(tree: Path) -> dict[str, list[str]]:
+    """Every extra declared statically (pyproject ``[project.optional-dependencies]``, PKG-INFO, setup.cfg,
+    poetry extras), its self-references (``pkg[other]``) expanded."""
+    raw: dict[str, list[str]] = {}
+    pyproject = _toml(tree / "pyproject.toml")
+    for name, requirements in pyproject.get("project", {}).get("optional-dependencies", {}).items():
+        raw.setdefault(_normal(name), []).extend(r for r in requirements if isinstance(r, str))
+    info = tree / "PKG-INFO"
+    if info.is_file():
+        for line in re.findall(r"^Requires-Dist: (.+)$", info.read_text(errors="replace"), re.M):
+            match = re.search(r"""extra\s*==\s*['"]([^'"]+)['"]""", line)
+            if match:
+                raw.setdefault(_normal(match[1]), []).append(_without_extra_marker(line.strip()))
+    setup_cfg = _ini(tree / "setup.cfg")
+    if setup_cfg is not None and setup_cfg.has_section("options.extras_require"):
+        for name, value in setup_cfg.items("options.extras_require"):
+            raw.setdefault(_normal(name), []).extend(_lines(value))
+    if setup_cfg is not None and setup_cfg.has_option("options", "tests_require"):
+        raw.setdefault("test", []).extend(_lines(setup_cfg.get("options", "tests_require")))
+    poetry = pyproject.get("tool", {}).get("poetry", {})
+    for name, packages in poetry.get("extras", {}).items():  # poetry extras name optional main dependencies
+        main = poetry.get("dependencies", {})
+        raw.setdefault(_normal(name), []).extend(_poetry_table({p: main[p] for p in packages if p in main}))
+    own = _normal(_own_name(tree))
+    expanded: dict[str, list[str]] = {}
+    for name in raw:
+        expanded[name] = _expand(name, raw, own, set())
+    return expanded
+
+
+def read_requirement_file(path: Path, tree: Path, extras: dict[str, list[str]], seen: set[Path] | None = None) -> list[str]:
+    """The requirements of a pip requirements file (``-r`` includes inside *tree* followed; options, constraints,
+    editable and local paths left out; ``.[extra]`` replaced by that extra's requirements)."""
+    seen = set() if seen is None else seen
+    if path.resolve() in seen or not path.is_file():
+        return []
+    seen.add(path.resolve())
+    text = path.read_text(encoding="utf-8", errors="replace").replace("\\\n", " ")
+    found: list[str] = []
+    for raw in text.splitlines():
+        line = re.sub(r"(^|\s)#.*$", "", raw).strip()
+        line = re.sub(r"\s--hash[= ]\S+", "", line).strip()
+        found += _install_arguments(line.split() if line.startswith("-") else [line], path.parent, tree, extras, seen)
+    return found
+
+
+def poetry_constraint(spec: str) -> str:
+    """A poetry version constraint as a PEP 440 specifier: ``^1.2`` → ``>=1.2,<2``, ``~1.2.3`` → ``>=1.2.3,<1.3``,
+    ``1.2.3`` → ``==1.2.3``, ``*`` → ``""``. Alternatives (``||``), which PEP 440 cannot express, become no
+    constraint: a superset of what poetry allows."""
+    spec = spec.strip()
+    if spec in ("", "*") or "||" in spec or "|" in spec:
+        return ""
+    parts = []
+    for part in re.split(r"\s*,\s*|\s+(?=[<>=!~^])", spec):
+        part = part.strip()
+        if not part:
+            continue
+        if part.startswith("^"):
+            version = [int(x) for x in re.findall(r"\d+", part)] or [0]
+            first = next((i for i, v in enumerate(version) if v != 0), len(version) - 1)
+            upper = version[: first + 1]
+            upper[-1] += 1
+            parts += [f">={part[1:]}", f"<{'.'.join(map(str, upper))}"]
+        elif part.startswith("~") and not part.startswith("~="):
+            version = [int(x) for x in re.findall(r"\d+", part)] or [0]
+            upper = version[:2] if len(version) > 1 else version[:1]
+            upper[-1] += 1
+            parts += [f">={part[1:].strip()}", f"<{'.'.join(map(str, upper))}"]
+        elif re.fullmatch(r"[\d.*]+[\w.+-]*", part):
+            parts.append(f"=={part}")
+        elif part.startswith("="):
+            parts.append(part if part.startswith("==") else f"={part}")
+        else:
+            parts.append(part)
+    return ",".join(parts)
+
+
+# --- the formats ---------------------------------------------------------------------------------------------------
+
+
+def _requirement_files(tree: Path, extras: dict[str, list[str]]) -> list[Declaration]:
+    candidates = [*tree.glob("*requirements*.txt"), *tree.glob("*requirements*.in"), *tree.glob("requirements/*.txt"),
+                  *tree.glob("requirements/*.in"), *tree.glob("tests/requirements*.txt"), *tree.glob("test/requirements*.txt")]  # fmt: skip
+    chosen: dict[Path, Path] = {}
+    for path in sorted(set(candidates)):
+        relative = path.relative_to(tree).as_posix()
+        stem = path.with_suffix("")
+        if not (_REQUIREMENT_FILE.search(stem.relative_to(tree).as_posix().lower()) or relative in ("requirements.txt", "requirements.in")):
+            continue
+        if path.suffix == ".in" and stem.with_suffix(".txt").is_file():
+            continue  # pip-tools: the compiled .txt beside it holds the versions of the repository's own date
+        chosen[stem] = path
+    return [Declaration(p.relative_to(tree).as_posix(), tuple(read_requirement_file(p, tree, extras))) for p in chosen.values()]
+
+
+def _dependency_groups(pyproject: dict) -> list[Declaration]:
+    groups = pyproject.get("dependency-groups", {})
+
+    def members(name: str, seen: frozenset[str]) -> list[str]:
+        found: list[str] = []
+        for item in groups.get(name, []):
+            if isinstance(item, str):
+                found.append(item)
+            elif isinstance(item, dict) and item.get("include-group") not in seen | {None}:
+                found += members(item["include-group"], seen | {item["include-group"]})
+        return found
+
+    return [Declaration(f"pyproject.toml [dependency-groups] {g}", tuple(_valid(members(g, frozenset({g})))))
+            for g in groups if _normal(g) in TEST_NAMES]  # fmt: skip
+
+
+def _poetry_groups(pyproject: dict) -> list[Declaration]:
+    poetry = pyproject.get("tool", {}).get("poetry", {})
+    found = []
+    if "dev-dependencies" in poetry:
+        found.append(Declaration("pyproject.toml [tool.poetry.dev-dependencies]", tuple(_poetry_table(poetry["dev-dependencies"]))))
+    for name, group in poetry.get("group", {}).items():
+        if _normal(name) in TEST_NAMES and isinstance(group, dict):
+            found.append(Declaration(f"pyproject.toml [tool.poetry.group.{name}]", tuple(_poetry_table(group.get("dependencies", {})))))
+    return found
+
+
+def _pdm_groups(pyproject: dict) -> list[Declaration]:
+    groups = pyproject.get("tool", {}).get("pdm", {}).get("dev-dependencies", {})
+    return [Declaration(f"pyproject.toml [tool.pdm.dev-dependencies] {name}",
+                        tuple(_valid(r for r in requirements if isinstance(r, str) and "${" not in r)))
+            for name, requirements in groups.items() if _normal(name) in TEST_NAMES]  # fmt: skip
+
+
+def _hatch_envs(pyproject: dict, extras: dict[str, list[str]]) -> list[Declaration]:
+    envs = pyproject.get("tool", {}).get("hatch", {}).get("envs", {})
+    found = []
+    for name, env in envs.items():
+        if not isinstance(env, dict) or not (name in ("default", "hatch-test") or _normal(name) in TEST_NAMES):
+            continue
+        requirements = [*env.get("dependencies", []), *env.get("extra-dependencies", [])]
+        requirements += [r for feature in env.get("features", []) for r in extras.get(_normal(feature), [])]
+        found.append(Declaration(f"pyproject.toml [tool.hatch.envs.{name}]", tuple(_valid(requirements))))
+    return found
+
+
+def _tox(tree: Path, extras: dict[str, list[str]]) -> list[Declaration]:
+    config = _ini(tree / "tox.ini")
+    if config is None:
+        return []
+    found = []
+    for section in config.sections():
+        name = section.removeprefix("testenv:") if section.startswith("testenv:") else ("" if section == "testenv" else None)
+        if name is None or (name and not _TEST_ENV.match(name)):
+            continue
+        requirements: list[str] = []
+        for line in _lines(_tox_references(config, config.get(section, "deps", fallback=""), set())):
+            if re.match(r"^[\w!,{}.-]+:\s", line):
+                continue  # factor-conditional ("py38: pytest<7"): belongs to one environment of the matrix
+            line = line.replace("{toxinidir}/", "").replace("{toxinidir}", ".")
+            if "{" in line:
+                continue  # a substitution tox fills in at run time (an environment variable, a posarg)
+            requirements += _install_arguments(line.split() if line.startswith("-") else [line], tree, tree, extras, set())
+        for extra in _lines(config.get(section, "extras", fallback="").replace(",", "\n")):
+            requirements += extras.get(_normal(extra), [])
+        found.append(Declaration(f"tox.ini [{section}]", tuple(requirements)))
+    return found
+
+
+def _tox_references(config: configparser.ConfigParser, value: str, seen: set[str]) -> str:
+    """``{[section]deps}`` replaced by that section's deps (the one substitution that names requirements)."""
+
+    def replace(match: re.Match) -> str:
+        section, key = match[1], match[2]
+        if section in seen or not config.has_option(section, key):
+            return ""
+        return _tox_references(config, config.get(section, key), seen | {section})
+
+    return re.sub(r"\{\[([^\]]+)\]([\w-]+)\}", replace, value)
+
+
+def _nox(tree: Path, extras: dict[str, list[str]]) -> list[Declaration]:
+    path = tree / "noxfile.py"
+    if not path.is_file():
+        return []
+    try:
+        module = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except SyntaxError:
+        return []
+    constants: dict[str, list[str]] = {}
+    for node in module.body:  # module-level lists of strings, which sessions often unpack: session.install(*DEPS)
+        if isinstance(node, ast.Assign) and isinstance(node.value, (ast.List, ast.Tuple)):
+            strings = [e.value for e in node.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    constants[target.id] = strings
+    found = []
+    for node in module.body:
+        if not isinstance(node, ast.FunctionDef) or not _is_session(node) or "test" not in node.name and not _TEST_ENV.match(node.name):
+            continue
+        requirements: list[str] = []
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "install":
+                arguments: list[str] = []
+                for arg in call.args:
+                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                        arguments.append(arg.value)
+                    elif isinstance(arg, ast.Starred) and isinstance(arg.value, ast.Name):
+                        arguments += constants.get(arg.value.id, [])
+                requirements += _install_arguments(arguments, tree, tree, extras, set())
+        found.append(Declaration(f"noxfile.py session {node.name}", tuple(requirements)))
+    return found
+
+
+def _is_session(function: ast.FunctionDef) -> bool:
+    for decorator in function.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if name == "session":
+            return True
+    return False
+
+
+# --- helpers -------------------------------------------------------------------------------------------------------
+
+
+def _install_arguments(arguments: list[str], base: Path, tree: Path, extras: dict[str, list[str]], seen: set[Path]) -> list[str]:
+    """``pip install`` arguments (from a requirements line, tox deps or a nox session) → requirements."""
+    found: list[str] = []
+    index = 0
+    while index < len(arguments):
+        argument = arguments[index]
+        value = arguments[index + 1] if index + 1 < len(arguments) else ""
+        option = re.match(r"^(-r|--requirement|-c|--constraint|-e|--editable)(?:=|\s*)(.*)$", argument)
+        if option:
+            name, attached = option[1], option[2]
+            target = attached or value
+            index += 1 if attached else 2
+            if name in ("-r", "--requirement") and target:
+                path = (base / target).resolve()
+                if path.is_relative_to(tree.resolve()):
+                    found += read_requirement_file(path, tree, extras, seen)
+            elif name in ("-e", "--editable"):
+                found += _self_extras(target, extras)
+            continue  # constraints files constrain, they do not require
+        index += 1
+        if argument.startswith("-"):
+            continue  # another pip option (-U, --pre, --index-url ...); a value that follows parses as no requirement
+        if argument.startswith((".", "/")) or argument.startswith("file:"):
+            found += _self_extras(argument, extras)
+            continue
+        found += _valid([argument])
+    return found
+
+
+def _self_extras(target: str, extras: dict[str, list[str]]) -> list[str]:
+    """``.[test,docs]`` (the project itself with extras) → those extras' requirements; other paths → nothing."""
+    match = re.fullmatch(r"\.?/?\[([^\]]*)\]", target.strip().removeprefix("."))
+    if not match:
+        return []
+    return [r for extra in match[1].split(",") for r in extras.get(_normal(extra), [])]
+
+
+def _expand(name: str, raw: dict[str, list[str]], own: str, seen: set[str]) -> list[str]:
+    """An extra's requirements, ``own[other]`` replaced by extra *other*'s."""
+    found: list[str] = []
+    for requirement in raw.get(name, []):
+        try:
+            parsed = Requirement(requirement)
+        except InvalidRequirement:
+            continue
+        if own and _normal(parsed.name) == own:
+            for extra in sorted(parsed.extras):
+                if _normal(extra) not in seen | {name}:
+                    found += _expand(_normal(extra), raw, own, seen | {name})
+        else:
+            found.append(requirement)
+    return found
+
+
+def _poetry_table(table: dict) -> list[str]:
+    """Poetry's ``name = "^1.2"`` / ``name = {version = ..., extras = [...], python = ..., markers = ...}`` entries."""
+    found = []
+    for name, value in table.items():
+        if _normal(name) == "python":
+            continue
+        for entry in value if isinstance(value, list) else [value]:
+            if isinstance(entry, str):
+                entry = {"version": entry}
+            if not isinstance(entry, dict) or any(k in entry for k in ("git", "path", "url", "file")):
+                continue  # a source benchsmith does not resolve from an index
+            extras = f"[{','.join(entry['extras'])}]" if entry.get("extras") else ""
+            markers = [entry["markers"]] if entry.get("markers") else []
+            if entry.get("python"):
+                python = poetry_constraint(entry["python"])
+                markers += [f'python_version {op} "{v}"' for op, v in re.findall(r"([<>=!~]=?)([\d.*]+)", python)]
+            requirement = f"{name}{extras}{poetry_constraint(str(entry.get('version', '*')))}"
+            found += _valid([requirement + (f"; {' and '.join(markers)}" if markers else "")])
+    return found
+
+
+def _valid(requirements) -> list[str]:
+    """The PEP 508 requirements among *requirements*, without direct references to local files."""
+    found = []
+    for requirement in requirements:
+        try:
+            parsed = Requirement(requirement)
+        except InvalidRequirement:
+            continue
+        if parsed.url and parsed.url.startswith("file:"):
+            continue
+        found.append(requirement.strip())
+    return found
+
+
+def _without_extra_marker(requirement: str) -> str:
+    """``pytest>=7; python_version >= "3.8" and extra == "test"`` → ``pytest>=7; python_version >= "3.8"``."""
+    head, _, marker = requirement.partition(";")
+    marker = re.sub(r"""\s*(and\s+)?\(?\s*extra\s*==\s*['"][^'"]+['"]\s*\)?(\s+and)?""", " ", marker).strip()
+    return f"{head.strip()}; {marker}" if marker else head.strip()
+
+
+def _marker(requirement: str) -> str:
+    return requirement.partition(";")[2]
+
+
+def _own_name(tree: Path) -> str:
+    pyproject = _toml(tree / "pyproject.toml")
+    name = pyproject.get("project", {}).get("name") or pyproject.get("tool", {}).get("poetry", {}).get("name")
+    if name:
+        return name
+    info = tree / "PKG-INFO"
+    match = re.search(r"^Name: (.+)$", info.read_text(errors="replace"), re.M) if info.is_file() else None
+    if match:
+        return match[1].strip()
+    setup_cfg = _ini(tree / "setup.cfg")
+    return setup_cfg.get("metadata", "name", fallback="") if setup_cfg is not None else ""
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower().strip()
+
+
+def _lines(value: str) -> list[str]:
+    return [line.strip() for line in re.sub(r"(^|\s)#.*$", "", value, flags=re.M).splitlines() if line.strip()]
+
+
+def _toml(path: Path) -> dict:
+    if not path.is_file():
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except tomllib.TOMLDecodeError:
+        return {}
+
+
+def _ini(path: Path) -> configparser.ConfigParser | None:
+    if not path.is_file():
+        return None
+    config = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        config.read_string(path.read_text(encoding="utf-8", errors="replace"))
+    except configparser.Error:
+        return None
+    return config

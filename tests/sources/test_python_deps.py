@@ -1,0 +1,216 @@
+"""Test dependencies wherever projects declare them (sources/python_deps.py), each format on a small project."""
+
+from pathlib import Path
+from textwrap import dedent
+
+import pytest
+
+from sources.python_deps import poetry_constraint, requires_python, runtime_requirements, declarations_for_tests
+
+
+def project(tmp_path: Path, **files: str) -> Path:
+    for name, text in files.items():
+        path = tmp_path / name.replace("__", "/")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(dedent(text))
+    return tmp_path
+
+
+def declared(tree: Path) -> dict[str, list[str]]:
+    return {d.source: list(d.requirements) for d in declarations_for_tests(tree)}
+
+
+def test_extras_in_pyproject_with_self_references(tmp_path):
+    tree = project(tmp_path, **{"pyproject.toml": """
+        [project]
+        name = "Demo_Pkg"
+        dependencies = ["attrs>=22"]
+        [project.optional-dependencies]
+        socks = ["PySocks>=1.5"]
+        test = ["pytest-mock", "demo-pkg[socks]"]
+        docs = ["sphinx"]
+    """})
+    assert declared(tree) == {"extra test": ["pytest-mock", "PySocks>=1.5"]}
+    assert runtime_requirements(tree) == ("pyproject.toml [project]", ["attrs>=22"])
+
+
+def test_requirements_files_follow_includes_and_skip_options(tmp_path):
+    tree = project(tmp_path, **{
+        "requirements-dev.txt": """
+            -r requirements/base.txt
+            -c constraints.txt
+            -e .[extra]
+            --index-url https://example.invalid/simple
+            pytest>=7 --hash=sha256:abc  # the runner
+            httpbin~=0.10.0 ; python_version >= "3.8"
+            ./vendored/thing
+        """,
+        "requirements/base.txt": "trustme\n",
+        "requirements/docs.txt": "sphinx\n",
+        "requirements/test.in": "unpinned\n",
+        "requirements/test.txt": "pinned==1.0\n",
+        "setup.cfg": "[options.extras_require]\nextra = toolz\n",
+    })
+    found = declared(tree)
+    assert found["requirements-dev.txt"] == ["trustme", "toolz", "pytest>=7", 'httpbin~=0.10.0 ; python_version >= "3.8"']
+    assert found["requirements/test.txt"] == ["pinned==1.0"]  # the compiled .txt, not its .in
+    assert "requirements/docs.txt" not in found and "requirements/test.in" not in found
+
+
+def test_pep735_groups_with_include_group(tmp_path):
+    tree = project(tmp_path, **{"pyproject.toml": """
+        [dependency-groups]
+        coverage = ["coverage[toml]"]
+        test = ["pytest", {include-group = "coverage"}]
+        lint = ["ruff"]
+    """})
+    assert declared(tree) == {"pyproject.toml [dependency-groups] test": ["pytest", "coverage[toml]"]}
+
+
+def test_poetry_groups_and_dev_dependencies(tmp_path):
+    tree = project(tmp_path, **{"pyproject.toml": """
+        [tool.poetry]
+        name = "demo"
+        [tool.poetry.dependencies]
+        python = "^3.8"
+        requests = "^2.28"
+        [tool.poetry.dev-dependencies]
+        pytest = "~7.1"
+        [tool.poetry.group.test.dependencies]
+        freezegun = {version = "^0.3.2", python = ">=3.8"}
+        hypothesis = {version = "*", extras = ["cli"]}
+        local = {path = "../local"}
+        [tool.poetry.group.docs.dependencies]
+        sphinx = "*"
+    """})
+    assert declared(tree) == {
+        "pyproject.toml [tool.poetry.dev-dependencies]": ["pytest>=7.1,<7.2"],
+        "pyproject.toml [tool.poetry.group.test]": ['freezegun>=0.3.2,<0.4; python_version >= "3.8"', "hypothesis[cli]"],
+    }
+    assert runtime_requirements(tree) == ("pyproject.toml [tool.poetry.dependencies]", ["requests>=2.28,<3"])
+    assert requires_python(tree) == ">=3.8,<4"
+
+
+@pytest.mark.parametrize("spec, pep440", [
+    ("^1.2.3", ">=1.2.3,<2"), ("^0.2.3", ">=0.2.3,<0.3"), ("^0.0.3", ">=0.0.3,<0.0.4"), ("^1.2", ">=1.2,<2"),
+    ("~1.2.3", ">=1.2.3,<1.3"), ("~1", ">=1,<2"), ("1.2.3", "==1.2.3"), ("1.2.*", "==1.2.*"), ("*", ""),
+    (">=1.2,<2", ">=1.2,<2"), ("~=1.4", "~=1.4"), ("^1.0 || ^2.0", ""),
+])  # fmt: skip
+def test_poetry_constraints_become_pep440(spec, pep440):
+    assert poetry_constraint(spec) == pep440
+
+
+def test_pdm_dev_dependencies(tmp_path):
+    tree = project(tmp_path, **{"pyproject.toml": """
+        [project]
+        name = "demo"
+        dynamic = ["dependencies"]
+        [tool.pdm.dev-dependencies]
+        test = ["pytest>=7", "-e file:///${PROJECT_ROOT}/plugins/x#egg=x"]
+        lint = ["flake8"]
+    """})
+    assert declared(tree) == {"pyproject.toml [tool.pdm.dev-dependencies] test": ["pytest>=7"]}
+    assert runtime_requirements(tree) is None  # dynamic: only a build can tell
+
+
+def test_hatch_environments(tmp_path):
+    tree = project(tmp_path, **{"pyproject.toml": """
+        [project]
+        name = "demo"
+        [project.optional-dependencies]
+        cli = ["click"]
+        [tool.hatch.envs.default]
+        dependencies = ["pytest", "pytest-cov"]
+        [tool.hatch.envs.hatch-test]
+        extra-dependencies = ["pytest-asyncio"]
+        features = ["cli"]
+        [tool.hatch.envs.docs]
+        dependencies = ["mkdocs"]
+    """})
+    assert declared(tree) == {
+        "pyproject.toml [tool.hatch.envs.default]": ["pytest", "pytest-cov"],
+        "pyproject.toml [tool.hatch.envs.hatch-test]": ["pytest-asyncio", "click"],
+    }
+
+
+def test_tox_deps_extras_references_and_substitutions(tmp_path):
+    tree = project(tmp_path, **{
+        "tox.ini": """
+            [base]
+            deps = mock
+            [testenv]
+            extras = test
+            deps =
+                -r{toxinidir}/requirements/ci.txt
+                {[base]deps}
+                pytest>=6
+                py38: pytest<7
+                {env:EXTRA_DEP:}
+                {posargs}
+            [testenv:lint]
+            deps = flake8
+        """,
+        "requirements/ci.txt": "coverage\n",
+        "setup.cfg": "[options.extras_require]\ntest = responses\n",
+    })
+    found = declared(tree)
+    assert found["tox.ini [testenv]"] == ["coverage", "mock", "pytest>=6", "responses"]
+    assert "tox.ini [testenv:lint]" not in found
+
+
+def test_nox_session_installs_are_read_without_running(tmp_path):
+    tree = project(tmp_path, **{
+        "noxfile.py": """
+            import nox
+            raise SystemExit("a noxfile is parsed, never run")
+            TEST_DEPS = ["pytest", "hypothesis>=6"]
+
+            @nox.session(python=["3.10", "3.11"])
+            def tests(session):
+                session.install("-r", "requirements/tests.txt")
+                session.install(*TEST_DEPS, ".[speedups]")
+                session.install("-e", ".")
+                session.run("pytest")
+
+            @nox.session
+            def lint(session):
+                session.install("ruff")
+        """,
+        "requirements/tests.txt": "freezegun\n",
+        "pyproject.toml": '[project]\nname = "demo"\n[project.optional-dependencies]\nspeedups = ["ujson"]\n',
+    })
+    assert declared(tree)["noxfile.py session tests"] == ["freezegun", "pytest", "hypothesis>=6", "ujson"]
+    assert "noxfile.py session lint" not in declared(tree)
+
+
+def test_setup_cfg_extras_tests_require_and_python_requires(tmp_path):
+    tree = project(tmp_path, **{"setup.cfg": """
+        [metadata]
+        name = demo
+        [options]
+        python_requires = >=3.7
+        install_requires =
+            six
+        tests_require = nose
+        [options.extras_require]
+        testing =
+            pytest
+            pytest-xdist
+    """})
+    assert declared(tree) == {"extra test": ["nose"], "extra testing": ["pytest", "pytest-xdist"]}
+    assert runtime_requirements(tree) == ("setup.cfg [options]", ["six"])
+    assert requires_python(tree) == ">=3.7"
+
+
+def test_sdist_metadata_gives_runtime_requirements_and_extras(tmp_path):
+    tree = project(tmp_path, **{"PKG-INFO": """\
+        Metadata-Version: 2.1
+        Name: requests
+        Requires-Python: >=3.7
+        Requires-Dist: idna<4,>=2.5
+        Requires-Dist: PySocks!=1.5.7,>=1.5.6; extra == "socks"
+        Requires-Dist: pytest>=7; python_version >= "3.8" and extra == "test"
+    """})
+    assert runtime_requirements(tree) == ("PKG-INFO", ["idna<4,>=2.5"])
+    assert declared(tree) == {"extra test": ['pytest>=7; python_version >= "3.8"']}
+    assert requires_python(tree) == ">=3.7"

@@ -49,8 +49,11 @@ def declarations_for_tests(tree: Path) -> list[Declaration]:
 def runtime_requirements(tree: Path) -> tuple[str, list[str]] | None:
     """``(source, requirements)`` of the package itself where they are static; ``None`` when only a build can tell."""
     info = tree / "PKG-INFO"
-    if info.is_file():
-        requires = re.findall(r"^Requires-Dist: (.+)$", info.read_text(errors="replace"), re.M)
+    text = info.read_text(errors="replace") if info.is_file() else ""
+    version = re.search(r"^Metadata-Version: (\d+)\.(\d+)", text, re.M)
+    # Before metadata 2.2 an sdist's PKG-INFO may leave its requirements out (setuptools kept them in egg-info)
+    if version and (int(version[1]), int(version[2])) >= (2, 2) and not re.search(r"^Dynamic: Requires-Dist", text, re.M | re.I):
+        requires = re.findall(r"^Requires-Dist: (.+)$", text, re.M)
         return "PKG-INFO", [r.strip() for r in requires if "extra" not in _marker(r)]
     project = _toml(tree / "pyproject.toml").get("project", {})
     if project and "dependencies" not in project.get("dynamic", []):

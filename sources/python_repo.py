@@ -157,8 +157,8 @@ def _download_sdist(name: str, version: str) -> tuple[Path, str]:
         try:
             with urllib.request.urlopen(url, timeout=60) as response:
                 data = json.loads(response.read())
-        except (OSError, ValueError) as exc:
-            raise BenchsmithError(f"pypi:{name}=={version}: cannot read {url}: {exc}") from None
+        except (OSError, ValueError) as exc:  # where only the simple index is reachable, its PEP 691 JSON says the same
+            data = _release_from_index(name, version, f"cannot read {url}: {exc}")
         write_text_atomic(release, json.dumps(data))
     sdists = [u for u in json.loads(release.read_text()).get("urls", []) if u.get("packagetype") == "sdist"]
     if not sdists:
@@ -178,6 +178,28 @@ def _download_sdist(name: str, version: str) -> tuple[Path, str]:
         staging.write_bytes(data)
         os.replace(staging, archive)
     return archive, _utc(datetime.fromisoformat(sdist["upload_time_iso_8601"].replace("Z", "+00:00")))
+
+
+def _release_from_index(name: str, version: str, why: str) -> dict:
+    """The release's sdist as the JSON API would list it, from the simple index's PEP 691 JSON (PEP 700 times)."""
+    url = f"{index_url().rstrip('/')}/{re.sub(r'[-_.]+', '-', name).lower()}/"
+    request = urllib.request.Request(url, headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            files = json.loads(response.read()).get("files", [])
+    except (OSError, ValueError) as exc:
+        raise BenchsmithError(f"pypi:{name}=={version}: {why}; nor {url}: {exc}") from None
+    def release_of(filename: str) -> tuple[str, str]:
+        base, _, found = re.sub(r"\.(tar\.gz|zip)$", "", filename).rpartition("-")
+        return re.sub(r"[-_.]+", "-", base).lower(), found
+
+    wanted = (re.sub(r"[-_.]+", "-", name).lower(), version)
+    urls = [{"packagetype": "sdist", "filename": f["filename"], "url": f["url"], "digests": f.get("hashes", {}),
+             "upload_time_iso_8601": f.get("upload-time", "")}
+            for f in files if f["filename"].endswith((".tar.gz", ".zip")) and release_of(f["filename"]) == wanted]  # fmt: skip
+    if not urls or not urls[0]["upload_time_iso_8601"]:
+        raise BenchsmithError(f"pypi:{name}=={version}: {why}; {url} lists no sdist of it with an upload time")
+    return {"urls": urls}
 
 
 def _unpack(archive: Path, tree: Path) -> None:

@@ -204,7 +204,7 @@ def test_setup_cfg_extras_tests_require_and_python_requires(tmp_path):
 
 def test_sdist_metadata_gives_runtime_requirements_and_extras(tmp_path):
     tree = project(tmp_path, **{"PKG-INFO": """\
-        Metadata-Version: 2.1
+        Metadata-Version: 2.2
         Name: requests
         Requires-Python: >=3.7
         Requires-Dist: idna<4,>=2.5
@@ -214,3 +214,7 @@ def test_sdist_metadata_gives_runtime_requirements_and_extras(tmp_path):
     assert runtime_requirements(tree) == ("PKG-INFO", ["idna<4,>=2.5"])
     assert declared(tree) == {"extra test": ['pytest>=7; python_version >= "3.8"']}
     assert requires_python(tree) == ">=3.7"
+    (tree / "PKG-INFO").write_text((tree / "PKG-INFO").read_text().replace("2.2", "2.1"))
+    assert runtime_requirements(tree) is None  # older sdists may keep requirements in egg-info only: a build tells
+    (tree / "PKG-INFO").write_text((tree / "PKG-INFO").read_text().replace("2.2", "2.1"))
+    assert runtime_requirements(tree) is None  # older sdists may keep requirements in egg-info only: a build tells

@@ -1,0 +1,223 @@
+"""Classbench environments as of the repository's date, from a local package index (no network).
+
+A PEP 691 JSON index, with PEP 700 upload times, serves wheels built here: two releases of ``helperlib``
+uploaded a year apart, and pytest with its dependencies repacked from the running interpreter's own
+installation. A PyPI-like JSON API serves the project's sdist with its upload time.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib.metadata
+import io
+import json
+import os
+import shutil
+import tarfile
+import threading
+import zipfile
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+
+from benchsmith.errors import BenchsmithError
+from builders.classbench.build import ClassBenchOptions, build
+from harness.pytest_run import missing_imports
+from sources.python_repo import resolve
+from tests.conftest import GEOMETRY
+
+OLD, NEW = "2024-01-10T00:00:00Z", "2025-01-10T00:00:00Z"  # helperlib 1.0 and 2.0
+SDIST_UPLOADED = "2024-06-01T12:00:00Z"  # the project's release: between the two
+
+
+def _wheel(name: str, version: str, files: dict[str, bytes], requires: list[str] = ()) -> tuple[str, bytes]:
+    dist_info = f"{name.replace('-', '_')}-{version}.dist-info"
+    metadata = "\n".join(["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}",
+                          *[f"Requires-Dist: {r}" for r in requires]]) + "\n"  # fmt: skip
+    files = {**files, f"{dist_info}/METADATA": metadata.encode(),
+             f"{dist_info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: benchsmith-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}  # fmt: skip
+    record = "".join(f"{p},sha256={base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b'=').decode()},{len(d)}\n"
+                     for p, d in files.items()) + f"{dist_info}/RECORD,,\n"  # fmt: skip
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path, data in [*files.items(), (f"{dist_info}/RECORD", record.encode())]:
+            archive.writestr(path, data)
+    return f"{name.replace('-', '_')}-{version}-py3-none-any.whl", buffer.getvalue()
+
+
+def _repacked(name: str) -> tuple[str, bytes, list[str]]:
+    """An installed pure-Python distribution as a wheel again (its files, its requirements)."""
+    dist = importlib.metadata.distribution(name)
+    files = {}
+    for entry in dist.files or []:
+        path = entry.as_posix()
+        if path.startswith("..") or "__pycache__" in path or ".dist-info/" in path:
+            continue
+        files[path] = Path(entry.locate()).read_bytes()
+    requires = [r for r in dist.requires or [] if "extra" not in r]
+    filename, data = _wheel(dist.metadata["Name"], dist.version, files, requires)
+    return filename, data, requires
+
+
+class _Index(ThreadingHTTPServer):
+    files: dict[str, tuple[bytes, str, str]]  # filename -> (bytes, project, upload time)
+    releases: dict[tuple[str, str], str]  # (project, version) -> sdist filename
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Index
+
+    def log_message(self, *args):  # quiet
+        pass
+
+    def do_HEAD(self):  # uv asks before it reads a wheel's metadata; it reads the whole file without range support
+        self.head = True
+        self.do_GET()
+
+    def do_GET(self):
+        host = f"http://{self.server.server_address[0]}:{self.server.server_address[1]}"
+        parts = [p for p in self.path.split("?")[0].split("/") if p]
+        if len(parts) == 2 and parts[0] == "simple":
+            project = parts[1]
+            entries = [{"filename": f, "url": f"{host}/files/{f}", "upload-time": t,
+                        "hashes": {"sha256": hashlib.sha256(d).hexdigest()}}
+                       for f, (d, p, t) in self.server.files.items() if p == project and f.endswith(".whl")]  # fmt: skip
+            if not entries:
+                return self._send(404, b"not found", "text/plain")
+            body = {"meta": {"api-version": "1.1"}, "name": project, "files": entries}
+            return self._send(200, json.dumps(body).encode(), "application/vnd.pypi.simple.v1+json")
+        if len(parts) == 2 and parts[0] == "files" and parts[1] in self.server.files:
+            return self._send(200, self.server.files[parts[1]][0], "application/octet-stream")
+        if len(parts) == 4 and parts[0] == "pypi" and (parts[1], parts[2]) in self.server.releases:
+            filename = self.server.releases[parts[1], parts[2]]
+            data, _, uploaded = self.server.files[filename]
+            body = {"urls": [{"packagetype": "sdist", "filename": filename, "url": f"{host}/files/{filename}",
+                              "digests": {"sha256": hashlib.sha256(data).hexdigest()}, "upload_time_iso_8601": uploaded}]}  # fmt: skip
+            return self._send(200, json.dumps(body).encode(), "application/json")
+        self._send(404, b"not found", "text/plain")
+
+    def _send(self, status: int, body: bytes, kind: str):
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if not getattr(self, "head", False):
+            self.wfile.write(body)
+
+
+def _normal(name: str) -> str:
+    return name.lower().replace("_", "-").replace(".", "-")
+
+
+@pytest.fixture(scope="module")
+def index():
+    server = _Index(("127.0.0.1", 0), _Handler)
+    server.files, server.releases = {}, {}
+    for version, uploaded in (("1.0", OLD), ("2.0", NEW)):
+        filename, data = _wheel("helperlib", version, {"helperlib/__init__.py": f"VERSION = {version!r}\n".encode()})
+        server.files[filename] = (data, "helperlib", uploaded)
+    pending, seen = ["pytest"], set()
+    while pending:  # pytest and what it requires here, each uploaded long before the project
+        name = _normal(pending.pop())
+        if name in seen:
+            continue
+        seen.add(name)
+        filename, data, requires = _repacked(name)
+        server.files[filename] = (data, name, "2020-01-01T00:00:00Z")
+        pending += [Requirement(r).name for r in requires if not Requirement(r).marker or Requirement(r).marker.evaluate()]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    host = f"http://127.0.0.1:{server.server_address[1]}"
+    previous = {k: os.environ.get(k) for k in ("BENCHSMITH_INDEX_URL", "BENCHSMITH_PYPI_JSON_URL")}
+    os.environ["BENCHSMITH_INDEX_URL"], os.environ["BENCHSMITH_PYPI_JSON_URL"] = f"{host}/simple", f"{host}/pypi"
+    yield server
+    server.shutdown()
+    for key, value in previous.items():
+        os.environ.pop(key, None) if value is None else os.environ.__setitem__(key, value)
+
+
+def _publish(server: _Index, tmp_path: Path, name: str, pyproject: str, conftest: str) -> str:
+    """The geometry fixture as project *name* 1.0: its sdist on the index, uploaded at SDIST_UPLOADED."""
+    tree = tmp_path / f"{name}-1.0"
+    shutil.copytree(GEOMETRY, tree)
+    (tree / "pyproject.toml").write_text(pyproject)
+    (tree / "tests" / "conftest.py").write_text(conftest)
+    (tree / "PKG-INFO").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\nRequires-Python: >=3.9\n")
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        archive.add(tree, arcname=tree.name)
+    filename = f"{name}-1.0.tar.gz"
+    server.files[filename] = (buffer.getvalue(), name, SDIST_UPLOADED)
+    server.releases[name, "1.0"] = filename
+    return f"pypi:{name}==1.0"
+
+
+PDM_PROJECT = """\
+[project]
+name = "{name}"
+version = "1.0"
+requires-python = ">=3.9"
+dependencies = []
+
+[tool.pdm.dev-dependencies]
+test = ["helperlib"]
+lint = ["flake8"]
+"""
+
+
+def test_an_sdist_builds_as_of_its_upload_and_the_lock_is_reproducible(index, tmp_path):
+    spec = _publish(index, tmp_path, "pdmdemo", PDM_PROJECT.format(name="pdmdemo"),
+                    "import helperlib\n\nHELPER = helperlib.VERSION\n")  # fmt: skip
+    card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "pdmdemo.parquet"))
+    resolution = card["resolution"]
+    assert card["tasks"] == 1 and card["environment"]["helperlib"] == "1.0"  # 2.0 came after the release
+    assert resolution["as_of"] == SDIST_UPLOADED and resolution["mode"] == "as-of"
+    assert "pyproject.toml [tool.pdm.dev-dependencies] test" in resolution["declarations"]
+    assert [d["source"] for d in resolution["dropped"]] == ["benchsmith: per-test timeouts"]  # not on this index
+    lock = Path(resolution["lock"])
+    assert "helperlib==1.0" in lock.read_text() and "pdmdemo==" not in lock.read_text()
+    first = lock.read_bytes()
+
+    shutil.rmtree(lock.parent)  # an emptied environment cache resolves the same lock again
+    again = resolve(spec)
+    assert Path(again.resolution["lock"]).read_bytes() == first and again.installed == card["environment"]
+
+    latest = resolve(spec, mode="latest")
+    assert latest.installed["helperlib"] == "2.0" and latest.resolution["as_of"] is None
+    assert resolve(spec, as_of="2025-06-01").installed["helperlib"] == "2.0"
+
+
+def test_a_missing_import_is_named_with_the_file_that_imports_it(index, tmp_path):
+    spec = _publish(index, tmp_path, "missingdemo", PDM_PROJECT.format(name="missingdemo"),
+                    "import helperlib\nimport undeclared_module\n")  # fmt: skip
+    with pytest.raises(BenchsmithError, match=r"tests/conftest.py imports undeclared_module, which the environment lacks"):
+        build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "missing.parquet"))
+
+
+def test_missing_imports_are_read_from_pytest_output(tmp_path):
+    log = f"""\
+ImportError while importing test module '{tmp_path}/tests/test_a.py'.
+Traceback:
+/usr/lib/python3.11/importlib/__init__.py:126: in import_module
+    return _bootstrap._gcd_import(name[level:], package, level)
+tests/test_a.py:1: in <module>
+    from pkg import compat
+src/pkg/compat.py:3: in <module>
+    import anyio
+E   ModuleNotFoundError: No module named 'anyio'
+"""
+    (found,) = missing_imports(log, tmp_path)
+    assert (found.module, found.importer, found.through) == ("anyio", "src/pkg/compat.py", "tests/test_a.py")
+
+
+def test_an_unmet_requires_python_stops_in_one_line(tmp_path):
+    tree = tmp_path / "future"
+    shutil.copytree(GEOMETRY, tree)
+    (tree / "pyproject.toml").write_text('[project]\nname = "future"\nversion = "1"\nrequires-python = ">=4.0"\n')
+    with pytest.raises(BenchsmithError) as raised:
+        resolve(str(tree))
+    message = str(raised.value)
+    assert "requires Python >=4.0; no interpreter here matches (found " in message and "\n" not in message

@@ -29,6 +29,7 @@ VERDICT_SOURCES: tuple[str, ...] = (
     "harness/python_view.py",
     "sources/python_removal.py",
     "sources/python_repo.py",
+    "sources/python_deps.py",
 )
 
 

@@ -37,7 +37,8 @@ import org.junit.runner.notification.RunListener;
  *
  * <pre>
  * compile  (warm, long-lived; runs no candidate code: -proc:none, no plugins)
- *   request  (stdin line):  id \t sources (separated by \u001f) \t output-dir \t classpath
+ *   request  (stdin line):  id \t sources (separated by \u001f) \t output-dir \t classpath \t platform-dir
+ *            (platform-dir: the release's API as class files, compiled against as -bootclasspath; empty: --release 8)
  *   response (stdout line): BENCHSMITH id {"compiled":bool,"diagnostics":"...","compile_ms":n}
  * test     (one candidate, then the JVM halts; started ahead of its candidate and warmed up on a test of its own)
  *   request  (stdin line):  classpath \t stop|all \t excluded \t phase-1 specs \t phase-2 specs
@@ -104,8 +105,11 @@ public final class BenchsmithRunner {
             String[] f = line.split("\t", -1);
             long started = System.nanoTime();
             DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-            List<String> options = Arrays.asList("-d", f[2], "-cp", f[3], "-proc:none", "-nowarn", "-encoding", "UTF-8",
-                    "--release", "8", "-g", "-implicit:none");
+            List<String> options = new ArrayList<>(Arrays.asList("-d", f[2], "-cp", f[3], "-proc:none", "-nowarn",
+                    "-encoding", "UTF-8", "-g", "-implicit:none"));
+            // javac reopens ct.sym for every --release compile; the same API from a folder costs nothing to open.
+            if (f.length > 4 && !f[4].isEmpty()) options.addAll(Arrays.asList("-source", "8", "-target", "8", "-bootclasspath", f[4]));
+            else options.addAll(Arrays.asList("--release", "8"));
             List<File> sources = new ArrayList<>();
             for (String source : f[1].split("\u001f")) sources.add(new File(source));
             boolean compiled;

@@ -123,7 +123,8 @@ class Compiler:
         """``{"compiled": bool, "diagnostics": str, "compile_ms": int}``; OSError when the compiler is gone."""
         self._ids += 1
         request = f"c{self._ids}"
-        line = "\t".join([request, _SEPARATOR.join(map(str, sources)), str(output), os.pathsep.join(map(str, classpath))])
+        line = "\t".join([request, _SEPARATOR.join(map(str, sources)), str(output), os.pathsep.join(map(str, classpath)),
+                          str(self.platform or "")])  # fmt: skip
         try:
             self.process.stdin.write((line + "\n").encode())
             self.process.stdin.flush()
@@ -151,7 +152,7 @@ class TestJvm:
     """One ``BenchsmithRunner test`` JVM for one candidate: started ahead, used once, then killed with its jail."""
 
     def __init__(self, slot: int, lane: int, box: Path, tree: Path, read_only: list[Path], system_classpath: list[Path],
-                 limits: sandbox.Limits, jvm_options: list[str]):  # fmt: skip
+                 limits: sandbox.Limits, jvm_options: list[str], warm: list[Path] = ()):  # fmt: skip
         self.slot = slot
         self.lane = lane
         self.limits = limits
@@ -163,7 +164,9 @@ class TestJvm:
         jail = sandbox.Jail(read_only=tuple(dict.fromkeys([runner_classes(), *read_only, self.output])),
                             trees=((tree, self.cwd),))  # fmt: skip
         system = os.pathsep.join([runner_classpath(), *map(str, system_classpath)])
-        argv = [tool("java"), *JVM_OPTIONS, *jvm_options, "-cp", system, "BenchsmithRunner", "test"]
+        # *warm*: public class folders it defines (and drops) while it waits for its candidate, to warm class loading up.
+        argv = [tool("java"), *JVM_OPTIONS, *jvm_options, "-cp", system, "BenchsmithRunner", "test",
+                os.pathsep.join(map(str, warm))]  # fmt: skip
         self.started = time.monotonic()
         # It boots at a low priority, beside the candidate at work, and gets the normal one when its own arrives.
         self.niced = sandbox.sandbox_uid(slot, lane) is not None
@@ -247,21 +250,23 @@ class TestJvms:
             if jvm is not None:
                 self.retire(jvm)
             jvm = self.fresh()
-        self._next = self._starter.submit(self._start, self.read_only)
+        self._next = self._starter.submit(self._start, self.read_only, True)
         return jvm
 
     def fresh(self, read_only: list[Path] | None = None) -> TestJvm:
         """A JVM started now, seeing *read_only* (default: the runner's) besides its tree."""
         return self._starter.submit(self._start, read_only or self.read_only).result()
 
-    def _start(self, read_only: list[Path]) -> TestJvm:
+    def _start(self, read_only: list[Path], ahead: bool = False) -> TestJvm:
         with self._lock:
             while not (free := [lane for lane in TEST_LANES if lane not in self._live]):
                 self._lane_freed.wait()
             lane = free[0]
             self._live[lane] = None  # type: ignore[assignment]  # held while it starts
         try:
-            jvm = TestJvm(self.slot, lane, self.box, self.tree, read_only, [], self.limits, self.jvm_options)
+            # Only a JVM started ahead warms up: the plain path's starts when its candidate is there.
+            warm = [p for p in read_only if p.is_dir()] if ahead else []
+            jvm = TestJvm(self.slot, lane, self.box, self.tree, read_only, [], self.limits, self.jvm_options, warm)
         except BaseException:
             self._free(lane)
             raise

@@ -1,10 +1,12 @@
 """The warm-JVM fast path against the plain path, side by side on the same candidates of real bugs.
 
-Plain path: a fresh copy of the workspace, javac of all sources and tests, a
-fresh JVM running the trigger tests, then the relevant ones. Fast path: one
-warm JVM compiling only the changed file with javax.tools and running the
-tests in a fresh class loader. Both judge every candidate, in alternation, in
-one run; the script prints the median ratio and fails if any verdict differs.
+Plain path: javac of all sources and tests in a jail, then a fresh test JVM
+running the trigger tests, then the relevant ones. Fast path: a warm compiler
+JVM compiling only the changed file, then a fresh test JVM started (and warmed
+up) ahead of the candidate. Both judge every candidate, in alternation, in one
+run; the script prints the median ratio and fails if any verdict differs. The
+machine's load average is printed at the start and the end: timings on a
+shared machine mean little without it.
 
     python bench/fast_vs_plain.py --defects4j D4J_ROOT --repos DIR [--bugs Cli-3,Cli-12,Codec-2,Csv-1,Csv-11,JxPath-5] [--per-bug 40]
 """
@@ -12,6 +14,7 @@ one run; the script prints the median ratio and fails if any verdict differs.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -36,6 +39,7 @@ def main() -> int:
     parser.add_argument("--per-bug", type=int, default=40, help="candidates per bug: gold, buggy, mutants of the gold")
     args = parser.parse_args()
     setup_logging(False)
+    load_before = os.getloadavg()
     wanted = args.bugs.split(",")
     projects = sorted({b.rsplit("-", 1)[0] for b in wanted})
     dataset = Path(tempfile.mkdtemp()) / "bench.parquet"
@@ -76,6 +80,8 @@ def main() -> int:
     plain_median = statistics.median(r[8] for r in executed)
     trigger_failures = [r[4] for r in executed if r[2] == "wrong" and r[3] and r[3][0] in instances[r[0]].trigger_tests]
     print()
+    print("load average (1, 5, 15 min): at the start " + ", ".join(f"{x:.2f}" for x in load_before)
+          + "; at the end " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))  # fmt: skip
     print(f"bugs: {', '.join(wanted)}; candidates: {len(rows)} ({len(executed)} executed by both paths)")
     print("verdicts: " + ", ".join(f"{s} {sum(r[2] == s for r in rows)}" for s in ("plausible", "wrong", "uncompilable", "timeout", "error")))
     print(f"median seconds per candidate: fast {fast_median:.3f}, plain {plain_median:.3f}")

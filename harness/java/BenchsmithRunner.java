@@ -37,7 +37,8 @@ import org.junit.runner.notification.RunListener;
  *
  * <pre>
  * compile  (warm, long-lived; runs no candidate code: -proc:none, no plugins)
- *   request  (stdin line):  id \t sources (separated by \u001f) \t output-dir \t classpath
+ *   request  (stdin line):  id \t sources (separated by \u001f) \t output-dir \t classpath \t platform-dir
+ *            (platform-dir: the release's API as class files, compiled against as -bootclasspath; empty: --release 8)
  *   response (stdout line): BENCHSMITH id {"compiled":bool,"diagnostics":"...","compile_ms":n}
  * test     (one candidate, then the JVM halts; started ahead of its candidate and warmed up on a test of its own)
  *   request  (stdin line):  classpath \t stop|all \t excluded \t phase-1 specs \t phase-2 specs
@@ -89,7 +90,7 @@ public final class BenchsmithRunner {
         if ("compile".equals(args[0])) {
             compileServer(in, new PrintStream(new FileOutputStream(java.io.FileDescriptor.out), true, "UTF-8"));
         } else if ("test".equals(args[0])) {
-            testOnce(in, new FileOutputStream(java.io.FileDescriptor.out));
+            testOnce(in, new FileOutputStream(java.io.FileDescriptor.out), args.length > 1 ? args[1] : "");
         } else {
             throw new IllegalArgumentException("unknown mode " + args[0]);
         }
@@ -104,8 +105,11 @@ public final class BenchsmithRunner {
             String[] f = line.split("\t", -1);
             long started = System.nanoTime();
             DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-            List<String> options = Arrays.asList("-d", f[2], "-cp", f[3], "-proc:none", "-nowarn", "-encoding", "UTF-8",
-                    "--release", "8", "-g", "-implicit:none");
+            List<String> options = new ArrayList<>(Arrays.asList("-d", f[2], "-cp", f[3], "-proc:none", "-nowarn",
+                    "-encoding", "UTF-8", "-g", "-implicit:none"));
+            // javac reopens ct.sym for every --release compile; the same API from a folder costs nothing to open.
+            if (f.length > 4 && !f[4].isEmpty()) options.addAll(Arrays.asList("-source", "8", "-target", "8", "-bootclasspath", f[4]));
+            else options.addAll(Arrays.asList("--release", "8"));
             List<File> sources = new ArrayList<>();
             for (String source : f[1].split("\u001f")) sources.add(new File(source));
             boolean compiled;
@@ -126,11 +130,12 @@ public final class BenchsmithRunner {
         }
     }
 
-    private static void testOnce(BufferedReader in, OutputStream report) throws Exception {
+    private static void testOnce(BufferedReader in, OutputStream report, String warmFolders) throws Exception {
         System.setOut(System.err);
         Guard guard = new Guard();
         System.setSecurityManager(guard);
         new JUnitCore().run(Request.aClass(Warmup.class));
+        if (!warmFolders.isEmpty()) warmUp(warmFolders, in);
         String line = in.readLine();
         if (line == null) {
             guard.exitAllowed = true;
@@ -168,6 +173,40 @@ public final class BenchsmithRunner {
         report.flush();
         guard.exitAllowed = true;
         Runtime.getRuntime().halt(0);  // no finalizer, hook or thread of the candidate's runs after its report
+    }
+
+    /**
+     * Before its candidate arrives: JUnit a few more times, and every class of the public class folders defined (never
+     * initialized, so none of their code runs) in a loader that is then dropped. What carries over to the candidate's
+     * own fresh loader is only the JDK's and JUnit's compiled code for loading and running classes, and the page cache.
+     * It stops as soon as the request is there: the candidate never waits for it.
+     */
+    private static void warmUp(String folders, BufferedReader request) throws Exception {
+        for (int i = 0; i < WARM_UP_RUNS && !request.ready(); i++) new JUnitCore().run(Request.aClass(Warmup.class));
+        List<String> names = new ArrayList<>();
+        for (String folder : folders.split(File.pathSeparator)) if (!folder.isEmpty()) classNames(new File(folder), "", names);
+        try (URLClassLoader throwaway = (URLClassLoader) loader(folders)) {
+            for (String name : names) {
+                if (request.ready()) break;
+                try {
+                    Class.forName(name, false, throwaway);
+                } catch (Throwable t) {  // e.g. its superclass is the class under repair, which no public folder has
+                }
+            }
+        } catch (java.io.IOException e) {  // closing failed: nothing of it is used again
+        }
+    }
+
+    private static final int WARM_UP_RUNS = 20;
+
+    private static void classNames(File folder, String prefix, List<String> names) {
+        File[] entries = folder.listFiles();
+        if (entries == null) return;
+        for (File entry : entries) {
+            String name = entry.getName();
+            if (entry.isDirectory()) classNames(entry, prefix + name + ".", names);
+            else if (name.endsWith(".class") && !name.equals("module-info.class")) names.add(prefix + name.substring(0, name.length() - 6));
+        }
     }
 
     /** The candidate's classes first, in a loader of their own, over the runner's (JUnit only). */

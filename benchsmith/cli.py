@@ -31,10 +31,16 @@ def _nl2fix_build(args: argparse.Namespace) -> int:
             workers=args.workers,
             validate=args.validate,
             timeout=args.timeout,
+            **({"selection": args.selection} if args.selection else {}),
+            bugs=args.bugs,
         )
     )
     per_project = ", ".join(f"{p} {s['selected']}/{s['bugs']}" for p, s in card["projects"].items())
-    print(f"{args.out}: {card['instances']} instances from {card['bugs']} bugs ({per_project}) in {time.monotonic() - started:.1f}s")
+    print(f"{args.out}: {card['instances']} instances ({card['selection']} rule, {card['near_misses']} near misses) "
+          f"from {card['bugs']} bugs ({per_project}) in {time.monotonic() - started:.1f}s")  # fmt: skip
+    if args.bugs is not None:  # a published list: say which of its bugs the rule rejects, and why
+        for rejection in card["rejections"]:
+            print(f"rejected {rejection['bug']}: {rejection['reason']} ({rejection['detail']})")
     for project, reason in card["skipped_projects"].items():
         print(f"skipped {project}: {reason}")
     return 0
@@ -198,6 +204,11 @@ def build_parser() -> argparse.ArgumentParser:
     nl2fix_build.add_argument("--defects4j", type=Path, required=True, metavar="D4J_ROOT", help="a Defects4J checkout")
     nl2fix_build.add_argument("--repos", type=Path, metavar="DIR", help="upstream git repositories as DIR/<Project>")
     nl2fix_build.add_argument("--projects", metavar="P,Q", help="comma-separated projects, or 'all' (default: the paper's twelve)")
+    nl2fix_build.add_argument("--selection", choices=["strict", "lenient"],  # builders/selection.py SELECTIONS
+                              help="strict: the fix changes one method only; lenient (the default): also fields and "
+                                   "helper methods, recorded as each instance's extra_changes")  # fmt: skip
+    nl2fix_build.add_argument("--bugs", type=Path, metavar="FILE",
+                              help="build exactly these bugs (ids like Cli-5, one a line); rejected ones are listed")  # fmt: skip
     nl2fix_build.add_argument("--no-scrape", action="store_true", help="leave the issue columns empty")
     nl2fix_build.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help="parallel analysis processes")
     nl2fix_build.add_argument("--validate", action="store_true", help="execute gold and buggy; fill the validation column")

@@ -66,6 +66,28 @@ class IssueText:
 
 
 @dataclass(frozen=True)
+class ExtraChange:
+    """A change of a lenient NL2Fix instance's fix outside its one method, which a single-method candidate cannot make.
+
+    The fixed file, where the harness inserts candidates, already carries it.
+    """
+
+    kind: str  # one of EXTRA_CHANGE_KINDS
+    name: str  # "Outer.Inner.field" (all the variables of one declaration, comma-separated), a method's signature, a type path
+    fixed_lines: list[int]  # the changed lines, numbered in the fixed file ([] for a declaration only the buggy file has)
+    buggy_lines: list[int]  # the changed lines, numbered in the buggy file ([] for one only the fixed file has)
+
+    def __post_init__(self) -> None:
+        if self.kind not in EXTRA_CHANGE_KINDS:
+            raise ValueError(f"extra change kind {self.kind!r} is not one of {EXTRA_CHANGE_KINDS}")
+
+
+# "field": a field declaration; "method added"/"method removed": a method or constructor only the fixed/buggy file has;
+# "type": a type's other lines (its header, initializer blocks, enum constants).
+EXTRA_CHANGE_KINDS = ("field", "method added", "method removed", "type")
+
+
+@dataclass(frozen=True)
 class NL2FixInstance:
     instance_id: str
     project: str
@@ -91,6 +113,8 @@ class NL2FixInstance:
     revision_buggy: str
     revision_fixed: str
     validation: Validation = Validation()
+    # The fix's changes besides the method (lenient selection only; [] for every strict instance): see ExtraChange.
+    extra_changes: list[ExtraChange] = field(default_factory=list)
 
 
 
@@ -231,7 +255,8 @@ def instance_id(project: str, bug_id: int) -> str:
 
 
 # 1: the first wave's files, unstamped. 2: stamped; Result gained ``project``.
-SCHEMA_VERSION = 2
+# 3: NL2FixInstance gained ``extra_changes`` (the lenient selection's near misses).
+SCHEMA_VERSION = 3
 STAMP_KEY = b"benchsmith"
 
 _ARROW_TYPES: dict[type, pa.DataType] = {str: pa.string(), int: pa.int32(), float: pa.float64(), bool: pa.bool_()}
@@ -329,7 +354,16 @@ def _record(record_type: type[R], row: dict) -> R:
     for name, kind in _field_types(record_type).items():
         if dataclasses.is_dataclass(kind) and isinstance(row.get(name), dict):
             row[name] = _record(kind, row[name])
+        elif typing.get_origin(kind) is list and isinstance(row.get(name), list):
+            (item,) = typing.get_args(kind)
+            if dataclasses.is_dataclass(item):
+                row[name] = [_record(item, value) if isinstance(value, dict) else value for value in row[name]]
     return record_type(**row)
+
+
+def record_from_dict(record_type: type[R], row: dict) -> R:
+    """A record from ``dataclasses.asdict`` output (a cache entry, a Parquet row), nested records rebuilt."""
+    return _record(record_type, dict(row))
 
 
 # --- Hugging Face ``datasets`` features ------------------------------------------------------------------------------

@@ -25,7 +25,9 @@ from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError, SourceUnavailable
 from benchsmith.export import HubSource, write_dataset
 from benchsmith.progress import progress
-from benchsmith.schema import NL2FixInstance, Validation
+from benchsmith.schema import NL2FixInstance, record_from_dict
+from builders.bug_list import read_bug_list
+from builders.selection import DEFAULT_SELECTION, SELECTIONS
 from builders.single_method import SOURCE_MISSING, BugOutcome, analyse_bug
 from harness.benchmarks.nl2fix import NL2Fix
 from sources.defects4j import Bug, Defects4JRoot
@@ -34,7 +36,7 @@ from sources.history import UPSTREAM_URLS, SourceProvider, has_git_history, prov
 log = logging.getLogger(__name__)
 
 # Bump when the filter or the extraction changes, so cached outcomes are recomputed.
-ANALYSIS_VERSION = "9"
+ANALYSIS_VERSION = "10"  # 10: outcomes carry the lenient verdict and the extra changes
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,12 +49,19 @@ class BuildOptions:
     workers: int = 2
     validate: bool = False
     timeout: float = 120.0
+    selection: str = DEFAULT_SELECTION  # one of builders.selection.SELECTIONS
+    bugs: Path | None = None  # a file of bug ids (``Cli-5``), one a line: build exactly those
 
 
 def build(options: BuildOptions) -> dict:
     """Build the NL2Fix dataset; return its card."""
+    if options.selection not in SELECTIONS:
+        raise BenchsmithError(f"--selection {options.selection}: must be one of {', '.join(SELECTIONS)}")
+    if options.bugs is not None and options.projects is not None:
+        raise BenchsmithError(f"--bugs {options.bugs} names the bugs, and so their projects: leave out --projects")
     d4j = Defects4JRoot(options.defects4j)
-    projects = d4j.resolve_projects(options.projects)
+    listed = read_bug_list(options.bugs, d4j) if options.bugs is not None else None
+    projects = list(listed) if listed is not None else d4j.resolve_projects(options.projects)
     sources: dict[str, str] = {}
     skipped: dict[str, str] = {}
     bugs: list[Bug] = []
@@ -62,14 +71,14 @@ def build(options: BuildOptions) -> dict:
         except SourceUnavailable as exc:
             # Chart is in the paper's default set but its history is Subversion: the
             # default build skips it; an explicit request for it must fail.
-            if options.projects is None and not has_git_history(project):
+            if options.projects is None and listed is None and not has_git_history(project):
                 log.warning("skipping %s: %s", project, exc)
                 skipped[project] = str(exc)
                 continue
             raise
         sources[project] = provider.description
-        bugs.extend(d4j.bugs(project))
-    outcomes = _analyse_all(d4j, bugs, options)
+        bugs.extend(d4j.bugs(project) if listed is None else listed[project])
+    outcomes = [o.under(options.selection) for o in _analyse_all(d4j, bugs, options)]
     _warn_unavailable(outcomes)
     instances = [o.instance for o in outcomes if o.instance is not None]
     issue_missing: Counter = Counter()
@@ -154,8 +163,9 @@ def _load_cached(d4j: Defects4JRoot, bug: Bug) -> BugOutcome | None:
         data = json.loads(path.read_text(encoding="utf-8"))
         instance = data["instance"]
         if instance is not None:
-            instance = NL2FixInstance(**{**instance, "validation": Validation(**instance["validation"])})
-        return BugOutcome(data["project"], data["bug_id"], instance, data["reason"], data["detail"])
+            instance = record_from_dict(NL2FixInstance, instance)
+        return BugOutcome(data["project"], data["bug_id"], instance, data["reason"], data["detail"],
+                          data["strict_reason"], data["strict_detail"])  # fmt: skip
     except (ValueError, KeyError, TypeError) as exc:
         raise BenchsmithError(f"{path}: corrupt cache entry ({exc}); delete it to recompute") from exc
 
@@ -209,18 +219,22 @@ def _card(d4j, options, projects, sources, skipped, outcomes, instances, issue_m
         per_project[project] = {
             "bugs": len(mine),
             "selected": sum(1 for o in mine if o.instance is not None),
+            "near_misses": sum(1 for o in mine if o.near_miss),
             "rejected": dict(Counter(o.reason for o in mine if o.instance is None).most_common()),
         }
     return {
         "dataset": "Defects4J-NL2Fix",
         "tool": f"benchsmith {__version__}",
         "analysis_version": ANALYSIS_VERSION,
+        "selection": options.selection,
+        "bug_list": str(options.bugs) if options.bugs is not None else None,
         "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "defects4j_root": str(d4j.root),
         "defects4j_revision": _git_head(d4j.root),
         "sources": sources,
         "skipped_projects": skipped,
         "instances": len(instances),
+        "near_misses": sum(p["near_misses"] for p in per_project.values()),
         "bugs": sum(p["bugs"] for p in per_project.values()),
         "projects": per_project,
         "rejection_reasons": dict(Counter(o.reason for o in outcomes if o.instance is None).most_common()),
@@ -232,7 +246,21 @@ def _card(d4j, options, projects, sources, skipped, outcomes, instances, issue_m
         "rejections": [
             {"bug": f"{o.project}-{o.bug_id}", "reason": o.reason, "detail": o.detail} for o in outcomes if o.instance is None
         ],
+        # Kept by the lenient rule only: what the strict rule says, and the changes a candidate cannot replay.
+        "near_miss_bugs": [
+            {"bug": f"{o.project}-{o.bug_id}", "strict_reason": o.strict_reason,
+             "extra_changes": [dataclasses.asdict(e) for e in o.instance.extra_changes]}
+            for o in outcomes if o.near_miss
+        ],  # fmt: skip
     }
+
+
+_SELECTION_TEXT = {
+    "strict": "Strict: every changed code line lies inside the one method.",
+    "lenient": "Lenient: exactly one method that exists in both versions changes; besides it the fix may change "
+               "declarations outside methods and add or remove helper methods in the same file. {near_misses} "
+               "instances do so (near misses); each records those changes in `extra_changes`.",
+}  # fmt: skip
 
 
 def render_card(card: dict) -> str:
@@ -242,14 +270,16 @@ def render_card(card: dict) -> str:
         f"Built by {card['tool']} on {card['built_at']} from Defects4J at `{card['defects4j_root']}`"
         + (f" (revision {card['defects4j_revision']})." if card["defects4j_revision"] else "."),
         "",
-        f"{card['instances']} single-method instances from {card['bugs']} bugs.",
+        f"{card['instances']} single-method instances from {card['bugs']} bugs, selected by the "
+        f"`{card['selection']}` rule" + (f" from the bug list `{card['bug_list']}`." if card["bug_list"] else "."),
+        _SELECTION_TEXT[card["selection"]].format(near_misses=card["near_misses"]),
         "",
-        "| project | bugs | selected | rejected (reason: count) |",
-        "| --- | ---: | ---: | --- |",
+        "| project | bugs | selected | of which near misses | rejected (reason: count) |",
+        "| --- | ---: | ---: | ---: | --- |",
     ]
     for project, stats in card["projects"].items():
         rejected = ", ".join(f"{reason}: {count}" for reason, count in stats["rejected"].items())
-        lines.append(f"| {project} | {stats['bugs']} | {stats['selected']} | {rejected} |")
+        lines.append(f"| {project} | {stats['bugs']} | {stats['selected']} | {stats['near_misses']} | {rejected} |")
     lines += ["", "## Sources", ""]
     lines += [f"- {project}: {description}" for project, description in card["sources"].items()]
     lines += [f"- {project}: skipped — {reason}" for project, reason in card["skipped_projects"].items()]
@@ -266,6 +296,12 @@ def render_card(card: dict) -> str:
                      f"not reproduced by reason: {validation['not reproduced by reason'] or 'none'}.")  # fmt: skip
     else:
         lines.append("Not run (`--validate` executes gold and buggy for every instance).")
+    if card["near_miss_bugs"]:
+        lines += ["", "## Near misses", "", "Kept by the lenient rule; the fixed file the harness inserts candidates into "
+                  "already holds these changes.", "", "| bug | strict rule | extra changes |", "| --- | --- | --- |"]  # fmt: skip
+        for near in card["near_miss_bugs"]:
+            extras = "; ".join(f"{e['kind']} {e['name']}" for e in near["extra_changes"]).replace("|", "\\|")
+            lines.append(f"| {near['bug']} | {near['strict_reason']} | {extras} |")
     lines += ["", "## Rejected bugs", "", "| bug | reason | detail |", "| --- | --- | --- |"]
     for rejection in card["rejections"]:
         detail = rejection["detail"].replace("|", "\\|")

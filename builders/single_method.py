@@ -1,18 +1,23 @@
 """Defects4J bug → NL2Fix instance: the single-method filter and method extraction.
 
-A bug is single-method when all lines its patch changes, ignoring blank lines,
-comment-only lines and import statements, fall inside one method or
-constructor of a named type that exists in both versions (same type path, name
-and parameter types). Code inside anonymous classes and lambdas belongs to the
-enclosing method.
+A bug is single-method (the strict rule) when all lines its patch changes,
+ignoring blank lines, comment-only lines and import statements, fall inside one
+method or constructor of a named type that exists in both versions (same type
+path, name and parameter types). Code inside anonymous classes and lambdas
+belongs to the enclosing method. The lenient rule (builders/selection.py) also
+keeps a fix that changes fields or helper methods besides that one method; each
+bug's outcome carries both verdicts, so a cached analysis serves either rule.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from dataclasses import dataclass
 
 from benchsmith.errors import BenchsmithError, PatchError
 from benchsmith.schema import NL2FixInstance, instance_id
+from builders.selection import LENIENT, SELECTIONS, lenient_decision
 from sources.comments import strip_comments
 from sources.defects4j import Bug, Defects4JRoot
 from sources.javasrc import JavaFile, MethodUnit, analyse_java
@@ -40,6 +45,7 @@ class SingleMethodDecision:
     file_path: str = ""
     identity: tuple = ()
     hunks: int = 0
+    changes: tuple = ()  # the code changes of the one file, as code_changes gives them (set when there is one file)
 
 
 @dataclass(frozen=True)
@@ -78,23 +84,24 @@ def is_single_method_fix(patches: list[FilePatch], fixed: dict[str, JavaFile], b
     if len(files) > 1:
         return SingleMethodDecision(False, MULTI_FILE, f"code changes in {len(files)} files: {', '.join(files)}")
     path = files[0]
+    rejected = functools.partial(SingleMethodDecision, False, file_path=path, changes=tuple(changes))
     if path not in fixed or path not in buggy:
         side = "fixed" if path not in fixed else "buggy"
-        return SingleMethodDecision(False, METHOD_ADDED_OR_REMOVED, f"{path} does not exist in the {side} version")
+        return rejected(METHOD_ADDED_OR_REMOVED, f"{path} does not exist in the {side} version")
     outside = [c for _, c in changes if c.unit is None]
     if outside:
         where = ", ".join(f"{c.side} line {c.line}" for c in outside[:5])
-        return SingleMethodDecision(False, OUTSIDE_METHOD, f"{path}: {len(outside)} changed line(s) outside any method ({where})")
+        return rejected(OUTSIDE_METHOD, f"{path}: {len(outside)} changed line(s) outside any method ({where})")
     identities = {c.unit.identity: c.unit for _, c in changes}
     fixed_ids = {u.identity for u in fixed[path].units}
     buggy_ids = {u.identity for u in buggy[path].units}
     one_sided = [unit for ident, unit in identities.items() if ident not in fixed_ids or ident not in buggy_ids]
     if one_sided:
         names = ", ".join(f"{u.signature} ({'only fixed' if u.identity in fixed_ids else 'only buggy'})" for u in one_sided)
-        return SingleMethodDecision(False, METHOD_ADDED_OR_REMOVED, f"{path}: {names}")
+        return rejected(METHOD_ADDED_OR_REMOVED, f"{path}: {names}")
     if len(identities) > 1:
         names = ", ".join(sorted(u.signature for u in identities.values()))
-        return SingleMethodDecision(False, MULTI_METHOD, f"{path}: {len(identities)} methods change: {names}")
+        return rejected(MULTI_METHOD, f"{path}: {len(identities)} methods change: {names}")
     (identity,) = identities
     hunks = len({ordinal for ordinal, _ in changes})
     return SingleMethodDecision(True, file_path=path, identity=identity, hunks=hunks, detail=identities[identity].signature)
@@ -102,13 +109,33 @@ def is_single_method_fix(patches: list[FilePatch], fixed: dict[str, JavaFile], b
 
 @dataclass(frozen=True)
 class BugOutcome:
-    """What became of one bug: an instance, or a rejection with its reason."""
+    """What became of one bug under the lenient rule, and the strict rule's verdict where it differs.
+
+    ``instance``/``reason``/``detail``: the lenient verdict (an instance, or why not).
+    ``strict_reason``/``strict_detail``: why the strict rule rejects the bug ("" when it accepts it, or when it
+    rejects it for the same reason). :meth:`under` gives the verdict of either rule.
+    """
 
     project: str
     bug_id: int
     instance: NL2FixInstance | None = None
     reason: str = ""
     detail: str = ""
+    strict_reason: str = ""
+    strict_detail: str = ""
+
+    def under(self, selection: str) -> BugOutcome:
+        """This outcome as *selection* ("strict" or "lenient") decides it."""
+        if selection not in SELECTIONS:
+            raise BenchsmithError(f"selection {selection!r} is not one of {', '.join(SELECTIONS)}")
+        if selection == LENIENT or not self.strict_reason:
+            return self
+        return dataclasses.replace(self, instance=None, reason=self.strict_reason, detail=self.strict_detail)
+
+    @property
+    def near_miss(self) -> bool:
+        """Kept by the lenient rule only: the fix also changes fields or helper methods."""
+        return self.instance is not None and bool(self.strict_reason)
 
 
 def analyse_bug(d4j: Defects4JRoot, bug: Bug, provider: SourceProvider) -> BugOutcome:
@@ -140,8 +167,23 @@ def analyse_bug(d4j: Defects4JRoot, bug: Bug, provider: SourceProvider) -> BugOu
     except BenchsmithError as exc:
         return rejected(PARSE_FAILURE, str(exc))
     decision = is_single_method_fix(patches, fixed, buggy)
+    extra_changes: tuple = ()
     if not decision.accepted:
-        return rejected(decision.reason, decision.detail)
+        if decision.reason not in (OUTSIDE_METHOD, METHOD_ADDED_OR_REMOVED, MULTI_METHOD) or decision.file_path not in fixed \
+                or decision.file_path not in buggy:  # fmt: skip
+            return rejected(decision.reason, decision.detail)
+        lenient = lenient_decision(list(decision.changes), decision.file_path, fixed, buggy, MULTI_METHOD)
+        if not lenient.identity:
+            if lenient.reason and lenient.reason != decision.reason:
+                return BugOutcome(bug.project, bug.bug_id, reason=lenient.reason, detail=lenient.detail,
+                                  strict_reason=decision.reason, strict_detail=decision.detail)  # fmt: skip
+            return rejected(decision.reason, decision.detail)
+        extra_changes = lenient.extra_changes
+        decision = dataclasses.replace(decision, identity=lenient.identity,
+                                       hunks=len({ordinal for ordinal, _ in decision.changes}))  # fmt: skip
+        strict = (decision.reason, decision.detail)
+    else:
+        strict = ("", "")
     path = decision.file_path
     buggy_unit = _unit_with(buggy[path], decision.identity)
     fixed_unit = _unit_with(fixed[path], decision.identity)
@@ -170,8 +212,9 @@ def analyse_bug(d4j: Defects4JRoot, bug: Bug, provider: SourceProvider) -> BugOu
         relevant_tests=d4j.relevant_tests(bug),
         revision_buggy=bug.revision_buggy,
         revision_fixed=bug.revision_fixed,
+        extra_changes=list(extra_changes),
     )
-    return BugOutcome(bug.project, bug.bug_id, instance=instance)
+    return BugOutcome(bug.project, bug.bug_id, instance=instance, strict_reason=strict[0], strict_detail=strict[1])
 
 
 def _unit_with(java: JavaFile, identity: tuple) -> MethodUnit:

@@ -71,18 +71,45 @@ class MethodUnit:
 
 
 @dataclass(frozen=True)
+class DeclarationSpan:
+    """A declaration other than a method: a field (``kind`` "field") or a named type ("type")."""
+
+    kind: str
+    type_path: str  # the enclosing named type of a field; the type itself for a type
+    names: tuple[str, ...]  # a field's variables; a type's simple name
+    start_line: int  # first annotation or modifier, Javadoc excluded
+    end_line: int  # the field's ';' or the type's closing brace
+
+    @property
+    def name(self) -> str:
+        return self.type_path if self.kind == "type" else f"{self.type_path}.{', '.join(self.names)}"
+
+    def contains(self, line: int) -> bool:
+        return self.start_line <= line <= self.end_line
+
+
+@dataclass(frozen=True)
 class JavaFile:
     """What the single-method filter needs to know about one Java file."""
 
     units: tuple[MethodUnit, ...]
     code_lines: frozenset[int]  # lines holding at least one token (not blank, not comment-only)
     import_lines: frozenset[int]  # lines holding only import or package declaration tokens
+    fields: tuple[DeclarationSpan, ...] = ()  # fields of named types (not of anonymous or local classes)
+    types: tuple[DeclarationSpan, ...] = ()  # named types, outermost first
 
     def unit_at(self, line: int) -> MethodUnit | None:
         for unit in self.units:
             if unit.contains(line):
                 return unit
         return None
+
+    def declaration_at(self, line: int) -> DeclarationSpan | None:
+        """The field holding *line*, else the innermost named type holding it (its header, initializers, constants)."""
+        for span in self.fields:
+            if span.contains(line):
+                return span
+        return next((span for span in reversed(self.types) if span.contains(line)), None)
 
 
 def analyse_java(source: str, name: str = "<source>") -> JavaFile:
@@ -101,15 +128,65 @@ def analyse_java(source: str, name: str = "<source>") -> JavaFile:
     import_lines = declaration_lines - other_lines
     index_at = {(tok.position.line, tok.position.column): i for i, tok in enumerate(tokens)}
     units = []
+    fields = []
+    types = []
     for path, node in compilation_unit:
-        if not isinstance(node, _CALLABLES):
-            continue
-        type_path = _member_type_path(path)
-        if type_path is None:
-            continue
-        units.append(_unit_for(node, type_path, tokens, index_at, name))
+        if isinstance(node, _CALLABLES):
+            type_path = _member_type_path(path)
+            if type_path is not None:
+                units.append(_unit_for(node, type_path, tokens, index_at, name))
+        elif isinstance(node, jtree.FieldDeclaration):
+            type_path = _member_type_path(path)
+            if type_path is not None:
+                fields.append(_field_span(node, type_path, tokens, index_at, name))
+        elif isinstance(node, _NAMED_TYPES):
+            outer = _member_type_path(path)
+            if outer is not None or not any(isinstance(a, _BODY_SCOPES) for a in path if not isinstance(a, list)):
+                types.append(_type_span(node, f"{outer}.{node.name}" if outer else node.name, tokens, index_at, name))
     units.sort(key=lambda u: (u.start_line, u.start_column))
-    return JavaFile(tuple(units), code_lines, import_lines)
+    fields.sort(key=lambda f: f.start_line)
+    types.sort(key=lambda t: (t.start_line, -t.end_line))
+    return JavaFile(tuple(units), code_lines, import_lines, tuple(fields), tuple(types))
+
+
+def _token_index(node, tokens: list, index_at: dict, file_name: str) -> int:
+    position: Position | None = node.position
+    i = index_at.get((position.line, position.column)) if position else None
+    if i is None:
+        raise JavaParseError(f"{file_name}: no token at {position} for a {type(node).__name__}")
+    return i
+
+
+def _field_span(node, type_path: str, tokens: list, index_at: dict, file_name: str) -> DeclarationSpan:
+    i = _token_index(node, tokens, index_at, file_name)
+    start = _declaration_start(tokens, i)
+    depth = 0
+    end = i
+    while end < len(tokens):
+        value = tokens[end].value
+        if value in ("(", "{", "["):
+            depth += 1
+        elif value in (")", "}", "]"):
+            depth -= 1
+        elif depth == 0 and value == ";":
+            break
+        end += 1
+    else:
+        raise JavaParseError(f"{file_name}: the field at line {tokens[i].position.line} never ends")
+    names = tuple(d.name for d in node.declarators)
+    return DeclarationSpan("field", type_path, names, tokens[start].position.line, tokens[end].position.line)
+
+
+def _type_span(node, type_path: str, tokens: list, index_at: dict, file_name: str) -> DeclarationSpan:
+    i = _token_index(node, tokens, index_at, file_name)
+    start = _declaration_start(tokens, i)
+    j = i
+    while j < len(tokens) and tokens[j].value != "{":
+        j += 1
+    if j == len(tokens):
+        raise JavaParseError(f"{file_name}: type {node.name} at line {tokens[i].position.line} has no body")
+    end = _matching_brace(tokens, j, file_name)
+    return DeclarationSpan("type", type_path, (node.name,), tokens[start].position.line, tokens[end].position.line)
 
 
 def _member_type_path(path: tuple) -> str | None:

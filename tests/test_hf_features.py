@@ -1,5 +1,6 @@
 """The Hugging Face features benchsmith declares, checked against the real ``datasets``, and the folder card."""
 
+import dataclasses
 import json
 from dataclasses import dataclass
 
@@ -12,6 +13,7 @@ from benchsmith.export import HubSource, write_dataset, write_records
 from benchsmith.schema import (
     Candidate,
     ClassBenchTask,
+    ExtraChange,
     IssueText,
     NL2FixInstance,
     RankedCandidate,
@@ -21,11 +23,13 @@ from benchsmith.schema import (
     hf_features,
     hf_metadata,
     hf_yaml_features,
+    read_records,
     read_stamp,
 )
 from tests.conftest import hf_expected_features
+from tests.helpers.records import make_instance
 
-RECORDS = [NL2FixInstance, ClassBenchTask, Result, RankedCandidate, IssueText, Candidate, Validation]
+RECORDS = [NL2FixInstance, ExtraChange, ClassBenchTask, Result, RankedCandidate, IssueText, Candidate, Validation]
 
 
 @dataclass(frozen=True)
@@ -132,3 +136,15 @@ def test_a_failed_export_leaves_the_folder_card_as_it_was(tmp_path):
     with pytest.raises(Exception):
         write_dataset([result("a")], Result, tmp_path / "e.parquet", {"not": {"json": object()}}, "# e\n")
     assert (sorted(p.name for p in tmp_path.iterdir()), (tmp_path / "README.md").read_text()) == before
+
+
+def test_a_list_of_records_loads_with_its_declared_features(tmp_path, hf_load):
+    extra = [ExtraChange("field", "A.LIMIT", [3], []), ExtraChange("method added", "A.helper(int)", [20, 21, 22], [])]
+    instances = [make_instance(extra_changes=extra), make_instance(instance_id="Cli-4", bug_id=4)]
+    write_dataset(instances, NL2FixInstance, tmp_path / "nl2fix.parquet", {}, "# NL2Fix\n")
+    assert read_records(tmp_path / "nl2fix.parquet", NL2FixInstance) == instances  # rebuilt as ExtraChange records
+    front, _ = front_matter(tmp_path / "README.md")
+    assert front["dataset_info"][0]["features"] == hf_yaml_features(NL2FixInstance)
+    loaded = hf_load(str(tmp_path), "nl2fix", split="test")
+    assert loaded.features == hf_expected_features(NL2FixInstance)
+    assert loaded["extra_changes"] == [[dataclasses.asdict(e) for e in extra], []]

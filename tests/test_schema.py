@@ -9,6 +9,7 @@ from benchsmith.errors import BenchsmithError
 from benchsmith.export import write_dataset
 from benchsmith.schema import (
     SCHEMA_VERSION,
+    ExtraChange,
     NL2FixInstance,
     Result,
     Validation,
@@ -47,6 +48,11 @@ def test_wrong_record_type_is_refused():
         to_table([Validation()], NL2FixInstance)
 
 
+def test_unknown_extra_change_kind_is_refused():
+    with pytest.raises(ValueError, match="extra change kind 'constant' is not one of"):
+        ExtraChange("constant", "A.X", [1], [])
+
+
 def test_unknown_validation_status_is_refused():
     with pytest.raises(ValueError, match="not one of"):
         Validation("maybe")
@@ -67,6 +73,8 @@ def test_the_arrow_schema_is_derived_from_the_dataclass_types_included():
     assert schema.field("bug_id").type == pa.int32()
     assert schema.field("trigger_tests").type == pa.list_(pa.string())
     assert schema.field("validation").type == pa.struct([("status", pa.string()), ("reason", pa.string())])
+    assert schema.field("extra_changes").type == pa.list_(pa.struct([("kind", pa.string()), ("name", pa.string()),
+        ("fixed_lines", pa.list_(pa.int32())), ("buggy_lines", pa.list_(pa.int32()))]))  # fmt: skip
     results = arrow_schema(Result)
     assert results.field("seconds").type == pa.float64()
     assert results.field("regression_passed").type == pa.bool_() and results.field("regression_passed").nullable

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.cli import build_ledger, outcome_table
+from tests.conftest import FIXTURE_D4J
+from tests.helpers.cli import build_ledger, outcome_table, run_cli
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "nl2fix" / "Ledger.json"
 @pytest.fixture(scope="module")
@@ -24,25 +25,99 @@ def test_every_fixture_bug_matches_its_golden_verdict_and_extraction(built):
     assert table == json.loads(GOLDEN.read_text())
 
 
-def test_verdicts_cover_every_case_of_the_issue(built):
-    verdicts = {bug: row["verdict"] for bug, row in outcome_table(built).items()}
-    assert verdicts == {
-        "Ledger-1": "selected", "Ledger-2": "selected", "Ledger-3": "selected",
-        "Ledger-4": "multi-method", "Ledger-5": "multi-file", "Ledger-6": "outside any method",
-        "Ledger-7": "method added or removed", "Ledger-8": "selected", "Ledger-9": "selected",
-        "Ledger-10": "selected",
-    }  # fmt: skip
+STRICT_VERDICTS = {
+    "Ledger-1": "selected", "Ledger-2": "selected", "Ledger-3": "selected",
+    "Ledger-4": "multi-method", "Ledger-5": "multi-file", "Ledger-6": "outside any method",
+    "Ledger-7": "method added or removed", "Ledger-8": "selected", "Ledger-9": "selected",
+    "Ledger-10": "selected",
+}  # fmt: skip
+
+
+def test_the_default_lenient_rule_keeps_the_fix_that_adds_a_helper(built):
+    table = outcome_table(built)
+    assert {bug: row["verdict"] for bug, row in table.items()} == {**STRICT_VERDICTS, "Ledger-7": "selected"}
+    assert table["Ledger-7"]["method_signature"] == "Ledger.balance(String)"
+    (extra,) = table["Ledger-7"]["extra_changes"]
+    assert extra["kind"] == "method added" and extra["name"] == "Ledger.sameAccount(String, String)"
+    assert extra["buggy_lines"] == [] and len(extra["fixed_lines"]) >= 3  # the helper's lines in the fixed file
+    assert all(row["extra_changes"] == [] for bug, row in table.items() if bug != "Ledger-7" and "extra_changes" in row)
+
+
+def test_the_strict_rule_keeps_only_fixes_inside_one_method(tmp_path, fixture_repos, built):
+    out = tmp_path / "strict.parquet"
+    completed = build_ledger(out, fixture_repos, "--selection", "strict")
+    assert completed.returncode == 0, completed.stderr
+    assert {bug: row["verdict"] for bug, row in outcome_table(out).items()} == STRICT_VERDICTS
+    card = json.loads(out.with_suffix(".card.json").read_text())
+    assert card["selection"] == "strict" and card["near_misses"] == 0 and card["near_miss_bugs"] == []
+    assert "`strict` rule" in out.with_suffix(".card.md").read_text()
+    lenient = {k: v for k, v in outcome_table(built).items() if k != "Ledger-7"}
+    assert {k: v for k, v in outcome_table(out).items() if k != "Ledger-7"} == lenient  # the rest is the same
 
 
 def test_card_counts_projects_and_reasons(built):
     card = json.loads(built.with_suffix(".card.json").read_text())
     assert card["projects"] == {
-        "Ledger": {"bugs": 10, "selected": 6, "rejected": {
-            "multi-method": 1, "multi-file": 1, "outside any method": 1, "method added or removed": 1}}
+        "Ledger": {"bugs": 10, "selected": 7, "near_misses": 1, "rejected": {
+            "multi-method": 1, "multi-file": 1, "outside any method": 1}}
     }  # fmt: skip
+    assert card["selection"] == "lenient" and card["bug_list"] is None
+    assert card["near_miss_bugs"] == [{"bug": "Ledger-7", "strict_reason": "method added or removed",
+                                       "extra_changes": outcome_table(built)["Ledger-7"]["extra_changes"]}]  # fmt: skip
     assert card["issue_text"] == {"requested": False}
     assert card["tool"].startswith("benchsmith ")
-    assert "| Ledger | 10 | 6 |" in built.with_suffix(".card.md").read_text()
+    markdown = built.with_suffix(".card.md").read_text()
+    assert "| Ledger | 10 | 7 | 1 |" in markdown and "`lenient` rule" in markdown
+    assert "| Ledger-7 | method added or removed | method added Ledger.sameAccount(String, String) |" in markdown
+
+
+def test_a_bug_list_builds_exactly_its_bugs_and_reports_the_rejected(tmp_path, fixture_repos):
+    bugs = tmp_path / "bugs.txt"
+    bugs.write_text("# a published list\nLedger-7\n\nLedger-4  # two methods\nLedger-7\n")
+    for selection, selected in (("lenient", ["Ledger-7"]), ("strict", [])):
+        out = tmp_path / f"{selection}.parquet"
+        completed = run_cli("nl2fix", "build", "--defects4j", str(FIXTURE_D4J), "--repos", str(fixture_repos),
+                            "--bugs", str(bugs), "--selection", selection, "--no-scrape", "--out", str(out))  # fmt: skip
+        assert completed.returncode == 0, completed.stderr
+        table = outcome_table(out)
+        assert list(table) == ["Ledger-4", "Ledger-7"]
+        assert [bug for bug, row in table.items() if row["verdict"] == "selected"] == selected
+        assert "rejected Ledger-4: multi-method (" in completed.stdout
+        assert ("rejected Ledger-7: method added or removed" in completed.stdout) == (selection == "strict")
+        card = json.loads(out.with_suffix(".card.json").read_text())
+        assert card["bugs"] == 2 and card["bug_list"] == str(bugs)
+        assert "listed twice" in completed.stderr
+
+
+@pytest.mark.parametrize("content, message", [
+    ("Ledger-7\nLedger 8\n", ":2: 'Ledger 8' is not a bug id like Cli-5"),
+    ("Ledger-99\n", ":1: Ledger-99 is not an active bug of Ledger"),
+    ("Nope-1\n", ":1: unknown project Nope"),
+    ("# nothing\n", ": the bug list names no bug"),
+])  # fmt: skip
+def test_a_bad_bug_list_is_an_error_naming_the_line(tmp_path, fixture_repos, content, message):
+    bugs = tmp_path / "bugs.txt"
+    bugs.write_text(content)
+    completed = run_cli("nl2fix", "build", "--defects4j", str(FIXTURE_D4J), "--repos", str(fixture_repos),
+                        "--bugs", str(bugs), "--no-scrape", "--out", str(tmp_path / "x.parquet"))  # fmt: skip
+    assert completed.returncode == 2
+    assert f"{bugs}{message}" in completed.stderr
+    assert not (tmp_path / "x.parquet").exists()
+
+
+def test_a_bug_list_and_projects_do_not_mix(tmp_path, fixture_repos):
+    bugs = tmp_path / "bugs.txt"
+    bugs.write_text("Ledger-1\n")
+    completed = build_ledger(tmp_path / "x.parquet", fixture_repos, "--bugs", str(bugs))
+    assert completed.returncode == 2 and "leave out --projects" in completed.stderr
+
+
+def test_one_cached_analysis_serves_both_rules(tmp_path, fixture_repos, built):
+    cache = {"BENCHSMITH_CACHE": str(tmp_path / "cache")}
+    assert build_ledger(tmp_path / "a.parquet", fixture_repos, env=cache).returncode == 0
+    strict = build_ledger(tmp_path / "b.parquet", fixture_repos, "--selection", "strict", env=cache)
+    assert "10 cached, 0 to analyse" in strict.stderr
+    assert outcome_table(tmp_path / "b.parquet")["Ledger-7"]["verdict"] == "method added or removed"
 
 
 def test_a_rebuild_resumes_from_cached_outcomes(tmp_path, fixture_repos, built):

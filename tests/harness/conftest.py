@@ -12,7 +12,8 @@ from tests.helpers.cli import build_ledger
 @pytest.fixture(scope="session")
 def ledger_dataset(tmp_path_factory, fixture_repos) -> Path:
     out = tmp_path_factory.mktemp("ledger") / "nl2fix.parquet"
-    completed = build_ledger(out, fixture_repos)
+    # strict: the harness tests count the six strict instances; test_workspace.py validates the lenient one apart
+    completed = build_ledger(out, fixture_repos, "--selection", "strict")
     assert completed.returncode == 0, completed.stderr
     return out
 

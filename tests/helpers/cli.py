@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import stat
@@ -36,7 +37,8 @@ def outcome_table(out: Path) -> dict:
     card = json.loads(out.with_suffix(".card.json").read_text())
     table = {r["bug"]: {"verdict": r["reason"], "detail": r["detail"]} for r in card["rejections"]}
     for instance in read_records(out, NL2FixInstance):
-        table[instance.instance_id] = {"verdict": "selected", **{k: getattr(instance, k) for k in EXTRACTED}}
+        table[instance.instance_id] = {"verdict": "selected", **{k: getattr(instance, k) for k in EXTRACTED},
+                                       "extra_changes": [dataclasses.asdict(e) for e in instance.extra_changes]}
     return dict(sorted(table.items(), key=lambda item: int(item[0].split("-")[1])))
 
 

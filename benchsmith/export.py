@@ -1,7 +1,7 @@
 """Export records to Parquet through the schema module (stamped), with dataset cards beside a dataset.
 
 Every Parquet file declares its Hugging Face ``datasets`` features (the
-``huggingface`` schema metadata key, :func:`benchsmith.schema.hf_metadata`),
+``huggingface`` schema metadata key, which :func:`benchsmith.schema.to_table` writes),
 so ``datasets.load_dataset("parquet", data_files=...)`` loads it with the
 record's own types, whichever command wrote it.
 
@@ -35,7 +35,7 @@ import yaml
 
 from benchsmith.atomic import atomic_path
 from benchsmith.errors import BenchsmithError
-from benchsmith.schema import HF_METADATA_KEY, STAMP_KEY, Stamp, hf_metadata, hf_yaml_features, to_table
+from benchsmith.schema import STAMP_KEY, Stamp, hf_yaml_features, to_table
 
 log = logging.getLogger(__name__)
 
@@ -61,11 +61,6 @@ def hub_card_path(out: Path) -> Path:
     return Path(out).parent / HUB_CARD
 
 
-def _hub_table(records: list, record_type: type, benchmark: str) -> pa.Table:
-    table = to_table(records, record_type, benchmark)
-    return table.replace_schema_metadata({**table.schema.metadata, HF_METADATA_KEY: hf_metadata(record_type)})
-
-
 def write_records(out: Path, records: list, record_type: type, benchmark: str = "") -> None:
     """Write *records* to *out* as stamped Parquet declaring its features, atomically.
 
@@ -73,7 +68,7 @@ def write_records(out: Path, records: list, record_type: type, benchmark: str = 
     entry is brought up to date in the same all-or-nothing write: the hash and sizes change, the rest stays.
     """
     out = Path(out)
-    table = _hub_table(records, record_type, benchmark)
+    table = to_table(records, record_type, benchmark)
     front, _ = _read_hub_card(hub_card_path(out))
     listed = front is not None and out.stem in (front.get("benchsmith") or {})
     with ExitStack() as stack:
@@ -95,7 +90,7 @@ def write_dataset(records: list, record_type: type, out: Path, card: dict, card_
     *sources* and *counts* go into the Hugging Face card's front matter (licences, revisions, statistics).
     """
     out = Path(out)
-    table = _hub_table(records, record_type, benchmark)
+    table = to_table(records, record_type, benchmark)
     card_json, card_md = card_paths(out)
     front, _ = _read_hub_card(hub_card_path(out))
     with ExitStack() as stack:

@@ -306,7 +306,8 @@ def content_hash(rows: list[dict]) -> str:
 
 
 def to_table(records: list, record_type: type, benchmark: str = "") -> pa.Table:
-    """*records* as an Arrow table with *record_type*'s derived schema and a :class:`Stamp`."""
+    """*records* as an Arrow table with *record_type*'s derived schema, a :class:`Stamp` and the Hugging Face
+    features it declares (:func:`hf_metadata`)."""
     from benchsmith import __version__
 
     rows = []
@@ -315,7 +316,8 @@ def to_table(records: list, record_type: type, benchmark: str = "") -> pa.Table:
             raise BenchsmithError(f"export: expected {record_type.__name__} records, got {type(record).__name__}")
         rows.append(dataclasses.asdict(record))
     stamp = Stamp(record_type.__name__, SCHEMA_VERSION, __version__, content_hash(rows), benchmark)
-    schema = arrow_schema(record_type).with_metadata({STAMP_KEY: stamp.encode()})
+    metadata = {STAMP_KEY: stamp.encode(), HF_METADATA_KEY: hf_metadata(record_type)}
+    schema = arrow_schema(record_type).with_metadata(metadata)
     try:
         return pa.Table.from_pylist(rows, schema=schema)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:

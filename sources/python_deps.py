@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
 
 TEST_NAMES = ("test", "tests", "testing", "dev")  # extras, groups and environments meant for running the tests
 _TEST_ENV = re.compile(r"^(py\d*|pypy\d*|tests?|testing|unit|unittests?|pytest)([-_.].*)?$")
@@ -106,7 +107,7 @@ def declared_extras(tree: Path) -> dict[str, list[str]]:
     for name, packages in poetry.get("extras", {}).items():  # poetry extras name optional main dependencies
         main = poetry.get("dependencies", {})
         raw.setdefault(_normal(name), []).extend(_poetry_table({p: main[p] for p in packages if p in main}))
-    own = _normal(_own_name(tree))
+    own = _normal(distribution_name(tree))
     expanded: dict[str, list[str]] = {}
     for name in raw:
         expanded[name] = _expand(name, raw, own, set())
@@ -405,21 +406,23 @@ def _marker(requirement: str) -> str:
     return requirement.partition(";")[2]
 
 
-def _own_name(tree: Path) -> str:
+def distribution_name(tree: Path) -> str:
+    """The distribution's name as the tree declares it: pyproject (PEP 621, poetry), PKG-INFO (the sdist's own or an
+    egg-info's) or setup.cfg; "" when none says."""
     pyproject = _toml(tree / "pyproject.toml")
     name = pyproject.get("project", {}).get("name") or pyproject.get("tool", {}).get("poetry", {}).get("name")
     if name:
         return name
-    info = tree / "PKG-INFO"
-    match = re.search(r"^Name: (.+)$", info.read_text(errors="replace"), re.M) if info.is_file() else None
-    if match:
-        return match[1].strip()
+    for info in (tree / "PKG-INFO", *tree.glob("*.egg-info/PKG-INFO"), *tree.glob("src/*.egg-info/PKG-INFO")):
+        match = re.search(r"^Name: (.+)$", info.read_text(errors="replace"), re.M) if info.is_file() else None
+        if match:
+            return match[1].strip()
     setup_cfg = _ini(tree / "setup.cfg")
     return setup_cfg.get("metadata", "name", fallback="") if setup_cfg is not None else ""
 
 
 def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower().strip()
+    return canonicalize_name(name.strip())
 
 
 def _lines(value: str) -> list[str]:

@@ -29,17 +29,18 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import tomllib
 import urllib.request
 import zipfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+
 from benchsmith.atomic import write_text_atomic
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
-from packaging.specifiers import SpecifierSet
 from sources import python_deps
 
 log = logging.getLogger(__name__)
@@ -182,7 +183,7 @@ def _download_sdist(name: str, version: str) -> tuple[Path, str]:
 
 def _release_from_index(name: str, version: str, why: str) -> dict:
     """The release's sdist as the JSON API would list it, from the simple index's PEP 691 JSON (PEP 700 times)."""
-    url = f"{index_url().rstrip('/')}/{re.sub(r'[-_.]+', '-', name).lower()}/"
+    url = f"{index_url().rstrip('/')}/{canonicalize_name(name)}/"
     request = urllib.request.Request(url, headers={"Accept": "application/vnd.pypi.simple.v1+json"})
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
@@ -191,9 +192,9 @@ def _release_from_index(name: str, version: str, why: str) -> dict:
         raise BenchsmithError(f"pypi:{name}=={version}: {why}; nor {url}: {exc}") from None
     def release_of(filename: str) -> tuple[str, str]:
         base, _, found = re.sub(r"\.(tar\.gz|zip)$", "", filename).rpartition("-")
-        return re.sub(r"[-_.]+", "-", base).lower(), found
+        return canonicalize_name(base), found
 
-    wanted = (re.sub(r"[-_.]+", "-", name).lower(), version)
+    wanted = (canonicalize_name(name), version)
     urls = [{"packagetype": "sdist", "filename": f["filename"], "url": f["url"], "digests": f.get("hashes", {}),
              "upload_time_iso_8601": f.get("upload-time", "")}
             for f in files if f["filename"].endswith((".tar.gz", ".zip")) and release_of(f["filename"]) == wanted]  # fmt: skip
@@ -278,7 +279,7 @@ def _lock(key: str, tree: Path, env: Path, python: Path, as_of: str | None) -> t
     then each declaration added on its own, kept when it still resolves. The lock leaves the package out: tests
     import it from their copy of the tree."""
     lock = env / "benchsmith.lock"
-    name = _distribution_name(tree)
+    name = python_deps.distribution_name(tree)
     static = python_deps.runtime_requirements(tree)
     with tempfile.TemporaryDirectory() as scratch:
         core = ["pytest"]
@@ -439,17 +440,3 @@ def _installed(python: Path) -> dict:
     listing = subprocess.run([_uv_bin(), "pip", "list", "--format", "json", "--python", str(python)],
                              capture_output=True, text=True, check=True)  # fmt: skip
     return {p["name"]: p["version"] for p in json.loads(listing.stdout)}
-
-
-def _distribution_name(tree: Path) -> str:
-    pyproject = tree / "pyproject.toml"
-    if pyproject.is_file():
-        name = tomllib.loads(pyproject.read_text()).get("project", {}).get("name")
-        if name:
-            return name
-    for info in (tree / "PKG-INFO", *tree.glob("*.egg-info/PKG-INFO"), *tree.glob("src/*.egg-info/PKG-INFO")):
-        if info.is_file():
-            match = re.search(r"^Name: (.+)$", info.read_text(errors="replace"), re.M)
-            if match:
-                return match[1].strip()
-    return ""

@@ -27,18 +27,24 @@ def rows(records):
     return [dataclasses.asdict(r) for r in records]
 
 
+def loaded_as_declared(path, record_type, hf_load):
+    """The file loaded by ``datasets``: its metadata declares the record's features, ``datasets`` loads exactly
+    those, and the rows are the records benchsmith reads."""
+    ds = hf_load("parquet", data_files=str(path), split="train")
+    assert declared(path, record_type)
+    assert ds.features == hf_expected_features(record_type)
+    assert ds.to_list() == rows(read_records(path, record_type))
+    return ds
+
+
 def folder_card(path):
     header = (path.parent / "README.md").read_text()[4:].split("\n---\n", 1)[0]
     return yaml.safe_load(header)
 
 
 def test_nl2fix_dataset(ledger_dataset, hf_load):
-    instances = read_records(ledger_dataset, NL2FixInstance)
-    ds = hf_load("parquet", data_files=str(ledger_dataset), split="train")
-    assert declared(ledger_dataset, NL2FixInstance)
-    assert ds.features == hf_expected_features(NL2FixInstance)
-    assert ds.num_rows == len(instances) == 6
-    assert ds.to_list() == rows(instances)
+    ds = loaded_as_declared(ledger_dataset, NL2FixInstance, hf_load)
+    assert ds.num_rows == 6
     assert ds[0]["validation"] == {"status": "not run", "reason": ""}
 
     card = folder_card(ledger_dataset)
@@ -52,13 +58,9 @@ def test_nl2fix_dataset(ledger_dataset, hf_load):
 
 
 def test_classbench_dataset_before_and_after_describe(geometry_dataset, hf_load, tmp_path):
-    tasks = read_records(geometry_dataset, ClassBenchTask)
-    ds = hf_load("parquet", data_files=str(geometry_dataset), split="train")
-    assert declared(geometry_dataset, ClassBenchTask)
-    assert ds.features == hf_expected_features(ClassBenchTask)
-    assert ds.num_rows == len(tasks) == 1
+    ds = loaded_as_declared(geometry_dataset, ClassBenchTask, hf_load)
+    assert ds.num_rows == 1
     assert ds[0]["class_name"] == "Polygon" and ds[0]["paraphrased"] is False
-    assert ds.to_list() == rows(tasks)
     source = folder_card(geometry_dataset)["benchsmith"]["geometry"]["sources"][0]
     assert source["license"] == "unknown"  # the fixture's pyproject declares none
 
@@ -99,22 +101,16 @@ def judged(tmp_path_factory, ledger_dataset, ledger_instances, fixture_repos):
 
 def test_results(judged, hf_load):
     results, _ = judged
-    ds = hf_load("parquet", data_files=str(results), split="train")
-    assert declared(results, Result)
-    assert ds.features == hf_expected_features(Result)
+    ds = loaded_as_declared(results, Result, hf_load)
     assert ds.num_rows == 3
     statuses = dict(zip(ds["candidate_id"], ds["status"]))
     assert statuses == {"gold": "plausible", "buggy": "wrong", "prose": "uncompilable"}
-    assert ds.to_list() == rows(read_records(results, Result))
 
 
 def test_rankings(judged, hf_load):
     _, ranking = judged
-    ds = hf_load("parquet", data_files=str(ranking), split="train")
-    assert declared(ranking, RankedCandidate)
-    assert ds.features == hf_expected_features(RankedCandidate)
+    ds = loaded_as_declared(ranking, RankedCandidate, hf_load)
     assert ds.num_rows == 3
     by_id = {row["candidate_id"]: row for row in ds}
     assert by_id["prose"]["pruned"] and by_id["prose"]["rank"] == -1
     assert by_id["buggy"]["similarity"] == pytest.approx(1.0, abs=1e-6)
-    assert ds.to_list() == rows(read_records(ranking, RankedCandidate))

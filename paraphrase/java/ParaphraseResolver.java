@@ -338,7 +338,7 @@ public final class ParaphraseResolver {
         }
 
         private void reference(Element element, String name, long nameStart, Tree tree) {
-            if (element == null) {
+            if (element == null || erroneous(element)) {
                 if (declaredNames.contains(name)) out.println("UNRES\t" + name + "\t" + where(unit, tree));
                 return;
             }
@@ -462,6 +462,13 @@ public final class ParaphraseResolver {
             }
             return super.visitMethodInvocation(node, unused);
         }
+    }
+
+    /** What javac's error recovery binds a name to when its receiver or owner could not be found. */
+    private static boolean erroneous(Element element) {
+        if (element.getKind() == ElementKind.OTHER || element.asType().getKind() == TypeKind.ERROR) return true;
+        Element owner = element.getEnclosingElement();
+        return owner != null && owner.asType() != null && owner.asType().getKind() == TypeKind.ERROR;
     }
 
     private String where(CompilationUnitTree unit, Tree tree) {

@@ -20,6 +20,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
+from benchsmith.errors import BenchsmithError
 from paraphrase.exclusions import Exclusion
 from paraphrase.flip import build_mapping, flippable_positions
 from paraphrase.java.resolve import Declaration, Resolution, resolve
@@ -35,8 +36,6 @@ from paraphrase.java.source import (
 )
 from paraphrase.repository import ParaphraseReport, _check_paths
 
-from benchsmith.errors import BenchsmithError
-
 #: Rule name -> what it protects (the report's legend), in the order they are tried.
 RULES: dict[str, str] = {
     "reserved": "a name without an ASCII letter to flip",
@@ -48,7 +47,7 @@ RULES: dict[str, str] = {
     "enum-constant": "an enum constant: its name is data through name(), toString() and valueOf()",
     "external-annotation": "a member annotated by another library's annotation (frameworks look such members up by name)",
     "string": "a member name spelled by a string literal that is exactly a (dotted) name: reflection, Class.forName",
-    "resource": "a member name spelled in a resource file (src/*/resources)",
+    "resource": "a member name spelled in a resource file (src/main/resources, src/test/resources)",
     "runtime-name": "a class name spelled in a string literal while the repository reads class names "
                     "(getName, getSimpleName)",
     "unresolved": "a reference javac could not bind is spelled like it (incomplete class path or broken code)",

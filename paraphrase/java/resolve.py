@@ -42,7 +42,9 @@ class Declaration:
         return self.kind in _MEMBER_KINDS
 
 
-_MEMBER_KINDS = frozenset({"CLASS", "INTERFACE", "ENUM", "ANNOTATION_TYPE", "RECORD", "FIELD", "METHOD", "ENUM_CONSTANT"})
+_MEMBER_KINDS = frozenset(
+    {"CLASS", "INTERFACE", "ENUM", "ANNOTATION_TYPE", "RECORD", "FIELD", "METHOD", "ENUM_CONSTANT"}
+)
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,7 @@ def resolver_classes() -> Path:
         return target
     building = Path(tempfile.mkdtemp(prefix=f"{digest}.", dir=target.parent))
     completed = subprocess.run([_tool("javac"), "-nowarn", "-d", str(building), str(RESOLVER_SOURCE)],
-                               capture_output=True, text=True)  # fmt: skip
+                               capture_output=True, text=True, check=False)  # fmt: skip
     if completed.returncode != 0:
         shutil.rmtree(building, ignore_errors=True)
         raise BenchsmithError(f"{RESOLVER_SOURCE}: does not compile: {completed.stderr.strip()[:500]}")
@@ -144,7 +146,7 @@ def resolve(root: Path, sources: Sequence[str], targets: Sequence[str], classpat
             options += ["--release", release]
         command = [_tool("java"), _RESOLVER_MEMORY, "-cp", str(resolver_classes()), "ParaphraseResolver",
                    str(output), ",".join(targets), str(listing), *options]  # fmt: skip
-        completed = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=3600)
+        completed = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=3600, check=False)
         if completed.returncode != 0 or not output.is_file():
             raise BenchsmithError(f"{root}: the Java resolver failed: {completed.stderr.strip()[-800:]}")
         return parse_output(output.read_text(encoding="utf-8"))

@@ -22,7 +22,7 @@ final finally float for goto if implements import instanceof int interface long 
 protected public return short static strictfp super switch synchronized this throw throws transient try void
 volatile while true false null var yield record sealed permits non-sealed module open requires exports opens
 uses provides to with transitive _
-""".split())  # fmt: skip
+""".split())  # fmt: skip  # noqa: SIM905
 
 IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _IDENTIFIER_PART = re.compile(r"[\w$]")
@@ -52,11 +52,13 @@ def java_sources(root: Path) -> list[str]:
 
 
 def resource_files(root: Path) -> list[Path]:
-    """Text files under ``src/*/resources``: names spelled there may be looked up at run time."""
+    """Text files under ``src/main/resources`` and ``src/test/resources``: the class path sees them at run time.
+
+    (``src/site/resources`` is the web site's and stays out.)
+    """
     found = []
-    src = root / "src"
-    for folder in sorted(src.glob("*/resources")) if src.is_dir() else ():
-        for path in _walk(folder):
+    for folder in (root / "src/main/resources", root / "src/test/resources"):
+        for path in _walk(folder) if folder.is_dir() else ():
             head = path.read_bytes()[:8192]
             if b"\0" not in head:
                 found.append(path)

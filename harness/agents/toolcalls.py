@@ -30,8 +30,9 @@ from harness.models.base import ToolCall
 
 MAX_CALLS_PER_ITERATION = 3  # seed 002, appendix G: "at max 3 tool calls can be made"
 
-_ACTION = re.compile(r"^\s*\**Action\s*\d*\**\s*:\s*(?P<action>.*?)\s*$", re.IGNORECASE)
-_THOUGHT = re.compile(r"^\s*\**Thought\s*\d*\**\s*:\s*(?P<thought>.*?)\s*$", re.IGNORECASE)
+# "Action 1: x", "**Action 1:** x", "Action: x" (Markdown emphasis is how chat models often set the labels)
+_ACTION = re.compile(r"^\s*\**\s*Action\s*\d*\s*\**\s*:\s*\**\s*(?P<action>.*?)\s*$", re.IGNORECASE)
+_THOUGHT = re.compile(r"^\s*\**\s*Thought\s*\d*\s*\**\s*:\s*\**\s*(?P<thought>.*?)\s*$", re.IGNORECASE)
 _INVOCATION = re.compile(r"^`*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*\((?P<arguments>.*)\)`*\s*\.?$", re.DOTALL)
 
 

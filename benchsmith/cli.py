@@ -189,7 +189,8 @@ def _agent_run(args: argparse.Namespace) -> int:
     backend = backend_from_args(args)
     summary = run_agent(args.dataset, backend, args.out, AgentRunOptions(
         agent=args.agent, description=args.description, max_calls=args.max_calls, tool_format=args.tool_format,
-        no_relatives=args.no_relatives, temperature=args.temperature, max_tokens=args.max_tokens, limits=_limits(args)))  # fmt: skip
+        no_relatives=args.no_relatives, temperature=args.temperature, max_tokens=args.max_tokens, limits=_limits(args),
+        workers=args.workers))  # fmt: skip
     print(f"{args.out}: {summary.candidates} candidates for {summary.tasks} tasks by {args.agent} ({summary.resumed} "
           f"from an interrupted run, {summary.passed} passing the oracle, {summary.no_code} answers without code; "
           f"{summary.tool_format} tool calls) in {summary.seconds:.1f}s; transcripts in {transcripts_path(args.out)}")  # fmt: skip
@@ -326,6 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
     agent_run.add_argument("--temperature", type=float, default=0.2, help="the paper: 0.2")
     agent_run.add_argument("--max-tokens", type=int, help="cap on each answer's length")
     agent_run.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per oracle run")
+    agent_run.add_argument("--workers", type=int, default=1, help="tasks worked at once, each with an oracle of its own (default 1)")
     add_backend_arguments(agent_run)
     agent_run.add_argument("--out", type=Path, required=True, help="candidates JSONL (transcripts go beside it)")
     agent_run.set_defaults(handler=_agent_run)

@@ -15,9 +15,13 @@ are the same. Both files are written atomically once every task is done.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
+import queue
+import threading
 import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,6 +68,7 @@ class AgentRunOptions:
     temperature: float = 0.2  # seed 002, appendix C
     max_tokens: int | None = None
     limits: Limits = Limits()
+    workers: int = 1  # tasks worked at once, each with its own oracle slot
 
 
 def run_agent(dataset: Path, backend: Backend, out: Path, options: AgentRunOptions) -> AgentRunSummary:
@@ -76,6 +81,8 @@ def run_agent(dataset: Path, backend: Backend, out: Path, options: AgentRunOptio
         raise BenchsmithError(f"--tool-format {options.tool_format}: must be one of {', '.join(TOOL_FORMATS)}")
     if options.temperature < 0:
         raise BenchsmithError(f"--temperature {options.temperature}: must not be negative")
+    if options.workers < 1:
+        raise BenchsmithError(f"--workers {options.workers}: must be at least 1")
     agent = get_agent(options.agent, max_calls=options.max_calls)
     benchmark = benchmark_of(dataset)
     records = benchmark.load(dataset)
@@ -101,20 +108,30 @@ def run_agent(dataset: Path, backend: Backend, out: Path, options: AgentRunOptio
              len(pending), options.agent, settings.tool_format)  # fmt: skip
     environment = AgentOptions(dataset=dataset, logs=out.with_name(out.name + ".logs"),
                                no_relatives=options.no_relatives, limits=options.limits)  # fmt: skip
-    for task_id in progress(pending, options.agent, total=len(pending), unit="task"):
+    lock = threading.Lock()
+
+    def record(entry: dict[str, Any]) -> None:
+        with lock:
+            journal.append(entry)
+
+    def work(task_id: str, slot: int) -> None:
         toolbox = oracle = None
         if agent.uses_tools or agent.uses_oracle:
-            toolbox, oracle = benchmark.agent_environment(records[task_id], environment)
+            toolbox, oracle = benchmark.agent_environment(records[task_id], dataclasses.replace(environment, slot=slot))
         session = Session(tasks[task_id], backend, settings, toolbox if agent.uses_tools else None,
-                          oracle if agent.uses_oracle else None, steps.get(task_id, []),
-                          journal.append)  # fmt: skip
+                          oracle if agent.uses_oracle else None, steps.get(task_id, []), record)  # fmt: skip
         try:
             agent.run(session)
         finally:
             if oracle is not None:
                 oracle.close()
-        done[task_id] = {"candidates": session.candidates, "transcript": session.transcript()}
-        journal.append({"task": task_id, "done": done[task_id]})
+        finished = {"candidates": session.candidates, "transcript": session.transcript()}
+        record({"task": task_id, "done": finished})
+        with lock:
+            done[task_id] = finished
+
+    for _ in progress(_in_slots(pending, work, options.workers), options.agent, total=len(pending), unit="task"):
+        pass
     candidates = [row for task_id in tasks for row in done[task_id]["candidates"]]
     transcripts = [done[task_id]["transcript"] for task_id in tasks]
     write_text_atomic(out, "".join(json.dumps(row) + "\n" for row in candidates))
@@ -129,6 +146,38 @@ def run_agent(dataset: Path, backend: Backend, out: Path, options: AgentRunOptio
     summary.tool_format = settings.tool_format
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def _in_slots(task_ids: list[str], work, workers: int):
+    """Run ``work(task_id, slot)`` for every task, at most *workers* at once, each in a slot no other task holds
+    meanwhile; yield each task id as it finishes. The first failure propagates once the running tasks end."""
+    if workers == 1:
+        for task_id in task_ids:
+            work(task_id, 0)
+            yield task_id
+        return
+    slots: queue.Queue[int] = queue.Queue()
+    for slot in range(workers):
+        slots.put(slot)
+
+    def in_a_slot(task_id: str) -> str:
+        slot = slots.get()
+        try:
+            work(task_id, slot)
+        finally:
+            slots.put(slot)
+        return task_id
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="agent") as pool:
+        pending = {pool.submit(in_a_slot, task_id) for task_id in task_ids}
+        try:
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    yield future.result()
+        finally:
+            for future in pending:
+                future.cancel()
 
 
 class _RunJournal:

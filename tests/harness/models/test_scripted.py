@@ -88,3 +88,21 @@ def test_scripts_are_checked_when_read(tmp_path):
     with pytest.raises(BenchsmithError, match="no turns for 'other'"):
         backend = get_backend("scripted", script=write_script(tmp_path / "c.jsonl", [{"item_id": "t", "content": "x"}]))
         backend.complete(ChatRequest((Message("user", "hi"),), item_id="other"))
+
+
+def test_tasks_worked_at_once_give_what_one_at_a_time_gives(tmp_path):
+    from tests.harness.agents.conftest import write_dataset
+
+    tasks = [polygon_task(f"toy::{name}.py::Polygon") for name in ("a", "b", "c")]
+    data = write_dataset(tmp_path / "toy.parquet", tasks)
+    turns = [{"item_id": t.task_id, "content": text} for t in tasks
+             for text in (WRONG_ANSWER, "Thought: imports.\nAction: get_imports()", REFLECTION, GOLD_ANSWER)]  # fmt: skip
+    script = write_script(tmp_path / "script.jsonl", turns)
+    outs = {}
+    for workers in (1, 3):
+        outs[workers] = tmp_path / f"rrr-{workers}.jsonl"
+        summary = run_agent(data, get_backend("scripted", script=script), outs[workers],
+                            AgentRunOptions("rrr", tool_format="text", workers=workers))  # fmt: skip
+        assert (summary.tasks, summary.passed) == (3, 3)
+    assert lines(outs[1]) == lines(outs[3])
+    assert lines(transcripts_path(outs[1])) == lines(transcripts_path(outs[3]))

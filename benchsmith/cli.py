@@ -198,6 +198,15 @@ def _agent_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _agent_demo_script(args: argparse.Namespace) -> int:
+    from harness.agents.demo import demo_script
+
+    tasks = demo_script(args.dataset, args.out, args.description, args.max_calls)
+    print(f"{args.out}: a scripted RRR demonstration for {tasks} tasks (an attempt that fails, two tool calls, "
+          "a reflection, the gold); run it with `agent run --agent rrr --backend scripted --script`")  # fmt: skip
+    return 0
+
+
 def _agent_list(args: argparse.Namespace) -> int:
     from harness.agents import agents
 
@@ -314,6 +323,13 @@ def build_parser() -> argparse.ArgumentParser:
     agent_commands = agent.add_subparsers(dest="agent_command", required=True)
     agent_list = agent_commands.add_parser("list", help="the registered agents")
     agent_list.set_defaults(handler=_agent_list)
+    agent_demo = agent_commands.add_parser("demo-script", help="a scripted-backend script that walks RRR through every "
+                                           "phase on a dataset without a model (the gold as the second attempt)")  # fmt: skip
+    agent_demo.add_argument("--dataset", type=Path, required=True)
+    agent_demo.add_argument("--description", choices=["detailed", "sketchy"])
+    agent_demo.add_argument("--max-calls", type=int, default=5, help="as agent run's: how many rounds to script")
+    agent_demo.add_argument("--out", type=Path, required=True, help="the script (JSON Lines)")
+    agent_demo.set_defaults(handler=_agent_demo_script)
     agent_run = agent_commands.add_parser("run", help="run an agent on every task of a dataset → candidates JSONL")
     agent_run.add_argument("--agent", required=True, help="basic, naive-rag, repocoder, reflexion, rrr (`agent list`)")
     agent_run.add_argument("--dataset", type=Path, required=True)

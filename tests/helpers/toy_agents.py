@@ -120,7 +120,8 @@ class ToyClasses(Benchmark[ToyClassTask]):
         return lambda task, slot, logs: _Runner(task)
 
     def reference_candidates(self, records: list[ToyClassTask], mutants: int, seed: int) -> list[ReferenceCandidate]:
-        return [ReferenceCandidate(t.task_id, "gold", t.gold) for t in records]
+        return [c for t in records for c in (ReferenceCandidate(t.task_id, "gold", t.gold),
+                                             ReferenceCandidate(t.task_id, "empty", f"class {t.class_name}:\n    pass\n"))]  # fmt: skip
 
     def agent_task(self, record: ToyClassTask, description: str | None) -> AgentTask:
         return AgentTask(record.task_id, "python", record.file_path, record.class_name, record.description,

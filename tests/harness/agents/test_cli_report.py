@@ -55,3 +55,20 @@ def test_agent_run_eval_and_report_show_pass_at_1_per_iteration_and_tool_calls(t
     summary = json.loads(capsys.readouterr().out)["scripted / rrr"]
     assert summary["attempts"] == 4 and summary["iterations"]["2"] == {"pass@1": 0.5, "instances": 2}
     assert "tools" not in summary  # no transcripts given
+
+
+def test_the_demonstration_script_walks_rrr_through_every_phase(tmp_path, capsys):
+    dataset = write_dataset(tmp_path / "toy.parquet", [SOLVED])
+    script, out = tmp_path / "demo.jsonl", tmp_path / "rrr.jsonl"
+    assert main(["agent", "demo-script", "--dataset", str(dataset), "--out", str(script)]) == 0
+    assert len(lines(script)) == 1 + 3 * 4
+    assert main(["agent", "run", "--agent", "rrr", "--dataset", str(dataset), "--backend", "scripted", "--script",
+                 str(script), "--out", str(out)]) == 0  # fmt: skip
+    assert "2 candidates for 1 tasks by rrr (0 from an interrupted run, 1 passing the oracle" in capsys.readouterr().out
+    transcript, = lines(tmp_path / "rrr.transcripts.jsonl")
+    assert transcript["model"] == "scripted-demo"
+    # The toy toolbox has no get_relevant_code: the model is told so, and the loop goes on.
+    tools = [(e["name"], e["error"][:40]) for e in transcript["events"] if e["kind"] == "tool"]
+    assert tools == [("get_related_snippets", ""), ("get_imports", ""),
+                     ("get_relevant_code", "unknown tool 'get_relevant_code'; the t")]  # fmt: skip
+    assert [e["passed"] for e in transcript["events"] if e["kind"] == "verdict"] == [False, True]

@@ -70,5 +70,5 @@ def test_the_demonstration_script_walks_rrr_through_every_phase(tmp_path, capsys
     # The toy toolbox has no get_relevant_code: the model is told so, and the loop goes on.
     tools = [(e["name"], e["error"][:40]) for e in transcript["events"] if e["kind"] == "tool"]
     assert tools == [("get_related_snippets", ""), ("get_imports", ""),
-                     ("get_relevant_code", "unknown tool 'get_relevant_code'; the t")]  # fmt: skip
+                     ("get_relevant_code", "unknown tool 'get_relevant_code'; the to")]  # fmt: skip
     assert [e["passed"] for e in transcript["events"] if e["kind"] == "verdict"] == [False, True]

@@ -96,7 +96,12 @@ def _report(args: argparse.Namespace) -> int:
     stamp = read_stamp(args.results)
     columns = get(stamp.benchmark).report_columns if stamp and stamp.benchmark else METRIC_COLUMNS
     ranking = read_records(args.ranking, RankedCandidate) if args.ranking else None
-    transcripts = [row for path in args.transcripts or [] for _, row in json_objects(path, "transcripts")]
+    transcripts = []
+    for path in args.transcripts or []:
+        for where, row in json_objects(path, "transcripts"):
+            if not isinstance(row.get("task_id"), str) or not isinstance(row.get("events"), list):
+                raise BenchsmithError(f"{where}: not an agent transcript (no task_id and events)")
+            transcripts.append(row)
     summary = summarise(results, ks, ranking, transcripts)
     if args.plots:
         for path in plot(summary, args.plots, ks):

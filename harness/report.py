@@ -91,8 +91,9 @@ def tool_statistics(transcripts: Iterable[dict[str, Any]], solved: set[str]) -> 
     tasks_using: Counter[str] = Counter()
     tasks_with_calls = 0
     for transcript in transcripts:
+        # Calls the model made, readable or not; not the independent tool's (made unasked), nor calls over the budget.
         names = [e["name"] or "(unreadable)" for e in transcript["events"]
-                 if e["kind"] == "tool" and not e.get("independent")]  # fmt: skip
+                 if e["kind"] == "tool" and not e.get("independent") and not e.get("skipped")]  # fmt: skip
         calls.update(names)
         if transcript["task_id"] in solved:
             solved_calls.update(names)

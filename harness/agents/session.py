@@ -194,7 +194,7 @@ class Session:
                     output = f"not run: at most {MAX_CALLS_PER_ITERATION} tool calls per iteration"
                     self.events.append({"kind": "tool", "iteration": iteration, "name": call.name,
                                         "arguments": call.arguments, "thought": call.thought, "output": output,
-                                        "error": "over budget", "raw": call.raw})  # fmt: skip
+                                        "error": "over budget", "raw": call.raw, "skipped": True})  # fmt: skip
                 else:
                     output = self._run(call, iteration)
                     observations.append(f"{_shape(call)}:\n{output}")

@@ -72,3 +72,23 @@ def test_the_demonstration_script_walks_rrr_through_every_phase(tmp_path, capsys
     assert tools == [("get_related_snippets", ""), ("get_imports", ""),
                      ("get_relevant_code", "unknown tool 'get_relevant_code'; the to")]  # fmt: skip
     assert [e["passed"] for e in transcript["events"] if e["kind"] == "verdict"] == [False, True]
+
+
+def test_tool_statistics_count_what_the_model_called_and_skip_what_ran_unasked_or_over_budget():
+    from harness.report import tool_statistics
+
+    def tool(name, **extra):
+        return {"kind": "tool", "name": name, **extra}
+
+    transcripts = [
+        {"task_id": "a", "events": [tool("get_related_snippets", independent=True), tool("get_imports"), tool("get_imports"),
+                                    tool(""), tool("get_class_info", skipped=True)]},
+        {"task_id": "b", "events": [tool("get_class_info")]},
+        {"task_id": "c", "events": [tool("get_related_snippets", independent=True)]},  # no tool round: not in Table 10
+    ]  # fmt: skip
+    stats = tool_statistics(transcripts, solved={"a"})
+    assert stats == {
+        "(unreadable)": {"calls": 1, "share": 25.0, "share in solved": 100 / 3, "tasks using": 50.0},
+        "get_class_info": {"calls": 1, "share": 25.0, "share in solved": 0.0, "tasks using": 50.0},
+        "get_imports": {"calls": 2, "share": 50.0, "share in solved": 200 / 3, "tasks using": 50.0},
+    }

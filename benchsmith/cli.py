@@ -199,6 +199,9 @@ def _agent_run(args: argparse.Namespace) -> int:
     print(f"{args.out}: {summary.candidates} candidates for {summary.tasks} tasks by {args.agent} ({summary.resumed} "
           f"from an interrupted run, {summary.passed} passing the oracle, {summary.no_code} answers without code; "
           f"{summary.tool_format} tool calls) in {summary.seconds:.1f}s; transcripts in {transcripts_path(args.out)}")  # fmt: skip
+    usage = summary.usage
+    print(f"the transcripts' tokens (resumed steps included): {usage.prompt_tokens} prompt + {usage.completion_tokens} "
+          f"completion" + (f", cost ${usage.cost_usd:.4f}" if backend.priced else ""), file=sys.stderr)  # fmt: skip
     print(format_usage(backend), file=sys.stderr)
     return 0
 

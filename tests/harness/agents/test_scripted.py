@@ -1,4 +1,4 @@
-"""The scripted backend: the model's side of agent conversations replayed from a file, so agents run end to end
+"""The scripted backend (harness/models/scripted.py): the model's side of agent conversations replayed from a file, so agents run end to end
 without an endpoint (the toy benchmark's small real toolbox and a checking oracle stand beside it, not under test)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from benchsmith.errors import BenchsmithError
 from harness.agents.run import AgentRunOptions, run_agent, transcripts_path
 from harness.models import get_backend
 from harness.models.base import ChatRequest, Message
-from tests.harness.agents.conftest import GOLD_ANSWER, REFLECTION, WRONG_ANSWER, dataset, lines, openai_backend, server  # noqa: F401
+from tests.harness.agents.conftest import GOLD_ANSWER, REFLECTION, WRONG_ANSWER, lines, openai_backend, write_dataset
 from tests.helpers.openai_server import Reply
 from tests.helpers.toy_agents import polygon_task
 
@@ -91,8 +91,6 @@ def test_scripts_are_checked_when_read(tmp_path):
 
 
 def test_tasks_worked_at_once_give_what_one_at_a_time_gives(tmp_path):
-    from tests.harness.agents.conftest import write_dataset
-
     tasks = [polygon_task(f"toy::{name}.py::Polygon") for name in ("a", "b", "c")]
     data = write_dataset(tmp_path / "toy.parquet", tasks)
     turns = [{"item_id": t.task_id, "content": text} for t in tasks

@@ -141,9 +141,9 @@ def summarise(results: list[Result], ks: list[int], ranking: list[RankedCandidat
         if any(r.iteration is not None for r in attempts):
             summary[label]["attempts"] = len(attempts)
             summary[label]["iterations"] = pass_at_1_by_iteration(attempts)
-        mine = [t for t in transcripts or [] if transcript_label(t) == label]
-        if mine:
-            summary[label]["tools"] = tool_statistics(mine, set(summary[label]["solved"]))
+        tools = tool_statistics([t for t in transcripts or [] if transcript_label(t) == label], set(summary[label]["solved"]))
+        if tools:
+            summary[label]["tools"] = tools
         if ranked is not None:
             summary[label]["ranking"] = ranking_summary(rows, ranked, ks)
             for project, stats in by_project.items():  # every row is ranked: ranking_summary checked
@@ -219,7 +219,7 @@ def render_table(summary: dict, ks: list[int], metrics: tuple[str, ...] = METRIC
 def _agent_tables(run: dict) -> list[str]:
     """Seed 002's Table 11 (pass@1 per iteration) and Tables 9-10 (tool calls), for the runs that have them."""
     lines = []
-    if "iterations" in run:
+    if len(run.get("iterations", {})) > 1:  # an agent of one generation has no Table 11
         iterations = run["iterations"]
         lines += [f"pass@1 per iteration (seed 002's Table 11; {run['attempts']} attempts, each instance scored on "
                   "its latest attempt so far):", "", _row(["iteration", *iterations]),

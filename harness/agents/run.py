@@ -143,7 +143,7 @@ def run_agent(dataset: Path, backend: Backend, out: Path, options: AgentRunOptio
     for transcript in transcripts:
         usage = transcript["usage"]
         summary.usage.add(Usage(usage["requests"], 0, usage["prompt_tokens"], usage["completion_tokens"], usage["cost_usd"]))
-    summary.tool_format = settings.tool_format
+    summary.tool_format = settings.tool_format if agent.uses_tools else "no"
     summary.seconds = time.monotonic() - started
     return summary
 

@@ -71,3 +71,20 @@ def test_a_journal_of_other_settings_is_refused(server, dataset, tmp_path):
         run_agent(dataset, InterruptedAfter(openai_backend(), 1), out, AgentRunOptions("rrr", tool_format="openai"))
     with pytest.raises(BenchsmithError, match=r"other settings \(max_calls\)"):
         run_agent(dataset, openai_backend(), out, AgentRunOptions("rrr", tool_format="openai", max_calls=3))
+
+
+def test_a_run_that_fell_back_to_text_resumes_in_text(server, dataset, tmp_path):
+    server.script.refuse_tools = True
+    server.script.queue.extend([WRONG_ANSWER, "Thought 1: an import is missing.\nAction 1: get_imports()", REFLECTION,
+                                GOLD_ANSWER])  # fmt: skip
+    out = tmp_path / "rrr.jsonl"
+    with pytest.raises(KeyboardInterrupt):
+        run_agent(dataset, InterruptedAfter(openai_backend(), 3), out, AgentRunOptions("rrr"))
+    assert len(server.chat_requests()) == 3  # the initial generation, the refused tool request, the text one
+
+    summary = run_agent(dataset, openai_backend(), out, AgentRunOptions("rrr"))
+    assert (summary.passed, summary.tool_format) == (1, "text")
+    bodies = [r.body for r in server.chat_requests()]
+    assert len(bodies) == 5 and not any("tools" in body for body in bodies[2:])
+    transcript, = lines(transcripts_path(out))
+    assert [e["kind"] for e in transcript["events"]].count("tool-format") == 1

@@ -87,7 +87,7 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from benchsmith.schema import RankedCandidate, Result, read_records, read_stamp
+    from benchsmith.schema import RankedCandidate, Result, json_objects, read_records, read_stamp
     from harness.benchmarks import get
     from harness.report import METRIC_COLUMNS, plot, render_table, summarise
 
@@ -96,7 +96,13 @@ def _report(args: argparse.Namespace) -> int:
     stamp = read_stamp(args.results)
     columns = get(stamp.benchmark).report_columns if stamp and stamp.benchmark else METRIC_COLUMNS
     ranking = read_records(args.ranking, RankedCandidate) if args.ranking else None
-    summary = summarise(results, ks, ranking)
+    transcripts = []
+    for path in args.transcripts or []:
+        for where, row in json_objects(path, "transcripts"):
+            if not isinstance(row.get("task_id"), str) or not isinstance(row.get("events"), list):
+                raise BenchsmithError(f"{where}: not an agent transcript (no task_id and events)")
+            transcripts.append(row)
+    summary = summarise(results, ks, ranking, transcripts)
     if args.plots:
         for path in plot(summary, args.plots, ks):
             print(f"wrote {path}", file=sys.stderr)
@@ -185,6 +191,42 @@ def _generate(args: argparse.Namespace) -> int:
     print(f"{args.out}: {summary.candidates} candidates for {summary.items} items ({summary.resumed} from an interrupted run, "
           f"{len(summary.without_answers)} without an answer, {summary.not_extracted} with no code found)")  # fmt: skip
     print(format_usage(backend), file=sys.stderr)
+    return 0
+
+
+def _agent_run(args: argparse.Namespace) -> int:
+    from harness.agents.run import AgentRunOptions, run_agent, transcripts_path
+    from harness.models import backend_from_args, format_usage
+
+    backend = backend_from_args(args)
+    summary = run_agent(args.dataset, backend, args.out, AgentRunOptions(
+        agent=args.agent, description=args.description, max_calls=args.max_calls, tool_format=args.tool_format,
+        no_relatives=args.no_relatives, temperature=args.temperature, max_tokens=args.max_tokens, limits=_limits(args),
+        workers=args.workers))  # fmt: skip
+    print(f"{args.out}: {summary.candidates} candidates for {summary.tasks} tasks by {args.agent} ({summary.resumed} "
+          f"from an interrupted run, {summary.passed} passing the oracle, {summary.no_code} answers without code; "
+          f"{summary.tool_format} tool calls) in {summary.seconds:.1f}s; transcripts in {transcripts_path(args.out)}")  # fmt: skip
+    usage = summary.usage
+    print(f"the transcripts' tokens (resumed steps included): {usage.prompt_tokens} prompt + {usage.completion_tokens} "
+          f"completion" + (f", cost ${usage.cost_usd:.4f}" if backend.priced else ""), file=sys.stderr)  # fmt: skip
+    print(format_usage(backend), file=sys.stderr)
+    return 0
+
+
+def _agent_demo_script(args: argparse.Namespace) -> int:
+    from harness.agents.demo import demo_script
+
+    tasks = demo_script(args.dataset, args.out, args.description, args.max_calls)
+    print(f"{args.out}: a scripted RRR demonstration for {tasks} tasks (an attempt that fails, two tool calls, "
+          "a reflection, the gold); run it with `agent run --agent rrr --backend scripted --script`")  # fmt: skip
+    return 0
+
+
+def _agent_list(args: argparse.Namespace) -> int:
+    from harness.agents import agents
+
+    for name, entry in agents().items():
+        print(f"{name:<10} {entry.help}")
     return 0
 
 
@@ -295,6 +337,35 @@ def build_parser() -> argparse.ArgumentParser:
     generate.add_argument("--out", type=Path, required=True, help="candidates JSONL")
     generate.set_defaults(handler=_generate)
 
+    agent = commands.add_parser("agent", help="seed 002's RRR and its baselines: agents that write candidates")
+    agent_commands = agent.add_subparsers(dest="agent_command", required=True)
+    agent_list = agent_commands.add_parser("list", help="the registered agents")
+    agent_list.set_defaults(handler=_agent_list)
+    agent_demo = agent_commands.add_parser("demo-script", help="a scripted-backend script that walks RRR through every "
+                                           "phase on a dataset without a model (the gold as the second attempt)")  # fmt: skip
+    agent_demo.add_argument("--dataset", type=Path, required=True)
+    agent_demo.add_argument("--description", choices=["detailed", "sketchy"])
+    agent_demo.add_argument("--max-calls", type=int, default=5, help="as agent run's: how many rounds to script")
+    agent_demo.add_argument("--out", type=Path, required=True, help="the script (JSON Lines)")
+    agent_demo.set_defaults(handler=_agent_demo_script)
+    agent_run = agent_commands.add_parser("run", help="run an agent on every task of a dataset → candidates JSONL")
+    agent_run.add_argument("--agent", required=True, help="basic, naive-rag, repocoder, reflexion, rrr (`agent list`)")
+    agent_run.add_argument("--dataset", type=Path, required=True)
+    agent_run.add_argument("--description", choices=["detailed", "sketchy"], help="which description the agent gets (default detailed)")
+    agent_run.add_argument("--max-calls", type=int, default=5,
+                           help="oracle calls (attempts judged) of reflexion and rrr, generations of repocoder (default 5)")  # fmt: skip
+    agent_run.add_argument("--tool-format", choices=["auto", "openai", "text"], default="auto",
+                           help="how the model calls tools: the OpenAI tools API, the paper's Thought/Action text, or "
+                                "auto: the API where the backend offers it, text when the endpoint refuses tools")  # fmt: skip
+    agent_run.add_argument("--no-relatives", action="store_true", help="leave each task's relatives out of the tools' view (seed 002's RQ2)")
+    agent_run.add_argument("--temperature", type=float, default=0.2, help="the paper: 0.2")
+    agent_run.add_argument("--max-tokens", type=int, help="cap on each answer's length")
+    agent_run.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per oracle run")
+    agent_run.add_argument("--workers", type=int, default=1, help="tasks worked at once, each with an oracle of its own (default 1)")
+    add_backend_arguments(agent_run)
+    agent_run.add_argument("--out", type=Path, required=True, help="candidates JSONL (transcripts go beside it)")
+    agent_run.set_defaults(handler=_agent_run)
+
     rank = commands.add_parser("rank", help="rank each bug's candidates by embedding similarity to its buggy method")
     rank.add_argument("--dataset", type=Path, required=True, help="an NL2Fix dataset")
     rank.add_argument("--candidates", type=Path, required=True, help="JSON Lines: instance_id, candidate_id, code, ...")
@@ -312,6 +383,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--json", action="store_true", help="print JSON instead of a table")
     report.add_argument("--plots", type=Path, metavar="DIR", help="write PNG plots here")
     report.add_argument("--ranking", type=Path, metavar="FILE", help="ranking.parquet from `benchsmith rank`: adds r.pass@k")
+    report.add_argument("--transcripts", type=Path, metavar="FILE", action="append",
+                        help="an agent run's transcripts (repeatable): adds its tool-call frequencies")  # fmt: skip
     report.set_defaults(handler=_report)
     return parser
 

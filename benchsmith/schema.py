@@ -129,6 +129,7 @@ class Candidate:
     strategy: str = ""
     temperature: float | None = None
     sample: int | None = None
+    iteration: int | None = None  # an agent's attempt (1, 2, ...): the report's pass@1 per iteration; None otherwise
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,7 @@ class Result:
     # is reused only under the same key (harness/evaluate.py)
     verdict_key: str = ""
     project: str = ""  # the instance's project (NL2Fix) or repository (classbench), from its benchmark
+    iteration: int | None = None  # as in Candidate
 
     def __post_init__(self) -> None:
         if self.status not in RESULT_STATUSES:
@@ -256,7 +258,8 @@ def instance_id(project: str, bug_id: int) -> str:
 
 # 1: the first wave's files, unstamped. 2: stamped; Result gained ``project``.
 # 3: NL2FixInstance gained ``extra_changes`` (the lenient selection's near misses).
-SCHEMA_VERSION = 3
+# 4: Result gained ``iteration`` (an agent's attempt).
+SCHEMA_VERSION = 4
 STAMP_KEY = b"benchsmith"
 
 _ARROW_TYPES: dict[type, pa.DataType] = {str: pa.string(), int: pa.int32(), float: pa.float64(), bool: pa.bool_()}

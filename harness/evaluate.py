@@ -182,7 +182,7 @@ def _judge_instance(benchmark: Benchmark, open_runner, record_: object, group: l
                 duplicate_of = run_twin.candidate_id if run_twin.candidate_id != candidate.candidate_id else ""
                 shared = dataclasses.replace(first, candidate_id=candidate.candidate_id, duplicate_of=duplicate_of,
                                              seconds=0.0, model=candidate.model, strategy=candidate.strategy,
-                                             verdict_key=keys[key])  # fmt: skip
+                                             verdict_key=keys[key], iteration=candidate.iteration)  # fmt: skip
                 verdicts[candidate.candidate_id] = shared
                 record(shared)
                 continue
@@ -207,6 +207,7 @@ def _result(candidate: Candidate, verdict: Verdict, duplicate_of: str, log_path:
         failing_tests=list(verdict.failing_tests), duplicate_of=duplicate_of, seconds=round(verdict.seconds, 3),
         log_path=log_path, reason=verdict.reason, runner=verdict.path, regression_passed=verdict.regression_passed,
         model=candidate.model, strategy=candidate.strategy, verdict_key=verdict_key, project=project,
+        iteration=candidate.iteration,
     )  # fmt: skip
 
 

@@ -1,0 +1,38 @@
+package org.example.shapes;
+
+/**
+ * Something with an area.
+ */
+public interface Shape extends Comparable<Shape>, java.io.Serializable {
+    double UNIT = 1.0;
+
+    /** Its area, in square units. */
+    double area();
+
+    default int compareTo(Shape other) {
+        return Double.compare(area(), other.area());
+    }
+}
+
+enum Color implements Shape {
+    /** The first. */
+    RED("r"),
+    GREEN("g") {
+        @Override
+        public double area() {
+            return 2.0;
+        }
+    },
+    BLUE("b");
+
+    private final String code;
+
+    Color(String code) {
+        this.code = code;
+    }
+
+    @Override
+    public double area() {
+        return 0.0;
+    }
+}

@@ -160,7 +160,9 @@ def _python_task(entry: dict, where: str) -> tuple[ClassBenchTask, str]:
         module=module, ground_truth_class=ground_truth, imports=[], detailed_metadata=detailed,
         sketchy_metadata=sketchy, detailed_description=_text(entry, "detailed_description", where),
         sketchy_description=_text(entry, "sketchy_description", where), test_directives=list(directives),
-        external_references=[], class_tokens=tokens, paraphrased=False, relatives=[],
+        # seed 002, E.1.1: the SWE-bench (Type 1) repositories, those with setup_details, were paraphrased
+        # (pvsYsTem); the newer (Type 2) ones, litestar, were not
+        external_references=[], class_tokens=tokens, paraphrased=bool(setup), relatives=[],
         description_backend=PUBLISHED, setup=_setup_json(entry, "test_directives"),
     ), why  # fmt: skip
 
@@ -239,6 +241,7 @@ def _java_task(entry: dict, where: str) -> tuple[ClassBenchTask, str]:
         detailed_metadata=detailed, sketchy_metadata=sketchy,
         detailed_description=_text(entry, "detailed_description", where),
         sketchy_description=_text(entry, "sketchy_description", where), test_directives=[test_class],
+        # paraphrased=False: seed 002 (E.1.1) case-flips only the Python SWE-bench repositories; Java's are all Type 2
         external_references=[], class_tokens=count_tokens(_JAVADOC.sub("", ground_truth)), paraphrased=False,
         relatives=[], description_backend=PUBLISHED, setup=_setup_json(entry),
     ), why  # fmt: skip

@@ -122,6 +122,7 @@ def test_python_tasks_import_from_a_url(served, tmp_path):
     assert "Decorators: @dataclass\n" in polygon.sketchy_metadata and "    sides: int = 3\n" in polygon.sketchy_metadata
     assert "Function body:" in polygon.detailed_metadata and "Function body:" not in polygon.sketchy_metadata
     assert polygon.class_tokens > 0
+    assert polygon.paraphrased and not route.paraphrased  # seed 002, E.1.1: only the SWE-bench repositories were
     # no setup_details: the repository comes from the issue id, the file from below repos/<name>/
     assert (route.repo, route.commit, route.file_path) == ("https://github.com/acme-org/router", "d" * 40, "router/route.py")
     assert json.loads(route.setup)["repo_metadata"]["setup_details"] is None
@@ -155,7 +156,7 @@ def test_java_tasks_import_from_a_path(tmp_path):
         "Function signature: public int increment()\nFunction fqdn: org.acme.count.Counter.increment\nDecorators: \n"
         "Function docstring: Adds one.\nFunction body: public int increment() {\n    return ++count;\n}\n</function details>\n"
     )  # fmt: skip
-    assert gauge.detailed_metadata == "" and gauge.test_directives == ["org.acme.count.GaugeTest"]
+    assert not counter.paraphrased and gauge.detailed_metadata == "" and gauge.test_directives == ["org.acme.count.GaugeTest"]
     assert "Decorators: @Deprecated\nParent classes: Cloneable\n" in settings.sketchy_metadata
 
 

@@ -137,7 +137,8 @@ def _segments(src: _Source, first: int, stop: int) -> list[tuple[int, int]]:
 
     A declaration ends at a ``;`` of depth zero, or at the ``}`` closing its
     first block unless an ``=`` came before that block (a field initialised
-    with an array or an anonymous class, which goes on to its ``;``).
+    with an array or an anonymous class, which goes on to its ``;``; so does
+    an annotation element's ``default {…}``).
     """
     segments, start, i, assigned = [], first, first, False
     while i < stop:
@@ -157,6 +158,8 @@ def _segments(src: _Source, first: int, stop: int) -> list[tuple[int, int]]:
                 start, assigned = i + 1, False
         elif value == "=" and isinstance(src.tokens[i], javalang.tokenizer.Operator):
             assigned = True
+        elif value == "default" and i > first and src.value(i - 1) == ")":
+            assigned = True  # an annotation element's default value, {1, 2} included, goes on to its ";"
         i += 1
     if start < stop:
         segments.append((start, stop - 1))
@@ -327,6 +330,8 @@ def _method_body_open(src: _Source, parenthesis: int, last: int) -> int | None:
     """The ``{`` of the method's body after its parameters and ``throws``; None for an abstract method."""
     i = _matching(src, parenthesis) + 1
     while i <= last:
+        if src.value(i) == "default":
+            return None  # an annotation element: what follows is its default value
         if src.value(i) == "{":
             return i
         if src.value(i) == "@":

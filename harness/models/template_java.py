@@ -18,7 +18,7 @@ import javalang
 _MODIFIERS = ("public", "protected", "private", "static", "final", "abstract", "default", "synchronized", "native",
               "strictfp", "transient", "volatile")  # fmt: skip
 _SIGNATURE = re.compile(r"(?P<before>.*?)\b(?P<name>[A-Za-z_$][\w$]*)\s*\((?P<rest>.*)", re.DOTALL)
-_KIND = re.compile(r"\b(class|interface|enum|@interface)\s+[A-Za-z_$]")
+_KIND = re.compile(r"(@interface|\bclass|\binterface|\benum)\s+[A-Za-z_$]")
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from builders.classbench.java_metadata import java_metadata
 from harness.models.template import describe, parse_metadata
 
 JAVA = Path(__file__).parent.parent / "golden" / "classbench" / "java"
-CASES = [("Inventory.java", "Inventory"), ("Inventory.java", "Line"), ("Shapes.java", "Shape"), ("Shapes.java", "Color")]
+CASES = [("Inventory.java", "Inventory"), ("Inventory.java", "Line"), ("Shapes.java", "Shape"), ("Shapes.java", "Color"), ("Shapes.java", "Drawn")]
 
 
 @pytest.mark.parametrize(("source", "class_name"), CASES)
@@ -62,3 +62,5 @@ def test_the_template_describes_java_metadata():
     assert "is a Java enum" in enum and "Its constants are `RED`, `GREEN` and `BLUE`." in enum
     interface = describe(parse_metadata((JAVA / "Shape.sketchy.txt").read_text(), "x"), False, "Shape")
     assert "The abstract method `area` (public)" in interface and "Its static field is `UNIT`" in interface
+    drawn = describe(parse_metadata((JAVA / "Drawn.detailed.txt").read_text(), "x"), True, "Drawn")
+    assert "`Drawn` is a Java annotation type" in drawn and "`layers` (public) takes no arguments and returns `int[]`" in drawn

@@ -36,3 +36,11 @@ enum Color implements Shape {
         return 0.0;
     }
 }
+
+@java.lang.annotation.Retention(java.lang.annotation.RetentionPolicy.RUNTIME)
+@interface Drawn {
+    /** Its layers. */
+    int[] layers() default {1, 2};
+
+    String by() default "hand";
+}

@@ -300,8 +300,8 @@ def _card_markdown(card: dict) -> str:
     lines = [f"# {card['dataset']}: the published RepoClassBench {card['language']} tasks", "",
              f"Imported by {card['tool']} from {card['source']}: {card['tasks']} tasks; descriptions as published.", ""]  # fmt: skip
     if card["tasks_without_commit"]:
-        lines += [f"{card['tasks_without_commit']} tasks record no commit (the published file names none): "
-                  "they are judged once a user supplies each repository.", ""]  # fmt: skip
+        lines += [(f"{card['tasks_without_commit']} tasks record no commit (the published file names none): "
+                   "they are judged once a user supplies each repository."), ""]  # fmt: skip
     lines += ["| repository | tasks |", "| --- | ---: |"]
     lines += [f"| {repo} | {count} |" for repo, count in card["per_repository"].items()]
     return "\n".join(lines) + "\n"

@@ -363,7 +363,7 @@ def _split_members(text: str, member_start: re.Pattern) -> list[str]:
     for line in text.splitlines():
         if member_start.match(line) or not members:
             if line.strip():
-                members.append(line[4:] if line.startswith("    ") else line)
+                members.append(line.removeprefix("    "))
         else:
             members[-1] += "\n" + line
     return members

@@ -193,5 +193,5 @@ def body_facts(declaration: str) -> tuple[list[str], list[str], list[str]] | Non
             creator = node.expression
             if isinstance(creator, javalang.tree.ClassCreator):
                 thrown.append(creator.type.name)
-    unique = lambda names: list(dict.fromkeys(names))  # noqa: E731
+    unique = lambda names: list(dict.fromkeys(names))
     return unique(calls), unique(fields), unique(thrown)

@@ -98,9 +98,10 @@ class _Source:
             self.tokens: list[JavaToken] = list(javalang.tokenizer.tokenize(text))
             javalang.parser.Parser(list(self.tokens)).parse_compilation_unit()
         except (LexerError, javalang.parser.JavaSyntaxError) as exc:
-            position = getattr(exc, "at", None)
-            at = f" at line {position.position.line}" if getattr(position, "position", None) else ""
-            raise BenchsmithError(f"{where}: not Java that javalang 0.13 parses{at}: {exc}") from None
+            token = getattr(exc, "at", None)
+            at = f" at line {token.position.line}, near {token.value!r}" if getattr(token, "position", None) else ""
+            why = getattr(exc, "description", None) or str(exc) or type(exc).__name__
+            raise BenchsmithError(f"{where}: not Java that javalang 0.13 parses{at} ({why})") from None
         line_starts = [0]
         for match in re.finditer("\n", text):
             line_starts.append(match.end())

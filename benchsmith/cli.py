@@ -203,7 +203,7 @@ def _agent_run(args: argparse.Namespace) -> int:
     summary = run_agent(args.dataset, backend, args.out, AgentRunOptions(
         agent=args.agent, description=args.description, max_calls=args.max_calls, tool_format=args.tool_format,
         no_relatives=args.no_relatives, temperature=args.temperature, max_tokens=args.max_tokens, limits=_limits(args),
-        workers=args.workers))  # fmt: skip
+        workers=args.workers), _executor(args))  # fmt: skip
     print(f"{args.out}: {summary.candidates} candidates for {summary.tasks} tasks by {args.agent} ({summary.resumed} "
           f"from an interrupted run, {summary.passed} passing the oracle, {summary.no_code} answers without code; "
           f"{summary.tool_format} tool calls) in {summary.seconds:.1f}s; transcripts in {transcripts_path(args.out)}")  # fmt: skip
@@ -237,6 +237,10 @@ def _add_execution_options(parser: argparse.ArgumentParser, d4j_required: bool =
     parser.add_argument("--repos", type=Path, metavar="DIR", help="upstream git repositories as DIR/<Project>")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help="instances run in parallel")
     parser.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per candidate run")
+    _add_executor_options(parser)
+
+
+def _add_executor_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--executor", choices=["local", "ray"], default="local",
                         help="where instances run: threads here (--workers of them) or a Ray cluster")  # fmt: skip
     parser.add_argument("--ray-address", metavar="ADDRESS",
@@ -373,6 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
     agent_run.add_argument("--max-tokens", type=int, help="cap on each answer's length")
     agent_run.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per oracle run")
     agent_run.add_argument("--workers", type=int, default=1, help="tasks worked at once, each with an oracle of its own (default 1)")
+    _add_executor_options(agent_run)
     add_backend_arguments(agent_run)
     agent_run.add_argument("--out", type=Path, required=True, help="candidates JSONL (transcripts go beside it)")
     agent_run.set_defaults(handler=_agent_run)

@@ -59,8 +59,8 @@ def _validate(args: argparse.Namespace) -> int:
     from sources.defects4j import Defects4JRoot
 
     instances = read_records(args.dataset, NL2FixInstance)
-    outcomes = validate_all(instances, Defects4JRoot(args.defects4j), args.repos, args.workers, _limits(args),
-                            args.out.with_name(args.out.name + ".logs"))  # fmt: skip
+    outcomes = validate_all(instances, Defects4JRoot(args.defects4j.resolve()), args.repos, args.workers, _limits(args),
+                            args.out.with_name(args.out.name + ".logs"), _executor(args))  # fmt: skip
     report = {"summary": summary(outcomes), "instances": {i: {"status": v.status, "reason": v.reason} for i, v in outcomes.items()}}
     write_text_atomic(args.out, json.dumps(report, indent=2) + "\n")
     counts = report["summary"]
@@ -79,7 +79,8 @@ def _eval(args: argparse.Namespace) -> int:
         EvalOptions(
             dataset=args.dataset, candidates=args.candidates, out=args.out, defects4j=args.defects4j, repos=args.repos,
             workers=args.workers, limits=_limits(args), fast=not args.plain, regression=args.regression,
-        )
+        ),
+        _executor(args),
     )  # fmt: skip
     statuses = {s: sum(r.status == s for r in results) for s in ("plausible", "wrong", "uncompilable", "timeout", "error")}
     print(f"{args.out}: {len(results)} results ({', '.join(f'{s} {n}' for s, n in statuses.items())})")
@@ -219,7 +220,7 @@ def _agent_run(args: argparse.Namespace) -> int:
     summary = run_agent(args.dataset, backend, args.out, AgentRunOptions(
         agent=args.agent, description=args.description, max_calls=args.max_calls, tool_format=args.tool_format,
         no_relatives=args.no_relatives, temperature=args.temperature, max_tokens=args.max_tokens, limits=_limits(args),
-        workers=args.workers))  # fmt: skip
+        workers=args.workers), _executor(args))  # fmt: skip
     print(f"{args.out}: {summary.candidates} candidates for {summary.tasks} tasks by {args.agent} ({summary.resumed} "
           f"from an interrupted run, {summary.passed} passing the oracle, {summary.no_code} answers without code; "
           f"{summary.tool_format} tool calls) in {summary.seconds:.1f}s; transcripts in {transcripts_path(args.out)}")  # fmt: skip
@@ -253,6 +254,20 @@ def _add_execution_options(parser: argparse.ArgumentParser, d4j_required: bool =
     parser.add_argument("--repos", type=Path, metavar="DIR", help="upstream git repositories as DIR/<Project>")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help="instances run in parallel")
     parser.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per candidate run")
+    _add_executor_options(parser)
+
+
+def _add_executor_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--executor", choices=["local", "ray"], default="local",
+                        help="where instances run: threads here (--workers of them) or a Ray cluster")  # fmt: skip
+    parser.add_argument("--ray-address", metavar="ADDRESS",
+                        help="the Ray cluster to join (host:port or 'auto'); default: RAY_ADDRESS, else a new local one")  # fmt: skip
+
+
+def _executor(args: argparse.Namespace):
+    from harness.executors import executor
+
+    return executor(args.executor, args.workers, args.ray_address)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -384,6 +399,7 @@ def build_parser() -> argparse.ArgumentParser:
     agent_run.add_argument("--max-tokens", type=int, help="cap on each answer's length")
     agent_run.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per oracle run")
     agent_run.add_argument("--workers", type=int, default=1, help="tasks worked at once, each with an oracle of its own (default 1)")
+    _add_executor_options(agent_run)
     add_backend_arguments(agent_run)
     agent_run.add_argument("--out", type=Path, required=True, help="candidates JSONL (transcripts go beside it)")
     agent_run.set_defaults(handler=_agent_run)

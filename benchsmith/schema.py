@@ -154,6 +154,7 @@ class Result:
     verdict_key: str = ""
     project: str = ""  # the instance's project (NL2Fix) or repository (classbench), from its benchmark
     iteration: int | None = None  # as in Candidate
+    node: str = ""  # the machine (host, or Ray node) that judged it
 
     def __post_init__(self) -> None:
         if self.status not in RESULT_STATUSES:
@@ -262,8 +263,9 @@ def instance_id(project: str, bug_id: int) -> str:
 # 1: the first wave's files, unstamped. 2: stamped; Result gained ``project``.
 # 3: NL2FixInstance gained ``extra_changes`` (the lenient selection's near misses).
 # 4: Result gained ``iteration`` (an agent's attempt).
-# 5: ClassBenchTask gained ``setup`` (a published task's setup details).
-SCHEMA_VERSION = 5
+# 5: Result gained ``node`` (the machine that judged it).
+# 6: ClassBenchTask gained ``setup`` (a published task's setup details).
+SCHEMA_VERSION = 6
 STAMP_KEY = b"benchsmith"
 
 _ARROW_TYPES: dict[type, pa.DataType] = {str: pa.string(), int: pa.int32(), float: pa.float64(), bool: pa.bool_()}

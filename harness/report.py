@@ -138,6 +138,9 @@ def summarise(results: list[Result], ks: list[int], ranking: list[RankedCandidat
             "statuses": {s: sum(r.status == s for r in rows) for s in ("plausible", "wrong", "uncompilable", "timeout", "error")},
             "projects": by_project,
         }
+        nodes = node_throughput(attempts)
+        if len(nodes) > 1:
+            summary[label]["nodes"] = nodes
         if any(r.iteration is not None for r in attempts):
             summary[label]["attempts"] = len(attempts)
             summary[label]["iterations"] = pass_at_1_by_iteration(attempts)
@@ -152,6 +155,17 @@ def summarise(results: list[Result], ks: list[int], ranking: list[RankedCandidat
                     stats[f"r.pass@{k}"] = mean_ranked_pass_at_k(mine, ranked, k)[0]
                     stats[f"r.pass@{k} compiling"] = mean_ranked_pass_at_k(mine, ranked, k, compiling_only=True)[0]
     return summary
+
+
+def node_throughput(rows: list[Result]) -> dict[str, dict[str, float]]:
+    """Per node that judged candidates: how many it ran (twins sharing a verdict are not runs), the seconds they
+    took, and candidates per minute of judging (one sandbox slot's throughput on that node)."""
+    runs: dict[str, list[float]] = defaultdict(list)
+    for row in rows:
+        if not row.duplicate_of and row.seconds > 0:
+            runs[row.node or "unknown"].append(row.seconds)
+    return {node: {"candidates": len(seconds), "seconds": round(sum(seconds), 3),
+                   "per minute": 60 * len(seconds) / sum(seconds)} for node, seconds in sorted(runs.items())}  # fmt: skip
 
 
 def _pct(value: float) -> str:
@@ -210,10 +224,21 @@ def render_table(summary: dict, ks: list[int], metrics: tuple[str, ...] = METRIC
                      + ", ".join(f"{name} {'n/a' if math.isnan(v) else f'{v:.1f}%'}" for name, v in stats.items()))  # fmt: skip
         lines.append("Statuses: " + ", ".join(f"{s} {n}" for s, n in run["statuses"].items()))
         lines.append("")
+        lines.extend(_node_table(run))
         lines.extend(_agent_tables(run))
         if "ranking" in run:
             lines.extend(_ranking_table(run, ks))
     return "\n".join(lines)
+
+
+def _node_table(run: dict) -> list[str]:
+    if "nodes" not in run:
+        return []
+    lines = ["Judged per node (candidates per minute of one sandbox slot's judging time):", "",
+             _row(["node", "candidates run", "seconds", "candidates / minute"]), _row(["---", "---:", "---:", "---:"])]
+    for node, stats in run["nodes"].items():
+        lines.append(_row([node, stats["candidates"], f"{stats['seconds']:.1f}", f"{stats['per minute']:.1f}"]))
+    return [*lines, ""]
 
 
 def _agent_tables(run: dict) -> list[str]:

@@ -18,21 +18,21 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import queue
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tqdm import tqdm
+
 from benchsmith.atomic import write_text_atomic
 from benchsmith.errors import BenchsmithError
 from benchsmith.journal import Journal
-from benchsmith.progress import progress
 from harness.agents import get_agent
 from harness.agents.session import TOOL_FORMATS, RunSettings, Session
 from harness.benchmarks import AgentOptions, benchmark_of
+from harness.executors import LocalExecutor, RayExecutor
 from harness.models.base import Backend, Usage
 from harness.prompts.agents import agents_prompt_hash
 from harness.sandbox import Limits
@@ -71,8 +71,12 @@ class AgentRunOptions:
     workers: int = 1  # tasks worked at once, each with its own oracle slot
 
 
-def run_agent(dataset: Path, backend: Backend, out: Path, options: AgentRunOptions) -> AgentRunSummary:
-    """Run *options.agent* on every task of *dataset*; write candidates to *out* and transcripts beside them."""
+def run_agent(dataset: Path, backend: Backend, out: Path, options: AgentRunOptions,
+              executor: LocalExecutor | RayExecutor | None = None) -> AgentRunSummary:
+    """Run *options.agent* on every task of *dataset*; write candidates to *out* and transcripts beside them.
+
+    Tasks run on *executor* (default: ``options.workers`` threads here), each with a sandbox slot leased for its
+    oracle; every step is journaled on this machine as it arrives."""
     started = time.monotonic()
     dataset, out = Path(dataset), Path(out)
     if options.max_calls < 1:
@@ -109,29 +113,36 @@ def run_agent(dataset: Path, backend: Backend, out: Path, options: AgentRunOptio
     environment = AgentOptions(dataset=dataset, logs=out.with_name(out.name + ".logs"),
                                no_relatives=options.no_relatives, limits=options.limits)  # fmt: skip
     lock = threading.Lock()
+    bar = tqdm(total=len(pending), desc=options.agent, unit="task", mininterval=1.0)
 
-    def record(entry: dict[str, Any]) -> None:
+    def record(entry: dict[str, Any], node: str = "") -> None:
         with lock:
             journal.append(entry)
+            if "done" in entry:
+                done[entry["task"]] = entry["done"]
+                bar.update(1)
 
-    def work(task_id: str, slot: int) -> None:
+    def prepare(task_id: str) -> tuple:
+        return records[task_id], tasks[task_id], steps.get(task_id, [])
+
+    def work(payload: tuple, slot: int, emit) -> None:
+        record_, task, replayed = payload
         toolbox = oracle = None
         if agent.uses_tools or agent.uses_oracle:
-            toolbox, oracle = benchmark.agent_environment(records[task_id], dataclasses.replace(environment, slot=slot))
-        session = Session(tasks[task_id], backend, settings, toolbox if agent.uses_tools else None,
-                          oracle if agent.uses_oracle else None, steps.get(task_id, []), record)  # fmt: skip
+            toolbox, oracle = benchmark.agent_environment(record_, dataclasses.replace(environment, slot=slot))
+        session = Session(task, backend, settings, toolbox if agent.uses_tools else None,
+                          oracle if agent.uses_oracle else None, replayed, emit)  # fmt: skip
         try:
             agent.run(session)
         finally:
             if oracle is not None:
                 oracle.close()
-        finished = {"candidates": session.candidates, "transcript": session.transcript()}
-        record({"task": task_id, "done": finished})
-        with lock:
-            done[task_id] = finished
+        emit({"task": task.task_id, "done": {"candidates": session.candidates, "transcript": session.transcript()}})
 
-    for _ in progress(_in_slots(pending, work, options.workers), options.agent, total=len(pending), unit="task"):
-        pass
+    try:
+        (executor or LocalExecutor(options.workers)).run(pending, prepare, work, record)
+    finally:
+        bar.close()
     candidates = [row for task_id in tasks for row in done[task_id]["candidates"]]
     transcripts = [done[task_id]["transcript"] for task_id in tasks]
     write_text_atomic(out, "".join(json.dumps(row) + "\n" for row in candidates))
@@ -146,38 +157,6 @@ def run_agent(dataset: Path, backend: Backend, out: Path, options: AgentRunOptio
     summary.tool_format = settings.tool_format if agent.uses_tools else "no"
     summary.seconds = time.monotonic() - started
     return summary
-
-
-def _in_slots(task_ids: list[str], work, workers: int):
-    """Run ``work(task_id, slot)`` for every task, at most *workers* at once, each in a slot no other task holds
-    meanwhile; yield each task id as it finishes. The first failure propagates once the running tasks end."""
-    if workers == 1:
-        for task_id in task_ids:
-            work(task_id, 0)
-            yield task_id
-        return
-    slots: queue.Queue[int] = queue.Queue()
-    for slot in range(workers):
-        slots.put(slot)
-
-    def in_a_slot(task_id: str) -> str:
-        slot = slots.get()
-        try:
-            work(task_id, slot)
-        finally:
-            slots.put(slot)
-        return task_id
-
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="agent") as pool:
-        pending = {pool.submit(in_a_slot, task_id) for task_id in task_ids}
-        try:
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    yield future.result()
-        finally:
-            for future in pending:
-                future.cancel()
 
 
 class _RunJournal:

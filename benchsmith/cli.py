@@ -147,6 +147,23 @@ def _classbench_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _classbench_import(args: argparse.Namespace) -> int:
+    from builders.classbench.published import import_published
+
+    summary = import_published(args.source, args.out, args.language)
+    repositories = ", ".join(f"{repo} {count}" for repo, count in summary.per_repository.items())
+    print(f"{args.out}: {summary.tasks} published {summary.language} tasks imported as {summary.benchmark} "
+          f"from {len(summary.per_repository)} repositories ({repositories})")  # fmt: skip
+    if summary.without_commit:
+        print(f"{summary.without_commit} tasks record no commit: the published file names none, so their commit is "
+              "left empty; judge them once you supply each repository")  # fmt: skip
+    if summary.without_metadata:
+        print(f"{len(summary.without_metadata)} tasks have no metadata, their ground truth did not analyse:")
+        for task, why in summary.without_metadata.items():
+            print(f"  {task}: {why}")
+    return 0
+
+
 def _paraphrase(args: argparse.Namespace) -> int:
     if args.language == "java":
         from paraphrase.java.run import paraphrase_java_classes
@@ -293,6 +310,11 @@ def build_parser() -> argparse.ArgumentParser:
     classbench_build.add_argument("--resolve", choices=["as-of", "latest"], default="as-of", help="latest: resolve against today's index, with no date")
     classbench_build.add_argument("--out", type=Path, required=True)
     classbench_build.set_defaults(handler=_classbench_build)
+    classbench_import = classbench_commands.add_parser("import", help="the published RepoClassBench tasks (microsoft/repoclassbench data/input/*_data.json) → Parquet")
+    classbench_import.add_argument("--from", dest="source", required=True, metavar="FILE_OR_URL", help="python_data.json or java_data.json: a path or an http(s) URL")
+    classbench_import.add_argument("--out", type=Path, required=True)
+    classbench_import.add_argument("--language", choices=["python", "java"], help="default: read off the entries")
+    classbench_import.set_defaults(handler=_classbench_import)
 
     paraphrase = commands.add_parser("paraphrase", help="case-flip a repository's class identifiers consistently (Python or Java)")
     paraphrase.add_argument("--language", choices=["python", "java"], default="python")

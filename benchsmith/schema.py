@@ -186,6 +186,9 @@ class ClassBenchTask:
     description_backend: str = ""
     description_model: str = ""
     description_prompt_hash: str = ""  # sha256 of the prompt templates used, so a changed prompt re-describes
+    # How to set the task's repository up, as JSON text: for a task imported from the published RepoClassBench
+    # files, the entry's own details (its task id, repo_metadata and the rest of evaluation_metadata); "" for built tasks.
+    setup: str = ""
 
 
 
@@ -260,7 +263,9 @@ def instance_id(project: str, bug_id: int) -> str:
 # 1: the first wave's files, unstamped. 2: stamped; Result gained ``project``.
 # 3: NL2FixInstance gained ``extra_changes`` (the lenient selection's near misses).
 # 4: Result gained ``iteration`` (an agent's attempt).
-SCHEMA_VERSION = 5
+# 5: Result gained ``node`` (the machine that judged it).
+# 6: ClassBenchTask gained ``setup`` (a published task's setup details).
+SCHEMA_VERSION = 6
 STAMP_KEY = b"benchsmith"
 
 _ARROW_TYPES: dict[type, pa.DataType] = {str: pa.string(), int: pa.int32(), float: pa.float64(), bool: pa.bool_()}

@@ -363,9 +363,10 @@ def _interpreter(tree: Path, key: str, recorded: str = "") -> tuple[Path, str]:
         minor = tuple(recorded.split(".")[:2])
         if tuple(current.split(".")[:2]) == minor:
             return Path(sys.executable), current
-        same = sorted(((v, p) for p, v in _interpreters().items() if tuple(v.split(".")[:2]) == minor), reverse=True)
+        same = [(v, p) for p, v in _interpreters().items() if tuple(v.split(".")[:2]) == minor]
         if same:
-            return same[0][1], same[0][0]
+            version, path = max(same, key=lambda m: tuple(int(x) for x in re.findall(r"\d+", m[0])[:3]))
+            return path, version
         log.warning("%s: its lock was resolved for Python %s; no Python %s here, so it is installed for another",
                     key, recorded, ".".join(minor))  # fmt: skip
     if not requirement or SpecifierSet(requirement).contains(current, prereleases=True):

@@ -116,7 +116,9 @@ def run_pytest(repo: Repository, copy: Path, node_ids: list[str] | None, slot: i
            "PYTHONDONTWRITEBYTECODE": "1"}  # fmt: skip
     if coverage:
         env["BENCHSMITH_DIRECTCOV"] = "1"
-    argv = pytest_argv(repo, copy, config)
+    # A module that cannot be collected (a git submodule a source archive leaves out, a conftest-less import) must
+    # not stop the others: pytest interrupts the whole session on a collection error unless told to go on.
+    argv = pytest_argv(repo, copy, config) + ["--continue-on-collection-errors"]
     if node_ids is None:
         argv += _default_targets(copy)
     else:  # their files on the command line, the exact ids selected by the plugin

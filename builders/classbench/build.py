@@ -50,7 +50,7 @@ from sources.python_repo import Repository, private_cache_dir, resolve, task_env
 
 log = logging.getLogger(__name__)
 ANALYSIS_VERSION = "1"
-RUNS_FORMAT = 3  # bump when test runs change (the sandbox, the plugin): cached runs are not reused
+RUNS_FORMAT = 4  # bump when test runs change (the sandbox, the plugin): cached runs are not reused
 
 
 @dataclass(frozen=True)

@@ -145,12 +145,15 @@ def index():
         os.environ.pop(key, None) if value is None else os.environ.__setitem__(key, value)
 
 
-def _publish(server: _Index, tmp_path: Path, name: str, pyproject: str, conftest: str) -> str:
-    """The geometry fixture as project *name* 1.0: its sdist on the index, uploaded at SDIST_UPLOADED."""
+def _publish(server: _Index, tmp_path: Path, name: str, pyproject: str, conftest: str, **files: str) -> str:
+    """The geometry fixture as project *name* 1.0 (with *files* added): its sdist on the index, uploaded at
+    SDIST_UPLOADED."""
     tree = tmp_path / f"{name}-1.0"
     shutil.copytree(GEOMETRY, tree)
     (tree / "pyproject.toml").write_text(pyproject)
     (tree / "tests" / "conftest.py").write_text(conftest)
+    for path, text in files.items():
+        (tree / path).write_text(text)
     (tree / "PKG-INFO").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\nRequires-Python: >=3.9\n")
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
@@ -228,6 +231,14 @@ def test_eval_installs_the_lock_the_dataset_was_built_with(index, tmp_path):
     tampered = dataclasses.replace(recorded, lock=recorded.lock.replace("helperlib==2.0", "helperlib==3.0"))
     with pytest.raises(BenchsmithError, match="does not match its sha256"):
         resolve(spec, locked=tampered)
+
+
+def test_a_test_module_that_cannot_be_collected_does_not_stop_the_others(index, tmp_path):
+    # As tomlkit's suite reads a git submodule that its commit's archive leaves out.
+    spec = _publish(index, tmp_path, "brokendemo", PDM_PROJECT.format(name="brokendemo"), "import helperlib\n",
+                    **{"tests/test_submodule.py": "CASES = open('tests/toml-test/files').read()\n"})  # fmt: skip
+    card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "broken.parquet"))
+    assert card["tasks"] == 1 and card["test_suite"] == {"passed": 8, "error": 1}
 
 
 def test_a_missing_import_is_named_with_the_file_that_imports_it(index, tmp_path):

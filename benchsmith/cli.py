@@ -59,8 +59,8 @@ def _validate(args: argparse.Namespace) -> int:
     from sources.defects4j import Defects4JRoot
 
     instances = read_records(args.dataset, NL2FixInstance)
-    outcomes = validate_all(instances, Defects4JRoot(args.defects4j), args.repos, args.workers, _limits(args),
-                            args.out.with_name(args.out.name + ".logs"))  # fmt: skip
+    outcomes = validate_all(instances, Defects4JRoot(args.defects4j.resolve()), args.repos, args.workers, _limits(args),
+                            args.out.with_name(args.out.name + ".logs"), _executor(args))  # fmt: skip
     report = {"summary": summary(outcomes), "instances": {i: {"status": v.status, "reason": v.reason} for i, v in outcomes.items()}}
     write_text_atomic(args.out, json.dumps(report, indent=2) + "\n")
     counts = report["summary"]
@@ -79,7 +79,8 @@ def _eval(args: argparse.Namespace) -> int:
         EvalOptions(
             dataset=args.dataset, candidates=args.candidates, out=args.out, defects4j=args.defects4j, repos=args.repos,
             workers=args.workers, limits=_limits(args), fast=not args.plain, regression=args.regression,
-        )
+        ),
+        _executor(args),
     )  # fmt: skip
     statuses = {s: sum(r.status == s for r in results) for s in ("plausible", "wrong", "uncompilable", "timeout", "error")}
     print(f"{args.out}: {len(results)} results ({', '.join(f'{s} {n}' for s, n in statuses.items())})")
@@ -87,7 +88,7 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from benchsmith.schema import RankedCandidate, Result, read_records, read_stamp
+    from benchsmith.schema import RankedCandidate, Result, json_objects, read_records, read_stamp
     from harness.benchmarks import get
     from harness.report import METRIC_COLUMNS, plot, render_table, summarise
 
@@ -96,7 +97,13 @@ def _report(args: argparse.Namespace) -> int:
     stamp = read_stamp(args.results)
     columns = get(stamp.benchmark).report_columns if stamp and stamp.benchmark else METRIC_COLUMNS
     ranking = read_records(args.ranking, RankedCandidate) if args.ranking else None
-    summary = summarise(results, ks, ranking)
+    transcripts = []
+    for path in args.transcripts or []:
+        for where, row in json_objects(path, "transcripts"):
+            if not isinstance(row.get("task_id"), str) or not isinstance(row.get("events"), list):
+                raise BenchsmithError(f"{where}: not an agent transcript (no task_id and events)")
+            transcripts.append(row)
+    summary = summarise(results, ks, ranking, transcripts)
     if args.plots:
         for path in plot(summary, args.plots, ks):
             print(f"wrote {path}", file=sys.stderr)
@@ -140,7 +147,31 @@ def _classbench_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _classbench_import(args: argparse.Namespace) -> int:
+    from builders.classbench.published import import_published
+
+    summary = import_published(args.source, args.out, args.language)
+    repositories = ", ".join(f"{repo} {count}" for repo, count in summary.per_repository.items())
+    print(f"{args.out}: {summary.tasks} published {summary.language} tasks imported as {summary.benchmark} "
+          f"from {len(summary.per_repository)} repositories ({repositories})")  # fmt: skip
+    if summary.without_commit:
+        print(f"{summary.without_commit} tasks record no commit: the published file names none, so their commit is "
+              "left empty; judge them once you supply each repository")  # fmt: skip
+    if summary.without_metadata:
+        print(f"{len(summary.without_metadata)} tasks have no metadata, their ground truth did not analyse:")
+        for task, why in summary.without_metadata.items():
+            print(f"  {task}: {why}")
+    return 0
+
+
 def _paraphrase(args: argparse.Namespace) -> int:
+    if args.language == "java":
+        from paraphrase.java.run import paraphrase_java_classes
+
+        classpath = [Path(p) for p in (args.classpath or "").split(os.pathsep) if p]
+        paraphrase_java_classes(args.repo, args.out, [args.classes] if args.classes else None, args.seed, classpath,
+                                args.release)  # fmt: skip
+        return 0
     from paraphrase.run import paraphrase_classes
 
     paraphrase_classes(args.repo, args.out, args.seed, args.classes.split(",") if args.classes else None, args.strict)
@@ -181,12 +212,62 @@ def _generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _agent_run(args: argparse.Namespace) -> int:
+    from harness.agents.run import AgentRunOptions, run_agent, transcripts_path
+    from harness.models import backend_from_args, format_usage
+
+    backend = backend_from_args(args)
+    summary = run_agent(args.dataset, backend, args.out, AgentRunOptions(
+        agent=args.agent, description=args.description, max_calls=args.max_calls, tool_format=args.tool_format,
+        no_relatives=args.no_relatives, temperature=args.temperature, max_tokens=args.max_tokens, limits=_limits(args),
+        workers=args.workers), _executor(args))  # fmt: skip
+    print(f"{args.out}: {summary.candidates} candidates for {summary.tasks} tasks by {args.agent} ({summary.resumed} "
+          f"from an interrupted run, {summary.passed} passing the oracle, {summary.no_code} answers without code; "
+          f"{summary.tool_format} tool calls) in {summary.seconds:.1f}s; transcripts in {transcripts_path(args.out)}")  # fmt: skip
+    usage = summary.usage
+    print(f"the transcripts' tokens (resumed steps included): {usage.prompt_tokens} prompt + {usage.completion_tokens} "
+          f"completion" + (f", cost ${usage.cost_usd:.4f}" if backend.priced else ""), file=sys.stderr)  # fmt: skip
+    print(format_usage(backend), file=sys.stderr)
+    return 0
+
+
+def _agent_demo_script(args: argparse.Namespace) -> int:
+    from harness.agents.demo import demo_script
+
+    tasks = demo_script(args.dataset, args.out, args.description, args.max_calls)
+    print(f"{args.out}: a scripted RRR demonstration for {tasks} tasks (an attempt that fails, two tool calls, "
+          "a reflection, the gold); run it with `agent run --agent rrr --backend scripted --script`")  # fmt: skip
+    return 0
+
+
+def _agent_list(args: argparse.Namespace) -> int:
+    from harness.agents import agents
+
+    for name, entry in agents().items():
+        print(f"{name:<10} {entry.help}")
+    return 0
+
+
 def _add_execution_options(parser: argparse.ArgumentParser, d4j_required: bool = True) -> None:
     parser.add_argument("--defects4j", type=Path, required=d4j_required, metavar="D4J_ROOT",
                         help="the Defects4J checkout an NL2Fix dataset came from")  # fmt: skip
     parser.add_argument("--repos", type=Path, metavar="DIR", help="upstream git repositories as DIR/<Project>")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help="instances run in parallel")
     parser.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per candidate run")
+    _add_executor_options(parser)
+
+
+def _add_executor_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--executor", choices=["local", "ray"], default="local",
+                        help="where instances run: threads here (--workers of them) or a Ray cluster")  # fmt: skip
+    parser.add_argument("--ray-address", metavar="ADDRESS",
+                        help="the Ray cluster to join (host:port or 'auto'); default: RAY_ADDRESS, else a new local one")  # fmt: skip
+
+
+def _executor(args: argparse.Namespace):
+    from harness.executors import executor
+
+    return executor(args.executor, args.workers, args.ray_address)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -229,13 +310,21 @@ def build_parser() -> argparse.ArgumentParser:
     classbench_build.add_argument("--resolve", choices=["as-of", "latest"], default="as-of", help="latest: resolve against today's index, with no date")
     classbench_build.add_argument("--out", type=Path, required=True)
     classbench_build.set_defaults(handler=_classbench_build)
+    classbench_import = classbench_commands.add_parser("import", help="the published RepoClassBench tasks (microsoft/repoclassbench data/input/*_data.json) → Parquet")
+    classbench_import.add_argument("--from", dest="source", required=True, metavar="FILE_OR_URL", help="python_data.json or java_data.json: a path or an http(s) URL")
+    classbench_import.add_argument("--out", type=Path, required=True)
+    classbench_import.add_argument("--language", choices=["python", "java"], help="default: read off the entries")
+    classbench_import.set_defaults(handler=_classbench_import)
 
-    paraphrase = commands.add_parser("paraphrase", help="case-flip a Python repository's class identifiers consistently")
+    paraphrase = commands.add_parser("paraphrase", help="case-flip a repository's class identifiers consistently (Python or Java)")
+    paraphrase.add_argument("--language", choices=["python", "java"], default="python")
     paraphrase.add_argument("--repo", type=Path, required=True, metavar="DIR")
     paraphrase.add_argument("--out", type=Path, required=True, metavar="DIR")
     paraphrase.add_argument("--seed", type=int, default=0)
-    paraphrase.add_argument("--classes", metavar="FILE::CLASS,...", help="default: every module-level class outside tests")
-    paraphrase.add_argument("--strict", action="store_true", help="also keep attributes of objects of unknown type")
+    paraphrase.add_argument("--classes", metavar="FILE::CLASS,... | a.b.Class,...", help="Python: default every module-level class outside tests; Java: fully qualified top-level classes (required)")
+    paraphrase.add_argument("--strict", action="store_true", help="(Python) also keep attributes of objects of unknown type")
+    paraphrase.add_argument("--classpath", metavar="JARS", help=f"(Java) the jars main and test sources compile against, separated by {os.pathsep!r}")
+    paraphrase.add_argument("--release", metavar="N", help="(Java) javac --release for the analysis")
     paraphrase.set_defaults(handler=_paraphrase)
 
     validate = commands.add_parser("validate", help="prove each instance: gold passes, buggy fails the trigger tests")
@@ -285,6 +374,36 @@ def build_parser() -> argparse.ArgumentParser:
     generate.add_argument("--out", type=Path, required=True, help="candidates JSONL")
     generate.set_defaults(handler=_generate)
 
+    agent = commands.add_parser("agent", help="seed 002's RRR and its baselines: agents that write candidates")
+    agent_commands = agent.add_subparsers(dest="agent_command", required=True)
+    agent_list = agent_commands.add_parser("list", help="the registered agents")
+    agent_list.set_defaults(handler=_agent_list)
+    agent_demo = agent_commands.add_parser("demo-script", help="a scripted-backend script that walks RRR through every "
+                                           "phase on a dataset without a model (the gold as the second attempt)")  # fmt: skip
+    agent_demo.add_argument("--dataset", type=Path, required=True)
+    agent_demo.add_argument("--description", choices=["detailed", "sketchy"])
+    agent_demo.add_argument("--max-calls", type=int, default=5, help="as agent run's: how many rounds to script")
+    agent_demo.add_argument("--out", type=Path, required=True, help="the script (JSON Lines)")
+    agent_demo.set_defaults(handler=_agent_demo_script)
+    agent_run = agent_commands.add_parser("run", help="run an agent on every task of a dataset → candidates JSONL")
+    agent_run.add_argument("--agent", required=True, help="basic, naive-rag, repocoder, reflexion, rrr (`agent list`)")
+    agent_run.add_argument("--dataset", type=Path, required=True)
+    agent_run.add_argument("--description", choices=["detailed", "sketchy"], help="which description the agent gets (default detailed)")
+    agent_run.add_argument("--max-calls", type=int, default=5,
+                           help="oracle calls (attempts judged) of reflexion and rrr, generations of repocoder (default 5)")  # fmt: skip
+    agent_run.add_argument("--tool-format", choices=["auto", "openai", "text"], default="auto",
+                           help="how the model calls tools: the OpenAI tools API, the paper's Thought/Action text, or "
+                                "auto: the API where the backend offers it, text when the endpoint refuses tools")  # fmt: skip
+    agent_run.add_argument("--no-relatives", action="store_true", help="leave each task's relatives out of the tools' view (seed 002's RQ2)")
+    agent_run.add_argument("--temperature", type=float, default=0.2, help="the paper: 0.2")
+    agent_run.add_argument("--max-tokens", type=int, help="cap on each answer's length")
+    agent_run.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per oracle run")
+    agent_run.add_argument("--workers", type=int, default=1, help="tasks worked at once, each with an oracle of its own (default 1)")
+    _add_executor_options(agent_run)
+    add_backend_arguments(agent_run)
+    agent_run.add_argument("--out", type=Path, required=True, help="candidates JSONL (transcripts go beside it)")
+    agent_run.set_defaults(handler=_agent_run)
+
     rank = commands.add_parser("rank", help="rank each bug's candidates by embedding similarity to its buggy method")
     rank.add_argument("--dataset", type=Path, required=True, help="an NL2Fix dataset")
     rank.add_argument("--candidates", type=Path, required=True, help="JSON Lines: instance_id, candidate_id, code, ...")
@@ -302,6 +421,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--json", action="store_true", help="print JSON instead of a table")
     report.add_argument("--plots", type=Path, metavar="DIR", help="write PNG plots here")
     report.add_argument("--ranking", type=Path, metavar="FILE", help="ranking.parquet from `benchsmith rank`: adds r.pass@k")
+    report.add_argument("--transcripts", type=Path, metavar="FILE", action="append",
+                        help="an agent run's transcripts (repeatable): adds its tool-call frequencies")  # fmt: skip
     report.set_defaults(handler=_report)
     return parser
 

@@ -129,6 +129,7 @@ class Candidate:
     strategy: str = ""
     temperature: float | None = None
     sample: int | None = None
+    iteration: int | None = None  # an agent's attempt (1, 2, ...): the report's pass@1 per iteration; None otherwise
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,8 @@ class Result:
     # is reused only under the same key (harness/evaluate.py)
     verdict_key: str = ""
     project: str = ""  # the instance's project (NL2Fix) or repository (classbench), from its benchmark
+    iteration: int | None = None  # as in Candidate
+    node: str = ""  # the machine (host, or Ray node) that judged it
 
     def __post_init__(self) -> None:
         if self.status not in RESULT_STATUSES:
@@ -196,6 +199,9 @@ class ClassBenchTask:
     description_backend: str = ""
     description_model: str = ""
     description_prompt_hash: str = ""  # sha256 of the prompt templates used, so a changed prompt re-describes
+    # How to set the task's repository up, as JSON text: for a task imported from the published RepoClassBench
+    # files, the entry's own details (its task id, repo_metadata and the rest of evaluation_metadata); "" for built tasks.
+    setup: str = ""
     environment: TaskEnvironment = field(default_factory=TaskEnvironment)  # the build's resolution, for eval
 
 
@@ -270,8 +276,11 @@ def instance_id(project: str, bug_id: int) -> str:
 
 # 1: the first wave's files, unstamped. 2: stamped; Result gained ``project``.
 # 3: NL2FixInstance gained ``extra_changes`` (the lenient selection's near misses).
-# 4: ClassBenchTask gained ``environment`` (the lock and the as-of date its environment was resolved with).
-SCHEMA_VERSION = 4
+# 4: Result gained ``iteration`` (an agent's attempt).
+# 5: Result gained ``node`` (the machine that judged it).
+# 6: ClassBenchTask gained ``setup`` (a published task's setup details).
+# 7: ClassBenchTask gained ``environment`` (the lock and the as-of date its environment was resolved with).
+SCHEMA_VERSION = 7
 STAMP_KEY = b"benchsmith"
 
 _ARROW_TYPES: dict[type, pa.DataType] = {str: pa.string(), int: pa.int32(), float: pa.float64(), bool: pa.bool_()}

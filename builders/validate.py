@@ -17,7 +17,7 @@ from benchsmith.errors import BenchsmithError
 from benchsmith.schema import NL2FixInstance, Validation
 from sources.defects4j import Defects4JRoot
 from harness.java_runner import InstanceRunner, Tests
-from harness.pool import per_instance
+from harness.executors import LocalExecutor, RayExecutor
 from harness.sandbox import Limits
 from harness.workspace import prepare
 
@@ -56,19 +56,26 @@ def validate_instance(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path 
 
 
 def validate_all(instances: list[NL2FixInstance], d4j: Defects4JRoot, repos: Path | None, workers: int,
-                 limits: Limits, logs: Path) -> dict[str, Validation]:  # fmt: skip
+                 limits: Limits, logs: Path, executor: LocalExecutor | RayExecutor | None = None,
+                 ) -> dict[str, Validation]:  # fmt: skip
+    """Validate every instance on *executor* (default: *workers* threads here)."""
     outcomes: dict[str, Validation] = {}
     bar = tqdm(total=len(instances), desc="validating", unit="bug", mininterval=1.0)
+    logs = logs.resolve()
+    repos = repos.resolve() if repos is not None else None
 
-    def work(instance: NL2FixInstance, slot: int) -> tuple[str, Validation]:
-        return instance.instance_id, validate_instance(instance, d4j, repos, slot, limits, logs)
+    def work(instance: NL2FixInstance, slot: int, emit) -> None:
+        emit((instance.instance_id, validate_instance(instance, d4j, repos, slot, limits, logs)))
+
+    def record(output: tuple[str, Validation], node: str) -> None:
+        instance_id, validation = output
+        outcomes[instance_id] = validation
+        bar.update(1)
+        if validation.status != "reproduced":
+            log.info("%s: %s (on %s)", instance_id, validation.reason, node)
 
     try:
-        for instance_id, validation in per_instance(instances, work, workers):
-            outcomes[instance_id] = validation
-            bar.update(1)
-            if validation.status != "reproduced":
-                log.info("%s: %s", instance_id, validation.reason)
+        (executor or LocalExecutor(workers)).run(instances, lambda instance: instance, work, record)
     finally:
         bar.close()
     return {i.instance_id: outcomes[i.instance_id] for i in instances}

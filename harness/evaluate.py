@@ -33,7 +33,7 @@ from benchsmith.journal import Journal
 from benchsmith.schema import Candidate, Result, read_candidates, read_records
 from harness.benchmarks import Benchmark, CandidateRunner, EvalOptions, benchmark_of
 from harness.fingerprint import harness_fingerprint
-from harness.pool import per_instance
+from harness.executors import LocalExecutor, RayExecutor
 from harness.verdict import Verdict
 
 log = logging.getLogger(__name__)
@@ -56,7 +56,9 @@ def verdict_key(context: str, code: str) -> str:
     return hashlib.sha256(json.dumps([context, code]).encode("ascii")).hexdigest()
 
 
-def evaluate(options: EvalOptions) -> list[Result]:
+def evaluate(options: EvalOptions, executor: LocalExecutor | RayExecutor | None = None) -> list[Result]:
+    """Judge *options*' candidates, on *executor* (default: threads here, ``options.workers`` of them)."""
+    options = _absolute(options)  # workers may run in other folders, or on other machines with the same paths
     benchmark = benchmark_of(options.dataset)
     records = benchmark.load(options.dataset)
     open_runner = benchmark.runners(options)
@@ -79,26 +81,47 @@ def evaluate(options: EvalOptions) -> list[Result]:
     journal = Journal(options.out)
     lock = threading.Lock()
     bar = tqdm(total=todo, desc="judging candidates", unit="cand", mininterval=1.0)
+    per_node: dict[str, int] = defaultdict(int)
 
-    def record(result: Result) -> None:
+    def record(result: Result, node: str) -> None:
+        result = dataclasses.replace(result, node=node)
         with lock:
-            done[(result.instance_id, result.candidate_id)] = result
+            pair = (result.instance_id, result.candidate_id)
+            if pair in done:  # an instance started again after a lost worker streams its earlier verdicts no more
+                return
+            done[pair] = result
             journal.append(dataclasses.asdict(result))
+            per_node[node] += 1
             bar.update(1)
+            if len(per_node) > 1 or executor.name != "local":
+                bar.set_postfix({name: count for name, count in sorted(per_node.items())}, refresh=False)
 
-    def judge(item: tuple[str, list[Candidate]], slot: int) -> None:
+    def prepare(item: tuple[str, list[Candidate]]) -> tuple:
         instance_id, group = item
-        _judge_instance(benchmark, open_runner, records[instance_id], group, slot, options, done, keys, record)
+        with lock:  # what is recorded by now, so a restarted instance judges only the rest
+            stored = {pair: result for pair, result in done.items() if pair[0] == instance_id}
+        group_keys = {(instance_id, c.candidate_id): keys[(instance_id, c.candidate_id)] for c in group}
+        return records[instance_id], group, stored, group_keys
 
+    def judge(payload: tuple, slot: int, emit) -> None:
+        record_, group, stored, group_keys = payload
+        _judge_instance(benchmark, open_runner, record_, group, slot, options, stored, group_keys, emit)
+
+    executor = executor or LocalExecutor(options.workers)
     try:
-        for _ in per_instance(pending.items(), judge, options.workers):
-            pass
+        executor.run(pending.items(), prepare, judge, record)
     finally:
         bar.close()
     results = [done[(c.instance_id, c.candidate_id)] for c in candidates]
     write_records(options.out, results, Result, benchmark=benchmark.name)
     journal.remove()
     return results
+
+
+def _absolute(options: EvalOptions) -> EvalOptions:
+    paths = {name: Path(value).resolve() for name in ("dataset", "candidates", "out", "defects4j", "repos")
+             if (value := getattr(options, name)) is not None}  # fmt: skip
+    return dataclasses.replace(options, **paths)
 
 
 def _check_candidates(candidates: list[Candidate], instances: dict, source: Path) -> None:
@@ -182,7 +205,7 @@ def _judge_instance(benchmark: Benchmark, open_runner, record_: object, group: l
                 duplicate_of = run_twin.candidate_id if run_twin.candidate_id != candidate.candidate_id else ""
                 shared = dataclasses.replace(first, candidate_id=candidate.candidate_id, duplicate_of=duplicate_of,
                                              seconds=0.0, model=candidate.model, strategy=candidate.strategy,
-                                             verdict_key=keys[key])  # fmt: skip
+                                             verdict_key=keys[key], iteration=candidate.iteration)  # fmt: skip
                 verdicts[candidate.candidate_id] = shared
                 record(shared)
                 continue
@@ -207,6 +230,7 @@ def _result(candidate: Candidate, verdict: Verdict, duplicate_of: str, log_path:
         failing_tests=list(verdict.failing_tests), duplicate_of=duplicate_of, seconds=round(verdict.seconds, 3),
         log_path=log_path, reason=verdict.reason, runner=verdict.path, regression_passed=verdict.regression_passed,
         model=candidate.model, strategy=candidate.strategy, verdict_key=verdict_key, project=project,
+        iteration=candidate.iteration,
     )  # fmt: skip
 
 

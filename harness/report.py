@@ -2,13 +2,21 @@
 
 Given a ranking (``benchsmith rank``), r.pass@k of all candidates and of the
 compiling ones stands beside each pass@k, as in seed 001's Table 6.
+
+Results of candidates with an ``iteration`` (agents: one candidate per
+attempt) are scored on each instance's last attempt, and pass@1 after each
+iteration stands beside (seed 002's Table 11): after iteration i an instance
+counts its latest attempt up to i. Given the agents' transcripts, the report
+also counts their tool calls (Tables 9 and 10).
 """
 
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from benchsmith.errors import BenchsmithError
 from benchsmith.schema import RankedCandidate, Result
@@ -49,14 +57,66 @@ def ranking_summary(rows: list[Result], ranking: dict[tuple[str, str], RankedCan
     }
 
 
-def summarise(results: list[Result], ks: list[int], ranking: list[RankedCandidate] | None = None) -> dict:
+def latest_attempts(rows: list[Result], up_to: int | None = None) -> list[Result]:
+    """Each instance's candidates of its latest iteration (up to *up_to*); rows without iterations are all kept."""
+    latest: dict[str, int] = {}
+    for r in rows:
+        if r.iteration is not None and (up_to is None or r.iteration <= up_to):
+            latest[r.instance_id] = max(latest.get(r.instance_id, 0), r.iteration)
+    return [r for r in rows if r.iteration is None or (r.instance_id in latest and r.iteration == latest[r.instance_id])]
+
+
+def pass_at_1_by_iteration(rows: list[Result]) -> dict[str, dict]:
+    """Table 11: pass@1 after each iteration, over every instance of the run (one not yet attempted fails)."""
+    instances = {r.instance_id for r in rows}
+    last = max((r.iteration for r in rows if r.iteration is not None), default=0)
+    table = {}
+    for iteration in range(1, last + 1):
+        counts = per_instance_counts(latest_attempts(rows, iteration))
+        value = sum(c / n for n, c in counts.values()) / len(instances) if instances else float("nan")
+        table[str(iteration)] = {"pass@1": value, "instances": len(instances)}
+    return table
+
+
+def transcript_label(transcript: dict[str, Any]) -> str:
+    """The run a transcript belongs to, as :func:`run_label` names runs (model / agent)."""
+    return " / ".join(part for part in (transcript.get("model", ""), transcript.get("agent", "")) if part) or "all candidates"
+
+
+def tool_statistics(transcripts: Iterable[dict[str, Any]], solved: set[str]) -> dict[str, dict[str, float]]:
+    """Tables 9 and 10 for one run: per tool, its calls, their share of all calls and of the calls in solved
+    tasks, and the share of tasks that called it at least once among the tasks with any tool call."""
+    calls: Counter[str] = Counter()
+    solved_calls: Counter[str] = Counter()
+    tasks_using: Counter[str] = Counter()
+    tasks_with_calls = 0
+    for transcript in transcripts:
+        # Calls the model made, readable or not; not the independent tool's (made unasked), nor calls over the budget.
+        names = [e["name"] or "(unreadable)" for e in transcript["events"]
+                 if e["kind"] == "tool" and not e.get("independent") and not e.get("skipped")]  # fmt: skip
+        calls.update(names)
+        if transcript["task_id"] in solved:
+            solved_calls.update(names)
+        tasks_with_calls += bool(names)
+        tasks_using.update(set(names))
+    total, total_solved = sum(calls.values()), sum(solved_calls.values())
+    return {name: {"calls": calls[name],
+                   "share": 100 * calls[name] / total,
+                   "share in solved": 100 * solved_calls[name] / total_solved if total_solved else float("nan"),
+                   "tasks using": 100 * tasks_using[name] / tasks_with_calls}
+            for name in sorted(calls)}  # fmt: skip
+
+
+def summarise(results: list[Result], ks: list[int], ranking: list[RankedCandidate] | None = None,
+              transcripts: list[dict[str, Any]] | None = None) -> dict:  # fmt: skip
     """Everything the report shows, per run (model / strategy) when the results hold several."""
     ranked = {(r.instance_id, r.candidate_id): r for r in ranking} if ranking is not None else None
     runs: dict[str, list[Result]] = defaultdict(list)
     for result in results:
         runs[run_label(result)].append(result)
     summary = {}
-    for label, rows in runs.items():
+    for label, attempts in runs.items():
+        rows = latest_attempts(attempts)
         counts = per_instance_counts(rows)
         by_project: dict[str, dict] = {}
         project_of = {r.instance_id: r.project for r in rows}
@@ -78,6 +138,15 @@ def summarise(results: list[Result], ks: list[int], ranking: list[RankedCandidat
             "statuses": {s: sum(r.status == s for r in rows) for s in ("plausible", "wrong", "uncompilable", "timeout", "error")},
             "projects": by_project,
         }
+        nodes = node_throughput(attempts)
+        if len(nodes) > 1:
+            summary[label]["nodes"] = nodes
+        if any(r.iteration is not None for r in attempts):
+            summary[label]["attempts"] = len(attempts)
+            summary[label]["iterations"] = pass_at_1_by_iteration(attempts)
+        tools = tool_statistics([t for t in transcripts or [] if transcript_label(t) == label], set(summary[label]["solved"]))
+        if tools:
+            summary[label]["tools"] = tools
         if ranked is not None:
             summary[label]["ranking"] = ranking_summary(rows, ranked, ks)
             for project, stats in by_project.items():  # every row is ranked: ranking_summary checked
@@ -86,6 +155,17 @@ def summarise(results: list[Result], ks: list[int], ranking: list[RankedCandidat
                     stats[f"r.pass@{k}"] = mean_ranked_pass_at_k(mine, ranked, k)[0]
                     stats[f"r.pass@{k} compiling"] = mean_ranked_pass_at_k(mine, ranked, k, compiling_only=True)[0]
     return summary
+
+
+def node_throughput(rows: list[Result]) -> dict[str, dict[str, float]]:
+    """Per node that judged candidates: how many it ran (twins sharing a verdict are not runs), the seconds they
+    took, and candidates per minute of judging (one sandbox slot's throughput on that node)."""
+    runs: dict[str, list[float]] = defaultdict(list)
+    for row in rows:
+        if not row.duplicate_of and row.seconds > 0:
+            runs[row.node or "unknown"].append(row.seconds)
+    return {node: {"candidates": len(seconds), "seconds": round(sum(seconds), 3),
+                   "per minute": 60 * len(seconds) / sum(seconds)} for node, seconds in sorted(runs.items())}  # fmt: skip
 
 
 def _pct(value: float) -> str:
@@ -144,9 +224,40 @@ def render_table(summary: dict, ks: list[int], metrics: tuple[str, ...] = METRIC
                      + ", ".join(f"{name} {'n/a' if math.isnan(v) else f'{v:.1f}%'}" for name, v in stats.items()))  # fmt: skip
         lines.append("Statuses: " + ", ".join(f"{s} {n}" for s, n in run["statuses"].items()))
         lines.append("")
+        lines.extend(_node_table(run))
+        lines.extend(_agent_tables(run))
         if "ranking" in run:
             lines.extend(_ranking_table(run, ks))
     return "\n".join(lines)
+
+
+def _node_table(run: dict) -> list[str]:
+    if "nodes" not in run:
+        return []
+    lines = ["Judged per node (candidates per minute of one sandbox slot's judging time):", "",
+             _row(["node", "candidates run", "seconds", "candidates / minute"]), _row(["---", "---:", "---:", "---:"])]
+    for node, stats in run["nodes"].items():
+        lines.append(_row([node, stats["candidates"], f"{stats['seconds']:.1f}", f"{stats['per minute']:.1f}"]))
+    return [*lines, ""]
+
+
+def _agent_tables(run: dict) -> list[str]:
+    """Seed 002's Table 11 (pass@1 per iteration) and Tables 9-10 (tool calls), for the runs that have them."""
+    lines = []
+    if len(run.get("iterations", {})) > 1:  # an agent of one generation has no Table 11
+        iterations = run["iterations"]
+        lines += [f"pass@1 per iteration (seed 002's Table 11; {run['attempts']} attempts, each instance scored on "
+                  "its latest attempt so far):", "", _row(["iteration", *iterations]),
+                  _row(["---", *["---:"] * len(iterations)]),
+                  _row(["pass@1", *(_pct(v["pass@1"]) for v in iterations.values())]), ""]  # fmt: skip
+    if "tools" in run:
+        lines += ["Tool calls (seed 002's Tables 9 and 10):", "",
+                  _row(["tool", "calls", "share of calls", "share of calls in solved tasks", "tasks using it"]),
+                  _row(["---", "---:", "---:", "---:", "---:"])]  # fmt: skip
+        for name, stats in run["tools"].items():
+            lines.append(_row([name, stats["calls"], *(_pct(stats[k] / 100) for k in ("share", "share in solved", "tasks using"))]))
+        lines.append("")
+    return lines
 
 
 def plot(summary: dict, folder: Path, ks: list[int]) -> list[Path]:

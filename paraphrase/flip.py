@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from paraphrase.protocols import BUILTIN_NAMES, KEYWORDS, is_dunder
 
@@ -42,8 +42,14 @@ def _apply(name: str, positions: Iterable[int]) -> str:
     return "".join(chars)
 
 
-def variants(name: str, seed: int) -> Iterator[str]:
-    """The valid case variants of *name*, in the deterministic order the seed gives."""
+Validity = Callable[[str, str], bool]  # (original, flipped) -> may the flip be used
+
+
+def variants(name: str, seed: int, valid: Validity = is_valid_flip) -> Iterator[str]:
+    """The valid case variants of *name*, in the deterministic order the seed gives.
+
+    *valid* is the language's rule (Python's by default; paraphrase.java has Java's).
+    """
     positions = flippable_positions(name)
     if not positions:
         return
@@ -55,14 +61,14 @@ def variants(name: str, seed: int) -> Iterator[str]:
         if not chosen:
             chosen = [positions[(bits >> 240) % len(positions)]]
         candidate = _apply(name, chosen)
-        if candidate not in seen and is_valid_flip(name, candidate):
+        if candidate not in seen and valid(name, candidate):
             seen.add(candidate)
             yield candidate
     if len(positions) <= _EXHAUSTIVE_LETTERS:
         for size in range(1, len(positions) + 1):
             for chosen in itertools.combinations(positions, size):
                 candidate = _apply(name, chosen)
-                if candidate not in seen and is_valid_flip(name, candidate):
+                if candidate not in seen and valid(name, candidate):
                     seen.add(candidate)
                     yield candidate
 
@@ -74,14 +80,15 @@ def flip_case(name: str, seed: int) -> str:
     raise ValueError(f"{name!r} has no valid case variant")
 
 
-def build_mapping(names: Iterable[str], seed: int, taken: Iterable[str]) -> tuple[dict[str, str], list[str]]:
+def build_mapping(names: Iterable[str], seed: int, taken: Iterable[str],
+                  valid: Validity = is_valid_flip) -> tuple[dict[str, str], list[str]]:  # fmt: skip
     """An injective name -> variant mapping avoiding *taken*; also the names left without one."""
     ordered = sorted(set(names))
     used = set(taken) | set(ordered)
     mapping: dict[str, str] = {}
     failed: list[str] = []
     for name in ordered:
-        choice = next((v for v in variants(name, seed) if v not in used), None)
+        choice = next((v for v in variants(name, seed, valid) if v not in used), None)
         if choice is None:
             failed.append(name)
             continue

@@ -39,14 +39,18 @@ class ParaphraseReport:
     files_changed: list[str]
     renamed_occurrences: int
     classes: list[str] = field(default_factory=list)  # the "file::Class" specs the names came from
+    language: str = "python"
+    rules: dict[str, str] = field(default_factory=lambda: RULES)  # the language's exclusion rules, in order
+    files_renamed: dict[str, str] = field(default_factory=dict)  # Java: a flipped top-level class moves its file
 
     @property
     def exclusion_counts(self) -> dict[str, int]:
         counts = Counter(e.rule for e in self.excluded.values())
-        return {rule: counts[rule] for rule in RULES if counts[rule]}
+        return {rule: counts[rule] for rule in self.rules if counts[rule]}
 
     def to_dict(self) -> dict:
         return {
+            "language": self.language,
             "repo": self.repo,
             "out": self.out,
             "seed": self.seed,
@@ -58,10 +62,11 @@ class ParaphraseReport:
             "exclusion_counts": self.exclusion_counts,
             "files_scanned": self.files_scanned,
             "files_changed": self.files_changed,
+            "files_renamed": self.files_renamed,
             "renamed_occurrences": self.renamed_occurrences,
             "mapping": self.mapping,
             "excluded": {n: {"rule": e.rule, "detail": e.detail} for n, e in sorted(self.excluded.items())},
-            "rules": {rule: RULES[rule] for rule in self.exclusion_counts},
+            "rules": {rule: self.rules[rule] for rule in self.exclusion_counts},
         }
 
     def to_json(self) -> str:

@@ -22,6 +22,10 @@ class Tool:
     ``function.parameters``); ``call`` takes them as keyword arguments plus
     ``thought`` (the model's reasoning before the call, which ranks some answers)
     and returns the text shown to the model.
+
+    The independent tool (get_related_snippets) is called with no arguments,
+    its query being the task's description, or with ``query`` (RepoCoder's
+    iterative retrieval, whose query is the last generation).
     """
 
     name: str
@@ -63,3 +67,18 @@ class Oracle(Protocol):
     def judge(self, code: str) -> Feedback: ...
 
     def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class AgentTask:
+    """A task as an agent sees it: what to write, where, and how code comes out of an answer.
+
+    A benchmark makes it (``Benchmark.agent_task``); nothing in it may hold the ground truth.
+    """
+
+    task_id: str
+    language: str  # "python", "java": picks the prompts' code fence and few-shot example
+    file_path: str  # where the class goes
+    class_name: str
+    description: str  # DETAILED or SKETCHY
+    extract: Callable[[str], Any]  # an answer → harness.extraction.Extraction (code, found, reason)

@@ -4,9 +4,10 @@ What differs between NL2Fix and classbench lives in a :class:`Benchmark`: its
 record type, the items and prompts ``generate`` sends, how code comes out of
 an answer, what makes two candidates the same, the runner that judges them,
 the reference candidates, the project of an instance, the report's columns,
-what ranking compares a candidate with and how descriptions are written.
-``evaluate``, ``generate``, ``rank``, ``report``, ``describe`` and
-``candidates reference`` ask :func:`benchmark_of` and never branch on a kind.
+what ranking compares a candidate with, how descriptions are written, and what
+an agent sees (the task, the repository tools and the oracle). ``evaluate``,
+``generate``, ``rank``, ``report``, ``describe``, ``candidates reference`` and
+``agent run`` ask :func:`benchmark_of` and never branch on a kind.
 
 A dataset is recognised from the stamp :func:`benchsmith.schema.to_table`
 writes into it: its ``benchmark`` name, or, for a file stamped without one,
@@ -29,6 +30,7 @@ from benchsmith.schema import read_records, read_stamp
 from harness.sandbox import Limits
 
 if TYPE_CHECKING:
+    from harness.agents.base import AgentTask, Oracle, Toolbox
     from harness.extraction import Extraction
     from harness.verdict import Verdict
     from harness.models.base import ChatRequest, Message
@@ -47,6 +49,17 @@ class EvalOptions:
     limits: Limits = Limits()
     fast: bool = True
     regression: bool = False  # run the relevant tests even after a trigger test fails (Table 2's "Regression")
+
+
+@dataclass(frozen=True)
+class AgentOptions:
+    """What ``benchsmith agent run`` asks of a benchmark's agent environment."""
+
+    dataset: Path
+    logs: Path  # where the oracle may write its runs' logs
+    no_relatives: bool = False  # leave the task's relatives out of every tool's view (seed 002's RQ2)
+    limits: Limits = Limits()
+    slot: int = 0  # tasks worked at the same time have different slots (as eval's runners do)
 
 
 class CandidateRunner(Protocol):
@@ -135,6 +148,17 @@ class Benchmark(ABC, Generic[R]):
     def ranking_anchor(self, record: R) -> str | None:
         """The text a candidate's embedding is compared with by ``benchsmith rank``; None: not rankable."""
         return None
+
+    def agent_task(self, record: R, description: str | None) -> AgentTask:
+        """The record as an agent sees it (description level *description*, None: the benchmark's default)."""
+        raise BenchsmithError(f"benchmark {self.name} offers no tasks to agents")
+
+    def agent_environment(self, record: R, options: AgentOptions) -> tuple[Toolbox, Oracle]:
+        """The repository tools over the record's repository as the model may see it, and its oracle.
+
+        The caller closes the oracle. Nothing either returns may hold the ground truth.
+        """
+        raise BenchsmithError(f"benchmark {self.name} offers no repository tools")
 
     def load(self, dataset: Path) -> dict[str, R]:
         """The dataset's records by instance id."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchsmith.errors import BenchsmithError
 from benchsmith.schema import ClassBenchTask
@@ -22,6 +23,9 @@ from harness.extraction import extract_python_class
 from harness.models.base import ChatRequest
 from harness.prompts import CLASSBENCH_STRATEGIES
 from harness.prompts import classbench as prompts
+
+if TYPE_CHECKING:
+    from harness.agents.base import AgentTask
 
 
 class ClassDescriber(Describer[ClassBenchTask]):
@@ -69,6 +73,9 @@ class ClassBench(Benchmark[ClassBenchTask]):
 
         return lambda task, slot, logs: TaskRunner(task, slot, options.limits, logs)
 
+    def agent_task(self, record: ClassBenchTask, description: str | None) -> AgentTask:
+        return _agent_task(record, description or "detailed")
+
     def reference_candidates(self, records: list[ClassBenchTask], mutants: int, seed: int) -> list[ReferenceCandidate]:
         from harness.python_runner import reference_solution
 
@@ -77,6 +84,16 @@ class ClassBench(Benchmark[ClassBenchTask]):
             rows.append(ReferenceCandidate(task.task_id, "gold", reference_solution(task)))
             rows.append(ReferenceCandidate(task.task_id, "empty", f"class {task.class_name}:\n    pass\n"))
         return rows
+
+
+def _agent_task(task: ClassBenchTask, level: str) -> AgentTask:
+    from harness.agents.base import AgentTask
+
+    if task.language != "python":
+        raise BenchsmithError(f"{task.task_id}: agents support python tasks only, not {task.language}")
+    description = prompts.task_description(task, level)  # an undescribed task fails before any request
+    return AgentTask(task.task_id, task.language, task.file_path, task.class_name, description,
+                     lambda text: extract_python_class(text, task.class_name))  # fmt: skip
 
 
 def _item(task: ClassBenchTask, level: str) -> GenerationItem:

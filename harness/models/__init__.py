@@ -1,4 +1,5 @@
-"""The model backends behind one registry: ``openai`` (any OpenAI-compatible endpoint), ``replay``, ``template``.
+"""The model backends behind one registry: ``openai`` (any OpenAI-compatible endpoint), ``replay``, ``scripted``,
+``template``.
 
 Commands that talk to models (``benchsmith describe``, ``benchsmith generate``)
 add the shared options with :func:`add_backend_arguments` and build the
@@ -40,6 +41,8 @@ REGISTRY: Mapping[str, BackendEntry] = {
         "AZURE_OPENAI_API_KEY, OPENAI_API_VERSION)",
     ),
     "replay": BackendEntry("harness.models.replay", frozenset({"model", "replay"}), "answers recorded in a JSONL file"),
+    "scripted": BackendEntry("harness.models.scripted", frozenset({"model", "script"}),
+                             "the model's side of conversations (agent turns, tool calls) replayed from a JSONL script"),
     "template": BackendEntry("harness.models.template", frozenset(), "descriptions rendered from metadata"),
 }
 BACKENDS = tuple(REGISTRY)
@@ -51,6 +54,7 @@ _FROM_ARGS: Mapping[str, Callable[[argparse.Namespace], Any]] = {
     "price_output": lambda args: args.price_output,
     "use_cache": lambda args: not args.no_cache,
     "replay": lambda args: args.replay,
+    "script": lambda args: args.script,
 }
 
 __all__ = ["BACKENDS", "REGISTRY", "add_backend_arguments", "backend_from_args", "complete_many", "format_usage",
@@ -63,7 +67,8 @@ def get_backend(name: str, model: str | None = None, **options: Any) -> Backend:
     openai: *model* is required; options max_retries, price_input and
     price_output (USD per million tokens), embedding_model, timeout, use_cache.
     replay: option ``replay`` (the JSONL file) is required; *model* overrides
-    the model the file names. template: no options (and no model: it is its own).
+    the model the file names. scripted: option ``script`` (the JSONL script) is
+    required. template: no options (and no model: it is its own).
     """
     entry = REGISTRY.get(name)
     if entry is None:
@@ -85,6 +90,8 @@ def add_backend_arguments(parser: argparse.ArgumentParser, default_backend: str 
                        help=described + (f" (default {default_backend})" if default_backend else ""))  # fmt: skip
     group.add_argument("--model", help="the model (Azure: the deployment) for the openai backend")
     group.add_argument("--replay", metavar="FILE", type=Path, help="the JSONL file the replay backend answers from")
+    group.add_argument("--script", metavar="FILE", type=Path,
+                       help="the JSONL script (or agent transcripts) the scripted backend answers from")  # fmt: skip
     group.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY,
                        help=f"requests in flight at once (default {DEFAULT_CONCURRENCY})")  # fmt: skip
     group.add_argument("--max-retries", type=int, default=5,

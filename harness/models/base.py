@@ -20,9 +20,21 @@ DEFAULT_CONCURRENCY = 4
 
 
 @dataclass(frozen=True)
+class ToolCall:
+    """A function call the model asked for (the OpenAI tools API's ``tool_calls``); *arguments* is its raw JSON text,
+    which a model may get wrong."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
 class Message:
-    role: str  # "system", "user" or "assistant"
+    role: str  # "system", "user", "assistant" or "tool"
     content: str
+    tool_calls: tuple[ToolCall, ...] = ()  # an assistant message that called tools
+    tool_call_id: str = ""  # a "tool" message: the call it answers
 
 
 @dataclass(frozen=True)
@@ -34,6 +46,9 @@ class ChatRequest:
     item_id: str = ""  # the instance_id or task_id the request is about
     purpose: str = ""  # "generate/zero-shot", "generate/reasoning/turn-2", "describe/detailed", ...
     context: Mapping[str, str] = field(default_factory=dict)  # what a non-model backend needs (e.g. the metadata)
+    # Functions the model may call (the OpenAI tools API's ``tools``: {"type": "function", "function": {...}});
+    # only backends whose ``supports_tools`` is true accept them.
+    tools: tuple[Mapping[str, object], ...] = ()
 
 
 @dataclass
@@ -58,6 +73,7 @@ class ChatResponse:
     model: str
     usage: Usage = field(default_factory=Usage)
     cached: bool = False
+    tool_calls: list[tuple[ToolCall, ...]] = field(default_factory=list)  # per sample, beside ``texts``; [] when none
 
 
 @runtime_checkable
@@ -119,6 +135,7 @@ class BackendBase:
     name: str
     model: str
     default_concurrency: int = DEFAULT_CONCURRENCY
+    supports_tools: bool = False  # answers requests that carry ``tools`` with ``tool_calls``
 
     def __init__(self) -> None:
         self.usage = Usage()  # stays zero unless the backend sends requests somewhere

@@ -14,6 +14,11 @@ Retries are the client's own: on connection errors, 408, 409, 429 and 5xx it
 waits with exponential backoff (0.5 s doubling, at most 8 s) or what the
 server's ``Retry-After`` asks (up to two minutes), at most ``max_retries``
 times. Every answer is cached on disk (see ``harness.models.cache``).
+
+Requests that carry ``tools`` are sent with them (the tools API), and the
+``tool_calls`` of each choice come back beside its text; a server that refuses
+tools (HTTP 400, 404 or 422 on such a request) raises :class:`ToolsUnsupported`,
+so a caller can fall back to tools described in the prompt.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from benchsmith.errors import BenchsmithError
-from harness.models.base import BackendBase, ChatRequest, ChatResponse, Usage
+from harness.models.base import BackendBase, ChatRequest, ChatResponse, Message, ToolCall, Usage
 from harness.models.cache import AnswerCache, endpoint_identity
 
 log = logging.getLogger(__name__)
@@ -36,6 +41,11 @@ OPENAI_URL = "https://api.openai.com/v1"
 DEFAULT_EMBEDDING_MODEL = "text-embedding-ada-002"  # seed 001 ranks patches with it
 EMBED_BATCH = 128
 _RETRIED_STATUSES = (408, 409, 429)
+_TOOLS_REFUSED = (400, 404, 422)  # what servers without function calling answer a request carrying tools
+
+
+class ToolsUnsupported(BenchsmithError):
+    """The endpoint refused a request because it carried ``tools``."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +84,7 @@ def endpoint_from_env(env: Mapping[str, str] = os.environ) -> Endpoint:
 
 class OpenAIBackend(BackendBase):
     name = "openai"
+    supports_tools = True
 
     def __init__(
         self,
@@ -117,19 +128,23 @@ class OpenAIBackend(BackendBase):
             "kind": "chat",
             "endpoint": self.endpoint.identity,
             "model": self.model,
-            "messages": [[m.role, m.content] for m in request.messages],
+            "messages": [_cache_message(m) for m in request.messages],
             "n": request.n,
             "temperature": request.temperature,
             "max_tokens": request.max_tokens,
         }
+        if request.tools:  # absent otherwise, so the keys of requests without tools stay what they were
+            payload["tools"] = [dict(tool) for tool in request.tools]
         cached = self._cache.get(payload, {"texts": list, "model": str}) if self.use_cache else None
         if cached is not None:
             usage = Usage(cache_hits=1)
             self._account(usage)
             texts = [str(text) for text in cached["texts"]]
-            return ChatResponse(texts=texts, model=cached["model"], usage=usage, cached=True)
+            calls = [tuple(ToolCall(*call) for call in sample) for sample in cached.get("tool_calls", [])]
+            return ChatResponse(texts=texts, model=cached["model"], usage=usage, cached=True, tool_calls=calls)
 
         texts: list[str] = []
+        calls: list[tuple[ToolCall, ...]] = []
         usage = Usage()
         served_by = self.model
         # Some servers (llama.cpp, older Ollama) ignore n and return one choice: ask again for the rest.
@@ -145,18 +160,22 @@ class OpenAIBackend(BackendBase):
                     self._url("chat/completions"), len(choices), wanted,
                 )  # fmt: skip
             texts += [choice.message.content or "" for choice in choices]
+            calls += [_tool_calls(choice.message) for choice in choices]
             served_by = completion.model or served_by
             usage.requests += 1
             if completion.usage is not None:
                 usage.prompt_tokens += completion.usage.prompt_tokens or 0
                 usage.completion_tokens += completion.usage.completion_tokens or 0
         usage.cost_usd = self._cost(usage.prompt_tokens, usage.completion_tokens)
-        self._cache.put(payload, {
+        entry: dict[str, Any] = {
             "model": served_by, "texts": texts, "requests": usage.requests,
             "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
-        })  # fmt: skip
+        }  # fmt: skip
+        if any(calls):
+            entry["tool_calls"] = [[[c.id, c.name, c.arguments] for c in sample] for sample in calls]
+        self._cache.put(payload, entry)
         self._account(usage)
-        return ChatResponse(texts=texts, model=served_by, usage=usage)
+        return ChatResponse(texts=texts, model=served_by, usage=usage, tool_calls=calls if any(calls) else [])
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One vector per text, from the embeddings endpoint and model ``embedding_model``; cached per text.
@@ -195,16 +214,19 @@ class OpenAIBackend(BackendBase):
     def _create_chat(self, request: ChatRequest, n: int) -> Any:
         arguments: dict[str, Any] = {
             "model": self.model,
-            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "messages": [_api_message(m) for m in request.messages],
             "temperature": request.temperature,
         }
+        if request.tools:
+            arguments["tools"] = [dict(tool) for tool in request.tools]
         if n > 1:  # servers that reject or ignore n still answer a request without it
             arguments["n"] = n
         if request.max_tokens is not None:
             arguments["max_tokens"] = request.max_tokens
-        return self._call("chat/completions", lambda client: client.chat.completions.create(**arguments))
+        return self._call("chat/completions", lambda client: client.chat.completions.create(**arguments),
+                          with_tools=bool(request.tools))  # fmt: skip
 
-    def _call(self, route: str, send: Any) -> Any:
+    def _call(self, route: str, send: Any, with_tools: bool = False) -> Any:
         import openai
 
         try:
@@ -213,7 +235,8 @@ class OpenAIBackend(BackendBase):
             retried = exc.status_code in _RETRIED_STATUSES or exc.status_code >= 500
             after = f" after {self.max_retries} retries" if retried else ""
             message = re.sub(r"^Error code: \d+ - ", "", " ".join(str(exc.message).split()))[:200]
-            raise BenchsmithError(f"{self._url(route)}: HTTP {exc.status_code}{after}: {message}") from None
+            error = ToolsUnsupported if with_tools and exc.status_code in _TOOLS_REFUSED else BenchsmithError
+            raise error(f"{self._url(route)}: HTTP {exc.status_code}{after}: {message}") from None
         except openai.APIConnectionError as exc:
             raise BenchsmithError(f"{self._url(route)}: no answer after {self.max_retries} retries ({exc})") from None
 
@@ -240,6 +263,33 @@ class OpenAIBackend(BackendBase):
     def _account(self, usage: Usage) -> None:
         with self._lock:
             self.usage.add(usage)
+
+
+def _cache_message(message: Message) -> list[Any]:
+    """A message in a cache key: ``[role, content]`` as ever, plus its tool calls or the call it answers."""
+    key: list[Any] = [message.role, message.content]
+    if message.tool_calls:
+        key.append([[c.id, c.name, c.arguments] for c in message.tool_calls])
+    if message.tool_call_id:
+        key.append(message.tool_call_id)
+    return key
+
+
+def _api_message(message: Message) -> dict[str, Any]:
+    """A message as the chat completions API takes it."""
+    sent: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        sent["tool_calls"] = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                              for c in message.tool_calls]  # fmt: skip
+    if message.tool_call_id:
+        sent["tool_call_id"] = message.tool_call_id
+    return sent
+
+
+def _tool_calls(message: Any) -> tuple[ToolCall, ...]:
+    """The function calls of a choice's message (other kinds of tool call are not ours to answer)."""
+    return tuple(ToolCall(call.id or "", call.function.name or "", call.function.arguments or "")
+                 for call in (message.tool_calls or []) if getattr(call, "function", None) is not None)  # fmt: skip
 
 
 def create(model: str | None = None, **options: Any) -> OpenAIBackend:

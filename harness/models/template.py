@@ -10,7 +10,9 @@ what it raises — names only, never the body itself — and the members' initia
 values; SKETCHY descriptions have neither.
 
 The metadata is read in the format ``builders.classbench.metadata.render``
-writes. Signatures that are not Python (Java) are quoted as they are.
+writes, and ``builders.classbench.java_metadata`` for Java: a class signature
+without Python's closing colon is Java's, and its members and methods are
+described by :mod:`harness.models.template_java`.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ _DETAILS = re.compile(
     re.DOTALL,
 )
 _MEMBER_START = re.compile(r"    (self\.)?[A-Za-z_]\w*\s*[:=]")  # a value's continuation lines lack this shape
+_JAVA_MEMBER_START = re.compile(r"    \S")  # java_metadata indents a member's further lines deeper
 _KINDS = {"@property": "property", "@staticmethod": "static method", "@classmethod": "class method"}
 _BUILTINS = frozenset(dir(builtins))
 _LIST_CAP, _VALUE_CAP = 10, 80
@@ -55,12 +58,19 @@ class MethodMetadata:
 
 @dataclass(frozen=True)
 class ClassMetadata:
+    signature: str
     full_name: str
     file_path: str
     decorators: list[str]
     parents: list[str]
     members: list[str]
     methods: list[MethodMetadata]
+
+
+    @property
+    def java(self) -> bool:
+        """Python's class signatures end with a colon (``class A(B):``), Java's never do."""
+        return not self.signature.rstrip().endswith(":")
 
 
 @dataclass(frozen=True)
@@ -108,10 +118,15 @@ def parse_metadata(text: str, where: str) -> ClassMetadata:
             decorators=_split_decorators(details["decorators"]), docstring=details["docstring"].strip(),
             body=details["body"],
         ))  # fmt: skip
+    signature = header["signature"].strip()
+    java = not signature.endswith(":")  # see ClassMetadata.java
+    if java:
+        from harness.models import template_java  # javalang is loaded for Java metadata only
     return ClassMetadata(
-        full_name=header["full_name"].strip(), file_path=header["file_path"].strip(),
-        decorators=_split_decorators(header["decorators"]), parents=_split_top_level(header["parents"]),
-        members=_split_members(header["members"]), methods=methods,
+        signature=signature, full_name=header["full_name"].strip(), file_path=header["file_path"].strip(),
+        decorators=_split_decorators(header["decorators"]),
+        parents=template_java.split_types(header["parents"]) if java else _split_top_level(header["parents"]),
+        members=_split_members(header["members"], _JAVA_MEMBER_START if java else _MEMBER_START), methods=methods,
     )  # fmt: skip
 
 
@@ -119,6 +134,8 @@ def describe(metadata: ClassMetadata, detailed: bool, class_name: str = "") -> s
     """The description of one class, in paragraphs."""
     name = class_name or metadata.full_name.rsplit(".", 1)[-1]
     module = metadata.full_name.rsplit(".", 1)[0] if "." in metadata.full_name else ""
+    if metadata.java:
+        return _describe_java(metadata, detailed, name, module)
     intro = f"`{name}` is a class defined in `{metadata.file_path}`" + (f" (module `{module}`)." if module else ".")
     intro += f" It inherits from {_join(metadata.parents)}." if metadata.parents else " It has no parent classes."
     if metadata.decorators:
@@ -129,6 +146,35 @@ def describe(metadata: ClassMetadata, detailed: bool, class_name: str = "") -> s
     count = len(metadata.methods)
     paragraphs.append(f"It defines {count} method{_plural(count)}." if count else "It defines no methods.")
     paragraphs += [_describe_method(method, detailed, name) for method in metadata.methods]
+    return "\n\n".join(paragraphs) + "\n"
+
+
+def _describe_java(metadata: ClassMetadata, detailed: bool, name: str, package: str) -> str:
+    """A Java class, interface or enum: what it extends and implements, its fields, constructors and methods."""
+    from harness.models import template_java  # javalang is loaded for Java metadata only
+
+    kind = template_java.class_kind(metadata.signature)
+    intro = f"`{name}` is a Java {kind} defined in `{metadata.file_path}`" + (f" (package `{package}`)." if package else ".")
+    intro += template_java.parents_sentence(metadata.signature, metadata.parents, _join)
+    if metadata.decorators:
+        intro += f" It is annotated with {_join(metadata.decorators)}."
+    paragraphs = [intro]
+    if metadata.members:
+        paragraphs.append(template_java.members_sentence(metadata.members, detailed, _join, _cap, kind))
+    constructors = sum(template_java.is_constructor(m.signature, m.name, name) for m in metadata.methods)
+    methods = len(metadata.methods) - constructors
+    counted = [f"{constructors} constructor{_plural(constructors)}"] if constructors else []
+    counted += [f"{methods} method{_plural(methods)}"] if methods or not constructors else []
+    paragraphs.append(f"It declares {' and '.join(counted).replace('0 methods', 'no methods')}.")
+    for method in metadata.methods:
+        sentence = template_java.method_sentence(method.name, method.signature, method.body, detailed, name, _join,
+                                                 kind)  # fmt: skip
+        if method.decorators:
+            sentence += f" It is annotated with {_join(method.decorators)}."
+        summary = _collapse(re.split(r"\n\s*\n", method.docstring, maxsplit=1)[0])
+        if summary:
+            sentence += f' Its Javadoc says: "{summary}"'
+        paragraphs.append(sentence)
     return "\n\n".join(paragraphs) + "\n"
 
 
@@ -312,12 +358,12 @@ def _split_top_level(text: str) -> list[str]:
     return [*items, current.strip()] if current.strip() else items
 
 
-def _split_members(text: str) -> list[str]:
+def _split_members(text: str, member_start: re.Pattern) -> list[str]:
     members: list[str] = []
     for line in text.splitlines():
-        if _MEMBER_START.match(line) or not members:
+        if member_start.match(line) or not members:
             if line.strip():
-                members.append(line[4:] if line.startswith("    ") else line)
+                members.append(line.removeprefix("    "))
         else:
             members[-1] += "\n" + line
     return members

@@ -27,6 +27,11 @@ def describe(task: ClassBenchTask, level: str) -> tuple[Message, ...]:
     return (Message("user", text),)
 
 
+def task_description(task: ClassBenchTask, level: str) -> str:
+    """The task's DETAILED or SKETCHY description; an empty one is an error saying to describe the dataset."""
+    return _description(task, level)
+
+
 def _description(task: ClassBenchTask, level: str) -> str:
     _check_level(level)
     description = task.detailed_description if level == "detailed" else task.sketchy_description

@@ -53,3 +53,20 @@ def test_hand_computed_example():
 def test_regression_is_not_reported_when_it_was_not_measured():
     rows = [result("A-1", "wrong", regression=None), result("A-1", "plausible", regression=True)]
     assert math.isnan(candidate_statistics(rows)["regression"])
+
+
+def test_each_node_s_throughput_is_reported_from_the_runs_it_made():
+    from dataclasses import replace
+
+    from harness.report import node_throughput, render_table, summarise
+
+    rows = [replace(result("A-1", "plausible"), candidate_id="a", seconds=2.0, node="n1"),
+            replace(result("A-1", "plausible", "a"), candidate_id="b", seconds=0.0, node="n1"),  # shares a's verdict
+            replace(result("B-1", "wrong"), candidate_id="c", seconds=1.0, node="n2"),
+            replace(result("B-1", "wrong"), candidate_id="d", seconds=3.0, node="n2")]  # fmt: skip
+    assert node_throughput(rows) == {"n1": {"candidates": 1, "seconds": 2.0, "per minute": 30.0},
+                                     "n2": {"candidates": 2, "seconds": 4.0, "per minute": 30.0}}  # fmt: skip
+    table = render_table(summarise(rows, [1]), [1])
+    assert "| n2 | 2 | 4.0 | 30.0 |" in table
+    one_node = render_table(summarise([replace(r, node="n1") for r in rows], [1]), [1])
+    assert "Judged per node" not in one_node

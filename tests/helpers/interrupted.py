@@ -6,6 +6,7 @@ class InterruptedAfter:
         self.backend, self.answers = backend, answers
         self.name, self.model = backend.name, backend.model
         self.default_concurrency, self.usage, self.priced = backend.default_concurrency, backend.usage, backend.priced
+        self.supports_tools = getattr(backend, "supports_tools", False)
 
     def complete(self, request):
         if self.answers == 0:

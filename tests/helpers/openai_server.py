@@ -4,8 +4,12 @@ It answers POST ``…/chat/completions`` (also Azure's
 ``/openai/deployments/<name>/chat/completions``) and ``…/embeddings`` with
 the JSON OpenAI documents. A test scripts it: canned completions keyed by a
 substring of the last user message (or a queue), injected errors with an
-optional Retry-After, a delay per request, and servers that ignore ``n``. It
-records every request and the largest number it held in flight at once.
+optional Retry-After, a delay per request, and servers that ignore ``n``. A
+completion is a text or a :class:`Reply`, which may call tools: its
+``tool_calls`` come back in the API's format (``finish_reason`` "tool_calls",
+``content`` null when there is no text). ``refuse_tools`` makes it answer a
+request carrying ``tools`` as servers without function calling do (HTTP 400).
+It records every request and the largest number it held in flight at once.
 
 Token counts are whitespace-separated words, so tests can predict them.
 """
@@ -40,13 +44,22 @@ class InjectedError:
     retry_after_ms: str | None = None  # OpenAI's retry-after-ms header
 
 
+@dataclass(frozen=True)
+class Reply:
+    """A completion that may call tools: each call is ``(name, arguments)``, the arguments a dict or raw JSON text."""
+
+    content: str | None = None
+    tool_calls: tuple[tuple[str, Any], ...] = ()
+
+
 @dataclass
 class Script:
-    replies: dict[str, list[str]] = field(default_factory=dict)  # substring of the last user message -> texts
-    queue: deque[str] = field(default_factory=deque)  # texts served in order when no substring matches
+    replies: dict[str, list[str | Reply]] = field(default_factory=dict)  # substring of the last user message -> texts
+    queue: deque[str | Reply] = field(default_factory=deque)  # served in order when no substring matches
     errors: deque[InjectedError] = field(default_factory=deque)  # served before any answer
     delay: float = 0.0
     ignore_n: bool = False
+    refuse_tools: bool = False  # answer requests that carry tools with HTTP 400, as servers without function calling
 
 
 def embedding_of(text: str) -> list[float]:
@@ -122,6 +135,9 @@ class OpenAIServer:
                     time.sleep(server.script.delay)
                     if error is not None:
                         self._send_error(error)
+                    elif server.script.refuse_tools and body.get("tools"):
+                        self._send(400, {"error": {"message": "tools is not supported by this model",
+                                                   "type": "invalid_request_error"}})  # fmt: skip
                     elif self.path.split("?")[0].endswith("/chat/completions"):
                         self._send(200, server._chat(body))
                     elif self.path.split("?")[0].endswith("/embeddings"):
@@ -153,7 +169,7 @@ class OpenAIServer:
 
         return Handler
 
-    def _next_texts(self, last_user: str, n: int, number: int) -> list[str]:
+    def _next_texts(self, last_user: str, n: int, number: int) -> list[str | Reply]:
         with self._lock:
             for substring, texts in self.script.replies.items():
                 if substring in last_user:
@@ -170,17 +186,14 @@ class OpenAIServer:
         last_user = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
         n = 1 if self.script.ignore_n else int(body.get("n", 1))
         texts = self._next_texts(last_user, n, number)
-        prompt_tokens = sum(words(m.get("content", "")) for m in messages)
-        completion_tokens = sum(words(t) for t in texts)
+        prompt_tokens = sum(words(m.get("content") or "") for m in messages)
+        completion_tokens = sum(words(_content(t) or "") + sum(words(json.dumps(a)) for _, a in _calls(t)) for t in texts)
         return {
             "id": f"chatcmpl-test{number}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": body.get("model", ""),
-            "choices": [
-                {"index": i, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
-                for i, text in enumerate(texts)
-            ],
+            "choices": [_choice(i, text, number) for i, text in enumerate(texts)],
             "usage": {
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
@@ -203,3 +216,24 @@ class OpenAIServer:
             "model": body.get("model", ""),
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
         }
+
+
+def _content(reply: str | Reply) -> str | None:
+    return reply.content if isinstance(reply, Reply) else reply
+
+
+def _calls(reply: str | Reply) -> tuple[tuple[str, Any], ...]:
+    return reply.tool_calls if isinstance(reply, Reply) else ()
+
+
+def _choice(index: int, reply: str | Reply, number: int) -> dict[str, Any]:
+    """A choice as the API sends it: tool calls with ids, their arguments as JSON text."""
+    message: dict[str, Any] = {"role": "assistant", "content": _content(reply)}
+    calls = _calls(reply)
+    if calls:
+        message["tool_calls"] = [
+            {"id": f"call_{number}_{i}", "type": "function",
+             "function": {"name": name, "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments)}}
+            for i, (name, arguments) in enumerate(calls)
+        ]  # fmt: skip
+    return {"index": index, "message": message, "finish_reason": "tool_calls" if calls else "stop"}

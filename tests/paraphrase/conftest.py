@@ -7,7 +7,7 @@ import pytest
 from tests.helpers.paraphrase import GOLDEN_SEED, TINYREPO
 
 # The fixture repository's own tests run only in subprocesses, on copies.
-collect_ignore = ["fixtures", "golden", "realcheck.py"]
+collect_ignore = ["fixtures", "golden", "java", "realcheck.py", "realcheck_java.py"]
 
 
 @pytest.fixture(scope="session")

@@ -204,3 +204,41 @@ def test_configuration_errors_are_one_line(monkeypatch):
     monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", "https://example.invalid")
     with pytest.raises(BenchsmithError, match="AZURE_OPENAI_API_KEY and OPENAI_API_VERSION are not"):
         get_backend("openai", "gpt-test")
+
+
+TOOL = {"type": "function", "function": {"name": "get_class_info", "description": "members of a class",
+                                         "parameters": {"type": "object", "properties": {"class_name": {"type": "string"}}}}}
+
+
+def test_tools_are_sent_and_tool_calls_come_back_and_from_the_cache(server):
+    from harness.models.base import ToolCall
+    from tests.helpers.openai_server import Reply
+
+    server.script.queue.append(Reply("Thought: Point's members.", (("get_class_info", {"class_name": "Point"}),)))
+    server.script.queue.append("the answer to the tool message")
+    request = ChatRequest(messages=(Message("user", "fix it"),), item_id="t", purpose="agent/rrr/tools", tools=(TOOL,))
+    response = get_backend("openai", "gpt-test").complete(request)
+    assert response.texts == ["Thought: Point's members."]
+    assert response.tool_calls == [(ToolCall("call_1_0", "get_class_info", '{"class_name": "Point"}'),)]
+    assert server.chat_requests()[0].body["tools"] == [TOOL]
+
+    cached = get_backend("openai", "gpt-test").complete(request)
+    assert cached.cached and cached.tool_calls == response.tool_calls and len(server.chat_requests()) == 1
+    # The same messages without tools are another request; and the tool message goes back with its call's id.
+    follow_up = ChatRequest(messages=(Message("user", "fix it"), Message("assistant", "", tool_calls=response.tool_calls[0]),
+                                      Message("tool", "class Point: x, y", tool_call_id="call_1_0")), tools=(TOOL,))  # fmt: skip
+    assert get_backend("openai", "gpt-test").complete(follow_up).texts == ["the answer to the tool message"]
+    sent = server.chat_requests()[1].body["messages"]
+    assert sent[1]["tool_calls"] == [{"id": "call_1_0", "type": "function",
+                                      "function": {"name": "get_class_info", "arguments": '{"class_name": "Point"}'}}]  # fmt: skip
+    assert sent[2] == {"role": "tool", "content": "class Point: x, y", "tool_call_id": "call_1_0"}
+
+
+def test_a_server_refusing_tools_raises_tools_unsupported(server):
+    from harness.models.openai_backend import ToolsUnsupported
+
+    server.script.refuse_tools = True
+    with pytest.raises(ToolsUnsupported, match="HTTP 400: tools is not supported"):
+        get_backend("openai", "gpt-test", max_retries=0).complete(
+            ChatRequest(messages=(Message("user", "fix it"),), tools=(TOOL,)))
+    assert get_backend("openai", "gpt-test").complete(ChatRequest(messages=(Message("user", "fix it"),))).texts

@@ -30,7 +30,7 @@ def test_importing_the_registry_does_not_import_openai():
 
 
 def test_get_backend_errors_are_one_line():
-    with pytest.raises(BenchsmithError, match=r"unknown model backend 'claude' \(choose from openai, replay, template"):
+    with pytest.raises(BenchsmithError, match=r"unknown model backend 'claude' \(choose from openai, replay, scripted, template"):
         get_backend("claude")
     with pytest.raises(BenchsmithError, match="the openai backend needs --model"):
         get_backend("openai")

@@ -232,7 +232,7 @@ def test_detailed_names_what_bodies_use_without_copying_them():
     assert rendered("describe/detailed", DETAILED) == detailed  # deterministic
 
 
-def test_signatures_that_are_not_python_are_quoted():
+def test_java_metadata_is_described_as_java():
     java = (
         "Class signature: public class Stack<T> extends AbstractList<T>\nClass full name: org.demo.Stack\n"
         "File path: src/main/java/org/demo/Stack.java\nDecorators:\nParent classes: AbstractList<T>\n"
@@ -241,8 +241,11 @@ def test_signatures_that_are_not_python_are_quoted():
         "Function docstring: The number of elements.\n</function details>\n"
     )
     text = rendered("describe/sketchy", java)
-    assert "The method `size` has the signature `public int size()`. It is decorated with `@Override`." in text
-    assert "It inherits from `AbstractList<T>`." in text and "`private int size = 0;`" in text
+    assert "is a Java class defined in `src/main/java/org/demo/Stack.java` (package `org.demo`)." in text
+    assert "The method `size` (public) takes no arguments and returns `int`. It is annotated with `@Override`." in text
+    assert "It extends `AbstractList<T>`." in text and "the field `size` (of type `int`)." in text
+    assert "initialised" not in text  # SKETCHY leaves initial values out
+    assert "initialised to `0`" in rendered("describe/detailed", java)
 
 
 def test_only_descriptions_with_metadata_are_written():

@@ -1,0 +1,307 @@
+"""``benchsmith classbench import``: the published RepoClassBench tasks (seed 002) as classbench records.
+
+microsoft/repoclassbench publishes its tasks as ``data/input/python_data.json``
+and ``data/input/java_data.json``: a JSON list, one object per task, holding
+the class's name and file, the paper's DETAILED and SKETCHY descriptions, the
+ground truth, ``repo_metadata`` (Python: ``commit_id``, ``issue_id`` and, for
+the SWE-bench repositories, ``setup_details``; Java: only ``repo_name``) and
+``evaluation_metadata`` (Python: the pytest node ids to pass; Java: one test
+class and its file). Each becomes a :class:`ClassBenchTask` whose descriptions
+are the published ones (``description_backend="published"``) and whose
+``setup`` keeps the entry's setup details as JSON, for building the repository
+later. The Java file records no commit: such tasks are judged once a user
+supplies each repository, and their ``commit`` is "".
+
+Metadata is computed here from the ground truth: Java's with
+:func:`builders.classbench.java_metadata.java_metadata`, Python's with the
+analysis the builder uses.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchsmith.errors import BenchsmithError
+from benchsmith.export import HubSource, write_dataset
+from benchsmith.progress import progress
+from benchsmith.schema import ClassBenchTask, task_id
+
+BENCHMARKS = {"python": "classbench", "java": "classbench-java"}  # the benchmark each language's records belong to
+PUBLISHED = "published"  # description_backend of descriptions taken from the published files
+SOURCE_URL = "https://github.com/microsoft/repoclassbench"
+_JAVADOC = re.compile(r"/\*\*.*?\*/", re.DOTALL)
+
+
+@dataclass
+class ImportSummary:
+    language: str
+    benchmark: str
+    tasks: int = 0
+    per_repository: dict[str, int] = field(default_factory=dict)
+    without_commit: int = 0  # tasks whose file records no commit (all of Java's)
+    without_metadata: dict[str, str] = field(default_factory=dict)  # task id -> why its ground truth did not analyse
+
+
+def import_published(source: str, out: Path, language: str | None = None) -> ImportSummary:
+    """Read the published tasks at *source* (a URL or a path) and write them to *out* as a classbench dataset.
+
+    *language* is "python" or "java"; by default it is read off the entries.
+    """
+    entries = _entries(source)
+    language = language or _language_of(entries, source)
+    if language not in BENCHMARKS:
+        raise BenchsmithError(f"--language {language!r}: not one of {', '.join(BENCHMARKS)}")
+    convert = _python_task if language == "python" else _java_task
+    tasks, summary = [], ImportSummary(language, BENCHMARKS[language])
+    seen: dict[str, str] = {}
+    for number, entry in progress(list(enumerate(entries)), f"importing {language} tasks", unit="task"):
+        where = f"{source}: entry {number} ({_entry_name(entry)})"
+        if not isinstance(entry, dict):
+            raise BenchsmithError(f"{where}: not a JSON object")
+        try:
+            task, why_no_metadata = convert(entry, where)
+        except KeyError as exc:
+            raise BenchsmithError(f"{where}: no {exc.args[0]!r}, which a published {language} task has") from None
+        except (TypeError, AttributeError, ValueError) as exc:
+            raise BenchsmithError(f"{where}: not in the published {language} format ({exc})") from None
+        if task.task_id in seen:
+            raise BenchsmithError(f"{where}: the same task as {seen[task.task_id]} ({task.task_id})")
+        seen[task.task_id] = where
+        if why_no_metadata:
+            summary.without_metadata[task.task_id] = why_no_metadata
+        tasks.append(task)
+    summary.tasks = len(tasks)
+    summary.per_repository = dict(Counter(_repository(task) for task in tasks).most_common())
+    summary.without_commit = sum(1 for task in tasks if not task.commit)
+    card = _card(source, summary)
+    write_dataset(tasks, ClassBenchTask, Path(out), card, _card_markdown(card), benchmark=summary.benchmark,
+                  sources=[HubSource("microsoft/repoclassbench", SOURCE_URL, "", "mit")],
+                  counts={"tasks": summary.tasks, "per_repository": summary.per_repository})  # fmt: skip
+    return summary
+
+
+# --- reading --------------------------------------------------------------------------------------------------------
+
+
+def _entries(source: str) -> list:
+    if re.match(r"https?://", source):
+        from scrapers.http import shared
+
+        response = shared().get(source)
+        if response.status_code != 200:
+            raise BenchsmithError(f"{source}: HTTP {response.status_code} {response.reason}")
+        text = response.content.decode("utf-8", errors="replace")
+    else:
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise BenchsmithError(f"{source}: no such file") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise BenchsmithError(f"{source}: cannot read it: {exc}") from None
+    try:
+        entries = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BenchsmithError(f"{source}: not JSON: {exc}") from None
+    if not isinstance(entries, list):
+        raise BenchsmithError(f"{source}: not a JSON list of tasks (the published files are lists)")
+    return entries
+
+
+def _language_of(entries: list, source: str) -> str:
+    """python when the entries carry commits (``repo_metadata.commit_id``), java when they carry ``repo_name``."""
+    kinds = set()
+    for entry in entries:
+        metadata = entry.get("repo_metadata") if isinstance(entry, dict) else None
+        if isinstance(metadata, dict):
+            kinds.add("python" if "commit_id" in metadata else "java" if "repo_name" in metadata else "?")
+    if len(kinds) != 1 or "?" in kinds:
+        raise BenchsmithError(f"{source}: cannot tell the language of its tasks; say --language python or java")
+    return kinds.pop()
+
+
+def _entry_name(entry) -> str:
+    if isinstance(entry, dict):
+        return f"task_id {entry.get('task_id')!r}, class {entry.get('class_name')!r}"
+    return type(entry).__name__
+
+
+def _text(entry: dict, key: str, where: str) -> str:
+    value = entry[key]
+    if not isinstance(value, str) or not value.strip():
+        raise BenchsmithError(f"{where}: {key} is {'empty' if isinstance(value, str) else 'not text'}")
+    return value
+
+
+# --- Python ---------------------------------------------------------------------------------------------------------
+
+
+def _python_task(entry: dict, where: str) -> tuple[ClassBenchTask, str]:
+    metadata = entry["repo_metadata"]
+    commit, issue = _text(metadata, "commit_id", where), _text(metadata, "issue_id", where)
+    setup = metadata.get("setup_details") or {}
+    owner_name = setup.get("repo") or _repository_of_issue(issue, where)
+    owner, name = owner_name.split("/", 1)
+    class_name = _text(entry, "class_name", where)
+    file_path = _python_file_path(_text(entry, "file", where), issue, name, where)
+    directives = entry["evaluation_metadata"]["test_directives"]
+    if not isinstance(directives, list) or not all(isinstance(d, str) for d in directives) or not directives:
+        raise BenchsmithError(f"{where}: evaluation_metadata.test_directives is not a list of pytest node ids")
+    ground_truth = _text(entry, "ground_truth_class_body", where)
+    detailed, sketchy, tokens, why = _python_metadata(ground_truth, file_path, class_name)
+    module = file_path.removeprefix("src/").removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+    return ClassBenchTask(
+        task_id=task_id(f"{owner}__{name}", file_path, class_name), language="python",
+        repo=f"https://github.com/{owner}/{name}", commit=commit, file_path=file_path, class_name=class_name,
+        module=module, ground_truth_class=ground_truth, imports=[], detailed_metadata=detailed,
+        sketchy_metadata=sketchy, detailed_description=_text(entry, "detailed_description", where),
+        sketchy_description=_text(entry, "sketchy_description", where), test_directives=list(directives),
+        # seed 002, E.1.1: the SWE-bench (Type 1) repositories, those with setup_details, were paraphrased
+        # (pvsYsTem); the newer (Type 2) ones, litestar, were not
+        external_references=[], class_tokens=tokens, paraphrased=bool(setup), relatives=[],
+        description_backend=PUBLISHED, setup=_setup_json(entry, "test_directives"),
+    ), why  # fmt: skip
+
+
+def _repository_of_issue(issue: str, where: str) -> str:
+    """``litestar-org__litestar-0001`` -> ``litestar-org/litestar`` (SWE-bench's instance naming)."""
+    found = re.fullmatch(r"(?P<owner>[^_/]+(?:_[^_/]+)*)__(?P<name>.+)-\d+", issue)
+    if found is None:
+        raise BenchsmithError(f"{where}: issue_id {issue!r} does not name a repository (owner__name-number)")
+    return f"{found['owner']}/{found['name']}"
+
+
+def _python_file_path(published: str, issue: str, name: str, where: str) -> str:
+    """The file relative to the repository: the published paths start with the instance's folder
+    (``pvlib__pvlib-python-1854/pvlib/pvsystem.py``) or are absolute paths on the authors' machine
+    (``/home/…/repos/litestar/litestar/connection/websocket.py``)."""
+    if published.startswith(f"{issue}/"):
+        return published[len(issue) + 1 :]
+    found = re.search(rf"/repos/{re.escape(name)}/(.+)$", published)
+    if found is None:
+        raise BenchsmithError(f"{where}: file {published!r} is neither under {issue}/ nor under a repos/{name}/ folder")
+    return found[1]
+
+
+def _python_metadata(ground_truth: str, file_path: str, class_name: str) -> tuple[str, str, int, str]:
+    """DETAILED and SKETCHY metadata, the token count, and why there are none ("" when there are)."""
+    from builders.classbench.analysis import analyse_file
+    from builders.classbench.metadata import render
+
+    with tempfile.TemporaryDirectory(prefix="benchsmith-published-") as folder:
+        path = Path(folder) / file_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(ground_truth, encoding="utf-8")
+        try:
+            classes = analyse_file(path, Path(folder), "src" if file_path.startswith("src/") else "", set())
+        except BenchsmithError as exc:
+            return "", "", 0, str(exc).split(": ", 1)[-1]
+    info = next((c for c in classes if c.name == class_name), None)
+    if info is None:
+        declared = ", ".join(c.name for c in classes) or "none"
+        return "", "", 0, f"the ground truth declares no class {class_name} (it declares: {declared})"
+    return render(info, detailed=True), render(info, detailed=False), info.tokens, ""
+
+
+# --- Java -----------------------------------------------------------------------------------------------------------
+
+
+def _java_task(entry: dict, where: str) -> tuple[ClassBenchTask, str]:
+    from builders.classbench.analysis import count_tokens
+    from builders.classbench.java_metadata import analyse_java_class, render_java
+
+    repository = _text(entry["repo_metadata"], "repo_name", where)
+    class_name = _text(entry, "class_name", where)
+    file_path = _under_repository(_text(entry, "file", where), repository, "file", where)
+    evaluation = entry["evaluation_metadata"]
+    test_file = _under_repository(_text(evaluation, "test_file", where), repository, "test_file", where)
+    test_class = _java_class_of(test_file, _text(evaluation, "test_class_name", where), where)
+    ground_truth = _text(entry, "ground_truth_class_body", where)
+    why = ""
+    try:
+        info = analyse_java_class(ground_truth, class_name, "ground truth")
+        detailed, sketchy = render_java(info, file_path, True), render_java(info, file_path, False)
+        package = info.qualified_name.rsplit(".", 1)[0] if "." in info.qualified_name else ""
+    except BenchsmithError as exc:
+        # the published files hold a few: a class_name that is not the class of the ground truth, or syntax
+        # newer than javalang 0.13 parses (String[]::new); the task is kept, its metadata empty, the reason told
+        detailed = sketchy = package = ""
+        why = str(exc).removeprefix("ground truth: ")
+        declared = re.findall(r"\b(?:class|interface|enum)\s+([A-Za-z_$][\w$]*)", ground_truth)
+        if "declares no class" in why and declared:
+            why += f" (it declares: {', '.join(dict.fromkeys(declared))})"
+    imports = [m[0].strip() for m in re.finditer(r"^\s*import\s+[\w.*\s]+;", ground_truth, re.MULTILINE)]
+    return ClassBenchTask(
+        task_id=task_id(repository, file_path, class_name), language="java", repo=repository, commit="",
+        file_path=file_path, class_name=class_name, module=package, ground_truth_class=ground_truth, imports=imports,
+        detailed_metadata=detailed, sketchy_metadata=sketchy,
+        detailed_description=_text(entry, "detailed_description", where),
+        sketchy_description=_text(entry, "sketchy_description", where), test_directives=[test_class],
+        # paraphrased=False: seed 002 (E.1.1) case-flips only the Python SWE-bench repositories; Java's are all Type 2
+        external_references=[], class_tokens=count_tokens(_JAVADOC.sub("", ground_truth)), paraphrased=False,
+        relatives=[], description_backend=PUBLISHED, setup=_setup_json(entry),
+    ), why  # fmt: skip
+
+
+def _under_repository(path: str, repository: str, key: str, where: str) -> str:
+    """The published Java paths start with the repository's folder: ``zouzhiy-excel/src/main/java/…``."""
+    if not path.startswith(f"{repository}/"):
+        raise BenchsmithError(f"{where}: {key} {path!r} is not under the repository's folder {repository}/")
+    return path[len(repository) + 1 :]
+
+
+def _java_class_of(test_file: str, test_class: str, where: str) -> str:
+    """The test class's qualified name: the package of its file under ``src/test/java``, and its name.
+
+    The directive runs all its tests. The name is test_class_name's even where the file is named otherwise
+    (one published entry names ``MpscLinkedQueueTest`` in ``Java8MpscLinkedQueueTest.java``); setup keeps both.
+    """
+    if not re.fullmatch(r"[A-Za-z_$][\w$]*", test_class):
+        raise BenchsmithError(f"{where}: test_class_name {test_class!r} is not a Java class name")
+    parts = test_file.removesuffix(".java").split("/")
+    if "java" in parts[:-1]:
+        root = len(parts) - 1 - parts[::-1].index("java")  # the last java/ folder: src/test/java/<package>/<class>
+        return ".".join([*parts[root + 1 : -1], test_class])
+    return test_class
+
+
+# --- both -----------------------------------------------------------------------------------------------------------
+
+
+def _setup_json(entry: dict, *directives_key: str) -> str:
+    """The entry's setup details (its own task id, repo_metadata, evaluation_metadata but the directives) as JSON."""
+    evaluation = {k: v for k, v in entry["evaluation_metadata"].items() if k not in directives_key}
+    details = {"published_task_id": entry.get("task_id"), "repo_metadata": entry["repo_metadata"]}
+    if evaluation:
+        details["evaluation_metadata"] = evaluation
+    return json.dumps(details, sort_keys=True)
+
+
+def _repository(task: ClassBenchTask) -> str:
+    return task.task_id.split("::", 1)[0]
+
+
+def _card(source: str, summary: ImportSummary) -> dict:
+    from benchsmith import __version__
+
+    return {
+        "dataset": summary.benchmark, "tool": f"benchsmith {__version__}", "source": source,
+        "language": summary.language, "tasks": summary.tasks, "per_repository": summary.per_repository,
+        "tasks_without_commit": summary.without_commit, "tasks_without_metadata": summary.without_metadata,
+        "descriptions": "published (seed 002's GPT-4 descriptions)",
+    }  # fmt: skip
+
+
+def _card_markdown(card: dict) -> str:
+    lines = [f"# {card['dataset']}: the published RepoClassBench {card['language']} tasks", "",
+             f"Imported by {card['tool']} from {card['source']}: {card['tasks']} tasks; descriptions as published.", ""]  # fmt: skip
+    if card["tasks_without_commit"]:
+        lines += [(f"{card['tasks_without_commit']} tasks record no commit (the published file names none): "
+                   "they are judged once a user supplies each repository."), ""]  # fmt: skip
+    lines += ["| repository | tasks |", "| --- | ---: |"]
+    lines += [f"| {repo} | {count} |" for repo, count in card["per_repository"].items()]
+    return "\n".join(lines) + "\n"

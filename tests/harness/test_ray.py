@@ -1,0 +1,141 @@
+"""`eval` on a real Ray cluster: a head and a second node started on loopback by the test.
+
+The cluster is Ray's own (``ray.cluster_utils.Cluster`` starts real GCS and
+raylet processes); the second node is killed without warning in the middle of
+a run, and the run must still complete with the local executor's verdicts and
+every verdict recorded once.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import Counter
+
+import pytest
+
+from benchsmith.journal import Journal
+from harness.benchmarks import EvalOptions
+from harness.evaluate import evaluate
+from harness.executors import LocalExecutor
+from harness.sandbox import Limits
+from tests.conftest import FIXTURE_D4J
+
+ray = pytest.importorskip("ray")
+cluster_utils = pytest.importorskip("ray.cluster_utils")
+
+pytestmark = [pytest.mark.java, pytest.mark.slow]
+
+NODE = {"num_cpus": 1, "object_store_memory": 80 * 1024 * 1024}
+
+
+def variants(method: str, count: int) -> list[str]:
+    """*count* distinct programs that behave as *method*: a dead local declared after its opening brace."""
+    return [method.replace("{", "{ int unused%d = %d;" % (n, n), 1) for n in range(count)]
+
+
+def write_candidates(path, instances) -> list[tuple[str, str]]:
+    rows = []
+    for instance_id in ("Ledger-1", "Ledger-8"):
+        instance = instances[instance_id]
+        codes = variants(instance.fixed_method, 5) + [instance.buggy_method] + variants(instance.buggy_method, 3)
+        rows += [(instance_id, f"c{n}", code) for n, code in enumerate(codes)]
+    path.write_text("".join(json.dumps({"instance_id": i, "candidate_id": c, "code": code}) + "\n"
+                            for i, c, code in rows))  # fmt: skip
+    return [(i, c) for i, c, _ in rows]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    cluster = cluster_utils.Cluster(initialize_head=True, head_node_args=NODE)
+    second = cluster.add_node(**NODE)
+    cluster.wait_for_nodes()
+    try:
+        yield cluster, second
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+
+
+def test_validate_on_ray_matches_local(tmp_path, cluster, ledger_instances, fixture_repos):
+    from builders.validate import validate_all
+    from harness.executors import RayExecutor
+    from sources.defects4j import Defects4JRoot
+
+    instances = [ledger_instances["Ledger-1"], ledger_instances["Ledger-8"]]
+    d4j, limits = Defects4JRoot(FIXTURE_D4J), Limits(wall_seconds=120)
+    local = validate_all(instances, d4j, fixture_repos, 2, limits, tmp_path / "local")
+    on_ray = validate_all(instances, d4j, fixture_repos, 2, limits, tmp_path / "ray", RayExecutor(cluster[0].address))
+    assert on_ray == local and {v.status for v in local.values()} == {"reproduced"}
+
+
+def options(ledger_dataset, candidates, out, fixture_repos) -> EvalOptions:
+    return EvalOptions(dataset=ledger_dataset, candidates=candidates, out=out, defects4j=FIXTURE_D4J, repos=fixture_repos, workers=2,
+                       limits=Limits(wall_seconds=120))  # fmt: skip
+
+
+def verdicts(results) -> dict:
+    return {(r.instance_id, r.candidate_id): (r.status, r.tests_passed, r.tests_failed, r.duplicate_of) for r in results}
+
+
+def test_ray_matches_local_and_survives_a_lost_node(tmp_path, cluster, ledger_dataset, ledger_instances,
+                                                     fixture_repos, monkeypatch):  # fmt: skip
+    from harness.executors import RayExecutor
+
+    head_cluster, second = cluster
+    candidates = tmp_path / "candidates.jsonl"
+    pairs = write_candidates(candidates, ledger_instances)
+
+    local = evaluate(options(ledger_dataset, candidates, tmp_path / "local.parquet", fixture_repos), LocalExecutor(2))
+
+    recorded: Counter = Counter()
+    append = Journal.append
+
+    def counting(self, entry):  # the driver's one way of recording a verdict
+        recorded[(entry["instance_id"], entry["candidate_id"])] += 1
+        return append(self, entry)
+
+    monkeypatch.setattr(Journal, "append", counting)
+    executor = RayExecutor(head_cluster.address)
+    assert executor.slots() == 2
+    second_id = second.node_id[:8]
+    killed = threading.Event()
+
+    def kill_second_node() -> None:  # once the second node has judged something, it dies without warning
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and not killed.is_set():
+            if any(second_id in node for node in nodes_seen()):
+                head_cluster.remove_node(second, allow_graceful=False)
+                killed.set()
+                return
+            time.sleep(0.05)
+
+    out = tmp_path / "ray.parquet"
+
+    def nodes_seen() -> list[str]:
+        return [entry.get("node", "") for entry in Journal(out).read(lambda entry: entry)] if out.parent.exists() else []
+
+    killer = threading.Thread(target=kill_second_node, daemon=True)
+    killer.start()
+    results = evaluate(options(ledger_dataset, candidates, out, fixture_repos), executor)
+    killer.join(timeout=5)
+
+    assert killed.is_set(), "the second node finished before it could be killed"
+    assert verdicts(results) == verdicts(local)
+    assert sorted(recorded) == sorted(pairs) and set(recorded.values()) == {1}  # every verdict recorded once
+    nodes = Counter(r.node for r in results if not r.duplicate_of)
+    assert any(second_id in node for node in nodes) and len(nodes) == 2  # both nodes judged, the lost one kept its verdicts
+    assert all(r.node for r in results)
+
+
+def test_without_ray_the_executor_says_how_to_install_it(monkeypatch):
+    import sys
+
+    from benchsmith.errors import BenchsmithError
+    from harness.executors import executor
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
+    with pytest.raises(BenchsmithError, match=r"pip install 'benchsmith\[ray\]'"):
+        executor("ray", 2)
+    assert executor("local", 3).workers == 3

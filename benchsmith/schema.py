@@ -163,6 +163,19 @@ class Result:
 
 
 @dataclass(frozen=True)
+class TaskEnvironment:
+    """How the environment a classbench task was built in was resolved, so that an evaluation a year later, here or on
+    another machine, installs the same set: the lock itself, and what made it. Empty in datasets built before
+    benchsmith recorded it; their evaluation resolves as of the repository's own date."""
+
+    resolve: str = ""  # "as-of" (packages uploaded before as_of) or "latest" (the index of the build's day)
+    as_of: str = ""  # RFC 3339, UTC: "2023-05-22T15:07:41Z"; "" with resolve "latest"
+    python: str = ""  # the interpreter the lock was resolved for: "3.11.9"
+    lock: str = ""  # the lock's text (``uv pip compile`` output): the exact set of distributions and versions
+    lock_sha256: str = ""  # of the lock's text
+
+
+@dataclass(frozen=True)
 class ClassBenchTask:
     task_id: str
     language: str
@@ -189,6 +202,7 @@ class ClassBenchTask:
     # How to set the task's repository up, as JSON text: for a task imported from the published RepoClassBench
     # files, the entry's own details (its task id, repo_metadata and the rest of evaluation_metadata); "" for built tasks.
     setup: str = ""
+    environment: TaskEnvironment = field(default_factory=TaskEnvironment)  # the build's resolution, for eval
 
 
 
@@ -265,7 +279,8 @@ def instance_id(project: str, bug_id: int) -> str:
 # 4: Result gained ``iteration`` (an agent's attempt).
 # 5: Result gained ``node`` (the machine that judged it).
 # 6: ClassBenchTask gained ``setup`` (a published task's setup details).
-SCHEMA_VERSION = 6
+# 7: ClassBenchTask gained ``environment`` (the lock and the as-of date its environment was resolved with).
+SCHEMA_VERSION = 7
 STAMP_KEY = b"benchsmith"
 
 _ARROW_TYPES: dict[type, pa.DataType] = {str: pa.string(), int: pa.int32(), float: pa.float64(), bool: pa.bool_()}
@@ -356,7 +371,10 @@ def read_records(path: Path, record_type: type[R]) -> list[R]:
         raise BenchsmithError(f"{path}: holds {stamp.record} records, not {record_type.__name__}")
     table = pq.read_table(path)
     names = arrow_schema(record_type).names
-    if table.schema.names != names:
+    # A file an older benchsmith wrote lacks the columns added since; those with a default read as it.
+    defaulted = {f.name for f in dataclasses.fields(record_type)
+                 if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING}  # fmt: skip
+    if [n for n in names if n in table.schema.names] != table.schema.names or set(names) - set(table.schema.names) - defaulted:
         raise BenchsmithError(f"{path}: columns {table.schema.names} are not those of {record_type.__name__}")
     return [_record(record_type, row) for row in table.to_pylist()]
 

@@ -14,6 +14,7 @@ copy of the tree; the evaluation of untrusted candidates
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import select
@@ -29,6 +30,8 @@ from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
 from sources.python_repo import Repository
 from harness import sandbox
+
+log = logging.getLogger(__name__)
 
 PER_TEST_TIMEOUT = 60
 REPORT_LIMIT = 256 << 20  # a whole suite's direct coverage fits; beyond this a report is not ours
@@ -113,7 +116,9 @@ def run_pytest(repo: Repository, copy: Path, node_ids: list[str] | None, slot: i
            "PYTHONDONTWRITEBYTECODE": "1"}  # fmt: skip
     if coverage:
         env["BENCHSMITH_DIRECTCOV"] = "1"
-    argv = pytest_argv(repo, copy, config)
+    # A module that cannot be collected (a git submodule a source archive leaves out, a conftest-less import) must
+    # not stop the others: pytest interrupts the whole session on a collection error unless told to go on.
+    argv = pytest_argv(repo, copy, config) + ["--continue-on-collection-errors"]
     if node_ids is None:
         argv += _default_targets(copy)
     else:  # their files on the command line, the exact ids selected by the plugin
@@ -121,7 +126,21 @@ def run_pytest(repo: Repository, copy: Path, node_ids: list[str] | None, slot: i
         selection.write_text("\n".join(node_ids) + "\n", encoding="utf-8")
         env["BENCHSMITH_SELECT"] = str(selection)
         argv += sorted({node.split("::", 1)[0] for node in node_ids})
-    outcome, report = run_reporting(argv, copy, slot, limits, log_path, env)
+    for attempt in (1, 2):
+        outcome, report = run_reporting(argv, copy, slot, limits, log_path, env)
+        # pytest ends with 0 to 5 and always prints its summary; another status, or an empty log, with nothing
+        # reported is a process that died before any test ran (killed from outside). Such a run says nothing of the
+        # tests, yet its silence would read as every selected test failing (every one a directive): it is made once
+        # more, then refused.
+        silent = not log_path.is_file() or log_path.stat().st_size == 0
+        died = not outcome.timed_out and not report.tests and (outcome.returncode not in range(6) or silent)
+        if not died:
+            break
+        log.warning("%s: the test run ended with status %s before pytest reported anything (attempt %d of 2)",
+                    log_path, outcome.returncode, attempt)  # fmt: skip
+    if died:
+        raise BenchsmithError(f"{log_path}: the test run ended twice with status {outcome.returncode} before pytest "
+                              "reported anything")  # fmt: skip
     if report.malformed:
         raise BenchsmithError(f"{log_path}: the report of a trusted run is unreadable: {report.malformed}")
     return TestRun(dict(report.tests), report.calls, outcome.timed_out, log_path)

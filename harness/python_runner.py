@@ -159,7 +159,9 @@ class TaskRunner:
         self.lane = lane
         self.limits = limits
         self.logs = logs
-        self.repo = resolve(task.repo, task.commit or None)
+        # The environment the dataset was built in: its recorded lock, installed as it is (a dataset built before
+        # benchsmith recorded one resolves as of the repository's own date).
+        self.repo = resolve(task.repo, task.commit or None, locked=task.environment)
         self.view = public_view(self.repo, task.file_path, task.class_name)
         self.removed = (self.view / task.file_path).read_text(encoding="utf-8", errors="surrogateescape")
         self.runtime = runtime(self.repo.python)

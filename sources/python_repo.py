@@ -41,6 +41,7 @@ from packaging.utils import canonicalize_name
 from benchsmith.atomic import write_text_atomic
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
+from benchsmith.schema import TaskEnvironment
 from sources import python_deps
 
 log = logging.getLogger(__name__)
@@ -80,18 +81,27 @@ def protect_private_caches() -> None:
             folder.chmod(0o700)
 
 
-def resolve(spec: str, commit: str | None = None, as_of: str | None = None, mode: str = "as-of") -> Repository:
+def resolve(spec: str, commit: str | None = None, as_of: str | None = None, mode: str = "as-of",
+            locked: TaskEnvironment | None = None) -> Repository:  # fmt: skip
     """Fetch and prepare *spec*; cached, so a second call does no work.
 
     The environment is resolved with packages uploaded before *as_of* (default: the sdist's upload time, the
-    commit's committer date, the folder's newest file), or against today's index with ``mode="latest"``."""
+    commit's committer date, the folder's newest file), or against today's index with ``mode="latest"``. With
+    *locked* (a task's recorded environment, when it holds a lock) nothing is resolved: exactly the lock the dataset
+    was built with is installed, whatever the index offers today and whatever the tree's own date says."""
+    if locked is not None and locked.lock:
+        if hashlib.sha256(locked.lock.encode()).hexdigest() != locked.lock_sha256:
+            raise BenchsmithError(f"{spec}: the dataset's environment lock does not match its sha256 {locked.lock_sha256}")
+        mode, as_of = locked.resolve or "as-of", locked.as_of or None
+    else:
+        locked = None
     if mode not in RESOLVE_MODES:
         raise BenchsmithError(f"--resolve {mode}: expected one of {', '.join(RESOLVE_MODES)}")
     protect_private_caches()
     key, tree, dated = _source_tree(spec, commit)
     import_root = "src" if (tree / "src").is_dir() and any((tree / "src").glob("*/__init__.py")) else ""
     when = None if mode == "latest" else parse_as_of(as_of) if as_of else dated
-    python, installed, resolution = _environment(key, tree, when)
+    python, installed, resolution = _environment(key, tree, when, locked)
     package = next((p.parent.name for p in sorted((tree / import_root).glob("*/__init__.py")) if p.parent.name != "tests"), "")
     return Repository(spec, commit or "", key, tree, import_root, python, installed, package, resolution)
 
@@ -243,22 +253,30 @@ def _export_git(spec: str, git_dir: Path, commit: str, tree: Path) -> None:
     (tree / ".benchsmith-complete").touch()
 
 
-def _environment(key: str, tree: Path, as_of: str | None) -> tuple[Path, dict, dict]:
+def _environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvironment | None = None) -> tuple[Path, dict, dict]:
     """The environment of *tree*: its requirements and test requirements resolved by uv (as of *as_of*, or today's
-    index when None) into a lock file in the environment's folder, and exactly that lock installed."""
+    index when None) into a lock file in the environment's folder, and exactly that lock installed; or, with
+    *locked*, the recorded lock installed as it is."""
     env = cache_dir("classbench", "envs") / f"{key}-{'latest' if as_of is None else 'asof-' + re.sub(r'[^0-9TZ]', '', as_of)}"
     manifest = env / "benchsmith-env.json"
     if manifest.exists():
         record = json.loads(manifest.read_text())
-        if record.get("format") == ENV_FORMAT:
+        same_lock = locked is None or record.get("resolution", {}).get("lock_sha256") == locked.lock_sha256
+        if record.get("format") == ENV_FORMAT and same_lock:
             return env / "bin" / "python", record["installed"], record["resolution"]
-    interpreter = _interpreter(tree, key)
-    log.info("creating the environment of %s with Python %s (resolved %s)", key, interpreter[1],
-             f"as of {as_of}" if as_of else "against today's index")  # fmt: skip
+        if not same_lock:
+            log.info("%s holds another lock than the dataset's: installing the dataset's", env)
+    interpreter = _interpreter(tree, key, locked.python if locked else "")
+    log.info("creating the environment of %s with Python %s (%s)", key, interpreter[1],
+             "the dataset's lock" if locked else f"resolved as of {as_of}" if as_of else "resolved against today's index")  # fmt: skip
     shutil.rmtree(env, ignore_errors=True)
     _uv(key, "venv", "--quiet", "--python", str(interpreter[0]), str(env))
     python = env / "bin" / "python"
-    lock, used, dropped = _lock(key, tree, env, python, as_of)
+    if locked is not None:
+        lock, used, dropped = env / "benchsmith.lock", ["the dataset's lock"], []
+        write_text_atomic(lock, locked.lock)
+    else:
+        lock, used, dropped = _lock(key, tree, env, python, as_of)
     dated = ["--exclude-newer", as_of] if as_of else []
     _uv(key, "pip", "sync", "--quiet", "--python", str(python), "--default-index", index_url(), *dated, str(lock))
     _check_package_absent(env, tree, key)
@@ -333,11 +351,24 @@ def _compile(key: str, requirements: list[str], lock: Path, python: Path, as_of:
     return None
 
 
-def _interpreter(tree: Path, key: str) -> tuple[Path, str]:
+def _interpreter(tree: Path, key: str, recorded: str = "") -> tuple[Path, str]:
     """An interpreter that satisfies the repository's ``requires-python``: benchsmith's own when it does, else the
-    newest one found (pyenv's, the system's, uv's); a one-line error naming the requirement and what was found."""
+    newest one found (pyenv's, the system's, uv's); a one-line error naming the requirement and what was found.
+
+    With *recorded* (the version a dataset's lock was resolved for), one of the same minor version, where there is
+    one: a lock holds the wheels of one Python."""
     requirement = python_deps.requires_python(tree)
     current = platform.python_version()
+    if recorded:
+        minor = tuple(recorded.split(".")[:2])
+        if tuple(current.split(".")[:2]) == minor:
+            return Path(sys.executable), current
+        same = [(v, p) for p, v in _interpreters().items() if tuple(v.split(".")[:2]) == minor]
+        if same:
+            version, path = max(same, key=lambda m: tuple(int(x) for x in re.findall(r"\d+", m[0])[:3]))
+            return path, version
+        log.warning("%s: its lock was resolved for Python %s; no Python %s here, so it is installed for another",
+                    key, recorded, ".".join(minor))  # fmt: skip
     if not requirement or SpecifierSet(requirement).contains(current, prereleases=True):
         return Path(sys.executable), current
     found = _interpreters()
@@ -402,6 +433,14 @@ def _check_package_absent(env: Path, tree: Path, key: str) -> None:
         if left:
             raise BenchsmithError(f"{key}: its environment still holds the package {', '.join(left)} in {site_packages} "
                                   "after uninstalling it; delete the environment and rebuild")  # fmt: skip
+
+
+def task_environment(repo: Repository) -> TaskEnvironment:
+    """What a task records of *repo*'s environment, for :func:`resolve` to install the same set at evaluation."""
+    resolution = repo.resolution
+    lock = Path(resolution["lock"]).read_text(encoding="utf-8") if resolution.get("lock") else ""
+    return TaskEnvironment(resolution.get("mode", ""), resolution.get("as_of") or "", resolution.get("python", ""), lock,
+                           hashlib.sha256(lock.encode()).hexdigest() if lock else "")  # fmt: skip
 
 
 @dataclass(frozen=True)

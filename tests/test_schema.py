@@ -9,6 +9,8 @@ from benchsmith.errors import BenchsmithError
 from benchsmith.export import write_dataset
 from benchsmith.schema import (
     SCHEMA_VERSION,
+    ClassBenchTask,
+    TaskEnvironment,
     ExtraChange,
     NL2FixInstance,
     Result,
@@ -19,7 +21,7 @@ from benchsmith.schema import (
     read_stamp,
     to_table,
 )
-from tests.helpers.records import make_instance
+from tests.helpers.records import classbench_task, make_instance
 
 
 def test_instance_ids_are_deterministic():
@@ -65,6 +67,17 @@ def test_reading_a_file_with_other_columns_fails(tmp_path):
     pq.write_table(pa.table({"x": [1]}), path)
     with pytest.raises(BenchsmithError, match="columns"):
         read_records(path, NL2FixInstance)
+
+
+def test_a_file_written_before_a_defaulted_column_was_added_reads_with_its_default(tmp_path):
+    task = classbench_task()
+    older = to_table([task], ClassBenchTask).drop_columns(["environment"])  # as schema 3 wrote classbench tasks
+    pq.write_table(older, tmp_path / "older.parquet")
+    (read,) = read_records(tmp_path / "older.parquet", ClassBenchTask)
+    assert read == task and read.environment == TaskEnvironment()
+    pq.write_table(to_table([task], ClassBenchTask).drop_columns(["task_id"]), tmp_path / "no-id.parquet")
+    with pytest.raises(BenchsmithError, match="columns"):  # a column without a default is still required
+        read_records(tmp_path / "no-id.parquet", ClassBenchTask)
 
 
 def test_the_arrow_schema_is_derived_from_the_dataclass_types_included():

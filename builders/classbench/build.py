@@ -46,11 +46,11 @@ from harness.benchmarks.classbench import ClassBench
 from harness.pytest_run import TestRun, describe_missing, missing_imports, run_pytest, swapped_module, work_copy
 from harness.python_runner import reference_solution
 from sources.python_removal import insert_class, remove_class
-from sources.python_repo import Repository, private_cache_dir, resolve
+from sources.python_repo import Repository, private_cache_dir, resolve, task_environment
 
 log = logging.getLogger(__name__)
 ANALYSIS_VERSION = "1"
-RUNS_FORMAT = 3  # bump when test runs change (the sandbox, the plugin): cached runs are not reused
+RUNS_FORMAT = 4  # bump when test runs change (the sandbox, the plugin): cached runs are not reused
 
 
 @dataclass(frozen=True)
@@ -259,7 +259,7 @@ def _task(repo: Repository, options: ClassBenchOptions, info: AnalysedClass, cla
         imports=removal.imports, detailed_metadata=render(info, detailed=True), sketchy_metadata=render(info, detailed=False),
         detailed_description="", sketchy_description="", test_directives=directives,
         external_references=info.external_references, class_tokens=info.tokens, paraphrased=False,
-        relatives=[] if options.no_relatives else relatives_of(info, classes),
+        relatives=[] if options.no_relatives else relatives_of(info, classes), environment=task_environment(repo),
     )  # fmt: skip
 
 

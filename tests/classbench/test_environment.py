@@ -8,6 +8,7 @@ installation. A PyPI-like JSON API serves the project's sdist with its upload ti
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import importlib.metadata
 import io
@@ -23,8 +24,13 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
+from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
+from benchsmith.schema import ClassBenchTask, Result, read_records
 from builders.classbench.build import ClassBenchOptions, build
+from harness.benchmarks import EvalOptions
+from harness.evaluate import evaluate
+from harness.python_runner import reference_solution
 from harness.pytest_run import missing_imports
 from sources.python_repo import resolve
 from tests.conftest import GEOMETRY
@@ -139,12 +145,15 @@ def index():
         os.environ.pop(key, None) if value is None else os.environ.__setitem__(key, value)
 
 
-def _publish(server: _Index, tmp_path: Path, name: str, pyproject: str, conftest: str) -> str:
-    """The geometry fixture as project *name* 1.0: its sdist on the index, uploaded at SDIST_UPLOADED."""
+def _publish(server: _Index, tmp_path: Path, name: str, pyproject: str, conftest: str, **files: str) -> str:
+    """The geometry fixture as project *name* 1.0 (with *files* added): its sdist on the index, uploaded at
+    SDIST_UPLOADED."""
     tree = tmp_path / f"{name}-1.0"
     shutil.copytree(GEOMETRY, tree)
     (tree / "pyproject.toml").write_text(pyproject)
     (tree / "tests" / "conftest.py").write_text(conftest)
+    for path, text in files.items():
+        (tree / path).write_text(text)
     (tree / "PKG-INFO").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\nRequires-Python: >=3.9\n")
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
@@ -188,6 +197,48 @@ def test_an_sdist_builds_as_of_its_upload_and_the_lock_is_reproducible(index, tm
     latest = resolve(spec, mode="latest")
     assert latest.installed["helperlib"] == "2.0" and latest.resolution["as_of"] is None
     assert resolve(spec, as_of="2025-06-01").installed["helperlib"] == "2.0"
+
+
+def test_eval_installs_the_lock_the_dataset_was_built_with(index, tmp_path):
+    # The project's own date would give helperlib 1.0; built --as-of a later day, it has 2.0, which its tests demand.
+    spec = _publish(index, tmp_path, "asofdemo", PDM_PROJECT.format(name="asofdemo"),
+                    "import helperlib\n\nassert helperlib.VERSION == '2.0', helperlib.VERSION\n")  # fmt: skip
+    out = tmp_path / "out" / "asofdemo.parquet"
+    card = build(ClassBenchOptions(repo=spec, out=out, as_of="2025-06-01"))
+    (task,) = read_records(out, ClassBenchTask)
+    recorded = task.environment
+    assert (recorded.resolve, recorded.as_of) == ("as-of", "2025-06-01T00:00:00Z")
+    assert recorded.lock == Path(card["resolution"]["lock"]).read_text() and "helperlib==2.0" in recorded.lock
+    assert recorded.lock_sha256 == card["resolution"]["lock_sha256"]
+
+    # A year later: the environment cache is gone and the index offers a newer helperlib, which the lock keeps out.
+    shutil.rmtree(cache_dir("classbench", "envs"))
+    filename, data = _wheel("helperlib", "3.0", {"helperlib/__init__.py": b"VERSION = '3.0'\n"})
+    index.files[filename] = (data, "helperlib", "2026-01-10T00:00:00Z")
+    try:
+        candidates = tmp_path / "candidates.jsonl"
+        candidates.write_text(json.dumps({"instance_id": task.task_id, "candidate_id": "gold",
+                                          "code": reference_solution(task)}) + "\n")  # fmt: skip
+        evaluate(EvalOptions(dataset=out, candidates=candidates, out=tmp_path / "results.parquet", workers=1))
+    finally:
+        del index.files[filename]
+    (result,) = read_records(tmp_path / "results.parquet", Result)
+    assert result.status == "plausible", result.reason
+    again = resolve(spec, locked=recorded)
+    assert again.resolution["lock_sha256"] == recorded.lock_sha256 and again.installed["helperlib"] == "2.0"
+    assert Path(again.resolution["lock"]).read_text() == recorded.lock
+
+    tampered = dataclasses.replace(recorded, lock=recorded.lock.replace("helperlib==2.0", "helperlib==3.0"))
+    with pytest.raises(BenchsmithError, match="does not match its sha256"):
+        resolve(spec, locked=tampered)
+
+
+def test_a_test_module_that_cannot_be_collected_does_not_stop_the_others(index, tmp_path):
+    # As tomlkit's suite reads a git submodule that its commit's archive leaves out.
+    spec = _publish(index, tmp_path, "brokendemo", PDM_PROJECT.format(name="brokendemo"), "import helperlib\n",
+                    **{"tests/test_submodule.py": "CASES = open('tests/toml-test/files').read()\n"})  # fmt: skip
+    card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "broken.parquet"))
+    assert card["tasks"] == 1 and card["test_suite"] == {"passed": 8, "error": 1}
 
 
 def test_a_missing_import_is_named_with_the_file_that_imports_it(index, tmp_path):

@@ -142,3 +142,38 @@ def assert_unreachable(tools, task: ClassBenchTask, extra_classes: list[str] = (
 
 def test_the_removed_class_and_its_tests_are_unreachable(geometry_task, geometry_tools):
     assert assert_unreachable(geometry_tools, geometry_task, extra_classes=["Point", "Length"]) > 40
+
+
+class CountingEmbedder:
+    """The real MiniLM embedder, counting the texts it is asked to embed."""
+
+    def __init__(self) -> None:
+        from harness.embeddings import get_embedder
+
+        self.inner = get_embedder("minilm")
+        self.name, self.model, self.revision = self.inner.name, self.inner.model, self.inner.revision
+        self.embedded = 0
+
+    def embed(self, texts):
+        self.embedded += len(texts)
+        return self.inner.embed(texts)
+
+
+def test_embeddings_are_cached_across_calls_and_toolboxes(geometry_task):
+    embedder = CountingEmbedder()
+    tools = python_toolbox(geometry_task, embedder=embedder)
+    first = tools.call("get_related_snippets", {"query": "a never seen query about hexagons"})
+    after_first = embedder.embedded
+    assert tools.call("get_related_snippets", {"query": "a never seen query about hexagons"}) == first
+    again = python_toolbox(geometry_task, embedder=embedder)
+    assert again.call("get_related_snippets", {"query": "a never seen query about hexagons"}) == first
+    assert embedder.embedded == after_first  # nothing embedded twice, not even by a new toolbox
+
+
+def test_long_bodies_are_truncated():
+    from harness.agents.python_tools import truncated
+
+    source = "def f():\n" + "".join(f"    x{i} = {i}\n" for i in range(100))
+    text = truncated(source)
+    assert text.splitlines()[59] == "    x58 = 58" and text.endswith("# ... (41 more lines truncated)")
+    assert truncated("def g():\n    return 1") == "def g():\n    return 1"

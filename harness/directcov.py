@@ -21,6 +21,11 @@ classes invoked directly in the body of test T: here, every call event whose
 caller frame is the test function's own frame; with ``BENCHSMITH_DIRECTCOV``
 set, each test's line carries ``"calls": [[file, qualname], ...]``.
 
+Messages: a test that does not pass, and a module that fails to collect, also
+send ``"message"``: the end of pytest's report of the failure (at most
+``MESSAGE_LIMIT`` characters), which agents show the model as feedback. It is
+only ever shown, never believed: outcomes decide verdicts.
+
 Loaded into the repository's own pytest with ``-p benchsmith_directcov``.
 Standard library only: it runs inside the repository's environment.
 """
@@ -33,7 +38,9 @@ import sys
 
 import pytest
 
+MESSAGE_LIMIT = 2000
 _outcomes: dict[str, str] = {}
+_messages: dict[str, str] = {}
 _calls: dict[str, list[list[str]]] = {}
 
 
@@ -63,9 +70,17 @@ def pytest_collection_modifyitems(config, items):
         items[:] = [item for item in items if item.nodeid in wanted]
 
 
+def _message(report) -> str:
+    try:
+        text = report.longreprtext
+    except Exception:  # a report object of another make: no message, the outcome is what counts
+        return ""
+    return text[-MESSAGE_LIMIT:]  # the end: where the assertion or the exception is
+
+
 def pytest_collectreport(report):
     if report.failed:
-        _send({"nodeid": report.nodeid, "outcome": "error"})
+        _send({"nodeid": report.nodeid, "outcome": "error", "message": _message(report)})
 
 
 def _test_code(item):
@@ -116,8 +131,12 @@ def pytest_runtest_logreport(report):
     outcome = _phase_outcome(report)
     if report.when == "setup" or _outcomes.get(report.nodeid, "passed") == "passed":
         _outcomes[report.nodeid] = outcome  # the first phase that does not pass decides
+        if report.failed:
+            _messages[report.nodeid] = _message(report)
     if report.when == "teardown":
         record = {"nodeid": report.nodeid, "outcome": _outcomes.pop(report.nodeid, outcome)}
         if report.nodeid in _calls:
             record["calls"] = _calls.pop(report.nodeid)
+        if report.nodeid in _messages:
+            record["message"] = _messages.pop(report.nodeid)
         _send(record)

@@ -46,6 +46,9 @@ class PluginReport:
     tests: list[tuple[str, str]] = field(default_factory=list)
     calls: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     malformed: str = ""  # why the bytes are not a report our plugin wrote; "" when they are
+    # node id -> the end of pytest's report of its failure. Written by the process under test, hence forgeable: shown
+    # to a model as feedback, never used to decide an outcome.
+    messages: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -218,6 +221,7 @@ def parse_report(data: bytes) -> PluginReport:
         return PluginReport(malformed="the last line is cut off")
     tests: list[tuple[str, str]] = []
     calls: dict[str, list[tuple[str, str]]] = {}
+    messages: dict[str, str] = {}
     for number, line in enumerate(data.split(b"\n")[:-1], start=1):
         try:
             record = json.loads(line)
@@ -226,10 +230,14 @@ def parse_report(data: bytes) -> PluginReport:
                 raise TypeError("node id and outcome must be strings")
             if "calls" in record:
                 calls[node] = [(str(f), str(q)) for f, q in record["calls"]]
+            if "message" in record:
+                if not isinstance(record["message"], str):
+                    raise TypeError("a message must be a string")
+                messages[node] = record["message"]
         except (ValueError, TypeError, KeyError) as exc:
             return PluginReport(malformed=f"line {number} is not a test's report ({type(exc).__name__})")
         tests.append((node, outcome))
-    return PluginReport(tests, calls)
+    return PluginReport(tests, calls, messages=messages)
 
 
 def _has_pytest_section(path: Path) -> bool:

@@ -216,6 +216,7 @@ class TaskRunner:
             tests_failed=len(failing), failing_tests=failing, path="pytest", seconds=seconds,
         )  # fmt: skip
         if failing:
+            verdict.messages = _failure_messages(failing, report.messages)
             first = failing[0]
             verdict.reason = f"{len(failing)} of {len(directives)} directives fail, first {first} " \
                              f"({checked.outcomes[first]})"
@@ -357,6 +358,16 @@ def _drop_unhashed(prefix: Path, module: Path) -> None:
             flags = int.from_bytes(handle.read(8)[4:8], "little")
         if not flags & 0b1:  # PEP 552: bit 0 set means hash-based
             pyc.unlink()
+
+
+def _failure_messages(failing: list[str], messages: dict[str, str]) -> dict[str, str]:
+    """Each failing directive's message: its own, else its file's (a module that failed to collect)."""
+    found = {}
+    for directive in failing:
+        message = messages.get(directive) or messages.get(directive.split("::", 1)[0], "")
+        if message:
+            found[directive] = message
+    return found
 
 
 def _sentinel_hosts(view: Path, directives: list[str], module_path: str) -> list[_SentinelHost]:

@@ -16,3 +16,6 @@ class Verdict:
     path: str = ""  # "fast" or "plain"
     seconds: float = 0.0
     regression_passed: bool | None = None  # the relevant tests other than the trigger tests; None: not run
+    # failing test -> the end of its failure report (classbench, for agents' feedback). From the process under test:
+    # shown to models, never used to decide the status.
+    messages: dict[str, str] = field(default_factory=dict)

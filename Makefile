@@ -38,15 +38,20 @@ DESCRIBE_WITH := --backend openai --model $(MODEL)
 NL2FIX_WITH := --backend openai --model $(MODEL) --n $(SAMPLES) --temperature 0.8
 CLASSBENCH_WITH := --backend openai --model $(MODEL) --n $(SAMPLES) --temperature 0.8
 CANDIDATES := $(MODEL), $(SAMPLES) samples
+RRR_WITH := --backend openai --model $(MODEL)
+RRR_BY := $(MODEL)
 else
 DESCRIBE_WITH := --backend template
 NL2FIX_WITH := --backend replay --replay $(RUN)/reference-nl2fix.jsonl --n 10
 CLASSBENCH_WITH := --backend replay --replay $(RUN)/reference-classbench.jsonl --n 2
 CANDIDATES := reference candidates replayed
+RRR_WITH := --backend scripted --script $(RUN)/rrr-script.jsonl
+RRR_BY := a scripted demonstration (a failing attempt, two tool calls, a reflection, the gold), not a model
 endif
 
 # The whole pipeline on the bundled inputs, offline but for PyPI: build and validate NL2Fix from the fixture,
-# build classbench from a real PyPI package, describe, generate, rank, evaluate, report with plots.
+# build classbench from a real PyPI package, describe, generate, rank, evaluate, run the RRR agent (seed 002) with
+# its repository tools and oracle, report with plots.
 dataset: install java
 	$(BIN)/python data/fixtures/make_fixture.py --out $(FIXTURE_REPOS)
 	$(BIN)/benchsmith nl2fix build --defects4j data/fixtures/defects4j --repos $(FIXTURE_REPOS) \
@@ -66,12 +71,20 @@ dataset: install java
 		--defects4j data/fixtures/defects4j --repos $(FIXTURE_REPOS) --regression --out $(RUN)/nl2fix-results.parquet
 	$(BIN)/benchsmith eval --dataset $(DATASETS)/classbench.parquet --candidates $(RUN)/classbench-candidates.jsonl \
 		--out $(RUN)/classbench-results.parquet
+	$(BIN)/benchsmith agent demo-script --dataset $(DATASETS)/classbench.parquet --out $(RUN)/rrr-script.jsonl
+	$(BIN)/benchsmith agent run --agent rrr --dataset $(DATASETS)/classbench.parquet --max-calls 5 $(RRR_WITH) \
+		--out $(RUN)/rrr-candidates.jsonl
+	$(BIN)/benchsmith eval --dataset $(DATASETS)/classbench.parquet --candidates $(RUN)/rrr-candidates.jsonl \
+		--out $(RUN)/rrr-results.parquet
 	{ echo "# benchsmith run $(notdir $(RUN))"; echo; \
 	  echo "## NL2Fix (Ledger fixture; $(STRATEGY) prompt; $(CANDIDATES))"; echo; \
 	  $(BIN)/benchsmith report --results $(RUN)/nl2fix-results.parquet --ranking $(RUN)/nl2fix-ranking.parquet \
 		--k 1,5,10 --plots $(RUN)/plots/nl2fix; \
 	  echo "## RepoClassBench ($(CLASSBENCH_REPO); basic prompt, DETAILED descriptions; $(CANDIDATES))"; echo; \
 	  $(BIN)/benchsmith report --results $(RUN)/classbench-results.parquet --k 1,2 --plots $(RUN)/plots/classbench; \
+	  echo "## RRR ($(CLASSBENCH_REPO); DETAILED descriptions; $(RRR_BY))"; echo; \
+	  $(BIN)/benchsmith report --results $(RUN)/rrr-results.parquet --k 1 \
+		--transcripts $(RUN)/rrr-candidates.transcripts.jsonl; \
 	} > $(RUN)/report.md
 	@echo "report: $(RUN)/report.md"
 

@@ -111,7 +111,7 @@ def run_agent(dataset: Path, backend: Backend, out: Path, options: AgentRunOptio
     log.info("%d tasks: %d done in an earlier run, %d to run (%s, %s tool calls)", len(tasks), summary.resumed,
              len(pending), options.agent, settings.tool_format)  # fmt: skip
     environment = AgentOptions(dataset=dataset, logs=out.with_name(out.name + ".logs"),
-                               no_relatives=options.no_relatives, limits=options.limits)  # fmt: skip
+                               no_relatives=options.no_relatives, limits=options.limits, description=level)  # fmt: skip
     lock = threading.Lock()
     bar = tqdm(total=len(pending), desc=options.agent, unit="task", mininterval=1.0)
 

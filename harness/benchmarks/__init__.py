@@ -60,6 +60,7 @@ class AgentOptions:
     no_relatives: bool = False  # leave the task's relatives out of every tool's view (seed 002's RQ2)
     limits: Limits = Limits()
     slot: int = 0  # tasks worked at the same time have different slots (as eval's runners do)
+    description: str = "detailed"  # the description level the agent is given, which the independent tool queries with
 
 
 class CandidateRunner(Protocol):

@@ -11,6 +11,7 @@ from benchsmith.errors import BenchsmithError
 from benchsmith.schema import ClassBenchTask
 from harness.benchmarks import (
     DESCRIPTION_PROVENANCE,
+    AgentOptions,
     Benchmark,
     CandidateRunner,
     Describer,
@@ -25,7 +26,7 @@ from harness.prompts import CLASSBENCH_STRATEGIES
 from harness.prompts import classbench as prompts
 
 if TYPE_CHECKING:
-    from harness.agents.base import AgentTask
+    from harness.agents.base import AgentTask, Oracle, Toolbox
 
 
 class ClassDescriber(Describer[ClassBenchTask]):
@@ -76,6 +77,17 @@ class ClassBench(Benchmark[ClassBenchTask]):
     def agent_task(self, record: ClassBenchTask, description: str | None) -> AgentTask:
         return _agent_task(record, description or "detailed")
 
+    def agent_environment(self, record: ClassBenchTask, options: AgentOptions) -> tuple[Toolbox, Oracle]:
+        from harness.agents.oracle import python_oracle
+        from harness.agents.python_tools import python_toolbox
+
+        if record.language != "python":
+            raise BenchsmithError(f"{record.task_id}: repository tools exist for python tasks only, not {record.language}")
+        toolbox = python_toolbox(record, relatives=not options.no_relatives,
+                                 description=prompts.task_description(record, options.description))  # fmt: skip
+        logs = options.logs / "".join(c if c.isalnum() or c in "-_." else "_" for c in record.task_id)
+        return toolbox, python_oracle(record, options.limits, logs, slot=options.slot)
+
     def reference_candidates(self, records: list[ClassBenchTask], mutants: int, seed: int) -> list[ReferenceCandidate]:
         from harness.python_runner import reference_solution
 
@@ -87,7 +99,7 @@ class ClassBench(Benchmark[ClassBenchTask]):
 
 
 def _agent_task(task: ClassBenchTask, level: str) -> AgentTask:
-    from harness.agents.base import AgentTask
+    from harness.agents.base import AgentTask, Oracle, Toolbox
 
     if task.language != "python":
         raise BenchsmithError(f"{task.task_id}: agents support python tasks only, not {task.language}")

@@ -36,7 +36,7 @@ from sources.history import UPSTREAM_URLS, SourceProvider, has_git_history, prov
 log = logging.getLogger(__name__)
 
 # Bump when the filter or the extraction changes, so cached outcomes are recomputed.
-ANALYSIS_VERSION = "10"  # 10: outcomes carry the lenient verdict and the extra changes
+ANALYSIS_VERSION = "11"  # 11: a patch that applies at an offset is renumbered on the files in hand
 
 
 @dataclasses.dataclass(frozen=True)

@@ -83,6 +83,10 @@ def library_jars(lib_dir: Path, pinned: dict[str, str] | None = None) -> list[Pa
     for jar in sorted(lib_dir.rglob("*.jar")) if lib_dir.is_dir() else []:
         match = re.match(r"^(?P<artifact>.+?)-(?P<version>\d[\w.\-]*)\.jar$", jar.name)
         artifact, version = (match["artifact"], match["version"]) if match else (jar.stem, "0")
+        if jar.parent.parent.name == artifact:
+            # Maven layout, <artifact>/<version>/: the folder names the version a pom pins; a snapshot's jar
+            # is named by its build's timestamp instead (jackson-core-2.7.0-rc4-20160106.062135-1.jar).
+            version = jar.parent.name
         if _RUNNER_ARTIFACTS.match(artifact) or "cobertura" in jar.parts or artifact == "cobertura":
             continue
         versions.setdefault(artifact, []).append((_version_key(version), version, jar))

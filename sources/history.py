@@ -2,7 +2,10 @@
 
 Two providers behind one interface. With the ``defects4j`` command on PATH,
 its own checkouts. Without it, the project's upstream git history: the fixed
-revision, and the buggy files made by applying the Defects4J patch to it.
+revision, and the buggy files made by applying the Defects4J patch to it. A
+project whose Defects4J revisions are Subversion numbers (Chart) is read from a
+git conversion of its history, each revision found by content
+(sources/svn_history.py).
 """
 
 from __future__ import annotations
@@ -18,12 +21,13 @@ from benchsmith.config import cache_dir
 from benchsmith.errors import SourceUnavailable
 from sources.defects4j import Bug
 from sources.patches import apply_patch
+from sources.svn_history import RevisionMap, SvnImport
 
 log = logging.getLogger(__name__)
 
 # The upstream repository of each Defects4J project; None where the history is not git.
 UPSTREAM_URLS: dict[str, str | None] = {
-    "Chart": None,  # Subversion (JFreeChart on SourceForge)
+    "Chart": "https://github.com/jfree/jfreechart.git",  # a conversion of its Subversion history: SVN_IMPORTS
     "Cli": "https://github.com/apache/commons-cli.git",
     "Closure": "https://github.com/google/closure-compiler.git",
     "Codec": "https://github.com/apache/commons-codec.git",
@@ -40,6 +44,14 @@ UPSTREAM_URLS: dict[str, str | None] = {
     "Math": "https://github.com/apache/commons-math.git",
     "Mockito": "https://github.com/mockito/mockito.git",
     "Time": "https://github.com/JodaOrg/joda-time.git",
+}
+
+# Projects whose Defects4J revisions are Subversion numbers, and where their conversion keeps them.
+SVN_IMPORTS: dict[str, SvnImport] = {
+    # jfree/jfreechart keeps the raw conversion of the SourceForge repository under refs/import/raw: one commit
+    # per revision from r1, only the 1.0.x branch's files. Defects4J checked out trunk, which the conversion
+    # left out, so a revision's own commit is empty and its fix is found on the branch (sources/svn_history.py).
+    "Chart": SvnImport(ref="refs/import/raw", folder="branches/jfreechart-1.0.x-branch", first_revision=1),
 }
 
 CLONE_TIMEOUT_SECONDS = 1800
@@ -84,6 +96,14 @@ def git_dir_of(path: Path) -> Path | None:
         ["git", "-C", str(path), "rev-parse", "--absolute-git-dir"], capture_output=True, text=True
     )
     return Path(completed.stdout.strip()) if completed.returncode == 0 else None
+
+
+def fixed_commit(bug: Bug, git_dir: Path, patch_text: str, patch_name: str) -> str:
+    """The commit of *git_dir* that holds *bug*'s fixed revision: the revision itself, or its match by content."""
+    svn = SVN_IMPORTS.get(bug.project)
+    if svn is None:
+        return bug.revision_fixed
+    return RevisionMap(bug.project, git_dir, svn).commit(bug.bug_id, bug.revision_fixed, patch_text, patch_name)
 
 
 def locate_upstream(project: str, repos_dir: Path | None) -> Path:
@@ -132,9 +152,10 @@ class UpstreamGitSource:
         self.description = f"git {git_dir} (HEAD {self.history.head()[:12]})"
 
     def files(self, bug: Bug, paths: list[str], patch_text: str, patch_name: str) -> tuple[dict[str, str | None], dict[str, str | None]]:
-        if not self.history.has_revision(bug.revision_fixed):
-            raise SourceUnavailable(f"fixed revision {bug.revision_fixed} is not in {self.history.git_dir}")
-        fixed = {path: self.history.read(bug.revision_fixed, path) for path in paths}
+        revision = fixed_commit(bug, self.history.git_dir, patch_text, patch_name)
+        if not self.history.has_revision(revision):
+            raise SourceUnavailable(f"fixed revision {revision} is not in {self.history.git_dir}")
+        fixed = {path: self.history.read(revision, path) for path in paths}
         present = {path: text for path, text in fixed.items() if text is not None}
         buggy = apply_patch(patch_text, present, patch_name)
         return fixed, {path: buggy.get(path) for path in paths}

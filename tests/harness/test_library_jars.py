@@ -1,0 +1,19 @@
+"""One jar per artifact from a Defects4J lib/ folder, the version the revision's pom pins."""
+
+from harness.javatools import library_jars
+
+
+def test_a_pinned_snapshot_is_found_by_its_maven_folder(tmp_path):
+    lib = tmp_path / "lib"
+    jars = {
+        "com/fasterxml/jackson/core/jackson-core/2.7.0-rc4-SNAPSHOT/jackson-core-2.7.0-rc4-20160106.062135-1.jar",
+        "com/fasterxml/jackson/core/jackson-core/3.0.0-SNAPSHOT/jackson-core-3.0.0-20190424.231835-446.jar",
+        "com/fasterxml/jackson/core/jackson-core/2.6.3/jackson-core-2.6.3.jar",
+        "flat-1.2.jar",
+    }
+    for jar in jars:
+        (lib / jar).parent.mkdir(parents=True, exist_ok=True)
+        (lib / jar).write_bytes(b"")
+    names = [jar.name for jar in library_jars(lib, {"jackson-core": "2.7.0-rc4-SNAPSHOT"})]
+    assert names == ["flat-1.2.jar", "jackson-core-2.7.0-rc4-20160106.062135-1.jar"]
+    assert "jackson-core-3.0.0-20190424.231835-446.jar" in [jar.name for jar in library_jars(lib)]  # unpinned: newest

@@ -21,13 +21,14 @@ from benchsmith.config import cache_dir
 from benchsmith.errors import SourceUnavailable
 from sources.defects4j import Bug
 from sources.patches import apply_patch
-from sources.svn_history import RevisionMap, SvnImport
+from sources.revision_map import MatcherConfig, RevisionMap, RewrittenHistory
+from sources.svn_history import SvnImport
 
 log = logging.getLogger(__name__)
 
 # The upstream repository of each Defects4J project; None where the history is not git.
 UPSTREAM_URLS: dict[str, str | None] = {
-    "Chart": "https://github.com/jfree/jfreechart.git",  # a conversion of its Subversion history: SVN_IMPORTS
+    "Chart": "https://github.com/jfree/jfreechart.git",  # a conversion of its Subversion history: REVISION_MAPS
     "Cli": "https://github.com/apache/commons-cli.git",
     "Closure": "https://github.com/google/closure-compiler.git",
     "Codec": "https://github.com/apache/commons-codec.git",
@@ -46,12 +47,15 @@ UPSTREAM_URLS: dict[str, str | None] = {
     "Time": "https://github.com/JodaOrg/joda-time.git",
 }
 
-# Projects whose Defects4J revisions are Subversion numbers, and where their conversion keeps them.
-SVN_IMPORTS: dict[str, SvnImport] = {
+# Projects whose Defects4J revisions are not in today's history, and how they are found in it by content.
+REVISION_MAPS: dict[str, MatcherConfig] = {
     # jfree/jfreechart keeps the raw conversion of the SourceForge repository under refs/import/raw: one commit
     # per revision from r1, only the 1.0.x branch's files. Defects4J checked out trunk, which the conversion
     # left out, so a revision's own commit is empty and its fix is found on the branch (sources/svn_history.py).
     "Chart": SvnImport(ref="refs/import/raw", folder="branches/jfreechart-1.0.x-branch", first_revision=1),
+    # Defects4J took Math's hashes from the git-svn mirror of its day; apache/commons-math's history was
+    # rewritten since, so none of them is in it, but the blobs are.
+    "Math": RewrittenHistory(),
 }
 
 CLONE_TIMEOUT_SECONDS = 1800
@@ -100,10 +104,10 @@ def git_dir_of(path: Path) -> Path | None:
 
 def fixed_commit(bug: Bug, git_dir: Path, patch_text: str, patch_name: str) -> str:
     """The commit of *git_dir* that holds *bug*'s fixed revision: the revision itself, or its match by content."""
-    svn = SVN_IMPORTS.get(bug.project)
-    if svn is None:
+    config = REVISION_MAPS.get(bug.project)
+    if config is None or GitHistory(git_dir).has_revision(bug.revision_fixed):
         return bug.revision_fixed
-    return RevisionMap(bug.project, git_dir, svn).commit(bug.bug_id, bug.revision_fixed, patch_text, patch_name)
+    return RevisionMap(bug.project, git_dir, config).commit(bug.bug_id, bug.revision_fixed, patch_text, patch_name)
 
 
 def locate_upstream(project: str, repos_dir: Path | None) -> Path:

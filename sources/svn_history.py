@@ -19,27 +19,20 @@ few revisions away. So the commit that holds a bug's fix is found by content:
 
 The commit is then the one of the repository's converted history whose tree is
 that folder's tree, so the rest of benchsmith reads it at the usual paths.
-Matches are stored with their evidence in ``<cache>/revision-maps/<project>.json``.
+Matches are stored with their evidence by sources/revision_map.py.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
-import re
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from benchsmith.atomic import write_text_atomic
-from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError, PatchError, SourceUnavailable
 from sources.patches import apply_patch, parse_patch
+from sources.revision_map import EXACT, NOT_FOUND, TWIN, RevisionMatch, index_blobs
 
-MAP_FORMAT = 1  # bump when the matching rule changes, so stored matches are recomputed
-EXACT, TWIN, NOT_FOUND = "exact", "twin", "not found"
-_INDEX_LINE = re.compile(r"^diff --git a/(\S+) b/\S+\r?\n(?:[a-z].*\r?\n)*?index (\w+)\.\.(\w+)", re.M)
 
 
 @dataclass(frozen=True)
@@ -51,17 +44,8 @@ class SvnImport:
     first_revision: int = 1  # the revision of the ref's root commit
     window: int = 40  # how many revisions away the fix may have gone to the converted folder
 
-
-@dataclass(frozen=True)
-class RevisionMatch:
-    bug: str  # "Chart-1"
-    revision: str  # Defects4J's fixed revision
-    kind: str  # EXACT, TWIN or NOT_FOUND
-    commit: str | None  # a commit of the converted history, with the project at the root of its tree
-    evidence: dict = field(default_factory=dict)
-
-    def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
+    def matcher(self, git_dir: Path) -> "SvnHistory":
+        return SvnHistory(git_dir, self)
 
 
 @dataclass(frozen=True)
@@ -88,6 +72,9 @@ class SvnHistory:
         trees = self._folder_trees([c.sha for c in self.commits])
         self.commits = [dataclasses.replace(c, tree=t) for c, t in zip(self.commits, trees)]
         self._root_commits: dict[str, str] | None = None
+
+    def match(self, bug: str, revision: str, patch_text: str, patch_name: str) -> RevisionMatch:
+        return match_revision(self, bug, revision, patch_text, patch_name)
 
     def _git(self, *args: str, data: bytes | None = None) -> str:
         completed = subprocess.run(["git", "--git-dir", str(self.git_dir), *args], capture_output=True, input=data)
@@ -128,11 +115,6 @@ class SvnHistory:
                 tree_id, sha = line.split()
                 self._root_commits.setdefault(tree_id, sha)
         return self._root_commits.get(tree)
-
-
-def index_blobs(patch_text: str) -> dict[str, str]:
-    """``path → abbreviated blob id of the fixed file``, from the patch's ``index`` lines."""
-    return {path: fixed for path, fixed, _buggy in _INDEX_LINE.findall(patch_text)}
 
 
 def match_revision(history: SvnHistory, bug: str, revision: str, patch_text: str, patch_name: str) -> RevisionMatch:
@@ -187,42 +169,3 @@ def _takes_patch(history: SvnHistory, blobs: dict[str, str | None], patch_text: 
     except PatchError:
         return False
     return True
-
-
-class RevisionMap:
-    """Matches of one project, computed at first use and stored with their evidence."""
-
-    def __init__(self, project: str, git_dir: Path, svn: SvnImport) -> None:
-        self.project, self.git_dir, self.svn = project, Path(git_dir), svn
-        self.path = cache_dir("revision-maps") / f"{project}.json"
-        self._history: SvnHistory | None = None
-
-    def _stored(self) -> dict:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return {}
-        except ValueError as exc:
-            raise BenchsmithError(f"{self.path}: corrupt revision map ({exc}); delete it to recompute") from exc
-        return data.get("matches", {}) if data.get("format") == MAP_FORMAT and data.get("import") == self._key() else {}
-
-    def _key(self) -> dict:
-        return {"git_dir": str(self.git_dir), **dataclasses.asdict(self.svn)}
-
-    def match(self, bug_id: int, revision: str, patch_text: str, patch_name: str) -> RevisionMatch:
-        key = f"{bug_id}:{revision}:{hashlib.sha256(patch_text.encode('utf-8', 'surrogateescape')).hexdigest()[:16]}"
-        stored = self._stored()
-        if key in stored:
-            return RevisionMatch(**stored[key])
-        if self._history is None:
-            self._history = SvnHistory(self.git_dir, self.svn)
-        found = match_revision(self._history, f"{self.project}-{bug_id}", revision, patch_text, patch_name)
-        stored = {**self._stored(), key: found.as_dict()}  # re-read: another process may have added matches
-        write_text_atomic(self.path, json.dumps({"format": MAP_FORMAT, "import": self._key(), "matches": stored}, indent=1))
-        return found
-
-    def commit(self, bug_id: int, revision: str, patch_text: str, patch_name: str) -> str:
-        found = self.match(bug_id, revision, patch_text, patch_name)
-        if found.commit is None:
-            raise SourceUnavailable(f"{self.project} revision {revision} has no commit in {self.git_dir}: {found.evidence.get('why')}")
-        return found.commit

@@ -13,8 +13,9 @@ import pytest
 
 from benchsmith.errors import SourceUnavailable
 from sources.defects4j import Bug
-from sources.history import SVN_IMPORTS, UpstreamGitSource
-from sources.svn_history import EXACT, NOT_FOUND, TWIN, RevisionMap, SvnHistory, SvnImport, match_revision
+from sources.history import REVISION_MAPS, UpstreamGitSource
+from sources.revision_map import EXACT, NOT_FOUND, TWIN, RevisionMap
+from sources.svn_history import SvnHistory, SvnImport, match_revision
 
 BUGGY = "class Foo {\n  int check(Object o) {\n    if (o != null) {\n      return 0;\n    }\n    return 1;\n  }\n}\n"
 FIXED = BUGGY.replace("o != null", "o == null")
@@ -106,7 +107,7 @@ def test_no_commit_near_the_revision_takes_the_patch(svn_repo):
 
 def test_the_map_is_stored_with_its_evidence_and_read_by_the_source(svn_repo, tmp_path, monkeypatch):
     monkeypatch.setenv("BENCHSMITH_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setitem(SVN_IMPORTS, "P", SVN)
+    monkeypatch.setitem(REVISION_MAPS, "P", SVN)
     bug = Bug("P", 1, "2", "4", "UNKNOWN", "UNKNOWN")
     fixed, buggy = UpstreamGitSource(svn_repo / ".git").files(bug, [PATH], patch_for(), "1.src.patch")
     assert fixed == {PATH: FIXED} and buggy == {PATH: BUGGY}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -59,6 +60,7 @@ REVISION_MAPS: dict[str, MatcherConfig] = {
 }
 
 CLONE_TIMEOUT_SECONDS = 1800
+_FULL_HASH = re.compile(r"[0-9a-f]{40}")
 
 
 class SourceProvider(Protocol):
@@ -105,7 +107,11 @@ def git_dir_of(path: Path) -> Path | None:
 def fixed_commit(bug: Bug, git_dir: Path, patch_text: str, patch_name: str) -> str:
     """The commit of *git_dir* that holds *bug*'s fixed revision: the revision itself, or its match by content."""
     config = REVISION_MAPS.get(bug.project)
-    if config is None or GitHistory(git_dir).has_revision(bug.revision_fixed):
+    if config is None:
+        return bug.revision_fixed
+    # Only a full hash can be taken as it is: a Subversion number such as Chart's 1166 is also a valid
+    # abbreviation of some unrelated commit's hash.
+    if _FULL_HASH.fullmatch(bug.revision_fixed) and GitHistory(git_dir).has_revision(bug.revision_fixed):
         return bug.revision_fixed
     return RevisionMap(bug.project, git_dir, config).commit(bug.bug_id, bug.revision_fixed, patch_text, patch_name)
 

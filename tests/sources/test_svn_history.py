@@ -13,7 +13,7 @@ import pytest
 
 from benchsmith.errors import SourceUnavailable
 from sources.defects4j import Bug
-from sources.history import REVISION_MAPS, UpstreamGitSource
+from sources.history import REVISION_MAPS, UpstreamGitSource, fixed_commit
 from sources.revision_map import EXACT, NOT_FOUND, TWIN, RevisionMap
 from sources.svn_history import SvnHistory, SvnImport, match_revision
 
@@ -118,3 +118,19 @@ def test_the_map_is_stored_with_its_evidence_and_read_by_the_source(svn_repo, tm
     assert RevisionMap("P", svn_repo / ".git", SVN).match(1, "4", patch_for(), "1.src.patch").commit == match["commit"]
     with pytest.raises(SourceUnavailable, match="outside refs/import/raw"):
         UpstreamGitSource(svn_repo / ".git").files(Bug("P", 2, "8", "9", "", ""), [PATH], patch_for(), "2.src.patch")
+
+
+def test_a_revision_number_that_abbreviates_some_commit_hash_is_still_a_revision(svn_repo, tmp_path, monkeypatch):
+    """Chart's revision 1166 is also the start of an unrelated commit's hash in jfree/jfreechart."""
+    noise = 0
+    while not (number := next((sha[:4] for sha in git(svn_repo, "rev-list", "--all").split()
+                               if sha[:4].isdigit() and sha[0] != "0"), None)):  # fmt: skip
+        noise += 1
+        git(svn_repo, "commit", "-q", "--allow-empty", "-m", f"noise {noise}")
+    assert subprocess.run(["git", "-C", str(svn_repo), "rev-parse", "-q", "--verify", f"{number}^{{commit}}"],
+                          capture_output=True).returncode == 0  # fmt: skip
+    monkeypatch.setenv("BENCHSMITH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setitem(REVISION_MAPS, "P", SvnImport(SVN.ref, SVN.folder, first_revision=int(number) - 3, window=5))
+    bug = Bug("P", 1, str(int(number) - 2), number, "UNKNOWN", "UNKNOWN")  # revision 4 of the fixture, renumbered
+    expected = match_revision(SvnHistory(svn_repo / ".git", SVN), "P-1", "4", patch_for(), "1.src.patch").commit
+    assert fixed_commit(bug, svn_repo / ".git", patch_for(), "1.src.patch") == expected

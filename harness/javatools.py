@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import logging
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+import zipfile
 from pathlib import Path
 from xml.etree import ElementTree
 
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
+
+log = logging.getLogger(__name__)
 
 RUNNER_SOURCE = Path(__file__).parent / "java" / "BenchsmithRunner.java"
 JUNIT_JARS = (Path("/usr/share/java/junit4.jar"), Path("/usr/share/java/hamcrest.jar"))
@@ -88,6 +92,9 @@ def library_jars(lib_dir: Path, pinned: dict[str, str] | None = None) -> list[Pa
             # is named by its build's timestamp instead (jackson-core-2.7.0-rc4-20160106.062135-1.jar).
             version = jar.parent.name
         if _RUNNER_ARTIFACTS.match(artifact) or "cobertura" in jar.parts or artifact == "cobertura":
+            continue
+        if not zipfile.is_zipfile(jar):  # JFreeChart r1085 committed an HTML page as lib/iText-2.1.1.jar
+            log.warning("%s: not a jar (no zip directory); left off the class path", jar)
             continue
         versions.setdefault(artifact, []).append((_version_key(version), version, jar))
     chosen = []

@@ -1,5 +1,7 @@
 """One jar per artifact from a Defects4J lib/ folder, the version the revision's pom pins."""
 
+import zipfile
+
 from harness.javatools import library_jars
 
 
@@ -13,7 +15,15 @@ def test_a_pinned_snapshot_is_found_by_its_maven_folder(tmp_path):
     }
     for jar in jars:
         (lib / jar).parent.mkdir(parents=True, exist_ok=True)
-        (lib / jar).write_bytes(b"")
+        with zipfile.ZipFile(lib / jar, "w") as archive:
+            archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
     names = [jar.name for jar in library_jars(lib, {"jackson-core": "2.7.0-rc4-SNAPSHOT"})]
     assert names == ["flat-1.2.jar", "jackson-core-2.7.0-rc4-20160106.062135-1.jar"]
     assert "jackson-core-3.0.0-20190424.231835-446.jar" in [jar.name for jar in library_jars(lib)]  # unpinned: newest
+
+
+def test_a_file_that_is_not_a_jar_is_left_out(tmp_path):
+    (tmp_path / "iText-2.1.1.jar").write_text("<!DOCTYPE html PUBLIC ...>")  # what JFreeChart's r1085 holds
+    with zipfile.ZipFile(tmp_path / "jcommon-1.0.13.jar", "w") as archive:
+        archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
+    assert [jar.name for jar in library_jars(tmp_path)] == ["jcommon-1.0.13.jar"]

@@ -14,6 +14,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from benchsmith.errors import BenchsmithError
+from benchsmith.journal import Journal
 from benchsmith.schema import NL2FixInstance, Validation
 from sources.defects4j import Defects4JRoot
 from harness.java_runner import InstanceRunner, Tests
@@ -56,16 +57,29 @@ def validate_instance(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path 
 
 
 def validate_all(instances: list[NL2FixInstance], d4j: Defects4JRoot, repos: Path | None, workers: int,
-                 limits: Limits, logs: Path) -> dict[str, Validation]:  # fmt: skip
+                 limits: Limits, logs: Path, out: Path | None = None) -> dict[str, Validation]:  # fmt: skip
+    """Every instance's validation. With *out*, each is journalled beside it as it finishes, so that an
+    interrupted run resumes; the caller removes the journal (``Journal(out).remove()``) once *out* is written."""
+    journal = Journal(out) if out is not None else None
+    ids = {i.instance_id for i in instances}
     outcomes: dict[str, Validation] = {}
-    bar = tqdm(total=len(instances), desc="validating", unit="bug", mininterval=1.0)
+    if journal is not None:
+        for instance_id, validation in journal.read(lambda e: (e["instance_id"], Validation(e["status"], e["reason"]))):
+            if instance_id in ids:
+                outcomes[instance_id] = validation
+        if outcomes:
+            log.info("%s: %d of %d instances validated before; resuming", journal.path, len(outcomes), len(instances))
+    pending = [i for i in instances if i.instance_id not in outcomes]
+    bar = tqdm(total=len(instances), initial=len(outcomes), desc="validating", unit="bug", mininterval=1.0)
 
     def work(instance: NL2FixInstance, slot: int) -> tuple[str, Validation]:
         return instance.instance_id, validate_instance(instance, d4j, repos, slot, limits, logs)
 
     try:
-        for instance_id, validation in per_instance(instances, work, workers):
+        for instance_id, validation in per_instance(pending, work, workers):
             outcomes[instance_id] = validation
+            if journal is not None:
+                journal.append({"instance_id": instance_id, "status": validation.status, "reason": validation.reason})
             bar.update(1)
             if validation.status != "reproduced":
                 log.info("%s: %s", instance_id, validation.reason)

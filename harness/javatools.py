@@ -104,6 +104,21 @@ def library_jars(lib_dir: Path, pinned: dict[str, str] | None = None) -> list[Pa
     return sorted(chosen, key=lambda jar: jar.name)
 
 
+def pom_coordinates(pom: Path) -> dict[str, str]:
+    """The project's own ``groupId``, ``artifactId`` and ``version`` (the parent's where the pom inherits them)."""
+    try:
+        root = ElementTree.parse(pom).getroot()
+    except (OSError, ElementTree.ParseError):
+        return {}
+    namespace = root.tag[: root.tag.index("}") + 1] if root.tag.startswith("{") else ""
+    found = {}
+    for key in ("groupId", "artifactId", "version"):
+        value = root.findtext(f"{namespace}{key}") or root.findtext(f"{namespace}parent/{namespace}{key}")
+        if value:
+            found[key] = value.strip()
+    return found
+
+
 def pom_versions(pom: Path) -> dict[str, str]:
     """``artifactId → version`` of the dependencies a Maven ``pom.xml`` declares, properties resolved."""
     try:

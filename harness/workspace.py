@@ -34,7 +34,7 @@ from benchsmith.schema import NL2FixInstance
 from sources.defects4j import Bug, Defects4JRoot
 from sources.patches import apply_patch
 from sources.history import GitHistory, fixed_commit, locate_upstream
-from harness.javatools import javac, junit_classpath, library_jars, pom_versions
+from harness.javatools import javac, junit_classpath, library_jars, pom_coordinates, pom_versions
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +142,7 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
     tree = root / "tree"
     missing = _export(instance, d4j, repos, tree)
     source_dir, test_dir = _layout(d4j, instance, tree)
+    _generate_from_templates(tree, source_dir)
     pinned = pom_versions(tree / "pom.xml")
     lib_dir = d4j.lib_dir(instance.project)
     if not lib_dir.is_dir():  # Chart: Defects4J builds it with the jars of the revision's own lib/ (its Ant build's)
@@ -151,6 +152,29 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
     test_encoding, excluded = _compile_tests(instance, tree, test_dir, root, libraries, encoding)
     extra = _buggy_only_imports(instance, d4j, tree, encoding)
     return Workspace(root, source_dir, test_dir, encoding, test_encoding, libraries, tuple(excluded), tuple(missing), extra)
+
+
+def _generate_from_templates(tree: Path, source_dir: str) -> None:
+    """The sources Maven generates before compiling: each ``X.java.in`` filled in as ``X.java``.
+
+    The Jackson projects keep ``PackageVersion.java.in`` and let maven-replacer-plugin write ``PackageVersion.java``
+    from the pom's coordinates; without it their main sources do not compile.
+    """
+    templates = sorted((tree / source_dir).rglob("*.java.in"))
+    if not templates:
+        return
+    coordinates = pom_coordinates(tree / "pom.xml")
+    for template in templates:
+        target = template.with_suffix("")  # X.java.in -> X.java
+        if target.exists():
+            continue
+        package = ".".join(template.parent.relative_to(tree / source_dir).parts)
+        text = template.read_text(encoding="utf-8", errors="surrogateescape")
+        for key, value in {"package": package, "projectversion": coordinates.get("version", "0"),
+                           "projectgroupid": coordinates.get("groupId", ""),
+                           "projectartifactid": coordinates.get("artifactId", "")}.items():  # fmt: skip
+            text = text.replace(f"@{key}@", value)
+        target.write_text(text, encoding="utf-8", errors="surrogateescape")
 
 
 def _buggy_only_imports(instance: NL2FixInstance, d4j: Defects4JRoot, tree: Path, encoding: str) -> tuple[str, ...]:

@@ -20,7 +20,7 @@ from sources.defects4j import Defects4JRoot
 from harness.java_runner import InstanceRunner, Tests
 from harness.pool import per_instance
 from harness.sandbox import Limits
-from harness.workspace import prepare
+from harness.workspace import Workspace, prepare
 
 log = logging.getLogger(__name__)
 
@@ -35,25 +35,33 @@ def validate_instance(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path 
     except BenchsmithError as exc:
         return Validation("not reproduced", f"build broken: {exc}")
     try:
-        everything = Tests.for_instance(instance, excluded, stop_early=False)
-        gold = runner.evaluate(instance.fixed_method, "gold", tests=everything)
-        if gold.status != "plausible":
-            missing = f" (the history lacks {', '.join(workspace.missing_files)})" if workspace.missing_files else ""
-            return Validation("not reproduced", f"gold is {gold.status}{missing}: {gold.reason}")
-        again = runner.evaluate(instance.fixed_method, "gold-again", tests=everything)
-        if again.status != "plausible":
-            return Validation("not reproduced", f"flaky: gold passed once, then was {again.status}: {again.reason}")
-        if not instance.trigger_tests:
-            return Validation("not reproduced", "no trigger tests")
-        for trigger in instance.trigger_tests:
-            buggy = runner.evaluate(instance.buggy_method, "buggy", tests=Tests([trigger], []))
-            if buggy.status == "plausible":
-                return Validation("not reproduced", f"buggy passes trigger test {trigger}")
-            if buggy.status in ("uncompilable", "error"):
-                return Validation("not reproduced", f"buggy is {buggy.status}: {buggy.reason}")
-        return Validation("reproduced", f"gold passes {gold.tests_passed} tests twice; buggy fails all {len(instance.trigger_tests)} trigger tests")
+        return _gold_then_buggy(instance, runner, workspace, excluded)
+    except BenchsmithError as exc:  # the harness could not judge (a reference run that timed out): this instance only
+        return Validation("not reproduced", f"harness: {exc}")
     finally:
         runner.close()
+
+
+def _gold_then_buggy(instance: NL2FixInstance, runner: InstanceRunner, workspace: Workspace,
+                     excluded: list[str]) -> Validation:  # fmt: skip
+    """Gold twice with every test, then buggy on each trigger test alone."""
+    everything = Tests.for_instance(instance, excluded, stop_early=False)
+    gold = runner.evaluate(instance.fixed_method, "gold", tests=everything)
+    if gold.status != "plausible":
+        missing = f" (the history lacks {', '.join(workspace.missing_files)})" if workspace.missing_files else ""
+        return Validation("not reproduced", f"gold is {gold.status}{missing}: {gold.reason}")
+    again = runner.evaluate(instance.fixed_method, "gold-again", tests=everything)
+    if again.status != "plausible":
+        return Validation("not reproduced", f"flaky: gold passed once, then was {again.status}: {again.reason}")
+    if not instance.trigger_tests:
+        return Validation("not reproduced", "no trigger tests")
+    for trigger in instance.trigger_tests:
+        buggy = runner.evaluate(instance.buggy_method, "buggy", tests=Tests([trigger], []))
+        if buggy.status == "plausible":
+            return Validation("not reproduced", f"buggy passes trigger test {trigger}")
+        if buggy.status in ("uncompilable", "error"):
+            return Validation("not reproduced", f"buggy is {buggy.status}: {buggy.reason}")
+    return Validation("reproduced", f"gold passes {gold.tests_passed} tests twice; buggy fails all {len(instance.trigger_tests)} trigger tests")
 
 
 def validate_all(instances: list[NL2FixInstance], d4j: Defects4JRoot, repos: Path | None, workers: int,

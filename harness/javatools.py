@@ -80,14 +80,19 @@ def _version_key(version: str) -> tuple:
     return tuple(int(p) if p.isdigit() else -1 for p in re.split(r"[.\-]", version))
 
 
-def library_jars(lib_dir: Path, pinned: dict[str, str] | None = None) -> list[Path]:
+def library_jars(lib_dir: Path, pinned: dict[str, str] | None = None, own: dict[str, str] | None = None) -> list[Path]:
     """One jar per artifact from a Defects4J ``lib/`` folder (Maven layout or flat).
 
-    The version *pinned* for the artifact (by the revision's build file) when
-    ``lib/`` has it, as Maven would resolve it; otherwise the newest.
+    The version *pinned* for the artifact (by the revision's build file) when ``lib/`` has it, as Maven would
+    resolve it, else the nearest below it; otherwise the newest. An artifact of the project's own family (*own*:
+    its pom's coordinates; same group, same first word: jackson-core beside jackson-dataformat-xml) that the pom
+    does not pin, or pins through a property of a parent pom not at hand, goes with the project's own version:
+    Jackson's modules are released together, and the newest in lib/ (3.0) has moved its packages.
     """
     pinned = pinned or {}
+    family = _family(own or {})
     versions: dict[str, list[tuple[tuple, str, Path]]] = {}
+    groups: dict[str, str] = {}
     for jar in sorted(lib_dir.rglob("*.jar")) if lib_dir.is_dir() else []:
         match = re.match(r"^(?P<artifact>.+?)-(?P<version>\d[\w.\-]*)\.jar$", jar.name)
         artifact, version = (match["artifact"], match["version"]) if match else (jar.stem, "0")
@@ -101,11 +106,27 @@ def library_jars(lib_dir: Path, pinned: dict[str, str] | None = None) -> list[Pa
             log.warning("%s: not a jar (no zip directory); left off the class path", jar)
             continue
         versions.setdefault(artifact, []).append((_version_key(version), version, jar))
+        if jar.parent.parent.name == artifact and jar.is_relative_to(lib_dir):
+            groups[artifact] = ".".join(jar.parent.parent.parent.relative_to(lib_dir).parts)
     chosen = []
     for artifact, candidates in versions.items():
-        exact = [jar for _, version, jar in candidates if version == pinned.get(artifact)]
-        chosen.append(exact[0] if exact else max(candidates)[2])
+        wanted = pinned.get(artifact)
+        if (wanted is None or "${" in wanted) and family and groups.get(artifact, "").startswith(family[0]) \
+                and artifact.split("-")[0] == family[1]:  # fmt: skip
+            wanted = family[2]
+        exact = [jar for _, version, jar in candidates if version == wanted]
+        below = [c for c in candidates if wanted and "${" not in wanted and c[0] <= _version_key(wanted)]
+        chosen.append(exact[0] if exact else max(below)[2] if below else max(candidates)[2])
     return sorted(chosen, key=lambda jar: jar.name)
+
+
+def _family(own: dict[str, str]) -> tuple[str, str, str] | None:
+    """(group prefix, first word of the artifact, version) of the project itself, from its pom's coordinates:
+    com.fasterxml.jackson.dataformat gives com.fasterxml.jackson, whose core and databind groups lie below it."""
+    if not all(own.get(key) for key in ("groupId", "artifactId", "version")):
+        return None
+    group = ".".join(own["groupId"].split(".")[:3])
+    return group, own["artifactId"].split("-")[0], own["version"]
 
 
 def pom_coordinates(pom: Path) -> dict[str, str]:

@@ -147,7 +147,7 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
     lib_dir = d4j.lib_dir(instance.project)
     if not lib_dir.is_dir():  # Chart: Defects4J builds it with the jars of the revision's own lib/ (its Ant build's)
         lib_dir = tree / "lib"
-    libraries = tuple(str(jar) for jar in library_jars(lib_dir, pinned))
+    libraries = tuple(str(jar) for jar in library_jars(lib_dir, pinned, pom_coordinates(tree / "pom.xml")))
     encoding = _compile_main(tree, source_dir, root, libraries)
     test_encoding, excluded = _compile_tests(instance, tree, test_dir, root, libraries, encoding)
     extra = _buggy_only_imports(instance, d4j, tree, encoding)

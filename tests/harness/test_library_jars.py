@@ -27,3 +27,21 @@ def test_a_file_that_is_not_a_jar_is_left_out(tmp_path):
     with zipfile.ZipFile(tmp_path / "jcommon-1.0.13.jar", "w") as archive:
         archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
     assert [jar.name for jar in library_jars(tmp_path)] == ["jcommon-1.0.13.jar"]
+
+
+def test_the_projects_own_family_goes_with_its_version(tmp_path):
+    """JacksonXml-5's pom pins no Jackson module (its parent pom does): they go with its own 2.9.6-SNAPSHOT, the
+    nearest version below it, not the newest (3.0, whose packages moved); woodstox, another family, the newest."""
+    lib = tmp_path / "lib"
+    for jar in ["com/fasterxml/jackson/core/jackson-core/2.9.6/jackson-core-2.9.6.jar",
+                "com/fasterxml/jackson/core/jackson-core/2.10.0/jackson-core-2.10.0.jar",
+                "com/fasterxml/jackson/core/jackson-core/3.0.0-SNAPSHOT/jackson-core-3.0.0-20190424.231835-446.jar",
+                "com/fasterxml/jackson/core/jackson-annotations/2.9.0/jackson-annotations-2.9.0.jar",
+                "com/fasterxml/woodstox/woodstox-core/5.0.3/woodstox-core-5.0.3.jar",
+                "com/fasterxml/woodstox/woodstox-core/5.1.0/woodstox-core-5.1.0.jar"]:  # fmt: skip
+        (lib / jar).parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(lib / jar, "w") as archive:
+            archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
+    own = {"groupId": "com.fasterxml.jackson.dataformat", "artifactId": "jackson-dataformat-xml", "version": "2.9.6-SNAPSHOT"}
+    names = [jar.name for jar in library_jars(lib, {"jackson-core": "${version.jackson.core}"}, own)]
+    assert names == ["jackson-annotations-2.9.0.jar", "jackson-core-2.9.6.jar", "woodstox-core-5.1.0.jar"]

@@ -34,7 +34,6 @@ from sources.patches import apply_patch, parse_patch
 from sources.revision_map import EXACT, NOT_FOUND, TWIN, RevisionMatch, index_blobs
 
 
-
 @dataclass(frozen=True)
 class SvnImport:
     """Where a Subversion history sits in a git repository."""
@@ -44,7 +43,7 @@ class SvnImport:
     first_revision: int = 1  # the revision of the ref's root commit
     window: int = 40  # how many revisions away the fix may have gone to the converted folder
 
-    def matcher(self, git_dir: Path) -> "SvnHistory":
+    def matcher(self, git_dir: Path) -> SvnHistory:
         return SvnHistory(git_dir, self)
 
 

@@ -54,15 +54,17 @@ def _limits(args: argparse.Namespace):
 
 def _validate(args: argparse.Namespace) -> int:
     from benchsmith.atomic import write_text_atomic
+    from benchsmith.journal import Journal
     from benchsmith.schema import NL2FixInstance, read_records
     from builders.validate import summary, validate_all
     from sources.defects4j import Defects4JRoot
 
     instances = read_records(args.dataset, NL2FixInstance)
     outcomes = validate_all(instances, Defects4JRoot(args.defects4j.resolve()), args.repos, args.workers, _limits(args),
-                            args.out.with_name(args.out.name + ".logs"), _executor(args))  # fmt: skip
+                            args.out.with_name(args.out.name + ".logs"), _executor(args), out=args.out)  # fmt: skip
     report = {"summary": summary(outcomes), "instances": {i: {"status": v.status, "reason": v.reason} for i, v in outcomes.items()}}
     write_text_atomic(args.out, json.dumps(report, indent=2) + "\n")
+    Journal(args.out).remove()
     counts = report["summary"]
     print(f"{args.out}: {counts.get('reproduced', 0)} of {counts['instances']} instances reproduced")
     for instance_id, validation in outcomes.items():

@@ -24,6 +24,7 @@ from benchsmith.atomic import write_text_atomic
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError, SourceUnavailable
 from benchsmith.export import HubSource, write_dataset
+from benchsmith.journal import Journal
 from benchsmith.progress import progress
 from benchsmith.schema import NL2FixInstance, record_from_dict
 from builders.bug_list import read_bug_list
@@ -36,7 +37,7 @@ from sources.history import UPSTREAM_URLS, SourceProvider, has_git_history, prov
 log = logging.getLogger(__name__)
 
 # Bump when the filter or the extraction changes, so cached outcomes are recomputed.
-ANALYSIS_VERSION = "10"  # 10: outcomes carry the lenient verdict and the extra changes
+ANALYSIS_VERSION = "11"  # 11: a patch that applies at an offset is renumbered on the files in hand
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,6 +92,7 @@ def build(options: BuildOptions) -> dict:
     card["validation"] = validation_summary or {"run": False}
     write_dataset(instances, NL2FixInstance, options.out, card, render_card(card), benchmark=NL2Fix.name,
                   **hub_card(card))
+    Journal(options.out).remove()  # the validations journalled by _validate, now in the dataset
     return card
 
 
@@ -200,7 +202,8 @@ def _validate(d4j: Defects4JRoot, instances: list[NL2FixInstance], options: Buil
     from harness.sandbox import Limits
 
     logs = options.out.with_name(options.out.name + ".validation-logs")
-    outcomes = validate_all(instances, d4j, options.repos, options.workers, Limits(wall_seconds=options.timeout), logs)
+    outcomes = validate_all(instances, d4j, options.repos, options.workers, Limits(wall_seconds=options.timeout), logs,
+                            out=options.out)  # fmt: skip
     validated = [dataclasses.replace(i, validation=outcomes[i.instance_id]) for i in instances]
     return validated, {"run": True, **summary(outcomes)}
 

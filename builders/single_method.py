@@ -21,7 +21,7 @@ from builders.selection import LENIENT, SELECTIONS, lenient_decision
 from sources.comments import strip_comments
 from sources.defects4j import Bug, Defects4JRoot
 from sources.javasrc import JavaFile, MethodUnit, analyse_java
-from sources.patches import FilePatch, parse_patch
+from sources.patches import FilePatch, parse_patch, rediff, states_lines_of
 from sources.history import SourceProvider
 
 # Rejection reasons: a fixed vocabulary so the dataset card can count them.
@@ -161,6 +161,10 @@ def analyse_bug(d4j: Defects4JRoot, bug: Bug, provider: SourceProvider) -> BugOu
     for patch in patches:
         if patch.in_fixed and fixed_text.get(patch.path) is None:
             return rejected(SOURCE_MISSING, f"{patch.path} is not in revision {bug.revision_fixed}")
+    if not states_lines_of(patch_text, fixed_text, str(patch_path)):
+        # The patch applied at an offset (a twin of Defects4J's file, sources/svn_history.py): number the
+        # changes as they stand in the files in hand.
+        patches = parse_patch(rediff(fixed_text, buggy_text), str(patch_path))
     try:
         fixed = {p: analyse_java(t, f"{p}@fixed") for p, t in fixed_text.items() if t is not None and p.endswith(".java")}
         buggy = {p: analyse_java(t, f"{p}@buggy") for p, t in buggy_text.items() if t is not None and p.endswith(".java")}

@@ -8,18 +8,20 @@ each trigger test, run one at a time.
 from __future__ import annotations
 
 import logging
+import threading
 from collections import Counter
 from pathlib import Path
 
 from tqdm import tqdm
 
 from benchsmith.errors import BenchsmithError
+from benchsmith.journal import Journal
 from benchsmith.schema import NL2FixInstance, Validation
 from sources.defects4j import Defects4JRoot
 from harness.java_runner import InstanceRunner, Tests
 from harness.executors import LocalExecutor, RayExecutor
 from harness.sandbox import Limits
-from harness.workspace import prepare
+from harness.workspace import Workspace, prepare
 
 log = logging.getLogger(__name__)
 
@@ -34,48 +36,72 @@ def validate_instance(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path 
     except BenchsmithError as exc:
         return Validation("not reproduced", f"build broken: {exc}")
     try:
-        everything = Tests.for_instance(instance, excluded, stop_early=False)
-        gold = runner.evaluate(instance.fixed_method, "gold", tests=everything)
-        if gold.status != "plausible":
-            missing = f" (the history lacks {', '.join(workspace.missing_files)})" if workspace.missing_files else ""
-            return Validation("not reproduced", f"gold is {gold.status}{missing}: {gold.reason}")
-        again = runner.evaluate(instance.fixed_method, "gold-again", tests=everything)
-        if again.status != "plausible":
-            return Validation("not reproduced", f"flaky: gold passed once, then was {again.status}: {again.reason}")
-        if not instance.trigger_tests:
-            return Validation("not reproduced", "no trigger tests")
-        for trigger in instance.trigger_tests:
-            buggy = runner.evaluate(instance.buggy_method, "buggy", tests=Tests([trigger], []))
-            if buggy.status == "plausible":
-                return Validation("not reproduced", f"buggy passes trigger test {trigger}")
-            if buggy.status in ("uncompilable", "error"):
-                return Validation("not reproduced", f"buggy is {buggy.status}: {buggy.reason}")
-        return Validation("reproduced", f"gold passes {gold.tests_passed} tests twice; buggy fails all {len(instance.trigger_tests)} trigger tests")
+        return _gold_then_buggy(instance, runner, workspace, excluded)
+    except BenchsmithError as exc:  # the harness could not judge (a reference run that timed out): this instance only
+        return Validation("not reproduced", f"harness: {exc}")
     finally:
         runner.close()
 
 
+def _gold_then_buggy(instance: NL2FixInstance, runner: InstanceRunner, workspace: Workspace,
+                     excluded: list[str]) -> Validation:  # fmt: skip
+    """Gold twice with every test, then buggy on each trigger test alone."""
+    everything = Tests.for_instance(instance, excluded, stop_early=False)
+    gold = runner.evaluate(instance.fixed_method, "gold", tests=everything)
+    if gold.status != "plausible":
+        missing = f" (the history lacks {', '.join(workspace.missing_files)})" if workspace.missing_files else ""
+        return Validation("not reproduced", f"gold is {gold.status}{missing}: {gold.reason}")
+    again = runner.evaluate(instance.fixed_method, "gold-again", tests=everything)
+    if again.status != "plausible":
+        return Validation("not reproduced", f"flaky: gold passed once, then was {again.status}: {again.reason}")
+    if not instance.trigger_tests:
+        return Validation("not reproduced", "no trigger tests")
+    for trigger in instance.trigger_tests:
+        buggy = runner.evaluate(instance.buggy_method, "buggy", tests=Tests([trigger], []))
+        if buggy.status == "plausible":
+            return Validation("not reproduced", f"buggy passes trigger test {trigger}")
+        if buggy.status in ("uncompilable", "error"):
+            return Validation("not reproduced", f"buggy is {buggy.status}: {buggy.reason}")
+    return Validation("reproduced", f"gold passes {gold.tests_passed} tests twice; buggy fails all {len(instance.trigger_tests)} trigger tests")
+
+
 def validate_all(instances: list[NL2FixInstance], d4j: Defects4JRoot, repos: Path | None, workers: int,
                  limits: Limits, logs: Path, executor: LocalExecutor | RayExecutor | None = None,
-                 ) -> dict[str, Validation]:  # fmt: skip
-    """Validate every instance on *executor* (default: *workers* threads here)."""
+                 out: Path | None = None) -> dict[str, Validation]:  # fmt: skip
+    """Every instance's validation, on *executor* (default: *workers* threads here). With *out*, each is journalled
+    beside it as it finishes, so that an interrupted run resumes; the caller removes the journal
+    (``Journal(out).remove()``) once *out* is written."""
+    journal = Journal(out) if out is not None else None
+    ids = {i.instance_id for i in instances}
     outcomes: dict[str, Validation] = {}
-    bar = tqdm(total=len(instances), desc="validating", unit="bug", mininterval=1.0)
+    if journal is not None:
+        for instance_id, validation in journal.read(lambda e: (e["instance_id"], Validation(e["status"], e["reason"]))):
+            if instance_id in ids:
+                outcomes[instance_id] = validation
+        if outcomes:
+            log.info("%s: %d of %d instances validated before; resuming", journal.path, len(outcomes), len(instances))
+    pending = [i for i in instances if i.instance_id not in outcomes]
+    bar = tqdm(total=len(instances), initial=len(outcomes), desc="validating", unit="bug", mininterval=1.0)
     logs = logs.resolve()
     repos = repos.resolve() if repos is not None else None
 
     def work(instance: NL2FixInstance, slot: int, emit) -> None:
         emit((instance.instance_id, validate_instance(instance, d4j, repos, slot, limits, logs)))
 
+    lock = threading.Lock()
+
     def record(output: tuple[str, Validation], node: str) -> None:
         instance_id, validation = output
-        outcomes[instance_id] = validation
-        bar.update(1)
+        with lock:  # outputs arrive from the executor's threads
+            outcomes[instance_id] = validation
+            if journal is not None:
+                journal.append({"instance_id": instance_id, "status": validation.status, "reason": validation.reason})
+            bar.update(1)
         if validation.status != "reproduced":
             log.info("%s: %s (on %s)", instance_id, validation.reason, node)
 
     try:
-        (executor or LocalExecutor(workers)).run(instances, lambda instance: instance, work, record)
+        (executor or LocalExecutor(workers)).run(pending, lambda instance: instance, work, record)
     finally:
         bar.close()
     return {i.instance_id: outcomes[i.instance_id] for i in instances}

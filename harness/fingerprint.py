@@ -27,6 +27,9 @@ VERDICT_SOURCES: tuple[str, ...] = (
     "harness/pytest_run.py",
     "harness/directcov.py",
     "harness/python_view.py",
+    "sources/history.py",  # which commit a workspace is built from
+    "sources/revision_map.py",
+    "sources/svn_history.py",
     "sources/python_removal.py",
     "sources/python_repo.py",
     "sources/python_deps.py",

@@ -138,9 +138,10 @@ class InstanceRunner:
     def _test_jvms(self) -> TestJvms:
         if self._jvms is None:
             self._sentinels.ensure(self._compiler_ready())
+            resources = [str(p.relative_to(self.workspace.tree)) for p in self.workspace.resource_dirs()]
             self._jvms = TestJvms(self.slot, self.box, self._sentinels.tree,
                                   [self.view.classes, self._sentinels.test_classes, *self._libraries()], self.limits,
-                                  TEST_JVM_OPTIONS)  # fmt: skip
+                                  TEST_JVM_OPTIONS, resources)  # fmt: skip
         return self._jvms
 
     def _fast(self, code: str, name: str, tests: Tests) -> Verdict | None:

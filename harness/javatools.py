@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import logging
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+import zipfile
 from pathlib import Path
 from xml.etree import ElementTree
 
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
+
+log = logging.getLogger(__name__)
 
 RUNNER_SOURCE = Path(__file__).parent / "java" / "BenchsmithRunner.java"
 JUNIT_JARS = (Path("/usr/share/java/junit4.jar"), Path("/usr/share/java/hamcrest.jar"))
@@ -21,7 +25,11 @@ JAVA_RELEASE = "8"  # the oldest javac 17 targets; Defects4J's projects are Java
 # Old test libraries (cglib, mockito 1, ...) reflect into the JDK as Java 8 allowed; JDK 17 needs these opened.
 _OPENED = ("java.lang", "java.lang.reflect", "java.lang.invoke", "java.io", "java.util", "java.util.concurrent",
            "java.util.regex", "java.text", "java.net", "java.nio", "java.math", "java.time", "sun.nio.ch", "java.security")  # fmt: skip
+# Defects4J runs every test with TZ=America/Los_Angeles (framework/core/Constants.pm); some bugs show only there
+# (Chart-8: the buggy Week constructor uses the default zone, which agrees with Copenhagen's week in UTC).
+TEST_TIMEZONE = "America/Los_Angeles"
 JVM_OPTIONS = ["-Xmx768m", "-Xss4m", "-XX:+UseSerialGC", "-Djava.security.manager=allow",
+               f"-Duser.timezone={TEST_TIMEZONE}",
                *(f"--add-opens=java.base/{package}=ALL-UNNAMED" for package in _OPENED)]  # fmt: skip
 # Artifacts the runner brings itself (JUnit 4.13 runs JUnit 3 and 4 tests alike).
 _RUNNER_ARTIFACTS = re.compile(r"^(junit|hamcrest-core|hamcrest-all|hamcrest-library|hamcrest)$")
@@ -72,25 +80,68 @@ def _version_key(version: str) -> tuple:
     return tuple(int(p) if p.isdigit() else -1 for p in re.split(r"[.\-]", version))
 
 
-def library_jars(lib_dir: Path, pinned: dict[str, str] | None = None) -> list[Path]:
+def library_jars(lib_dir: Path, pinned: dict[str, str] | None = None, own: dict[str, str] | None = None) -> list[Path]:
     """One jar per artifact from a Defects4J ``lib/`` folder (Maven layout or flat).
 
-    The version *pinned* for the artifact (by the revision's build file) when
-    ``lib/`` has it, as Maven would resolve it; otherwise the newest.
+    The version *pinned* for the artifact (by the revision's build file) when ``lib/`` has it, as Maven would
+    resolve it, else the nearest below it; otherwise the newest. An artifact of the project's own family (*own*:
+    its pom's coordinates; same group, same first word: jackson-core beside jackson-dataformat-xml) that the pom
+    does not pin, or pins through a property of a parent pom not at hand, goes with the project's own version:
+    Jackson's modules are released together, and the newest in lib/ (3.0) has moved its packages.
     """
     pinned = pinned or {}
+    family = _family(own or {})
     versions: dict[str, list[tuple[tuple, str, Path]]] = {}
+    groups: dict[str, str] = {}
     for jar in sorted(lib_dir.rglob("*.jar")) if lib_dir.is_dir() else []:
         match = re.match(r"^(?P<artifact>.+?)-(?P<version>\d[\w.\-]*)\.jar$", jar.name)
         artifact, version = (match["artifact"], match["version"]) if match else (jar.stem, "0")
+        if jar.parent.parent.name == artifact:
+            # Maven layout, <artifact>/<version>/: the folder names the version a pom pins; a snapshot's jar
+            # is named by its build's timestamp instead (jackson-core-2.7.0-rc4-20160106.062135-1.jar).
+            version = jar.parent.name
         if _RUNNER_ARTIFACTS.match(artifact) or "cobertura" in jar.parts or artifact == "cobertura":
             continue
+        if not zipfile.is_zipfile(jar):  # JFreeChart r1085 committed an HTML page as lib/iText-2.1.1.jar
+            log.warning("%s: not a jar (no zip directory); left off the class path", jar)
+            continue
         versions.setdefault(artifact, []).append((_version_key(version), version, jar))
+        if jar.parent.parent.name == artifact and jar.is_relative_to(lib_dir):
+            groups[artifact] = ".".join(jar.parent.parent.parent.relative_to(lib_dir).parts)
     chosen = []
     for artifact, candidates in versions.items():
-        exact = [jar for _, version, jar in candidates if version == pinned.get(artifact)]
-        chosen.append(exact[0] if exact else max(candidates)[2])
+        wanted = pinned.get(artifact)
+        if (wanted is None or "${" in wanted) and family and groups.get(artifact, "").startswith(family[0]) \
+                and artifact.split("-")[0] == family[1]:  # fmt: skip
+            wanted = family[2]
+        exact = [jar for _, version, jar in candidates if version == wanted]
+        below = [c for c in candidates if wanted and "${" not in wanted and c[0] <= _version_key(wanted)]
+        chosen.append(exact[0] if exact else max(below)[2] if below else max(candidates)[2])
     return sorted(chosen, key=lambda jar: jar.name)
+
+
+def _family(own: dict[str, str]) -> tuple[str, str, str] | None:
+    """(group prefix, first word of the artifact, version) of the project itself, from its pom's coordinates:
+    com.fasterxml.jackson.dataformat gives com.fasterxml.jackson, whose core and databind groups lie below it."""
+    if not all(own.get(key) for key in ("groupId", "artifactId", "version")):
+        return None
+    group = ".".join(own["groupId"].split(".")[:3])
+    return group, own["artifactId"].split("-")[0], own["version"]
+
+
+def pom_coordinates(pom: Path) -> dict[str, str]:
+    """The project's own ``groupId``, ``artifactId`` and ``version`` (the parent's where the pom inherits them)."""
+    try:
+        root = ElementTree.parse(pom).getroot()
+    except (OSError, ElementTree.ParseError):
+        return {}
+    namespace = root.tag[: root.tag.index("}") + 1] if root.tag.startswith("{") else ""
+    found = {}
+    for key in ("groupId", "artifactId", "version"):
+        value = root.findtext(f"{namespace}{key}") or root.findtext(f"{namespace}parent/{namespace}{key}")
+        if value:
+            found[key] = value.strip()
+    return found
 
 
 def pom_versions(pom: Path) -> dict[str, str]:

@@ -163,7 +163,8 @@ class TestJvm:
         self.cwd = self.folder / "tree"
         jail = sandbox.Jail(read_only=tuple(dict.fromkeys([runner_classes(), *read_only, self.output])),
                             trees=((tree, self.cwd),))  # fmt: skip
-        system = os.pathsep.join([runner_classpath(), *map(str, system_classpath)])
+        # Relative entries lie in the candidate's tree as this JVM sees it (resource folders, see TestJvms).
+        system = os.pathsep.join([runner_classpath(), *(str(self.cwd / p) for p in system_classpath)])
         # *warm*: public class folders it defines (and drops) while it waits for its candidate, to warm class loading up.
         argv = [tool("java"), *JVM_OPTIONS, *jvm_options, "-cp", system, "BenchsmithRunner", "test",
                 os.pathsep.join(map(str, warm))]  # fmt: skip
@@ -233,8 +234,11 @@ class TestJvms:
     """
 
     def __init__(self, slot: int, box: Path, tree: Path, read_only: list[Path], limits: sandbox.Limits,
-                 jvm_options: list[str]):  # fmt: skip
+                 jvm_options: list[str], system_resources: list[str] = ()):  # fmt: skip
         self.slot, self.box, self.tree, self.read_only = slot, box, tree, read_only
+        # Folders of *tree* (relative) on the system class path: tests that read a resource through
+        # ClassLoader.getSystemResource (Csv's CSVFileParserTest) find it there, as under Maven or Ant.
+        self.system_resources = [Path(p) for p in system_resources]
         self.limits, self.jvm_options = limits, jvm_options
         self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="benchsmith-jvm-starter")
         self._lock = threading.Lock()
@@ -266,7 +270,8 @@ class TestJvms:
         try:
             # Only a JVM started ahead warms up: the plain path's starts when its candidate is there.
             warm = [p for p in read_only if p.is_dir()] if ahead else []
-            jvm = TestJvm(self.slot, lane, self.box, self.tree, read_only, [], self.limits, self.jvm_options, warm)
+            jvm = TestJvm(self.slot, lane, self.box, self.tree, read_only, self.system_resources, self.limits,
+                          self.jvm_options, warm)  # fmt: skip
         except BaseException:
             self._free(lane)
             raise

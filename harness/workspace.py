@@ -33,8 +33,8 @@ from benchsmith.errors import BenchsmithError
 from benchsmith.schema import NL2FixInstance
 from sources.defects4j import Bug, Defects4JRoot
 from sources.patches import apply_patch
-from sources.history import GitHistory, locate_upstream
-from harness.javatools import javac, junit_classpath, library_jars, pom_versions
+from sources.history import GitHistory, fixed_commit, locate_upstream
+from harness.javatools import javac, junit_classpath, library_jars, pom_coordinates, pom_versions
 
 log = logging.getLogger(__name__)
 
@@ -140,20 +140,47 @@ def _from_defects4j(instance: NL2FixInstance, executable: str, root: Path) -> Wo
 def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, root: Path) -> Workspace:
     """The upstream history at the fixed revision, compiled with javac against Defects4J's lib/."""
     tree = root / "tree"
-    missing = _export(instance, repos, tree)
+    missing = _export(instance, d4j, repos, tree)
     source_dir, test_dir = _layout(d4j, instance, tree)
+    _generate_from_templates(tree, source_dir)
     pinned = pom_versions(tree / "pom.xml")
-    libraries = tuple(str(jar) for jar in library_jars(d4j.lib_dir(instance.project), pinned))
+    lib_dir = d4j.lib_dir(instance.project)
+    if not lib_dir.is_dir():  # Chart: Defects4J builds it with the jars of the revision's own lib/ (its Ant build's)
+        lib_dir = tree / "lib"
+    libraries = tuple(str(jar) for jar in library_jars(lib_dir, pinned, pom_coordinates(tree / "pom.xml")))
     encoding = _compile_main(tree, source_dir, root, libraries)
     test_encoding, excluded = _compile_tests(instance, tree, test_dir, root, libraries, encoding)
     extra = _buggy_only_imports(instance, d4j, tree, encoding)
     return Workspace(root, source_dir, test_dir, encoding, test_encoding, libraries, tuple(excluded), tuple(missing), extra)
 
 
+def _generate_from_templates(tree: Path, source_dir: str) -> None:
+    """The sources Maven generates before compiling: each ``X.java.in`` filled in as ``X.java``.
+
+    The Jackson projects keep ``PackageVersion.java.in`` and let maven-replacer-plugin write ``PackageVersion.java``
+    from the pom's coordinates; without it their main sources do not compile.
+    """
+    templates = sorted((tree / source_dir).rglob("*.java.in"))
+    if not templates:
+        return
+    coordinates = pom_coordinates(tree / "pom.xml")
+    for template in templates:
+        target = template.with_suffix("")  # X.java.in -> X.java
+        if target.exists():
+            continue
+        package = ".".join(template.parent.relative_to(tree / source_dir).parts)
+        text = template.read_text(encoding="utf-8", errors="surrogateescape")
+        for key, value in {"package": package, "projectversion": coordinates.get("version", "0"),
+                           "projectgroupid": coordinates.get("groupId", ""),
+                           "projectartifactid": coordinates.get("artifactId", "")}.items():  # fmt: skip
+            text = text.replace(f"@{key}@", value)
+        target.write_text(text, encoding="utf-8", errors="surrogateescape")
+
+
 def _buggy_only_imports(instance: NL2FixInstance, d4j: Defects4JRoot, tree: Path, encoding: str) -> tuple[str, ...]:
     """Import statements of the buggy file that the fixed one lacks: the buggy method (and candidates
     written from it) may need them once it stands in the fixed file."""
-    bug = Bug(instance.project, instance.bug_id, instance.revision_buggy, instance.revision_fixed, instance.report_id, instance.report_url)
+    bug = _bug_of(instance)
     fixed = (tree / instance.file_path).read_bytes().decode(encoding, errors="surrogateescape")
     try:
         patch = d4j.patch_path(bug).read_bytes().decode("utf-8", errors="surrogateescape")
@@ -165,7 +192,11 @@ def _buggy_only_imports(instance: NL2FixInstance, d4j: Defects4JRoot, tree: Path
     return tuple(statement for statement in dict.fromkeys(_IMPORT.findall(buggy)) if statement not in ours)
 
 
-def _export(instance: NL2FixInstance, repos: Path | None, tree: Path) -> list[str]:
+def _bug_of(instance: NL2FixInstance) -> Bug:
+    return Bug(instance.project, instance.bug_id, instance.revision_buggy, instance.revision_fixed, instance.report_id, instance.report_url)
+
+
+def _export(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, tree: Path) -> list[str]:
     """Write the fixed revision's files under *tree*; return the paths whose blobs the history lacks.
 
     Blob by blob rather than ``git archive``, so that a partial history (a
@@ -173,9 +204,12 @@ def _export(instance: NL2FixInstance, repos: Path | None, tree: Path) -> list[st
     is recorded, and a test that needs it fails visibly.
     """
     history = GitHistory(locate_upstream(instance.project, repos))
-    if not history.has_revision(instance.revision_fixed):
-        raise BenchsmithError(f"{instance.instance_id}: revision {instance.revision_fixed} is not in {history.git_dir}")
-    listing = subprocess.run(["git", "--git-dir", str(history.git_dir), "ls-tree", "-r", "-z", instance.revision_fixed],
+    bug = _bug_of(instance)
+    patch_path = d4j.patch_path(bug)
+    revision = fixed_commit(bug, history.git_dir, patch_path.read_bytes().decode("utf-8", errors="surrogateescape"), str(patch_path))
+    if not history.has_revision(revision):
+        raise BenchsmithError(f"{instance.instance_id}: revision {revision} is not in {history.git_dir}")
+    listing = subprocess.run(["git", "--git-dir", str(history.git_dir), "ls-tree", "-r", "-z", revision],
                              capture_output=True, check=True).stdout  # fmt: skip
     entries = []
     for record in listing.split(b"\0"):

@@ -2,13 +2,17 @@
 
 Two providers behind one interface. With the ``defects4j`` command on PATH,
 its own checkouts. Without it, the project's upstream git history: the fixed
-revision, and the buggy files made by applying the Defects4J patch to it.
+revision, and the buggy files made by applying the Defects4J patch to it. A
+project whose Defects4J revisions are Subversion numbers (Chart) is read from a
+git conversion of its history, each revision found by content
+(sources/svn_history.py).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,12 +22,14 @@ from benchsmith.config import cache_dir
 from benchsmith.errors import SourceUnavailable
 from sources.defects4j import Bug
 from sources.patches import apply_patch
+from sources.revision_map import MatcherConfig, RevisionMap, RewrittenHistory
+from sources.svn_history import SvnImport
 
 log = logging.getLogger(__name__)
 
 # The upstream repository of each Defects4J project; None where the history is not git.
 UPSTREAM_URLS: dict[str, str | None] = {
-    "Chart": None,  # Subversion (JFreeChart on SourceForge)
+    "Chart": "https://github.com/jfree/jfreechart.git",  # a conversion of its Subversion history: REVISION_MAPS
     "Cli": "https://github.com/apache/commons-cli.git",
     "Closure": "https://github.com/google/closure-compiler.git",
     "Codec": "https://github.com/apache/commons-codec.git",
@@ -42,7 +48,19 @@ UPSTREAM_URLS: dict[str, str | None] = {
     "Time": "https://github.com/JodaOrg/joda-time.git",
 }
 
+# Projects whose Defects4J revisions are not in today's history, and how they are found in it by content.
+REVISION_MAPS: dict[str, MatcherConfig] = {
+    # jfree/jfreechart keeps the raw conversion of the SourceForge repository under refs/import/raw: one commit
+    # per revision from r1, only the 1.0.x branch's files. Defects4J checked out trunk, which the conversion
+    # left out, so a revision's own commit is empty and its fix is found on the branch (sources/svn_history.py).
+    "Chart": SvnImport(ref="refs/import/raw", folder="branches/jfreechart-1.0.x-branch", first_revision=1),
+    # Defects4J took Math's hashes from the git-svn mirror of its day; apache/commons-math's history was
+    # rewritten since, so none of them is in it, but the blobs are.
+    "Math": RewrittenHistory(),
+}
+
 CLONE_TIMEOUT_SECONDS = 1800
+_FULL_HASH = re.compile(r"[0-9a-f]{40}")
 
 
 class SourceProvider(Protocol):
@@ -84,6 +102,18 @@ def git_dir_of(path: Path) -> Path | None:
         ["git", "-C", str(path), "rev-parse", "--absolute-git-dir"], capture_output=True, text=True
     )
     return Path(completed.stdout.strip()) if completed.returncode == 0 else None
+
+
+def fixed_commit(bug: Bug, git_dir: Path, patch_text: str, patch_name: str) -> str:
+    """The commit of *git_dir* that holds *bug*'s fixed revision: the revision itself, or its match by content."""
+    config = REVISION_MAPS.get(bug.project)
+    if config is None:
+        return bug.revision_fixed
+    # Only a full hash can be taken as it is: a Subversion number such as Chart's 1166 is also a valid
+    # abbreviation of some unrelated commit's hash.
+    if _FULL_HASH.fullmatch(bug.revision_fixed) and GitHistory(git_dir).has_revision(bug.revision_fixed):
+        return bug.revision_fixed
+    return RevisionMap(bug.project, git_dir, config).commit(bug.bug_id, bug.revision_fixed, patch_text, patch_name)
 
 
 def locate_upstream(project: str, repos_dir: Path | None) -> Path:
@@ -132,9 +162,10 @@ class UpstreamGitSource:
         self.description = f"git {git_dir} (HEAD {self.history.head()[:12]})"
 
     def files(self, bug: Bug, paths: list[str], patch_text: str, patch_name: str) -> tuple[dict[str, str | None], dict[str, str | None]]:
-        if not self.history.has_revision(bug.revision_fixed):
-            raise SourceUnavailable(f"fixed revision {bug.revision_fixed} is not in {self.history.git_dir}")
-        fixed = {path: self.history.read(bug.revision_fixed, path) for path in paths}
+        revision = fixed_commit(bug, self.history.git_dir, patch_text, patch_name)
+        if not self.history.has_revision(revision):
+            raise SourceUnavailable(f"fixed revision {revision} is not in {self.history.git_dir}")
+        fixed = {path: self.history.read(revision, path) for path in paths}
         present = {path: text for path, text in fixed.items() if text is not None}
         buggy = apply_patch(patch_text, present, patch_name)
         return fixed, {path: buggy.get(path) for path in paths}

@@ -115,3 +115,37 @@ def apply_patch(patch_text: str, fixed_files: dict[str, str], name: str) -> dict
             )
         return result
 
+
+
+def states_lines_of(patch_text: str, fixed_files: dict[str, str | None], name: str) -> bool:
+    """Whether every hunk's fixed side stands at the lines the patch says in *fixed_files*.
+
+    False when the patch applies only at an offset, as Defects4J's Chart patches do to the converted branch
+    (sources/svn_history.py): their line numbers are then not those of the files in hand.
+    """
+    for patched in unidiff.PatchSet(patch_text):
+        text = fixed_files.get(_strip_prefix(patched.source_file))
+        if patched.is_added_file or text is None:
+            continue
+        lines = text.split("\n")
+        for hunk in patched:
+            for line in hunk:
+                if line.source_line_no is not None and (
+                    line.source_line_no > len(lines) or lines[line.source_line_no - 1].rstrip("\r") != line.value.rstrip("\r\n")
+                ):  # fmt: skip
+                    return False
+    return True
+
+
+def rediff(fixed_files: dict[str, str | None], buggy_files: dict[str, str | None]) -> str:
+    """A fixed → buggy patch of these very files, numbered as they are."""
+    parts = []
+    for path, fixed in fixed_files.items():
+        buggy = buggy_files.get(path)
+        if fixed is None or buggy is None or fixed == buggy:
+            continue
+        before, after = (t if t.endswith("\n") else t + "\n" for t in (fixed, buggy))
+        body = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
+                                    f"a/{path}", f"b/{path}", n=3)  # fmt: skip
+        parts.append(f"diff --git a/{path} b/{path}\n" + "".join(body))
+    return "".join(parts)

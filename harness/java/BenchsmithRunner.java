@@ -47,7 +47,7 @@ import org.junit.runner.notification.RunListener;
  * </pre>
  *
  * Unless "all", phase 1 stops after its first failing spec and phase 2 runs only when every test of phase 1 passed. A spec is
- * Class (every test of it, less the excluded Class::method) or Class::method.
+ * Class (every test of it, less the excluded Class::method) or Class::method. Each phase loads the classes afresh.
  * The harness trusts nothing of the report beyond what it can check: every test
  * it asked for reported once, and sentinel tests it planted (which this runner
  * cannot tell from the others) with the outcomes it knows they must have.
@@ -155,7 +155,11 @@ public final class BenchsmithRunner {
         }
         if (passed || "all".equals(f[1])) {
             phases.add(new LinkedHashMap<>());
-            runAll(loader, split(f[4]), excluded, phases.get(1));
+            // Phase 2's classes hold phase 1's tests again: in a class loader of their own, so that a test that
+            // keeps state in a static field (Math-44's EventStateTest) runs on fresh classes, as under Defects4J.
+            ClassLoader fresh = loader(f[0]);
+            Thread.currentThread().setContextClassLoader(fresh);
+            runAll(fresh, split(f[4]), excluded, phases.get(1));
         }
         StringBuilder tests = new StringBuilder();
         for (int phase = 0; phase < phases.size(); phase++) {

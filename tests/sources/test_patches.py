@@ -1,7 +1,7 @@
 import pytest
 
 from benchsmith.errors import PatchError
-from sources.patches import apply_patch, parse_patch
+from sources.patches import apply_patch, parse_patch, rediff, states_lines_of
 
 FIXED = "class A {\n    int f() {\n        return 1;\n    }\n}"  # no newline at the end
 PATCH = """\
@@ -55,3 +55,17 @@ def test_a_moved_line_still_counts_as_changed():
 def test_garbage_is_a_patch_error():
     with pytest.raises(PatchError, match="^q: "):
         parse_patch("not a diff at all\n", "q")
+
+
+def test_a_patch_applied_at_an_offset_is_renumbered_on_the_files_in_hand():
+    fixed = "package p;\r\n\r\nclass A {\r\n    int f() {\r\n        return 1;\r\n    }\r\n}\r\n"  # CRLF, as JFreeChart's sources
+    patch = ("diff --git a/src/A.java b/src/A.java\n--- a/src/A.java\n+++ b/src/A.java\n@@ -3,5 +3,5 @@\n"
+             " class A {\r\n     int f() {\r\n-        return 1;\r\n+        return 2;\r\n     }\r\n }\r\n")  # fmt: skip
+    shifted = "// two lines Defects4J's file lacks\r\n//\r\n" + fixed
+    path = "src/A.java"
+    assert states_lines_of(patch, {path: fixed}, "p")
+    assert not states_lines_of(patch, {path: shifted}, "p")
+    buggy = apply_patch(patch, {path: shifted}, "p")
+    assert buggy[path] == shifted.replace("return 1", "return 2")
+    (renumbered,) = parse_patch(rediff({path: shifted}, buggy), "p")
+    assert renumbered.hunks[0].fixed_lines == (7,) and renumbered.hunks[0].buggy_lines == (7,)  # 5 + the 2 new lines

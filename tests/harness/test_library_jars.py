@@ -1,0 +1,47 @@
+"""One jar per artifact from a Defects4J lib/ folder, the version the revision's pom pins."""
+
+import zipfile
+
+from harness.javatools import library_jars
+
+
+def test_a_pinned_snapshot_is_found_by_its_maven_folder(tmp_path):
+    lib = tmp_path / "lib"
+    jars = {
+        "com/fasterxml/jackson/core/jackson-core/2.7.0-rc4-SNAPSHOT/jackson-core-2.7.0-rc4-20160106.062135-1.jar",
+        "com/fasterxml/jackson/core/jackson-core/3.0.0-SNAPSHOT/jackson-core-3.0.0-20190424.231835-446.jar",
+        "com/fasterxml/jackson/core/jackson-core/2.6.3/jackson-core-2.6.3.jar",
+        "flat-1.2.jar",
+    }
+    for jar in jars:
+        (lib / jar).parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(lib / jar, "w") as archive:
+            archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
+    names = [jar.name for jar in library_jars(lib, {"jackson-core": "2.7.0-rc4-SNAPSHOT"})]
+    assert names == ["flat-1.2.jar", "jackson-core-2.7.0-rc4-20160106.062135-1.jar"]
+    assert "jackson-core-3.0.0-20190424.231835-446.jar" in [jar.name for jar in library_jars(lib)]  # unpinned: newest
+
+
+def test_a_file_that_is_not_a_jar_is_left_out(tmp_path):
+    (tmp_path / "iText-2.1.1.jar").write_text("<!DOCTYPE html PUBLIC ...>")  # what JFreeChart's r1085 holds
+    with zipfile.ZipFile(tmp_path / "jcommon-1.0.13.jar", "w") as archive:
+        archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
+    assert [jar.name for jar in library_jars(tmp_path)] == ["jcommon-1.0.13.jar"]
+
+
+def test_the_projects_own_family_goes_with_its_version(tmp_path):
+    """JacksonXml-5's pom pins no Jackson module (its parent pom does): they go with its own 2.9.6-SNAPSHOT, the
+    nearest version below it, not the newest (3.0, whose packages moved); woodstox, another family, the newest."""
+    lib = tmp_path / "lib"
+    for jar in ["com/fasterxml/jackson/core/jackson-core/2.9.6/jackson-core-2.9.6.jar",
+                "com/fasterxml/jackson/core/jackson-core/2.10.0/jackson-core-2.10.0.jar",
+                "com/fasterxml/jackson/core/jackson-core/3.0.0-SNAPSHOT/jackson-core-3.0.0-20190424.231835-446.jar",
+                "com/fasterxml/jackson/core/jackson-annotations/2.9.0/jackson-annotations-2.9.0.jar",
+                "com/fasterxml/woodstox/woodstox-core/5.0.3/woodstox-core-5.0.3.jar",
+                "com/fasterxml/woodstox/woodstox-core/5.1.0/woodstox-core-5.1.0.jar"]:  # fmt: skip
+        (lib / jar).parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(lib / jar, "w") as archive:
+            archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
+    own = {"groupId": "com.fasterxml.jackson.dataformat", "artifactId": "jackson-dataformat-xml", "version": "2.9.6-SNAPSHOT"}
+    names = [jar.name for jar in library_jars(lib, {"jackson-core": "${version.jackson.core}"}, own)]
+    assert names == ["jackson-annotations-2.9.0.jar", "jackson-core-2.9.6.jar", "woodstox-core-5.1.0.jar"]

@@ -14,6 +14,8 @@ and every module-level function, with their exact source and positions.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import hashlib
 import shutil
 import tempfile
@@ -201,11 +203,18 @@ class _Indexer(cst.CSTVisitor):
 
 def index_module(text: str, path: Path, dotted: str) -> ModuleIndex:
     """Classes, module-level functions and import bindings of one module's *text* (empty when it does not parse)."""
+    index = _index_text(text, dotted, path.name)  # the tasks of one repository share most modules: each is indexed once
+    return ModuleIndex([dataclasses.replace(c, path=path) for c in index.classes], index.functions, index.imports)
+
+
+@functools.lru_cache(maxsize=4096)
+def _index_text(text: str, dotted: str, file_name: str) -> ModuleIndex:
     try:
-        wrapper = MetadataWrapper(cst.parse_module(text))
+        # Parsed here and visited once: the wrapper need not copy the tree (the copy was a third of the time).
+        wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
     except (cst.ParserSyntaxError, RecursionError):
         return ModuleIndex([], [], [])
-    indexer = _Indexer(wrapper.module, path, dotted)
+    indexer = _Indexer(wrapper.module, Path(file_name), dotted)  # relative imports need only the file's name
     wrapper.visit(indexer)
     return indexer.index
 

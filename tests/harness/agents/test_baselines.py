@@ -79,20 +79,19 @@ def test_the_registry_names_the_five_agents_and_refuses_an_unknown_one():
         get_agent("rrrr")
 
 
-def test_a_benchmark_without_repository_tools_says_so(server, tmp_path):
-    """classbench's tools are wired by the tools' own branch; until a benchmark offers them, an agent that needs them stops
-    with the benchmark's name before asking anything."""
+def test_a_task_without_repository_tools_says_so(server, tmp_path):
+    """The classbench tools serve Python tasks; an agent given a Java task stops with the task's id before asking
+    anything."""
+    import dataclasses
+
     import pyarrow.parquet as pq
 
     from benchsmith.schema import ClassBenchTask, to_table
     from tests.helpers.records import classbench_task
 
     path = tmp_path / "classbench.parquet"
-    pq.write_table(to_table([classbench_task()], ClassBenchTask), path)
-    from harness.benchmarks import Benchmark, get
-
-    if type(get("classbench")).agent_environment is not Benchmark.agent_environment:
-        pytest.skip("classbench offers repository tools now")
-    with pytest.raises(BenchsmithError, match="benchmark classbench offers no repository tools"):
+    task = dataclasses.replace(classbench_task(), language="java")
+    pq.write_table(to_table([task], ClassBenchTask, benchmark="classbench"), path)
+    with pytest.raises(BenchsmithError, match="python tasks only, not java"):
         run_agent(path, openai_backend(), tmp_path / "rrr.jsonl", AgentRunOptions("rrr"))
     assert server.chat_requests() == []

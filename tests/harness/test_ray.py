@@ -139,3 +139,19 @@ def test_without_ray_the_executor_says_how_to_install_it(monkeypatch):
     with pytest.raises(BenchsmithError, match=r"pip install 'benchsmith\[ray\]'"):
         executor("ray", 2)
     assert executor("local", 3).workers == 3
+
+
+def test_a_node_without_every_sandbox_layer_is_named_once_in_the_log(caplog):
+    import logging
+
+    from harness.executors import RayExecutor
+
+    executor = RayExecutor.__new__(RayExecutor)  # the bookkeeping only: no cluster needed to say what a node lacks
+    executor._warned, executor._lock = set(), threading.Lock()
+    with caplog.at_level(logging.WARNING, logger="harness.executors"):
+        for _ in range(3):
+            executor._note_layers("10.0.0.7/abcd1234", ["mount_namespace", "unprivileged_uid"])
+        executor._note_layers("10.0.0.8/ef567890", [])
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines == ["node 10.0.0.7/abcd1234 cannot apply the sandbox's mount_namespace, unprivileged_uid layers; "
+                     "candidates it judges are less isolated"]  # fmt: skip

@@ -4,6 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JUNIT  := /usr/share/java/junit4.jar
+PLATFORM := /usr/share/java/junit-platform-launcher.jar
 DATASETS := data/datasets
 FIXTURE_REPOS := data/cache/fixture-repos
 
@@ -17,11 +18,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@
 
-# A JDK and JUnit 4 (with Hamcrest), and bubblewrap for the sandbox's jail, from Debian's packages, when missing.
+# A JDK, JUnit 4 (with Hamcrest) and the JUnit Platform (Jupiter, vintage), and bubblewrap for the sandbox's jail,
+# from Debian's packages, when missing.
 java:
-	@if ! command -v javac >/dev/null 2>&1 || [ ! -f $(JUNIT) ] || ! command -v bwrap >/dev/null 2>&1; then \
-		echo "installing a JDK, JUnit 4 and bubblewrap from Debian's packages"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jdk-headless junit4 bubblewrap >/dev/null; \
+	@if ! command -v javac >/dev/null 2>&1 || [ ! -f $(JUNIT) ] || [ ! -f $(PLATFORM) ] || ! command -v bwrap >/dev/null 2>&1; then \
+		echo "installing a JDK, JUnit 4 and 5 and bubblewrap from Debian's packages"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jdk-headless junit4 junit5 bubblewrap >/dev/null; \
 	fi
 
 CLASSBENCH_REPO ?= pypi:click==8.1.7

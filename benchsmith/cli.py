@@ -137,6 +137,8 @@ def _scrape(args: argparse.Namespace) -> int:
 def _classbench_build(args: argparse.Namespace) -> int:
     from builders.classbench.build import ClassBenchOptions, build
 
+    if args.language == "java":
+        return _classbench_build_java(args)
     card = build(ClassBenchOptions(repo=args.repo, out=args.out, commit=args.commit, language=args.language,
                                    paraphrase=args.paraphrase, no_relatives=args.no_relatives, as_of=args.as_of,
                                    resolve=args.resolve))  # fmt: skip
@@ -146,6 +148,21 @@ def _classbench_build(args: argparse.Namespace) -> int:
         p = card["paraphrase"]
         print(f"paraphrased: {p['names_flipped']} names flipped; {p['still_passing_after']} of {p['tests_passing_before']} "
               f"passing tests still pass ({100 * (p['still_passing_share'] or 0):.1f}%)")  # fmt: skip
+    return 0
+
+
+def _classbench_build_java(args: argparse.Namespace) -> int:
+    from builders.classbench.java_build import JavaBuildOptions, build_java
+
+    if args.paraphrase:
+        raise BenchsmithError("--paraphrase with --language java: run `benchsmith paraphrase --language java` on the "
+                              "repository and build the flipped copy")  # fmt: skip
+    card = build_java(JavaBuildOptions(repo=args.repo, out=args.out, commit=args.commit, module=args.module or "",
+                                       classpath=args.classpath or "", classpath_dir=args.classpath_dir or "",
+                                       release=args.release or "", no_relatives=args.no_relatives))  # fmt: skip
+    print(f"{args.out}: {card['tasks']} tasks from {card['classes']} classes, {card['directives']} directives "
+          f"(rejected: {', '.join(f'{r} {n}' for r, n in card['rejection_reasons'].items())}) in {card['seconds']}s; "
+          f"class path from {card['classpath_source']}")  # fmt: skip
     return 0
 
 
@@ -305,7 +322,11 @@ def build_parser() -> argparse.ArgumentParser:
     classbench_build.add_argument("--repo", required=True, metavar="SPEC", help="git URL or path (with --commit), a folder, or pypi:NAME==VERSION")
     classbench_build.add_argument("--commit", help="the commit of a git repository")
     # Java is offered once its builder exists; the option stays so that scripts passing "--language python" still work.
-    classbench_build.add_argument("--language", choices=["python"], default="python", help="only python so far")
+    classbench_build.add_argument("--language", choices=["python", "java"], default="python")
+    classbench_build.add_argument("--module", metavar="DIR", help="java: the Maven module's folder in the repository (default: its root)")
+    classbench_build.add_argument("--classpath", choices=["maven", "folder", "maven-repo"], help="java: where the class path comes from (default: the first that works, in this order)")
+    classbench_build.add_argument("--classpath-dir", metavar="DIR", help="java: a folder of jars, the class path when Maven cannot resolve one")
+    classbench_build.add_argument("--release", metavar="N", help="java: the Java release to compile for (default: the pom's, at least 8)")
     classbench_build.add_argument("--paraphrase", action="store_true", help="case-flip the identifiers of the shortlisted classes")
     classbench_build.add_argument("--no-relatives", action="store_true", help="leave the relatives column empty (by default each task lists its relatives, seed 002's RQ2)")
     classbench_build.add_argument("--as-of", metavar="DATE", help="resolve the environment with packages uploaded before DATE (default: the sdist's upload time, the commit's date, the folder's newest file)")

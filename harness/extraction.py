@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import javalang
 
-from benchsmith.errors import JavaParseError
+from benchsmith.errors import BenchsmithError, JavaParseError
+from sources.javaclass import java_unit
 from sources.javasrc import MethodUnit, analyse_java
 
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)[^`]*$")
@@ -332,3 +333,17 @@ def _import_lines(lines: list[str], indent: int) -> list[str]:
             continue
         found.append(candidate)
     return found
+
+
+def extract_java_class(answer: str, class_name: str) -> Extraction:
+    """A whole Java file declaring the top-level class *class_name* (package, imports, the class), from the last
+    fenced block that holds one, else from the answer outside fences."""
+    *fenced, whole = _regions(answer)
+    for region in [*reversed(fenced), whole]:
+        try:
+            unit = java_unit(region.text, region.where)
+        except BenchsmithError:
+            continue
+        if any(t.name == class_name for t in unit.types):
+            return Extraction(region.text.strip() + "\n", True, f"file declaring {class_name} from {region.where}")
+    return Extraction(answer.strip(), False, f"no top-level class {class_name} in the answer")

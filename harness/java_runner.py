@@ -31,7 +31,7 @@ from benchsmith.errors import BenchsmithError
 from benchsmith.schema import NL2FixInstance
 from harness import sandbox
 from harness.insertion import add_imports, is_single_method, split_host
-from harness.javatools import JAVA_RELEASE, junit_classpath, tool
+from harness.javatools import JAVA_RELEASE, junit_classpath, platform_classpath, tool
 from harness.jvm import COMPILER_LANE, Compiler, TestJvm, TestJvms, fresh_folder
 from harness.outcomes import Expected, Sentinel, check_report, placed_among, plausible_names
 from harness.verdict import Verdict
@@ -68,13 +68,24 @@ class InstanceRunner:
                  excluded: Iterable[str] = ()):  # fmt: skip
         self.instance = instance
         self.excluded = tuple(excluded)
+        host = (workspace.tree / instance.file_path).read_bytes().decode(workspace.encoding, errors="surrogateescape")
+        self.prefix, self.suffix = split_host(add_imports(host, workspace.buggy_only_imports), instance)
+        self._open(instance.instance_id, instance.file_path, instance.fixed_method, Tests.for_instance(instance, excluded),
+                   workspace, slot, limits, logs)  # fmt: skip
+
+    def _open(self, label: str, file_path: str, reference_code: str, default_tests: Tests, workspace: Workspace,
+              slot: int, limits: sandbox.Limits, logs: Path, platform: bool = False, release: str = JAVA_RELEASE) -> None:  # fmt: skip
+        """What every Java runner holds: the workspace's public view without *file_path*, the scratch box, the
+        sentinels; *reference_code* is the ground truth's candidate (trusted, run once for the expected test names),
+        *platform* runs the tests on the JUnit Platform, *release* is the Java release compiled for."""
+        self.label, self.file_path, self.reference_code = label, file_path, reference_code
+        self.default_tests = default_tests
+        self.platform, self.release = platform, release
         self.workspace = workspace
         self.slot = slot
         self.limits = limits
         self.logs = logs
-        host = (workspace.tree / instance.file_path).read_bytes().decode(workspace.encoding, errors="surrogateescape")
-        self.prefix, self.suffix = split_host(add_imports(host, workspace.buggy_only_imports), instance)
-        self.view: PublicView = public_view(workspace, instance.file_path)
+        self.view: PublicView = public_view(workspace, file_path)
         scratch = cache_dir("scratch")
         scratch.chmod(0o711)
         self.box = fresh_folder(scratch, None, slot)  # root's; its subfolders are handed out one by one
@@ -92,7 +103,20 @@ class InstanceRunner:
 
     # What every JVM of this instance may read, besides its own folders.
     def _libraries(self) -> list[Path]:
-        return [*map(Path, self.workspace.libraries), *junit_classpath()]
+        return [*map(Path, self.workspace.libraries), *junit_classpath(), *(platform_classpath() if self.platform else [])]
+
+    def _compile_classpath(self) -> list[Path]:
+        """What the fast path compiles a candidate against."""
+        return [self.view.classes, *self._libraries()]
+
+    def check(self, code: str) -> tuple[bool, str]:
+        """Whether *code* has the candidate's shape (one method here), with the reason when not."""
+        return is_single_method(code)
+
+    def candidate_sources(self, folder: Path, code: str) -> list[Path]:
+        """The sources the fast path compiles for a candidate: its file (written under *folder*), and any file of the
+        view whose classes must be compiled again with it."""
+        return [self._write_source(folder, code)]
 
     def _resource_dirs(self, tree: Path) -> list[Path]:
         return [tree / p.relative_to(self.workspace.tree) for p in self.workspace.resource_dirs()]
@@ -104,8 +128,8 @@ class InstanceRunner:
         failure) and relevant test classes.
         """
         started = time.monotonic()
-        tests = tests or Tests.for_instance(self.instance, self.excluded)
-        ok, reason = is_single_method(code)
+        tests = tests or self.default_tests
+        ok, reason = self.check(code)
         if not ok:
             verdict = Verdict("uncompilable", reason=reason)
         else:
@@ -119,8 +143,8 @@ class InstanceRunner:
 
     def _compiler_ready(self) -> Compiler:
         if self._compiler is None or not self._compiler.alive():
-            self._compiler = Compiler(self.slot, self.box, [self.view.classes, self.view.test_classes, *self._libraries()],
-                                      self.logs / "compiler.log", self.limits)  # fmt: skip
+            self._compiler = Compiler(self.slot, self.box, [self.view.tree, self.view.test_classes, *self._compile_classpath()],
+                                      self.logs / "compiler.log", self.limits, self.release)  # fmt: skip
             self._warm_up(self._compiler)
         return self._compiler
 
@@ -128,10 +152,10 @@ class InstanceRunner:
         """A few compiles of the ground truth's file before the first candidate's: javac is slow until the JIT knows it."""
         folder = fresh_folder(self.box, None, self.slot)
         try:
-            source = self._write_source(folder, self.instance.fixed_method)
+            sources = self.candidate_sources(folder, self.reference_code)
             output = fresh_folder(folder, COMPILER_LANE, self.slot)
             for _ in range(WARM_UP_COMPILES):
-                compiler.compile([source], output, [self.view.classes, *self._libraries()], self.limits.wall_seconds)
+                compiler.compile(sources, output, self._compile_classpath(), self.limits.wall_seconds)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
@@ -141,7 +165,7 @@ class InstanceRunner:
             resources = [str(p.relative_to(self.workspace.tree)) for p in self.workspace.resource_dirs()]
             self._jvms = TestJvms(self.slot, self.box, self._sentinels.tree,
                                   [self.view.classes, self._sentinels.test_classes, *self._libraries()], self.limits,
-                                  TEST_JVM_OPTIONS, resources)  # fmt: skip
+                                  TEST_JVM_OPTIONS, resources, self.platform)  # fmt: skip
         return self._jvms
 
     def _fast(self, code: str, name: str, tests: Tests) -> Verdict | None:
@@ -151,12 +175,11 @@ class InstanceRunner:
             jvms = self._test_jvms()
             jvm = jvms.take()
         except OSError as exc:
-            log.warning("%s: the fast path failed (%s); using the plain path", self.instance.instance_id, exc)
+            log.warning("%s: the fast path failed (%s); using the plain path", self.label, exc)
             return None
         try:
-            source = self._write_source(jvm.folder, code)
-            classpath = [self.view.classes, *self._libraries()]
-            answer = compiler.compile([source], jvm.output, classpath, self.limits.wall_seconds)
+            sources = self.candidate_sources(jvm.folder, code)
+            answer = compiler.compile(sources, jvm.output, self._compile_classpath(), self.limits.wall_seconds)
             if not answer.get("compiled"):
                 diagnostics = answer.get("diagnostics", "").strip()
                 self._log(name, "fast", diagnostics or "does not compile")
@@ -166,13 +189,13 @@ class InstanceRunner:
             self._log(name, "fast", report + jvm.log_text())
             return verdict
         except OSError as exc:
-            log.warning("%s: the fast path failed (%s); using the plain path", self.instance.instance_id, exc)
+            log.warning("%s: the fast path failed (%s); using the plain path", self.label, exc)
             return None
         finally:
             jvms.retire(jvm)
 
     def _write_source(self, folder: Path, code: str) -> Path:
-        source = folder / "src" / self.instance.file_path
+        source = folder / "src" / self.file_path
         source.parent.mkdir(parents=True)
         source.write_bytes(self.source_with(code).encode("utf-8", errors="surrogateescape"))
         return source
@@ -231,16 +254,15 @@ class InstanceRunner:
         jvms = self._test_jvms()
         jvm = jvms.take()
         try:
-            source = self._write_source(jvm.folder, self.instance.fixed_method)
-            answer = self._compiler_ready().compile([source], jvm.output, [self.view.classes, *self._libraries()],
-                                                    self.limits.wall_seconds)  # fmt: skip
+            sources = self.candidate_sources(jvm.folder, self.reference_code)
+            answer = self._compiler_ready().compile(sources, jvm.output, self._compile_classpath(), self.limits.wall_seconds)
             if not answer.get("compiled"):
-                raise BenchsmithError(f"{self.instance.instance_id}: the ground truth does not compile: {answer.get('diagnostics', '')[:300]}")
+                raise BenchsmithError(f"{self.label}: the ground truth does not compile: {answer.get('diagnostics', '')[:300]}")
             classpath = self._runtime_classpath([jvm.output, self.view.classes], self._sentinels.test_classes, jvm.cwd)
             reports, why = jvm.run(classpath, True, tests.excluded, list(tests.trigger), list(tests.relevant))
             if reports is None or len(reports) != 1:
                 tail = " | ".join(jvm.log_text().strip().splitlines()[-5:])
-                raise BenchsmithError(f"{self.instance.instance_id}: the ground truth's reference run failed: "
+                raise BenchsmithError(f"{self.label}: the ground truth's reference run failed: "
                                       f"{why or 'several reports'}; the JVM's last words: {tail}")  # fmt: skip
         finally:
             jvms.retire(jvm)
@@ -258,7 +280,7 @@ class InstanceRunner:
 
     def plain(self, code: str, name: str, tests: Tests | None = None) -> Verdict:
         """javac of every source and test in a jail, then a fresh test JVM."""
-        tests = tests or Tests.for_instance(self.instance, self.excluded)
+        tests = tests or self.default_tests
         try:
             expected = self._expected_names(tests)
         except OSError as exc:
@@ -303,7 +325,7 @@ class InstanceRunner:
         argfile = folder / f"{output.name}.args"
         argfile.write_text("\n".join(f'"{s}"' for s in sources))
         argv = [tool("javac"), "-J-Xmx1g", "-nowarn", "-proc:none", "-g", "-encoding", encoding,
-                "--release", JAVA_RELEASE, "-cp", os.pathsep.join(map(str, classpath)), "-d", str(output), f"@{argfile}"]  # fmt: skip
+                "--release", self.release, "-cp", os.pathsep.join(map(str, classpath)), "-d", str(output), f"@{argfile}"]  # fmt: skip
         jail = sandbox.Jail(read_only=(tree, folder / "src", argfile, *classpath), writable=(output,))
         outcome = sandbox.run(argv, output, self.slot, self.limits, log_path, jail=jail, lane=COMPILER_LANE)
         return outcome.returncode == 0
@@ -363,7 +385,7 @@ class _JavaSentinels:
         if self._request is not None:
             return
         runner, view = self.runner, self.runner.view
-        first = (runner.instance.trigger_tests or runner.instance.relevant_tests or ["Test"])[0].split("::")[0]
+        first = (runner.default_tests.trigger or runner.default_tests.relevant or ["Test"])[0].split("::")[0]
         package = first.rsplit(".", 1)[0] if "." in first else ""
         test_root = view.tree / runner.workspace.test_dir
         existing_classes = [p.stem.removesuffix("Test") for p in test_root.rglob("*.java")]  # names end in Test

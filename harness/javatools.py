@@ -20,7 +20,12 @@ from benchsmith.errors import BenchsmithError
 log = logging.getLogger(__name__)
 
 RUNNER_SOURCE = Path(__file__).parent / "java" / "BenchsmithRunner.java"
+PLATFORM_RUNNER_SOURCE = Path(__file__).parent / "java" / "PlatformRunner.java"
 JUNIT_JARS = (Path("/usr/share/java/junit4.jar"), Path("/usr/share/java/hamcrest.jar"))
+# The JUnit Platform (Debian's junit5 package): the launcher, Jupiter, and the vintage engine for JUnit 3 and 4 tests.
+PLATFORM_JARS = tuple(Path("/usr/share/java") / f"{name}.jar" for name in (
+    "junit-platform-commons", "junit-platform-engine", "junit-platform-launcher", "junit-jupiter-api",
+    "junit-jupiter-engine", "junit-jupiter-params", "junit-vintage-engine", "opentest4j", "apiguardian-api"))
 JAVA_RELEASE = "8"  # the oldest javac 17 targets; Defects4J's projects are Java 1.4 to 8
 # Old test libraries (cglib, mockito 1, ...) reflect into the JDK as Java 8 allowed; JDK 17 needs these opened.
 _OPENED = ("java.lang", "java.lang.reflect", "java.lang.invoke", "java.io", "java.util", "java.util.concurrent",
@@ -49,21 +54,31 @@ def junit_classpath() -> list[Path]:
     return list(JUNIT_JARS)
 
 
+def platform_classpath() -> list[Path]:
+    missing = [str(jar) for jar in PLATFORM_JARS if not jar.is_file()]
+    if missing:
+        raise BenchsmithError(f"the JUnit Platform is not installed ({', '.join(missing[:3])}); install Debian's junit5 "
+                              "package (make java does)")  # fmt: skip
+    return list(PLATFORM_JARS)
+
+
 @functools.cache
-def runner_classes() -> Path:
-    """Compile BenchsmithRunner.java at first use, cached by its source hash."""
-    digest = hashlib.sha256(RUNNER_SOURCE.read_bytes()).hexdigest()[:16]
+def runner_classes(platform: bool = False) -> Path:
+    """Compile BenchsmithRunner.java (and, for *platform*, PlatformRunner.java) at first use, cached by source hash."""
+    sources = [RUNNER_SOURCE, *([PLATFORM_RUNNER_SOURCE] if platform else [])]
+    digest = hashlib.sha256(b"\0".join(s.read_bytes() for s in sources)).hexdigest()[:16]
     target = cache_dir("runner") / digest
     if (target / "BenchsmithRunner.class").is_file():
         return target
     building = Path(tempfile.mkdtemp(prefix=f"{digest}.", dir=cache_dir("runner")))
+    classpath = [*junit_classpath(), *(platform_classpath() if platform else [])]
     completed = subprocess.run(
-        [tool("javac"), "-nowarn", "-d", str(building), "-cp", os.pathsep.join(map(str, junit_classpath())), str(RUNNER_SOURCE)],
+        [tool("javac"), "-nowarn", "-d", str(building), "-cp", os.pathsep.join(map(str, classpath)), *map(str, sources)],
         capture_output=True, text=True,
     )  # fmt: skip
     if completed.returncode != 0:
         shutil.rmtree(building, ignore_errors=True)
-        raise BenchsmithError(f"{RUNNER_SOURCE}: does not compile: {completed.stderr.strip()[:500]}")
+        raise BenchsmithError(f"{sources[-1]}: does not compile: {completed.stderr.strip()[:500]}")
     building.chmod(0o755)
     try:
         building.rename(target)
@@ -72,8 +87,9 @@ def runner_classes() -> Path:
     return target
 
 
-def runner_classpath() -> str:
-    return os.pathsep.join([str(runner_classes()), *map(str, junit_classpath())])
+def runner_classpath(platform: bool = False) -> str:
+    extra = platform_classpath() if platform else []
+    return os.pathsep.join([str(runner_classes(platform)), *map(str, junit_classpath()), *map(str, extra)])
 
 
 def _version_key(version: str) -> tuple:
@@ -163,13 +179,14 @@ def pom_versions(pom: Path) -> dict[str, str]:
     return versions
 
 
-def javac(sources: list[Path], classpath: list[Path], output: Path, log_path: Path, encoding: str = "UTF-8") -> bool:
+def javac(sources: list[Path], classpath: list[Path], output: Path, log_path: Path, encoding: str = "UTF-8",
+          release: str = JAVA_RELEASE) -> bool:  # fmt: skip
     """Compile trusted sources (a prepared workspace); False when javac fails, its output in *log_path*."""
     output.mkdir(parents=True, exist_ok=True)
     argfile = output.parent / f".{output.name}.sources"
     argfile.write_text("\n".join(f'"{s}"' for s in sources))
     completed = subprocess.run(
-        [tool("javac"), "-nowarn", "-proc:none", "-g", "-encoding", encoding, "--release", JAVA_RELEASE,
+        [tool("javac"), "-nowarn", "-proc:none", "-g", "-encoding", encoding, "--release", release,
          "-cp", os.pathsep.join(map(str, classpath)), "-d", str(output), f"@{argfile}"],
         capture_output=True, text=True,
     )  # fmt: skip

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from benchsmith.config import cache_dir
 from harness import sandbox
-from harness.javatools import JAVA_RELEASE, JVM_OPTIONS, runner_classes, runner_classpath, tool
+from harness.javatools import JAVA_RELEASE, JVM_OPTIONS, platform_classpath, runner_classes, runner_classpath, tool
 
 log = logging.getLogger(__name__)
 
@@ -94,9 +94,11 @@ class Compiler:
 
     READY_SECONDS = 60
 
-    def __init__(self, slot: int, box: Path, read_only: list[Path], log_path: Path, limits: sandbox.Limits):
+    def __init__(self, slot: int, box: Path, read_only: list[Path], log_path: Path, limits: sandbox.Limits,
+                 release: str = JAVA_RELEASE):  # fmt: skip
         self.slot = slot
-        self.platform = release_api()
+        self.release = release
+        self.platform = release_api() if release == JAVA_RELEASE else None
         extra = [self.platform] if self.platform is not None else []
         jail = sandbox.Jail(read_only=tuple(dict.fromkeys([runner_classes(), *extra, *read_only])), writable=(box,))
         argv = [tool("java"), "-Xmx1g", "-XX:+UseSerialGC", "-cp", runner_classpath(), "BenchsmithRunner", "compile"]
@@ -124,7 +126,7 @@ class Compiler:
         self._ids += 1
         request = f"c{self._ids}"
         line = "\t".join([request, _SEPARATOR.join(map(str, sources)), str(output), os.pathsep.join(map(str, classpath)),
-                          str(self.platform or "")])  # fmt: skip
+                          str(self.platform or ""), self.release])  # fmt: skip
         try:
             self.process.stdin.write((line + "\n").encode())
             self.process.stdin.flush()
@@ -152,7 +154,7 @@ class TestJvm:
     """One ``BenchsmithRunner test`` JVM for one candidate: started ahead, used once, then killed with its jail."""
 
     def __init__(self, slot: int, lane: int, box: Path, tree: Path, read_only: list[Path], system_classpath: list[Path],
-                 limits: sandbox.Limits, jvm_options: list[str], warm: list[Path] = ()):  # fmt: skip
+                 limits: sandbox.Limits, jvm_options: list[str], warm: list[Path] = (), platform: bool = False):  # fmt: skip
         self.slot = slot
         self.lane = lane
         self.limits = limits
@@ -161,13 +163,15 @@ class TestJvm:
         self.output = fresh_folder(self.folder, COMPILER_LANE, slot)  # the compiler writes the candidate's classes here
         self.log_path = self.folder / "jvm.log"
         self.cwd = self.folder / "tree"
-        jail = sandbox.Jail(read_only=tuple(dict.fromkeys([runner_classes(), *read_only, self.output])),
+        # *platform*: tests run on the JUnit Platform (Jupiter, and JUnit 3 and 4 through vintage), else on JUnit 4.
+        engine = platform_classpath() if platform else []
+        jail = sandbox.Jail(read_only=tuple(dict.fromkeys([runner_classes(platform), *engine, *read_only, self.output])),
                             trees=((tree, self.cwd),))  # fmt: skip
         # Relative entries lie in the candidate's tree as this JVM sees it (resource folders, see TestJvms).
-        system = os.pathsep.join([runner_classpath(), *(str(self.cwd / p) for p in system_classpath)])
+        system = os.pathsep.join([runner_classpath(platform), *(str(self.cwd / p) for p in system_classpath)])
         # *warm*: public class folders it defines (and drops) while it waits for its candidate, to warm class loading up.
-        argv = [tool("java"), *JVM_OPTIONS, *jvm_options, "-cp", system, "BenchsmithRunner", "test",
-                os.pathsep.join(map(str, warm))]  # fmt: skip
+        main = ["PlatformRunner"] if platform else ["BenchsmithRunner", "test", os.pathsep.join(map(str, warm))]
+        argv = [tool("java"), *JVM_OPTIONS, *jvm_options, "-cp", system, *main]  # fmt: skip
         self.started = time.monotonic()
         # It boots at a low priority, beside the candidate at work, and gets the normal one when its own arrives.
         self.niced = sandbox.sandbox_uid(slot, lane) is not None
@@ -234,8 +238,9 @@ class TestJvms:
     """
 
     def __init__(self, slot: int, box: Path, tree: Path, read_only: list[Path], limits: sandbox.Limits,
-                 jvm_options: list[str], system_resources: list[str] = ()):  # fmt: skip
+                 jvm_options: list[str], system_resources: list[str] = (), platform: bool = False):  # fmt: skip
         self.slot, self.box, self.tree, self.read_only = slot, box, tree, read_only
+        self.platform = platform
         # Folders of *tree* (relative) on the system class path: tests that read a resource through
         # ClassLoader.getSystemResource (Csv's CSVFileParserTest) find it there, as under Maven or Ant.
         self.system_resources = [Path(p) for p in system_resources]
@@ -271,7 +276,7 @@ class TestJvms:
             # Only a JVM started ahead warms up: the plain path's starts when its candidate is there.
             warm = [p for p in read_only if p.is_dir()] if ahead else []
             jvm = TestJvm(self.slot, lane, self.box, self.tree, read_only, self.system_resources, self.limits,
-                          self.jvm_options, warm)  # fmt: skip
+                          self.jvm_options, warm, self.platform)  # fmt: skip
         except BaseException:
             self._free(lane)
             raise

@@ -28,13 +28,18 @@ from harness.metrics import (
     per_instance_counts,
 )
 
-METRIC_COLUMNS = ("pass@k", "TR")  # what a benchmark may ask the report to show (Benchmark.report_columns)
+METRIC_COLUMNS = ("pass@k", "TR", "CR")  # what a benchmark may ask the report to show (Benchmark.report_columns)
 
 
 def test_pass_rate(rows: list[Result]) -> float:
     """TR (seed 002): the mean over candidates of the fraction of their directives that pass."""
     rates = [r.tests_passed / (r.tests_passed + r.tests_failed) for r in rows if r.tests_passed + r.tests_failed]
     return sum(rates) / len(rates) if rates else float("nan")
+
+
+def compile_rate(rows: list[Result]) -> float:
+    """CR (seed 002): the share of candidates that compile."""
+    return sum(r.compiled for r in rows) / len(rows) if rows else float("nan")
 
 
 def run_label(result: Result) -> str:
@@ -126,6 +131,7 @@ def summarise(results: list[Result], ks: list[int], ranking: list[RankedCandidat
                 "instances": len(mine),
                 "solved": sum(1 for _, c in mine.values() if c),
                 "TR": test_pass_rate([r for r in rows if r.project == project]),
+                "CR": compile_rate([r for r in rows if r.project == project]),
                 **{f"pass@{k}": mean_pass_at_k(mine, k)[0] for k in ks},
             }
         summary[label] = {
@@ -135,6 +141,7 @@ def summarise(results: list[Result], ks: list[int], ranking: list[RankedCandidat
             "pass@k": {f"pass@{k}": {"value": v, "instances": n} for k in ks for v, n in [mean_pass_at_k(counts, k)]},
             "statistics": candidate_statistics(rows),
             "TR": test_pass_rate(rows),
+            "CR": compile_rate(rows),
             "statuses": {s: sum(r.status == s for r in rows) for s in ("plausible", "wrong", "uncompilable", "timeout", "error")},
             "projects": by_project,
         }
@@ -200,7 +207,7 @@ def render_table(summary: dict, ks: list[int], metrics: tuple[str, ...] = METRIC
     unknown = [m for m in metrics if m not in METRIC_COLUMNS]
     if unknown:
         raise BenchsmithError(f"report columns {unknown} are not among {METRIC_COLUMNS}")
-    tr = ["TR"] if "TR" in metrics else []
+    tr = [name for name in ("TR", "CR") if name in metrics]
     lines = []
     for label, run in summary.items():
         columns = _metric_columns(run, ks) if "pass@k" in metrics else []
@@ -210,14 +217,14 @@ def render_table(summary: dict, ks: list[int], metrics: tuple[str, ...] = METRIC
         lines.append(_row(["---", *["---:"] * (2 + len(columns) + len(tr))]))
         for project, stats in run["projects"].items():
             lines.append(_row([project, stats["instances"], stats["solved"], *(_pct(stats[name]) for name in columns),
-                               *(_pct(stats["TR"]) for _ in tr)]))  # fmt: skip
+                               *(_pct(stats[name]) for name in tr)]))  # fmt: skip
         overall_of = {f"pass@{k}": run["pass@k"][f"pass@{k}"]["value"] for k in ks}
         if "ranking" in run:
             for k in ks:
                 overall_of[f"r.pass@{k}"] = run["ranking"]["r.pass@k"][f"r.pass@{k}"]["all"]
                 overall_of[f"r.pass@{k} compiling"] = run["ranking"]["r.pass@k"][f"r.pass@{k}"]["compiling"]
         lines.append(_row(["**all**", run["instances"], len(run["solved"]), *(_pct(overall_of[name]) for name in columns),
-                           *(_pct(run["TR"]) for _ in tr)]))  # fmt: skip
+                           *(_pct(run[name]) for name in tr)]))  # fmt: skip
         stats = run["statistics"]
         lines.append("")
         lines.append("Candidates per bug (mean over bugs, as seed 001's Table 2): "

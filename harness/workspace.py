@@ -34,7 +34,7 @@ from benchsmith.schema import NL2FixInstance
 from sources.defects4j import Bug, Defects4JRoot
 from sources.patches import apply_patch
 from sources.history import GitHistory, fixed_commit, locate_upstream
-from harness.javatools import javac, junit_classpath, library_jars, pom_coordinates, pom_versions
+from harness.javatools import JAVA_RELEASE, javac, junit_classpath, library_jars, pom_coordinates, pom_versions
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,7 @@ def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) ->
     root.mkdir(parents=True)
     executable = shutil.which("defects4j")
     workspace = _from_defects4j(instance, executable, root) if executable else _from_git(instance, d4j, repos, root)
-    _make_readable(root)
+    make_readable(root)
     record = {"format": WORKSPACE_FORMAT, **{k: v for k, v in asdict(workspace).items() if k != "root"}}
     write_text_atomic(manifest, json.dumps(record, indent=2))
     return workspace
@@ -148,8 +148,9 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
     if not lib_dir.is_dir():  # Chart: Defects4J builds it with the jars of the revision's own lib/ (its Ant build's)
         lib_dir = tree / "lib"
     libraries = tuple(str(jar) for jar in library_jars(lib_dir, pinned, pom_coordinates(tree / "pom.xml")))
-    encoding = _compile_main(tree, source_dir, root, libraries)
-    test_encoding, excluded = _compile_tests(instance, tree, test_dir, root, libraries, encoding)
+    encoding = compile_main(tree, source_dir, root, libraries)
+    needed = {t.split("::")[0] for t in instance.trigger_tests} | set(instance.relevant_tests)
+    test_encoding, excluded = compile_tests(instance.instance_id, needed, tree, test_dir, root, libraries, encoding)
     extra = _buggy_only_imports(instance, d4j, tree, encoding)
     return Workspace(root, source_dir, test_dir, encoding, test_encoding, libraries, tuple(excluded), tuple(missing), extra)
 
@@ -260,29 +261,30 @@ def _java_files(folder: Path) -> list[Path]:
 _ENCODINGS = ("UTF-8", "ISO-8859-1")
 
 
-def _compile_main(tree: Path, source_dir: str, root: Path, libraries: tuple[str, ...]) -> str:
-    classpath = [*map(Path, libraries), *junit_classpath()]
+def compile_main(tree: Path, source_dir: str, root: Path, libraries: tuple[str, ...], release: str = JAVA_RELEASE,
+                 test_libraries: tuple[Path, ...] = ()) -> str:  # fmt: skip
+    """Compile the main sources into ``root/classes``; their encoding (UTF-8, else Latin-1)."""
+    classpath = [*map(Path, libraries), *junit_classpath(), *test_libraries]
     log_path = root / "compile-main.log"
     for encoding in _ENCODINGS:
-        if javac(_java_files(tree / source_dir), classpath, root / "classes", log_path, encoding=encoding):
+        if javac(_java_files(tree / source_dir), classpath, root / "classes", log_path, encoding=encoding, release=release):
             return encoding
         if "unmappable character" not in log_path.read_text():
             break
-    raise BenchsmithError(f"{root}: the fixed revision does not compile; see {log_path}")
+    raise BenchsmithError(f"{root}: the main sources do not compile; see {log_path}")
 
 
-def _compile_tests(
-    instance: NL2FixInstance, tree: Path, test_dir: str, root: Path, libraries: tuple[str, ...], encoding: str
-) -> tuple[str, list[str]]:
-    """The test sources' encoding and the test classes left out because they do not compile."""
-    classpath = [root / "classes", *map(Path, libraries), *junit_classpath()]
-    needed = {t.split("::")[0] for t in instance.trigger_tests} | set(instance.relevant_tests)
+def compile_tests(label: str, needed: set[str], tree: Path, test_dir: str, root: Path, libraries: tuple[str, ...],
+                  encoding: str, release: str = JAVA_RELEASE, test_libraries: tuple[Path, ...] = ()) -> tuple[str, list[str]]:  # fmt: skip
+    """The test sources' encoding and the test classes left out because they do not compile (never one of
+    *needed*: that is an error naming *label*)."""
+    classpath = [root / "classes", *map(Path, libraries), *junit_classpath(), *test_libraries]
     sources = _java_files(tree / test_dir)
     excluded: list[str] = []
     log_path = root / "compile-tests.log"
     for _ in range(_MAX_TEST_EXCLUSION_ROUNDS):
         shutil.rmtree(root / "test-classes", ignore_errors=True)
-        if javac(sources, classpath, root / "test-classes", log_path, encoding):
+        if javac(sources, classpath, root / "test-classes", log_path, encoding, release=release):
             return encoding, excluded
         if "unmappable character" in log_path.read_text() and encoding != _ENCODINGS[-1]:
             encoding = _ENCODINGS[-1]
@@ -292,17 +294,17 @@ def _compile_tests(
             break
         names = {_class_name(tree / test_dir, path) for path in broken}
         if names & needed:
-            raise BenchsmithError(f"{instance.instance_id}: test classes it needs do not compile: {sorted(names & needed)}; see {log_path}")
+            raise BenchsmithError(f"{label}: test classes it needs do not compile: {sorted(names & needed)}; see {log_path}")
         excluded.extend(sorted(names))
         sources = [s for s in sources if s not in broken]
-    raise BenchsmithError(f"{instance.instance_id}: the tests do not compile; see {log_path}")
+    raise BenchsmithError(f"{label}: the tests do not compile; see {log_path}")
 
 
 def _class_name(test_root: Path, path: Path) -> str:
     return ".".join(path.relative_to(test_root).with_suffix("").parts)
 
 
-def _make_readable(root: Path) -> None:
+def make_readable(root: Path) -> None:
     """Readable inside, so that views can link to it; private as a whole: it holds the ground truth."""
     for folder, dirs, files in os.walk(root):
         os.chmod(folder, 0o755)

@@ -98,7 +98,7 @@ def resolve(spec: str, commit: str | None = None, as_of: str | None = None, mode
     if mode not in RESOLVE_MODES:
         raise BenchsmithError(f"--resolve {mode}: expected one of {', '.join(RESOLVE_MODES)}")
     protect_private_caches()
-    key, tree, dated = _source_tree(spec, commit)
+    key, tree, dated = source_tree(spec, commit)
     import_root = "src" if (tree / "src").is_dir() and any((tree / "src").glob("*/__init__.py")) else ""
     when = None if mode == "latest" else parse_as_of(as_of) if as_of else dated
     python, installed, resolution = _environment(key, tree, when, locked)
@@ -120,8 +120,8 @@ def _utc(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _source_tree(spec: str, commit: str | None) -> tuple[str, Path, str]:
-    """The cache key, the pristine tree and the source's own date (UTC, RFC 3339)."""
+def source_tree(spec: str, commit: str | None) -> tuple[str, Path, str]:
+    """The cache key, the pristine tree and the source's own date (UTC, RFC 3339) of a pypi:, git or folder spec."""
     sources = private_cache_dir("sources")
     if spec.startswith("pypi:"):
         match = re.fullmatch(r"pypi:([A-Za-z0-9_.\-]+)==([A-Za-z0-9_.+\-!]+)", spec)

@@ -170,7 +170,10 @@ class Benchmark(ABC, Generic[R]):
 _BUILT_IN: dict[str, tuple[str, str]] = {
     "nl2fix": ("NL2FixInstance", "harness.benchmarks.nl2fix"),
     "classbench": ("ClassBenchTask", "harness.benchmarks.classbench"),
+    "classbench-java": ("ClassBenchTask", "harness.benchmarks.classbench_java"),
 }
+# Built in after datasets were stamped with their benchmark's name: an unstamped file is never one of theirs.
+_STAMPED_ONLY = {"classbench-java"}
 _REGISTERED: dict[str, Benchmark] = {}
 
 
@@ -214,7 +217,7 @@ def _dataset_kind(dataset: Path) -> str:
                               "benchsmith (rebuild it)")  # fmt: skip
     if stamp.benchmark:
         return stamp.benchmark
-    records = {name: kind for name, (kind, _) in _BUILT_IN.items()}
+    records = {name: kind for name, (kind, _) in _BUILT_IN.items() if name not in _STAMPED_ONLY}
     records.update({name: b.record_type.__name__ for name, b in _REGISTERED.items()})
     holding = sorted(name for name, kind in records.items() if kind == stamp.record)
     if len(holding) != 1:

@@ -37,8 +37,8 @@ import org.junit.runner.notification.RunListener;
  *
  * <pre>
  * compile  (warm, long-lived; runs no candidate code: -proc:none, no plugins)
- *   request  (stdin line):  id \t sources (separated by \u001f) \t output-dir \t classpath \t platform-dir
- *            (platform-dir: the release's API as class files, compiled against as -bootclasspath; empty: --release 8)
+ *   request  (stdin line):  id \t sources (separated by \u001f) \t output-dir \t classpath \t platform-dir \t release
+ *            (platform-dir: release 8's API as class files, compiled against as -bootclasspath; empty: --release)
  *   response (stdout line): BENCHSMITH id {"compiled":bool,"diagnostics":"...","compile_ms":n}
  * test     (one candidate, then the JVM halts; started ahead of its candidate and warmed up on a test of its own)
  *   request  (stdin line):  classpath \t stop|all \t excluded \t phase-1 specs \t phase-2 specs
@@ -109,7 +109,7 @@ public final class BenchsmithRunner {
                     "-encoding", "UTF-8", "-g", "-implicit:none"));
             // javac reopens ct.sym for every --release compile; the same API from a folder costs nothing to open.
             if (f.length > 4 && !f[4].isEmpty()) options.addAll(Arrays.asList("-source", "8", "-target", "8", "-bootclasspath", f[4]));
-            else options.addAll(Arrays.asList("--release", "8"));
+            else options.addAll(Arrays.asList("--release", f.length > 5 && !f[5].isEmpty() ? f[5] : "8"));
             List<File> sources = new ArrayList<>();
             for (String source : f[1].split("\u001f")) sources.add(new File(source));
             boolean compiled;
@@ -214,7 +214,7 @@ public final class BenchsmithRunner {
     }
 
     /** The candidate's classes first, in a loader of their own, over the runner's (JUnit only). */
-    private static ClassLoader loader(String classpath) throws Exception {
+    static ClassLoader loader(String classpath) throws Exception {
         List<URL> urls = new ArrayList<>();
         for (String entry : classpath.split(File.pathSeparator)) if (!entry.isEmpty()) urls.add(new File(entry).toURI().toURL());
         return new URLClassLoader(urls.toArray(new URL[0]), BenchsmithRunner.class.getClassLoader());

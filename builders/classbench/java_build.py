@@ -1,0 +1,203 @@
+"""``benchsmith classbench build --language java``: a Maven repository → shortlisted class tasks → Parquet and a card.
+
+Steps: the module's workspace (``harness.java_workspace``: class path, main and
+test classes compiled once, cached); one sandboxed run of its suite on the JUnit
+Platform, cached in the workspace; the shortlist (``java_shortlist``); for each
+shortlisted class, its directives (the passing test methods that reference it),
+checked by the class harness: the ground truth (the whole file) must pass them
+all, and the class emptied to its declaration must break them, with that empty
+class's CR and TR recorded; DETAILED and SKETCHY metadata; export.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from benchsmith import __version__
+from benchsmith.atomic import write_text_atomic
+from benchsmith.errors import BenchsmithError
+from benchsmith.export import HubSource, write_dataset
+from benchsmith.progress import progress
+from benchsmith.schema import ClassBenchTask, task_id
+from builders.classbench.java_metadata import java_metadata
+from builders.classbench.java_shortlist import (
+    EMPTY_PASSES,
+    GOLD_FAILS,
+    analyse_main_file,
+    analyse_test_file,
+    decide,
+    declared_types,
+    relatives,
+)
+from harness import sandbox
+from harness.benchmarks.classbench_java import ClassBenchJava
+from harness.java_class_runner import ClassTaskRunner, run_suite
+from harness.java_workspace import JavaSetup, JavaWorkspace, java_workspace
+from sources.javaclass import empty_shell
+from sources.python_repo import source_tree
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class JavaBuildOptions:
+    repo: str
+    out: Path
+    commit: str | None = None
+    module: str = ""
+    classpath: str = ""  # maven | folder | maven-repo; "" tries them in that order
+    classpath_dir: str = ""
+    release: str = ""
+    no_relatives: bool = False
+    suite_seconds: float = 1800.0
+    only: tuple[str, ...] = ()  # qualified class names to consider (all when empty)
+
+
+def build_java(options: JavaBuildOptions) -> dict:
+    started = time.monotonic()
+    key, tree, _ = source_tree(options.repo, options.commit)
+    if options.module:
+        key = f"{key}-{options.module.replace('/', '-')}"
+    setup = JavaSetup(options.module, options.classpath, str(Path(options.classpath_dir).resolve()) if options.classpath_dir else "",
+                      options.release)  # fmt: skip
+    prepared = java_workspace(tree, key, setup)
+    tasks, rejections, checks, suite, classes = _tasks(key, prepared, options)
+    card = _card(options, prepared, suite, classes, tasks, rejections, checks, time.monotonic() - started)
+    counts = {"classes": card["classes"], "tasks": card["tasks"], "directives": card["directives"],
+              "rejection_reasons": card["rejection_reasons"]}  # fmt: skip
+    url = options.repo if "://" in options.repo else ""
+    write_dataset(tasks, ClassBenchTask, options.out, card, render_card(card), benchmark=ClassBenchJava.name,
+                  sources=[HubSource(options.repo, url, options.commit or "", "unknown")], counts=counts)  # fmt: skip
+    return card
+
+
+def _tasks(key: str, prepared: JavaWorkspace, options: JavaBuildOptions):
+    workspace = prepared.workspace
+    main_root, test_root = workspace.tree / workspace.source_dir, workspace.tree / workspace.test_dir
+    texts = {str(p.relative_to(workspace.tree)): p.read_text(encoding=workspace.encoding, errors="surrogateescape")
+             for p in sorted(main_root.rglob("*.java"))}  # fmt: skip
+    repository_types = declared_types(texts.items())
+    classes = [info for path, text in texts.items() for info in analyse_main_file(path, text, repository_types)]
+    tests = [m for p in sorted(test_root.rglob("*.java")) for m in analyse_test_file(p.read_text(errors="replace"))]
+    limits = sandbox.Limits(wall_seconds=options.suite_seconds, cpu_seconds=int(options.suite_seconds * 2))
+    parents = {c.qualified_name: c.parent for c in classes}
+    tasks, rejections, checks = [], [], {}
+    with sandbox.leased_slot() as slot:
+        suite = _cached_suite(prepared, slot, limits)
+        passing = {name for name, outcome in suite.items() if outcome == "passed"}
+        for info in progress(classes, "shortlisting classes", unit="class"):
+            if options.only and info.qualified_name not in options.only:
+                continue
+            decision = decide(info, tests, passing)
+            if not decision.accepted:
+                rejections.append({"class": info.qualified_name, "reason": decision.reason, "detail": decision.detail})
+                continue
+            task = _task(key, options, prepared, info, texts[info.file_path], decision.directives,
+                         [] if options.no_relatives else relatives(info.qualified_name, parents))  # fmt: skip
+            check = _check(task, prepared, slot)
+            if check["gold"] != "plausible":
+                rejections.append({"class": info.qualified_name, "reason": GOLD_FAILS, "detail": check["gold_reason"]})
+                continue
+            if check["empty"] == "plausible":
+                rejections.append({"class": info.qualified_name, "reason": EMPTY_PASSES, "detail": ""})
+                continue
+            checks[info.qualified_name] = check
+            tasks.append(task)
+    return tasks, rejections, checks, suite, classes
+
+
+def _task(key: str, options: JavaBuildOptions, prepared: JavaWorkspace, info, text: str, directives: list[str],
+          related: list[str]) -> ClassBenchTask:  # fmt: skip
+    detailed, sketchy = java_metadata(text, info.name, info.file_path)
+    return ClassBenchTask(
+        task_id=task_id(key, info.file_path, info.name), language="java", repo=options.repo, commit=options.commit or "",
+        file_path=info.file_path, class_name=info.name, module=info.qualified_name, ground_truth_class=text, imports=[],
+        detailed_metadata=detailed, sketchy_metadata=sketchy, detailed_description="", sketchy_description="",
+        test_directives=directives, external_references=info.external_references, class_tokens=info.tokens,
+        paraphrased=False, relatives=related, setup=prepared.setup.to_json(),
+    )  # fmt: skip
+
+
+def _check(task: ClassBenchTask, prepared: JavaWorkspace, slot: int) -> dict:
+    """The ground truth and the empty class through the class harness: statuses, and the empty class's CR and TR."""
+    logs = prepared.workspace.root.parent.parent / "checks" / task.task_id.replace("/", "_").replace(":", "_")
+    runner = ClassTaskRunner(task, prepared, slot, sandbox.Limits(), logs)
+    try:
+        gold = runner.evaluate(task.ground_truth_class, "gold")
+        empty = runner.evaluate(empty_shell(task.ground_truth_class, task.class_name, task.task_id), "empty")
+    finally:
+        runner.close()
+    total = len(task.test_directives)
+    return {"directives": total, "gold": gold.status, "gold_reason": gold.reason, "gold_passed": gold.tests_passed,
+            "empty": empty.status, "empty_compiled": empty.compiled,
+            "empty_TR": round(empty.tests_passed / total, 3) if total else 0.0}  # fmt: skip
+
+
+def _cached_suite(prepared: JavaWorkspace, slot: int, limits: sandbox.Limits) -> dict[str, str]:
+    path = prepared.workspace.root.parent.parent / "suites" / f"{prepared.workspace.root.name}.json"
+    if path.is_file():
+        return json.loads(path.read_text())
+    if not prepared.test_classes:
+        raise BenchsmithError(f"{prepared.workspace.root}: no test class to run (none compiles, or none is named as "
+                              "Surefire runs them)")  # fmt: skip
+    log.info("running the test suite once (%d classes)", len(prepared.test_classes))
+    outcomes = run_suite(prepared, slot, limits, path.with_suffix(".log"))
+    if not outcomes:
+        raise BenchsmithError(f"{prepared.workspace.root}: the test suite ran no test; see {path.with_suffix('.log')}")
+    write_text_atomic(path, json.dumps(outcomes, indent=1, sort_keys=True))
+    return outcomes
+
+
+def _card(options, prepared: JavaWorkspace, suite, classes, tasks, rejections, checks, seconds) -> dict:
+    return {
+        "dataset": "RepoClassBench (java)",
+        "tool": f"benchsmith {__version__}",
+        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "repo": options.repo,
+        "commit": options.commit or "",
+        "module": options.module,
+        "classpath_source": prepared.setup.classpath,
+        "release": prepared.setup.release,
+        "libraries": prepared.libraries,
+        "excluded_test_classes": prepared.excluded_tests,
+        "test_suite": dict(Counter(suite.values())),
+        "classes": len(classes),
+        "tasks": len(tasks),
+        "directives": sum(len(t.test_directives) for t in tasks),
+        "rejection_reasons": dict(Counter(r["reason"] for r in rejections).most_common()),
+        "rejections": rejections,
+        "solution_checks": checks,
+        "no_relatives": options.no_relatives,
+        "seconds": round(seconds, 1),
+    }
+
+
+def render_card(card: dict) -> str:
+    lines = [
+        f"# {card['dataset']}: {card['repo']} {card['commit']}{' module ' + card['module'] if card['module'] else ''}",
+        "",
+        f"Built by {card['tool']} on {card['built_at']} in {card['seconds']}s; Java release {card['release']}; "
+        f"class path from {card['classpath_source']} ({len(card['libraries'])} jars).",
+        "",
+        f"{card['tasks']} tasks from {card['classes']} top-level types; {card['directives']} test directives.",
+        f"Test suite: {', '.join(f'{k} {v}' for k, v in card['test_suite'].items())}; "
+        f"{len(card['excluded_test_classes'])} test classes left out (do not compile).",
+        "",
+        "## Tasks: directives, the ground truth, and the empty class (its CR and TR)",
+        "",
+        "| class | directives | ground truth | empty class | empty compiles | empty TR |",
+        "| --- | ---: | --- | --- | --- | ---: |",
+    ]
+    for name, c in card["solution_checks"].items():
+        lines.append(f"| {name} | {c['directives']} | {c['gold']} | {c['empty']} | {c['empty_compiled']} | {c['empty_TR']} |")
+    lines += ["", "## Rejected classes", "", "| class | reason | detail |", "| --- | --- | --- |"]
+    lines += [f"| {r['class']} | {r['reason']} | {r['detail']} |" for r in card["rejections"]]
+    lines += ["", "## Test classes left out", ""]
+    lines += [f"- {name}: {why}" for name, why in card["excluded_test_classes"].items()] or ["none"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,86 @@
+"""RepoClassBench for Java (seed 002): a class's description in, its whole file out, judged by the repository's tests.
+
+The records are classbench's (``ClassBenchTask``, language "java"); what
+differs is the runner (``harness.java_class_runner``: the warm JVM of NL2Fix,
+tests on the JUnit Platform), what a candidate is (a whole file), how two are
+the same (javac's tokens) and the empty class's shape. The report adds CR, the
+share of candidates that compile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from benchsmith.errors import BenchsmithError
+from benchsmith.schema import ClassBenchTask
+from harness.benchmarks import Benchmark, CandidateRunner, EvalOptions, GenerationItem, ReferenceCandidate, register
+from harness.benchmarks.classbench import ClassDescriber
+from harness.extraction import extract_java_class
+from harness.insertion import dedup_key
+from harness.prompts import CLASSBENCH_STRATEGIES
+from harness.prompts import classbench as prompts
+from harness.verdict import Verdict
+from sources.javaclass import empty_shell
+
+
+class ClassBenchJava(Benchmark[ClassBenchTask]):
+    name = "classbench-java"
+    record_type = ClassBenchTask
+    strategies = CLASSBENCH_STRATEGIES
+    report_columns = ("pass@k", "TR", "CR")
+    describer = ClassDescriber()
+
+    def instance_id(self, record: ClassBenchTask) -> str:
+        return record.task_id
+
+    def project_of(self, record: ClassBenchTask) -> str:
+        return record.task_id.split("::", 1)[0]
+
+    def generation_items(self, records: list[ClassBenchTask], strategy: str, description: str | None,
+                         dataset: Path) -> tuple[list[GenerationItem], str]:  # fmt: skip
+        level = description or "detailed"
+        return [_item(task, level) for task in records], level
+
+    def dedup_key(self, code: str) -> str:
+        return dedup_key(code)
+
+    def runners(self, options: EvalOptions) -> Callable[[ClassBenchTask, int, Path], CandidateRunner]:
+        from harness.java_class_runner import ClassTaskRunner, task_workspace
+
+        def open_runner(task: ClassBenchTask, slot: int, logs: Path) -> CandidateRunner:
+            if task.language != "java":
+                raise BenchsmithError(f"{task.task_id}: a {task.language} task in a classbench-java dataset")
+            if not task.test_directives:
+                raise BenchsmithError(f"{task.task_id}: no test directives (an imported task not built here?)")
+            return _Candidates(ClassTaskRunner(task, task_workspace(task), slot, options.limits, logs), options.fast)
+
+        return open_runner
+
+    def reference_candidates(self, records: list[ClassBenchTask], mutants: int, seed: int) -> list[ReferenceCandidate]:
+        rows = []
+        for task in records:
+            rows.append(ReferenceCandidate(task.task_id, "gold", task.ground_truth_class))
+            rows.append(ReferenceCandidate(task.task_id, "empty", empty_shell(task.ground_truth_class, task.class_name,
+                                                                             task.task_id)))  # fmt: skip
+        return rows
+
+
+class _Candidates:
+    def __init__(self, runner, fast: bool):
+        self.runner, self.fast = runner, fast
+
+    def evaluate(self, code: str, name: str) -> Verdict:
+        return self.runner.evaluate(code, name, fast=self.fast)
+
+    def close(self) -> None:
+        self.runner.close()
+
+
+def _item(task: ClassBenchTask, level: str) -> GenerationItem:
+    messages = prompts.basic(task, level)
+    return GenerationItem(task.task_id, 1, lambda answers: messages, lambda text: extract_java_class(text, task.class_name),
+                          f"basic-{level}")  # fmt: skip
+
+
+register(ClassBenchJava())

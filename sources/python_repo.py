@@ -138,12 +138,16 @@ def source_tree(spec: str, commit: str | None) -> tuple[str, Path, str]:
     if commit or spec.endswith(".git") or "://" in spec:
         if not commit:
             raise BenchsmithError(f"{spec}: a git repository needs --commit")
-        key = f"git-{re.sub(r'[^A-Za-z0-9]+', '-', path.name.removesuffix('.git'))}-{commit[:12]}"
+        # A mirror's bare repository is often just "repo" or ".git": its folder's name says which project it is.
+        name = path.parent.name if path.name in ("repo", ".git") else path.name.removesuffix(".git")
+        key = f"git-{re.sub(r'[^A-Za-z0-9]+', '-', name)}-{commit[:12] if re.fullmatch(r'[0-9a-f]{7,40}', commit) else re.sub(r'[^A-Za-z0-9.]+', '-', commit)}"
         tree = sources / key
         git_dir = _git_dir(spec)
         if not (tree / ".benchsmith-complete").exists():
             _export_git(spec, git_dir, commit, tree)
-        shown = subprocess.run(["git", "-C", str(git_dir), "show", "-s", "--format=%cI", commit], capture_output=True, text=True)
+        # ^{commit}: an annotated tag names its commit (plain `show` would print the tag's own message)
+        shown = subprocess.run(["git", "-C", str(git_dir), "show", "-s", "--format=%cI", f"{commit}^{{commit}}"],
+                               capture_output=True, text=True)  # fmt: skip
         if shown.returncode != 0:
             raise BenchsmithError(f"{spec}: cannot read the date of commit {commit}: {shown.stderr.strip()[:200]}")
         return key, tree, _utc(datetime.fromisoformat(shown.stdout.strip()))
@@ -249,8 +253,35 @@ def _export_git(spec: str, git_dir: Path, commit: str, tree: Path) -> None:
     untar = subprocess.run(["tar", "-x", "-C", str(tree)], stdin=archive.stdout, capture_output=True)
     archive.stdout.close()
     if archive.wait() != 0 or untar.returncode != 0:
-        raise BenchsmithError(f"{spec}: cannot export commit {commit}: {archive.stderr.read().decode().strip()[:200]}")
+        error = archive.stderr.read().decode().strip()
+        if "cannot read" not in error:
+            raise BenchsmithError(f"{spec}: cannot export commit {commit}: {error[:200]}")
+        missing = _export_blobs(git_dir, commit, tree)  # a partial mirror: every blob it has
+        log.warning("%s: %d file(s) of %s are missing from %s, left out: %s", spec, len(missing), commit, git_dir,
+                    ", ".join(missing[:3]))  # fmt: skip
     (tree / ".benchsmith-complete").touch()
+
+
+def _export_blobs(git_dir: Path, commit: str, tree: Path) -> list[str]:
+    """Write *commit*'s files under *tree* blob by blob; the paths whose blobs the repository lacks."""
+    listing = subprocess.run(["git", "-C", str(git_dir), "ls-tree", "-r", "-z", commit], capture_output=True, check=True).stdout
+    missing = []
+    for record in filter(None, listing.split(b"\0")):
+        meta, path = record.split(b"\t", 1)
+        mode, kind, sha = meta.decode().split()
+        if kind != "blob":
+            continue
+        shown = subprocess.run(["git", "-C", str(git_dir), "cat-file", "blob", sha], capture_output=True)
+        if shown.returncode != 0:
+            missing.append(os.fsdecode(path))
+            continue
+        target = tree / os.fsdecode(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if mode == "120000":
+            target.symlink_to(os.fsdecode(shown.stdout))
+        else:
+            target.write_bytes(shown.stdout)
+    return missing
 
 
 def _environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvironment | None = None) -> tuple[Path, dict, dict]:

@@ -11,6 +11,7 @@ class's CR and TR recorded; DETAILED and SKETCHY metadata; export.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import time
@@ -125,8 +126,20 @@ def _task(key: str, options: JavaBuildOptions, prepared: JavaWorkspace, info, te
 
 
 def _check(task: ClassBenchTask, prepared: JavaWorkspace, slot: int) -> dict:
-    """The ground truth and the empty class through the class harness: statuses, and the empty class's CR and TR."""
-    logs = prepared.workspace.root.parent.parent / "checks" / task.task_id.replace("/", "_").replace(":", "_")
+    """The ground truth and the empty class through the class harness: statuses, and the empty class's CR and TR.
+
+    Cached by the workspace, the file and the directives: a second build of the same repository judges nothing."""
+    key = hashlib.sha256("\0".join([prepared.workspace.root.name, task.file_path, task.ground_truth_class,
+                                     *task.test_directives]).encode()).hexdigest()[:24]  # fmt: skip
+    cached = prepared.workspace.root.parent.parent / "checks" / f"{key}.json"
+    if cached.is_file():
+        return json.loads(cached.read_text())
+    check = _run_check(task, prepared, slot, cached.with_suffix(""))
+    write_text_atomic(cached, json.dumps(check))
+    return check
+
+
+def _run_check(task: ClassBenchTask, prepared: JavaWorkspace, slot: int, logs: Path) -> dict:
     runner = ClassTaskRunner(task, prepared, slot, sandbox.Limits(), logs)
     try:
         gold = runner.evaluate(task.ground_truth_class, "gold")

@@ -232,8 +232,9 @@ def _maven_repo(module: Path, setup: JavaSetup) -> list[str]:
     found = []
     for artifact in sorted(wanted):
         folders = [p for p in DEBIAN_MAVEN_REPO.rglob(artifact) if p.is_dir() and p.name == artifact]
-        jars = [jar for folder in folders for jar in library_jars(folder, {artifact: declared.get(artifact, "")})
-                if jar.resolve().is_file()]  # fmt: skip
+        # library_jars reads a group's folder (<group>/<artifact>/<version>/): the artifact's own jar is kept.
+        jars = [jar for folder in folders for jar in library_jars(folder.parent, {artifact: declared.get(artifact, "")})
+                if jar.parent.parent.name == artifact and jar.resolve().is_file()]  # fmt: skip
         found.extend(str(jar) for jar in jars[:1])
     return found
 

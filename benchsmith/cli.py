@@ -154,15 +154,18 @@ def _classbench_build(args: argparse.Namespace) -> int:
 def _classbench_build_java(args: argparse.Namespace) -> int:
     from builders.classbench.java_build import JavaBuildOptions, build_java
 
-    if args.paraphrase:
-        raise BenchsmithError("--paraphrase with --language java: run `benchsmith paraphrase --language java` on the "
-                              "repository and build the flipped copy")  # fmt: skip
     card = build_java(JavaBuildOptions(repo=args.repo, out=args.out, commit=args.commit, module=args.module or "",
                                        classpath=args.classpath or "", classpath_dir=args.classpath_dir or "",
-                                       release=args.release or "", no_relatives=args.no_relatives))  # fmt: skip
+                                       release=args.release or "", no_relatives=args.no_relatives,
+                                       paraphrase=args.paraphrase))  # fmt: skip
     print(f"{args.out}: {card['tasks']} tasks from {card['classes']} classes, {card['directives']} directives "
           f"(rejected: {', '.join(f'{r} {n}' for r, n in card['rejection_reasons'].items())}) in {card['seconds']}s; "
           f"class path from {card['classpath_source']}")  # fmt: skip
+    if card["paraphrase"]["run"]:
+        p = card["paraphrase"]
+        print(f"paraphrased: {p['names_flipped']} names flipped ({p['names_excluded']} kept); {p['still_passing_after']} "
+              f"of {p['tests_passing_before']} passing tests still pass ({100 * (p['still_passing_share'] or 0):.1f}%); "
+              f"{p['tasks_after']} of {p['tasks_before']} tasks rebuilt")  # fmt: skip
     return 0
 
 

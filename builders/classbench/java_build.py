@@ -56,6 +56,7 @@ class JavaBuildOptions:
     classpath_dir: str = ""
     release: str = ""
     no_relatives: bool = False
+    paraphrase: bool = False  # the tasks again in a copy whose shortlisted classes' identifiers are case-flipped
     suite_seconds: float = 1800.0
     only: tuple[str, ...] = ()  # qualified class names to consider (all when empty)
 
@@ -69,7 +70,13 @@ def build_java(options: JavaBuildOptions) -> dict:
                       options.release)  # fmt: skip
     prepared = java_workspace(tree, key, setup)
     tasks, rejections, checks, suite, classes = _tasks(key, prepared, options)
+    paraphrase = {"run": False}
+    if options.paraphrase and tasks:
+        from builders.classbench.java_paraphrased import paraphrased_java_tasks
+
+        tasks, paraphrase = paraphrased_java_tasks(key, prepared, options, tasks, suite, _tasks)
     card = _card(options, prepared, suite, classes, tasks, rejections, checks, time.monotonic() - started)
+    card["paraphrase"] = paraphrase
     counts = {"classes": card["classes"], "tasks": card["tasks"], "directives": card["directives"],
               "rejection_reasons": card["rejection_reasons"]}  # fmt: skip
     url = options.repo if "://" in options.repo else ""

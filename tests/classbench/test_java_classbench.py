@@ -161,3 +161,25 @@ def test_fast_and_plain_paths_agree(built, tmp_path):
     assert {c: s[:3] for c, s in statuses[True].items()} == {c: s[:3] for c, s in statuses[False].items()}
     assert statuses[True]["gold"][:3] == ("plausible", 3, 0) and statuses[True]["clear-wrong"][0] == "wrong"
     assert {s[3] for s in statuses[False].values() if s[0] != "uncompilable"} == {"plain"}
+
+
+def test_paraphrased_build_flips_names_and_keeps_the_suite(tmp_path):
+    repo = write_java_repo(tmp_path / "geometry")
+    out = tmp_path / "flipped.parquet"
+    completed = run_cli("classbench", "build", "--language", "java", "--repo", str(repo), "--classpath", "maven-repo",
+                        "--paraphrase", "--out", str(out))  # fmt: skip
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    card = json.loads(out.with_suffix(".card.json").read_text())["paraphrase"]
+    assert card["still_passing_share"] == 1.0 and card["tasks_after"] == card["tasks_before"] == 2
+    assert card["exclusions_by_rule"].get("library-override", 0) >= 2  # equals and hashCode keep their names
+    tasks = read_records(out, ClassBenchTask)
+    # Rectangle keeps its name: describe() prints getSimpleName(), and a test compares that with "Rectangle ...".
+    assert all(t.paraphrased for t in tasks) and sorted(t.class_name for t in tasks) == ["Rectangle", "caNvas"]
+    assert card["exclusions_by_rule"]["runtime-name"] == 1
+    flipped = next(t for t in tasks if t.class_name == "Rectangle")
+    assert "aReA()" in flipped.ground_truth_class
+    path = GOLDEN / "Rectangle.paraphrased.java.txt"
+    if os.environ.get("UPDATE_GOLDEN"):
+        path.write_text(flipped.ground_truth_class)
+    assert flipped.ground_truth_class == path.read_text()
+    assert "public boolean equals(Object" in flipped.ground_truth_class

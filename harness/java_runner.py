@@ -184,7 +184,7 @@ class InstanceRunner:
                 diagnostics = answer.get("diagnostics", "").strip()
                 self._log(name, "fast", diagnostics or "does not compile")
                 first = diagnostics.splitlines()[0].split(": ", 1)[-1] if diagnostics else "does not compile"
-                return Verdict("uncompilable", reason=first, path="fast")
+                return Verdict("uncompilable", reason=first, path="fast", messages={"compiler": diagnostics[:4000]})
             verdict, report = self._judge(jvm, [jvm.output, self.view.classes], tests, expected, "fast")
             self._log(name, "fast", report + jvm.log_text())
             return verdict
@@ -232,6 +232,7 @@ class InstanceRunner:
         verdict = Verdict("wrong" if failing or not checked.outcomes else "plausible", compiled=True,
                           tests_passed=len(checked.outcomes) - len(failing), tests_failed=len(failing),
                           failing_tests=list(dict.fromkeys(failing)), path=path)  # fmt: skip
+        verdict.messages = {name.split("|", 1)[1]: messages.get(name, "") for name in checked.failing}
         trigger_failed = any(name.startswith("1|") for name in checked.failing)
         regression = {n: o for n, o in checked.outcomes.items() if n.startswith("2|") and n[2:] not in tests.trigger}
         if regression and (not trigger_failed or not tests.stop_early):
@@ -309,7 +310,8 @@ class InstanceRunner:
                  (test_sources, test_classes, [classes, *libraries], self.workspace.test_encoding))  # fmt: skip
         for sources, output, classpath, encoding in steps:
             if not self._sandboxed_javac(sources, output, classpath, folder, tree, log_path, encoding):
-                return Verdict("uncompilable", reason=_first_error(log_path), path="plain")
+                errors = "\n".join(line for line in log_path.read_text(errors="replace").splitlines()[1:] if line.strip())
+                return Verdict("uncompilable", reason=_first_error(log_path), path="plain", messages={"compiler": errors[:4000]})
         jvms = self._test_jvms()
         jvm = jvms.fresh([classes, test_classes, *libraries])
         try:

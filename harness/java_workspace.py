@@ -41,7 +41,7 @@ from harness.workspace import Workspace, compile_main, compile_tests, make_reada
 
 log = logging.getLogger(__name__)
 
-JAVA_WORKSPACE_FORMAT = 1
+JAVA_WORKSPACE_FORMAT = 2
 CLASSPATH_SOURCES = ("maven", "folder", "maven-repo")
 DEBIAN_MAVEN_REPO = Path("/usr/share/maven-repo")
 # Artifacts the runner brings itself, whatever version a pom names: two copies of JUnit on one class path would
@@ -77,6 +77,7 @@ class JavaWorkspace:
     setup: JavaSetup  # as resolved: classpath source and release filled in
     libraries: list[str]
     excluded_tests: dict[str, str] = field(default_factory=dict)  # test class → the first compile error
+    excluded_main: dict[str, str] = field(default_factory=dict)  # main class left out of the tree → its first error
     test_classes: list[str] = field(default_factory=list)  # the suite: classes named as Surefire runs them
 
 
@@ -104,11 +105,13 @@ def java_workspace(tree: Path, key: str, setup: JavaSetup) -> JavaWorkspace:
         resolved = JavaSetup(setup.module, source, setup.classpath_dir if source == "folder" else "", release)
         engine = tuple(platform_classpath())
         label = f"{key}{'/' + setup.module if setup.module else ''}"
+        left_out = _leave_out_uncompilable_main(building, tuple(libraries), release, engine)
         encoding = compile_main(building / "tree", "src/main/java", building, tuple(libraries), release, engine)
         test_encoding, excluded = compile_tests(label, set(), building / "tree", "src/test/java", building,
                                                 tuple(libraries), encoding, release, engine)  # fmt: skip
         reasons = _exclusion_reasons(building / "compile-tests.log", excluded)
         record = {"format": JAVA_WORKSPACE_FORMAT, "setup": asdict(resolved), "libraries": libraries,
+                  "excluded_main": left_out,
                   "encoding": encoding, "test_encoding": test_encoding, "excluded_tests": reasons,
                   "test_classes": suite_classes(building / "tree" / "src" / "test" / "java", set(excluded))}  # fmt: skip
         make_readable(building)
@@ -128,7 +131,36 @@ def _from_manifest(root: Path, record: dict) -> JavaWorkspace:
     workspace = Workspace(root, "src/main/java", "src/test/java", record["encoding"], record["test_encoding"],
                           tuple(record["libraries"]), tuple(record["excluded_tests"]))  # fmt: skip
     return JavaWorkspace(workspace, JavaSetup(**record["setup"]), record["libraries"], record["excluded_tests"],
-                         record["test_classes"])  # fmt: skip
+                         record["excluded_main"], record["test_classes"])  # fmt: skip
+
+
+def _leave_out_uncompilable_main(building: Path, libraries: tuple[str, ...], release: str, engine: tuple) -> dict[str, str]:
+    """Main sources that cannot compile against the class path (an optional dependency no repository here has, such
+    as Compress's Brotli decoder) are deleted from the workspace's tree, with the first error of each; what depends on
+    them goes too, round by round. Their tests then fail to compile and are left out as well."""
+    left_out: dict[str, str] = {}
+    main = building / "tree" / "src" / "main" / "java"
+    for _ in range(_MAX_MAIN_ROUNDS):
+        try:
+            compile_main(building / "tree", "src/main/java", building, libraries, release, engine)
+            return left_out
+        except BenchsmithError:
+            text = (building / "compile-main.log").read_text(errors="replace")
+        broken: dict[Path, str] = {}
+        for line in text.splitlines():
+            match = re.match(r"^(/\S+\.java):\d+: error: (.*)$", line)
+            if match and Path(match[1]).is_relative_to(main):
+                broken.setdefault(Path(match[1]), match[2])
+        if not broken:
+            break
+        for path, why in broken.items():
+            left_out[".".join(path.relative_to(main).with_suffix("").parts)] = why
+            path.unlink()
+        shutil.rmtree(building / "classes", ignore_errors=True)
+    return left_out
+
+
+_MAX_MAIN_ROUNDS = 6
 
 
 def suite_classes(test_root: Path, excluded: set[str]) -> list[str]:
@@ -228,15 +260,42 @@ def _maven_repo(module: Path, setup: JavaSetup) -> list[str]:
     declared.update(_unversioned_dependencies(module / "pom.xml"))
     if not DEBIAN_MAVEN_REPO.is_dir():
         raise BenchsmithError(f"{DEBIAN_MAVEN_REPO} does not exist (Debian's maven-repo-helper packages)")
-    wanted = {artifact for artifact in declared if not _TEST_FRAMEWORK.match(artifact)}
-    found = []
-    for artifact in sorted(wanted):
+    # What the pom declares, then what those jars' own poms need at run time (Mockito needs Byte Buddy, Objenesis).
+    queue = sorted(artifact for artifact in declared if not _TEST_FRAMEWORK.match(artifact))
+    seen, found = set(queue), []
+    while queue:
+        artifact = queue.pop(0)
         folders = [p for p in DEBIAN_MAVEN_REPO.rglob(artifact) if p.is_dir() and p.name == artifact]
         # library_jars reads a group's folder (<group>/<artifact>/<version>/): the artifact's own jar is kept.
         jars = [jar for folder in folders for jar in library_jars(folder.parent, {artifact: declared.get(artifact, "")})
                 if jar.parent.parent.name == artifact and jar.resolve().is_file()]  # fmt: skip
-        found.extend(str(jar) for jar in jars[:1])
+        if not jars:
+            continue
+        found.append(str(jars[0]))
+        for pom in sorted(jars[0].parent.glob("*.pom"))[:1]:
+            for needed in _runtime_dependencies(pom):
+                if needed not in seen and not _TEST_FRAMEWORK.match(needed):
+                    seen.add(needed)
+                    queue.append(needed)
     return found
+
+
+def _runtime_dependencies(pom: Path) -> list[str]:
+    """The artifacts a library's pom needs at compile and run time (not test, provided or optional ones)."""
+    try:
+        root = ElementTree.parse(pom).getroot()
+    except (OSError, ElementTree.ParseError):
+        return []
+    namespace = root.tag[: root.tag.index("}") + 1] if root.tag.startswith("{") else ""
+    needed = []
+    for dependencies in root.findall(f"{namespace}dependencies"):
+        for dependency in dependencies.findall(f"{namespace}dependency"):
+            scope = (dependency.findtext(f"{namespace}scope") or "compile").strip()
+            optional = (dependency.findtext(f"{namespace}optional") or "").strip() == "true"
+            artifact = (dependency.findtext(f"{namespace}artifactId") or "").strip()
+            if artifact and scope in ("compile", "runtime") and not optional:
+                needed.append(artifact)
+    return needed
 
 
 def _unversioned_dependencies(pom: Path) -> dict[str, str]:

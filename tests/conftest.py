@@ -65,6 +65,21 @@ def geometry_dataset(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.fixture(scope="session")
+def java_geometry_dataset(tmp_path_factory) -> Path:
+    """The classbench-java dataset built from the Maven repository of tests/helpers/java_repo.py (Canvas, Rectangle)."""
+    from tests.helpers.java_repo import write_java_repo
+
+    root = tmp_path_factory.mktemp("java-classbench")
+    repo = write_java_repo(root / "geometry", git=True)
+    commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    out = root / "geometry.parquet"
+    completed = run_benchsmith("classbench", "build", "--language", "java", "--repo", str(repo), "--commit", commit,
+                               "--classpath", "maven-repo", "--out", str(out))  # fmt: skip
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    return out
+
+
 @pytest.fixture
 def hf_load(tmp_path, monkeypatch):
     """The real ``datasets.load_dataset``, offline, with its cache under *tmp_path*."""

@@ -186,6 +186,7 @@ def _card(options, prepared: JavaWorkspace, suite, classes, tasks, rejections, c
         "release": prepared.setup.release,
         "libraries": prepared.libraries,
         "excluded_test_classes": prepared.excluded_tests,
+        "excluded_main_classes": prepared.excluded_main,
         "test_suite": dict(Counter(suite.values())),
         "classes": len(classes),
         "tasks": len(tasks),
@@ -220,4 +221,6 @@ def render_card(card: dict) -> str:
     lines += [f"| {r['class']} | {r['reason']} | {r['detail']} |" for r in card["rejections"]]
     lines += ["", "## Test classes left out", ""]
     lines += [f"- {name}: {why}" for name, why in card["excluded_test_classes"].items()] or ["none"]
+    lines += ["", "## Main classes left out (they do not compile against the class path)", ""]
+    lines += [f"- {name}: {why}" for name, why in card["excluded_main_classes"].items()] or ["none"]
     return "\n".join(lines) + "\n"

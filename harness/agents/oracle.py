@@ -18,6 +18,7 @@ from harness.python_runner import TaskRunner
 from harness.verdict import Verdict
 
 FEEDBACK_BUDGET = 2000  # characters of feedback per attempt
+COMPILER_ERRORS = "compiler"  # Verdict.messages' key for a candidate's compiler errors (Java)
 
 
 def feedback_text(verdict: Verdict, total: int, budget: int = FEEDBACK_BUDGET) -> str:
@@ -25,7 +26,8 @@ def feedback_text(verdict: Verdict, total: int, budget: int = FEEDBACK_BUDGET) -
     if verdict.status == "plausible":
         return f"All {total} tests passed."
     if verdict.status == "uncompilable":
-        return _cut(f"The code could not be used: {verdict.reason}", budget)
+        errors = verdict.messages.get(COMPILER_ERRORS, "")
+        return _cut(f"The code could not be used: {errors or verdict.reason}", budget)
     if verdict.status == "timeout":
         return _cut(f"The tests did not finish in time ({verdict.reason}); {total} tests count as failed.", budget)
     lines = [f"{verdict.tests_failed} of {total} tests failed:"]
@@ -57,13 +59,11 @@ def _cut(text: str, budget: int) -> str:
     return text if len(text) <= budget else text[: budget - 15] + "\n[... truncated]"
 
 
-class PythonOracle:
-    """Judges attempts at one Python classbench task; one sandbox slot, held until ``close``."""
+class HarnessOracle:
+    """Judges attempts at one classbench task through the benchmark's runner; one sandbox slot, held until ``close``."""
 
-    def __init__(self, task: ClassBenchTask, limits: sandbox.Limits, logs: Path, slot: int = 0,
-                 budget: int = FEEDBACK_BUDGET) -> None:  # fmt: skip
-        logs.mkdir(parents=True, exist_ok=True)
-        self.runner = TaskRunner(task, slot, limits, logs)
+    def __init__(self, task: ClassBenchTask, runner, budget: int = FEEDBACK_BUDGET) -> None:
+        self.runner = runner
         self.budget = budget
         self.total = len(task.test_directives)
         self.attempts = 0
@@ -82,6 +82,17 @@ class PythonOracle:
 
 
 def python_oracle(task: ClassBenchTask, limits: sandbox.Limits, logs: Path, *, slot: int = 0,
-                  budget: int = FEEDBACK_BUDGET) -> PythonOracle:  # fmt: skip
+                  budget: int = FEEDBACK_BUDGET) -> HarnessOracle:  # fmt: skip
     """The oracle of *task*: its class harness in sandbox *slot*, run logs under *logs*, feedback within *budget*."""
-    return PythonOracle(task, limits, logs, slot, budget)
+    logs.mkdir(parents=True, exist_ok=True)
+    return HarnessOracle(task, TaskRunner(task, slot, limits, logs), budget)
+
+
+def java_oracle(task: ClassBenchTask, limits: sandbox.Limits, logs: Path, *, slot: int = 0,
+                budget: int = FEEDBACK_BUDGET) -> HarnessOracle:  # fmt: skip
+    """A Java task's oracle: the class harness (compiler errors, or failing directives with their messages)."""
+    from harness.java_class_runner import ClassTaskRunner, task_workspace
+
+    logs.mkdir(parents=True, exist_ok=True)
+    return HarnessOracle(task, ClassTaskRunner(task, task_workspace(task), slot, limits, logs), budget)
+

@@ -11,10 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchsmith.errors import BenchsmithError
 from benchsmith.schema import ClassBenchTask
-from harness.benchmarks import Benchmark, CandidateRunner, EvalOptions, GenerationItem, ReferenceCandidate, register
+from harness.benchmarks import (
+    AgentOptions,
+    Benchmark,
+    CandidateRunner,
+    EvalOptions,
+    GenerationItem,
+    ReferenceCandidate,
+    register,
+)
 from harness.benchmarks.classbench import ClassDescriber
 from harness.extraction import extract_java_class
 from harness.insertion import dedup_key
@@ -22,6 +31,9 @@ from harness.prompts import CLASSBENCH_STRATEGIES
 from harness.prompts import classbench as prompts
 from harness.verdict import Verdict
 from sources.javaclass import empty_shell
+
+if TYPE_CHECKING:
+    from harness.agents.base import AgentTask, Oracle, Toolbox
 
 
 class ClassBenchJava(Benchmark[ClassBenchTask]):
@@ -56,6 +68,23 @@ class ClassBenchJava(Benchmark[ClassBenchTask]):
             return _Candidates(ClassTaskRunner(task, task_workspace(task), slot, options.limits, logs), options.fast)
 
         return open_runner
+
+    def agent_task(self, record: ClassBenchTask, description: str | None) -> AgentTask:
+        from harness.agents.base import AgentTask
+
+        level = description or "detailed"
+        text = prompts.task_description(record, level)  # an undescribed task fails before any request
+        return AgentTask(record.task_id, "java", record.file_path, record.class_name, text,
+                         lambda answer: extract_java_class(answer, record.class_name))  # fmt: skip
+
+    def agent_environment(self, record: ClassBenchTask, options: AgentOptions) -> tuple[Toolbox, Oracle]:
+        from harness.agents.java_tools import java_toolbox
+        from harness.agents.oracle import java_oracle
+
+        toolbox = java_toolbox(record, relatives=not options.no_relatives,
+                               description=prompts.task_description(record, options.description))  # fmt: skip
+        logs = options.logs / "".join(c if c.isalnum() or c in "-_." else "_" for c in record.task_id)
+        return toolbox, java_oracle(record, options.limits, logs, slot=options.slot)
 
     def reference_candidates(self, records: list[ClassBenchTask], mutants: int, seed: int) -> list[ReferenceCandidate]:
         rows = []

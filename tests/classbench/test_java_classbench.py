@@ -18,15 +18,8 @@ GOLDEN = Path(__file__).parent.parent / "golden" / "classbench-java"
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("java-classbench")
-    repo = write_java_repo(root / "geometry", git=True)
-    commit = (repo / ".git" / "refs" / "heads").iterdir().__next__().read_text().strip()
-    out = root / "geometry.parquet"
-    completed = run_cli("classbench", "build", "--language", "java", "--repo", str(repo), "--commit", commit,
-                        "--classpath", "maven-repo", "--out", str(out))  # fmt: skip
-    assert completed.returncode == 0, completed.stderr[-3000:]
-    return out
+def built(java_geometry_dataset) -> Path:
+    return java_geometry_dataset
 
 
 def tasks_of(built: Path) -> dict[str, ClassBenchTask]:

@@ -183,7 +183,7 @@ class ClassBenchTask:
     commit: str
     file_path: str
     class_name: str
-    module: str
+    module: str  # python: the dotted module; java: the package
     ground_truth_class: str
     imports: list[str]  # import statements removed with the class (only it used them)
     detailed_metadata: str

@@ -125,7 +125,7 @@ def _task(key: str, options: JavaBuildOptions, prepared: JavaWorkspace, info, te
     detailed, sketchy = java_metadata(text, info.name, info.file_path)
     return ClassBenchTask(
         task_id=task_id(key, info.file_path, info.name), language="java", repo=options.repo, commit=options.commit or "",
-        file_path=info.file_path, class_name=info.name, module=info.qualified_name, ground_truth_class=text, imports=[],
+        file_path=info.file_path, class_name=info.name, module=info.qualified_name.rpartition('.')[0], ground_truth_class=text, imports=[],
         detailed_metadata=detailed, sketchy_metadata=sketchy, detailed_description="", sketchy_description="",
         test_directives=directives, external_references=info.external_references, class_tokens=info.tokens,
         paraphrased=False, relatives=related, setup=prepared.setup.to_json(),

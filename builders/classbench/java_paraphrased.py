@@ -24,7 +24,7 @@ SEED = 0
 
 def paraphrased_java_tasks(key: str, prepared: JavaWorkspace, options, tasks: list, suite: dict, build_tasks):
     """(tasks, report): the tasks rebuilt in the flipped copy, and what the flip did to names and tests."""
-    targets = [t.module for t in tasks]  # qualified class names
+    targets = [f"{t.module}.{t.class_name}" if t.module else t.class_name for t in tasks]  # qualified names
     out = cache_dir("classbench-java", "paraphrased") / f"{key}-s{SEED}"  # holds every ground truth: root's only
     cache_dir("classbench-java", "paraphrased").chmod(0o700)
     shutil.rmtree(out, ignore_errors=True)

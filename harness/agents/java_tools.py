@@ -179,7 +179,7 @@ class JavaTools:
         self.by_name: dict[str, list[JavaType]] = {}
         for entry in self.types:
             self.by_name.setdefault(entry.name, []).append(entry)
-        self.package = task.module.rsplit(".", 1)[0] if "." in task.module else ""
+        self.package = task.module  # a Java task's module is its class's package
         self.latest_attempt = ""
         self.snippets = cut_snippets(files)
         self._snippet_index = EmbeddingIndex(embedder, [s.text for s in self.snippets])

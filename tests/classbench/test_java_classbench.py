@@ -38,7 +38,7 @@ def test_shortlist_reasons_directives_and_relatives(built):
     assert len(rectangle.test_directives) == 8 and "org.example.geometry.RectangleTest::scaleGrowsBothSides" in rectangle.test_directives
     assert rectangle.external_references == ["org.example.geometry.Polygon"]
     assert rectangle.relatives == ["org.example.geometry.Circle", "org.example.geometry.Square"]
-    assert rectangle.language == "java" and rectangle.module == "org.example.geometry.Rectangle"
+    assert rectangle.language == "java" and rectangle.module == "org.example.geometry"
     assert json.loads(rectangle.setup)["java"]["classpath"] == "maven-repo"
     card = json.loads(built.with_suffix(".card.json").read_text())
     assert {r["class"]: r["reason"] for r in card["rejections"]} == {

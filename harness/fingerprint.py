@@ -13,6 +13,11 @@ ROOT = Path(__file__).resolve().parent.parent  # holds the harness and sources p
 # Every file whose change can change a verdict: how a candidate is checked, inserted, compiled, run and counted.
 VERDICT_SOURCES: tuple[str, ...] = (
     "harness/java/BenchsmithRunner.java",
+    "harness/java/PlatformRunner.java",
+    "harness/java_class_runner.py",
+    "harness/java_workspace.py",
+    "harness/benchmarks/classbench_java.py",
+    "sources/javaclass.py",
     "harness/java_runner.py",
     "harness/jvm.py",
     "harness/outcomes.py",

@@ -46,6 +46,7 @@ def paraphrased_java_tasks(key: str, prepared: JavaWorkspace, options, tasks: li
         "names_flipped": len(flip),
         "names_excluded": len(report.excluded),
         "exclusions_by_rule": _by_rule(report.excluded),
+        "exclusions": {name: f"{e.rule}: {e.detail}" for name, e in report.excluded.items()},
         "mapping": flip,
         "tests_passing_before": before,
         "still_passing_after": kept,

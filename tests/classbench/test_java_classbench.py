@@ -176,3 +176,22 @@ def test_paraphrased_build_flips_names_and_keeps_the_suite(tmp_path):
         path.write_text(flipped.ground_truth_class)
     assert flipped.ground_truth_class == path.read_text()
     assert "public boolean equals(Object" in flipped.ground_truth_class
+
+
+def test_one_module_of_a_multi_module_build_with_a_folder_class_path(tmp_path):
+    parent = tmp_path / "parent"
+    write_java_repo(parent / "geometry")
+    (parent / "pom.xml").write_text("<project><modelVersion>4.0.0</modelVersion><groupId>org.example</groupId>"
+                                    "<artifactId>parent</artifactId><version>1.0</version><packaging>pom</packaging>"
+                                    "<modules><module>geometry</module></modules></project>\n")  # fmt: skip
+    jars = tmp_path / "jars"
+    jars.mkdir()
+    out = tmp_path / "module.parquet"
+    completed = run_cli("classbench", "build", "--language", "java", "--repo", str(parent), "--module", "geometry",
+                        "--classpath", "folder", "--classpath-dir", str(jars), "--out", str(out))  # fmt: skip
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    card = json.loads(out.with_suffix(".card.json").read_text())
+    assert (card["module"], card["classpath_source"], card["tasks"]) == ("geometry", "folder", 2)
+    assert all(json.loads(t.setup)["java"]["module"] == "geometry" for t in read_records(out, ClassBenchTask))
+    missing = run_cli("classbench", "build", "--language", "java", "--repo", str(parent), "--out", str(tmp_path / "x.parquet"))
+    assert missing.returncode != 0 and "no src/main/java; a Maven-layout module is expected (name one with --module)" in missing.stderr

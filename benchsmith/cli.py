@@ -62,11 +62,15 @@ def _validate(args: argparse.Namespace) -> int:
     instances = read_records(args.dataset, NL2FixInstance)
     outcomes = validate_all(instances, Defects4JRoot(args.defects4j.resolve()), args.repos, args.workers, _limits(args),
                             args.out.with_name(args.out.name + ".logs"), _executor(args), out=args.out)  # fmt: skip
-    report = {"summary": summary(outcomes), "instances": {i: {"status": v.status, "reason": v.reason} for i, v in outcomes.items()}}
+    from harness.javatools import defects4j_runtime
+
+    runtime = defects4j_runtime().describe()
+    report = {"summary": summary(outcomes), "test_runtime": runtime,
+              "instances": {i: {"status": v.status, "reason": v.reason} for i, v in outcomes.items()}}  # fmt: skip
     write_text_atomic(args.out, json.dumps(report, indent=2) + "\n")
     Journal(args.out).remove()
     counts = report["summary"]
-    print(f"{args.out}: {counts.get('reproduced', 0)} of {counts['instances']} instances reproduced")
+    print(f"{args.out}: {counts.get('reproduced', 0)} of {counts['instances']} instances reproduced (tests on {runtime})")
     for instance_id, validation in outcomes.items():
         if validation.status != "reproduced":
             print(f"  {instance_id}: {validation.reason}")

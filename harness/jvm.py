@@ -29,7 +29,15 @@ from pathlib import Path
 
 from benchsmith.config import cache_dir
 from harness import sandbox
-from harness.javatools import JAVA_RELEASE, JVM_OPTIONS, platform_classpath, runner_classes, runner_classpath, tool
+from harness.javatools import (
+    JAVA_RELEASE,
+    JavaRuntime,
+    default_runtime,
+    platform_classpath,
+    runner_classes,
+    runner_classpath,
+    tool,
+)
 
 log = logging.getLogger(__name__)
 
@@ -154,8 +162,10 @@ class TestJvm:
     """One ``BenchsmithRunner test`` JVM for one candidate: started ahead, used once, then killed with its jail."""
 
     def __init__(self, slot: int, lane: int, box: Path, tree: Path, read_only: list[Path], system_classpath: list[Path],
-                 limits: sandbox.Limits, jvm_options: list[str], warm: list[Path] = (), platform: bool = False):  # fmt: skip
+                 limits: sandbox.Limits, jvm_options: list[str], warm: list[Path] = (), platform: bool = False,
+                 runtime: JavaRuntime | None = None):  # fmt: skip
         self.slot = slot
+        runtime = runtime or default_runtime()
         self.lane = lane
         self.limits = limits
         self.folder = fresh_folder(box, None, slot)
@@ -165,13 +175,14 @@ class TestJvm:
         self.cwd = self.folder / "tree"
         # *platform*: tests run on the JUnit Platform (Jupiter, and JUnit 3 and 4 through vintage), else on JUnit 4.
         engine = platform_classpath() if platform else []
-        jail = sandbox.Jail(read_only=tuple(dict.fromkeys([runner_classes(platform), *engine, *read_only, self.output])),
+        jail = sandbox.Jail(read_only=tuple(dict.fromkeys([runtime.home, runner_classes(platform), *engine, *read_only,
+                                                           self.output])),  # fmt: skip
                             trees=((tree, self.cwd),))  # fmt: skip
         # Relative entries lie in the candidate's tree as this JVM sees it (resource folders, see TestJvms).
         system = os.pathsep.join([runner_classpath(platform), *(str(self.cwd / p) for p in system_classpath)])
         # *warm*: public class folders it defines (and drops) while it waits for its candidate, to warm class loading up.
         main = ["PlatformRunner"] if platform else ["BenchsmithRunner", "test", os.pathsep.join(map(str, warm))]
-        argv = [tool("java"), *JVM_OPTIONS, *jvm_options, "-cp", system, *main]  # fmt: skip
+        argv = [runtime.java, *runtime.options(), *jvm_options, "-cp", system, *main]  # fmt: skip
         self.started = time.monotonic()
         # It boots at a low priority, beside the candidate at work, and gets the normal one when its own arrives.
         self.niced = sandbox.sandbox_uid(slot, lane) is not None
@@ -238,9 +249,10 @@ class TestJvms:
     """
 
     def __init__(self, slot: int, box: Path, tree: Path, read_only: list[Path], limits: sandbox.Limits,
-                 jvm_options: list[str], system_resources: list[str] = (), platform: bool = False):  # fmt: skip
+                 jvm_options: list[str], system_resources: list[str] = (), platform: bool = False,
+                 runtime: JavaRuntime | None = None):  # fmt: skip
         self.slot, self.box, self.tree, self.read_only = slot, box, tree, read_only
-        self.platform = platform
+        self.platform, self.runtime = platform, runtime
         # Folders of *tree* (relative) on the system class path: tests that read a resource through
         # ClassLoader.getSystemResource (Csv's CSVFileParserTest) find it there, as under Maven or Ant.
         self.system_resources = [Path(p) for p in system_resources]
@@ -276,7 +288,7 @@ class TestJvms:
             # Only a JVM started ahead warms up: the plain path's starts when its candidate is there.
             warm = [p for p in read_only if p.is_dir()] if ahead else []
             jvm = TestJvm(self.slot, lane, self.box, self.tree, read_only, self.system_resources, self.limits,
-                          self.jvm_options, warm, self.platform)  # fmt: skip
+                          self.jvm_options, warm, self.platform, self.runtime)  # fmt: skip
         except BaseException:
             self._free(lane)
             raise

@@ -179,7 +179,8 @@ def library_jars(lib_dir: Path, pinned: dict[str, str] | None = None, own: dict[
             # Maven layout, <artifact>/<version>/: the folder names the version a pom pins; a snapshot's jar
             # is named by its build's timestamp instead (jackson-core-2.7.0-rc4-20160106.062135-1.jar).
             version = jar.parent.name
-        if _RUNNER_ARTIFACTS.match(artifact) or "cobertura" in jar.parts or artifact == "cobertura":
+        if (_RUNNER_ARTIFACTS.match(artifact) and not artifact.startswith("hamcrest")) or "cobertura" in jar.parts \
+                or artifact == "cobertura":  # fmt: skip
             continue
         if not zipfile.is_zipfile(jar):  # JFreeChart r1085 committed an HTML page as lib/iText-2.1.1.jar
             log.warning("%s: not a jar (no zip directory); left off the class path", jar)
@@ -195,7 +196,15 @@ def library_jars(lib_dir: Path, pinned: dict[str, str] | None = None, own: dict[
             wanted = family[2]
         exact = [jar for _, version, jar in candidates if version == wanted]
         below = [c for c in candidates if wanted and "${" not in wanted and c[0] <= _version_key(wanted)]
-        chosen.append(exact[0] if exact else max(below)[2] if below else max(candidates)[2])
+        pick = exact[0] if exact else max(below)[2] if below else max(candidates)[2]
+        if _RUNNER_ARTIFACTS.match(artifact):
+            # The runner's Hamcrest (Debian's) serves JUnit; a project on Hamcrest before 1.3 implements its Matcher,
+            # whose later versions add methods (describeMismatch): its own goes ahead of the runner's, where javac
+            # compiles against it (Mockito 1.x's LocalizedMatcher).
+            version = next(v for _, v, jar in candidates if jar == pick)
+            if _version_key(version) >= (1, 3):
+                continue
+        chosen.append(pick)
     return sorted(chosen, key=lambda jar: jar.name)
 
 

@@ -57,8 +57,8 @@ junit=/usr/share/java/junit4.jar:/usr/share/java/hamcrest.jar
 case "$cmd" in
   compile)
     mkdir -p "$w/target/classes" "$w/target/test-classes"
-    javac -nowarn -d "$w/target/classes" $(find "$w/src/main/java" -name '*.java')
-    javac -nowarn -cp "$w/target/classes:$junit" -d "$w/target/test-classes" $(find "$w/src/test/java" -name '*.java')
+    javac -nowarn --release 8 -d "$w/target/classes" $(find "$w/src/main/java" -name '*.java')
+    javac -nowarn --release 8 -cp "$w/target/classes:$junit" -d "$w/target/test-classes" $(find "$w/src/test/java" -name '*.java')
     exit 0;;
   export)
     case "$p" in

@@ -44,7 +44,7 @@ _RUNNER_JARS = re.compile(r"^(junit|hamcrest)[0-9.-]")  # the runner brings JUni
 _RESOURCE_DIRS = ("src/main/resources", "src/test/resources", "src/resources", "src/test-resources")
 _MAX_TEST_EXCLUSION_ROUNDS = 5
 WORKSPACE_FORMAT = 4  # bump when the manifest or the way workspaces are built changes
-VIEW_FORMAT = 2  # bump when what a public view leaves out changes
+VIEW_FORMAT = 3  # bump when what a public view holds changes (3: target/test-classes)
 
 
 class _Layout:
@@ -99,6 +99,7 @@ def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) ->
             made_by = WORKSPACE_FORMAT
         if made_by == WORKSPACE_FORMAT:
             root.chmod(0o700)  # made private after format 4 first appeared
+            copy_test_resources(root / "tree")  # added after format 4 first appeared; does nothing a second time
             return Workspace(root=root, **{k: tuple(v) if isinstance(v, list) else v for k, v in record.items()})
         log.info("%s: made by an older benchsmith; rebuilding it", root)
     log.info("preparing workspace %s at %s", instance.instance_id, instance.revision_fixed[:12])
@@ -141,6 +142,7 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
     """The upstream history at the fixed revision, compiled with javac against Defects4J's lib/."""
     tree = root / "tree"
     missing = _export(instance, d4j, repos, tree)
+    copy_test_resources(tree)
     source_dir, test_dir = _layout(d4j, instance, tree)
     _generate_from_templates(tree, source_dir)
     pinned = pom_versions(tree / "pom.xml")
@@ -153,6 +155,20 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
     test_encoding, excluded = compile_tests(instance.instance_id, needed, tree, test_dir, root, libraries, encoding)
     extra = _buggy_only_imports(instance, d4j, tree, encoding)
     return Workspace(root, source_dir, test_dir, encoding, test_encoding, libraries, tuple(excluded), tuple(missing), extra)
+
+
+def copy_test_resources(tree: Path) -> None:
+    """``src/test/resources`` also at ``target/test-classes``, where Maven's build copies it before the tests run:
+    tests that open their resources by that relative path (Compress's ExplodeSupportTest) find them there."""
+    resources, target = tree / "src" / "test" / "resources", tree / "target" / "test-classes"
+    if not resources.is_dir() or target.exists():
+        return
+    building = target.with_name(f".{target.name}.building")
+    shutil.rmtree(building, ignore_errors=True)
+    link_tree(resources, building, lambda path: False)
+    for folder, _, _ in os.walk(building):
+        os.chmod(folder, 0o755)
+    building.rename(target)
 
 
 def _generate_from_templates(tree: Path, source_dir: str) -> None:

@@ -28,12 +28,16 @@ from benchsmith.progress import progress
 from benchsmith.schema import ClassBenchTask, task_id
 from builders.classbench.java_metadata import java_metadata
 from builders.classbench.java_shortlist import (
+    DOES_NOT_PARSE,
     EMPTY_PASSES,
     GOLD_FAILS,
+    NO_PASSING_TEST,
+    Decision,
     analyse_main_file,
     analyse_test_file,
     decide,
     declared_types,
+    referencing_tests,
     relatives,
 )
 from harness import sandbox
@@ -59,6 +63,9 @@ class JavaBuildOptions:
     paraphrase: bool = False  # the tasks again in a copy whose shortlisted classes' identifiers are case-flipped
     suite_seconds: float = 1800.0
     only: tuple[str, ...] = ()  # qualified class names to consider (all when empty)
+    # With *only*: they were shortlisted already (the same classes, paraphrased): their directives are recomputed and
+    # checked, the shortlist's thresholds not applied again (a flipped name can take more tokens).
+    shortlisted: bool = False
 
 
 def build_java(options: JavaBuildOptions) -> dict:
@@ -103,6 +110,9 @@ def _tasks(key: str, prepared: JavaWorkspace, options: JavaBuildOptions):
             if options.only and info.qualified_name not in options.only:
                 continue
             decision = decide(info, tests, passing)
+            if options.shortlisted and not decision.accepted and decision.reason != DOES_NOT_PARSE:
+                directives = sorted(t.name for t in referencing_tests(info, tests, passing))
+                decision = Decision(bool(directives), NO_PASSING_TEST, directives=directives)
             if not decision.accepted:
                 rejections.append({"class": info.qualified_name, "reason": decision.reason, "detail": decision.detail})
                 continue

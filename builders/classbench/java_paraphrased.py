@@ -37,7 +37,7 @@ def paraphrased_java_tasks(key: str, prepared: JavaWorkspace, options, tasks: li
     variant = java_workspace(variant_tree, variant_key, setup)
     only = tuple(f"{name.rsplit('.', 1)[0]}.{flip.get(name.rsplit('.', 1)[1], name.rsplit('.', 1)[1])}" if "." in name
                  else flip.get(name, name) for name in targets)  # fmt: skip
-    variant_options = dataclasses.replace(options, repo=str(out), commit=None, module="", only=only)
+    variant_options = dataclasses.replace(options, repo=str(out), commit=None, module="", only=only, shortlisted=True)
     flipped, rejections, checks, flipped_suite, _ = build_tasks(variant_key, variant, variant_options)
     kept, before = _still_passing(suite, flipped_suite, flip)
     return [dataclasses.replace(t, paraphrased=True) for t in flipped], {

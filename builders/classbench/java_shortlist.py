@@ -193,7 +193,7 @@ def decide(info: JavaClassInfo, tests: list[TestMethod], passing: set[str]) -> D
         return Decision(False, NOT_A_CLASS, info.kind)
     if not info.methods:
         return Decision(False, NO_METHODS)
-    referencing = [t for t in tests if info.name in t.identifiers and t.name in passing]
+    referencing = referencing_tests(info, tests, passing)
     if not referencing:
         return Decision(False, NO_PASSING_TEST)
     mentioned = set().union(*(t.identifiers for t in referencing))
@@ -206,6 +206,11 @@ def decide(info: JavaClassInfo, tests: list[TestMethod], passing: set[str]) -> D
     if info.tokens > MAX_TOKENS:
         return Decision(False, TOO_LONG, f"{info.tokens} tokens")
     return Decision(True, directives=sorted(t.name for t in referencing))
+
+
+def referencing_tests(info: JavaClassInfo, tests: list[TestMethod], passing: set[str]) -> list[TestMethod]:
+    """The passing test methods that reference the class."""
+    return [t for t in tests if info.name in t.identifiers and t.name in passing]
 
 
 def relatives(qualified: str, parents: dict[str, str]) -> list[str]:

@@ -29,8 +29,11 @@ REPOSITORIES = {  # name → (mirror folder, tag, test framework)
 }
 
 
-def build(work: Path, name: str, repo: Path, tag: str, label: str, *extra: str) -> tuple[dict, float]:
+def build(work: Path, name: str, repo: Path, tag: str, label: str, *extra: str, reuse: bool = False) -> tuple[dict, float]:
     out = work / f"{name}-{label}.parquet"
+    timing = out.with_suffix(".seconds")
+    if reuse and timing.is_file():
+        return json.loads(out.with_suffix(".card.json").read_text()), float(timing.read_text())
     started = time.monotonic()
     completed = subprocess.run([sys.executable, "-m", "benchsmith.cli", "classbench", "build", "--language", "java",
                                 "--repo", str(repo), "--commit", tag, "--out", str(out), *extra],
@@ -39,6 +42,7 @@ def build(work: Path, name: str, repo: Path, tag: str, label: str, *extra: str) 
     (work / f"{name}-{label}.log").write_text(completed.stdout + completed.stderr)
     if completed.returncode != 0:
         raise SystemExit(f"{name} ({label}) failed: {completed.stderr.strip().splitlines()[-1]}")
+    timing.write_text(f"{seconds:.1f}")
     return json.loads(out.with_suffix(".card.json").read_text()), seconds
 
 
@@ -47,16 +51,20 @@ def main() -> int:
     parser.add_argument("--mirrors", type=Path, required=True)
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--only", default=",".join(REPOSITORIES))
+    parser.add_argument("--reuse", default="", help="labels (cold,warm,paraphrased) whose earlier builds in --work are "
+                                                    "read, not run again; the cache is then kept")  # fmt: skip
     args = parser.parse_args()
-    shutil.rmtree(args.work / "cache", ignore_errors=True)
+    reuse = set(filter(None, args.reuse.split(",")))
+    if not reuse:
+        shutil.rmtree(args.work / "cache", ignore_errors=True)
     args.work.mkdir(parents=True, exist_ok=True)
     rows = []
     for name in args.only.split(","):
         folder, tag, framework = REPOSITORIES[name]
         repo = args.mirrors / folder / "repo"
-        cold, cold_seconds = build(args.work, name, repo, tag, "cold")
-        warm, warm_seconds = build(args.work, name, repo, tag, "warm")
-        flipped, _ = build(args.work, name, repo, tag, "paraphrased", "--paraphrase")
+        cold, cold_seconds = build(args.work, name, repo, tag, "cold", reuse="cold" in reuse)
+        warm, warm_seconds = build(args.work, name, repo, tag, "warm", reuse="warm" in reuse)
+        flipped, _ = build(args.work, name, repo, tag, "paraphrased", "--paraphrase", reuse="paraphrased" in reuse)
         assert [t for t in warm["solution_checks"]] == [t for t in cold["solution_checks"]], f"{name}: warm differs"
         checks = cold["solution_checks"].values()
         paraphrase = flipped["paraphrase"]

@@ -109,3 +109,44 @@ def test_rrr_on_a_java_task_end_to_end(java_geometry_dataset, tmp_path):
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert sorted((r.iteration, r.status) for r in read_records(results, Result)) == [
         (1, "uncompilable"), (1, "uncompilable"), (2, "plausible"), (2, "plausible")]
+
+
+def test_rrr_on_a_java_task_through_a_loopback_openai_server(java_geometry_dataset, tmp_path, monkeypatch):
+    """The real openai client; the model forgets an import, the compiler's error comes back, get_imports finds it."""
+    import pyarrow.parquet as pq
+
+    from benchsmith.schema import to_table
+    from harness.agents.run import AgentRunOptions, run_agent, transcripts_path
+    from harness.models import get_backend
+    from tests.helpers.openai_server import OpenAIServer, Reply
+
+    rectangle = next(t for t in read_records(java_geometry_dataset, ClassBenchTask) if t.class_name == "Rectangle")
+    dataset = tmp_path / "rectangle.parquet"
+    pq.write_table(to_table([rectangle], ClassBenchTask, benchmark="classbench-java"), dataset)
+    assert run_cli("describe", "--dataset", str(dataset), "--backend", "template").returncode == 0
+    gold = rectangle.ground_truth_class
+    forgetful = gold.replace("import java.util.Objects;\n", "")
+    with OpenAIServer() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        monkeypatch.delenv("AZURE_OPENAI_ENDPOINT", raising=False)
+        server.script.queue.extend([
+            f"```java\n{forgetful}```\n",
+            Reply("Thought: Objects is not found; get_imports will say where it lives.",
+                  (("get_imports", {}), ("get_class_info", {"class_name": "Polygon"}))),  # fmt: skip
+            Reply(None, (("get_signature", {"class_name": "Shape", "method_name": "area"}),)),
+            "Objects was used without its import; the next attempt imports java.util.Objects.",
+            f"Here it is:\n\n```java\n{gold}```\n",
+        ])  # fmt: skip
+        out = tmp_path / "rrr.jsonl"
+        backend = get_backend("openai", "gpt-test", max_retries=0, use_cache=False)
+        summary = run_agent(dataset, backend, out, AgentRunOptions("rrr", tool_format="openai"))
+        requests = [r.body for r in server.chat_requests()]
+    assert (summary.candidates, summary.passed) == (2, 1)
+    assert "cannot find symbol" in requests[1]["messages"][0]["content"]  # the compiler's error, as feedback
+    answered = requests[2]["messages"]
+    assert [m["role"] for m in answered] == ["user", "assistant", "tool", "tool"]
+    assert "* Objects: import java.util.Objects;" in answered[2]["content"]
+    assert answered[3]["content"].startswith("Class signature: public abstract class Polygon extends Shape")
+    (transcript,) = [json.loads(line) for line in transcripts_path(out).read_text().splitlines()]
+    assert [e["passed"] for e in transcript["events"] if e["kind"] == "verdict"] == [False, True]

@@ -44,6 +44,7 @@ _RUNNER_JARS = re.compile(r"^(junit|hamcrest)[0-9.-]")  # the runner brings JUni
 _RESOURCE_DIRS = ("src/main/resources", "src/test/resources", "src/resources", "src/test-resources")
 _MAX_TEST_EXCLUSION_ROUNDS = 5
 WORKSPACE_FORMAT = 4  # bump when the manifest or the way workspaces are built changes
+OLDEST_RELEASE = "7"  # the oldest --release javac 17 compiles for
 VIEW_FORMAT = 3  # bump when what a public view holds changes (3: target/test-classes)
 
 
@@ -76,6 +77,7 @@ class Workspace(_Layout):
     excluded_tests: tuple[str, ...]
     missing_files: tuple[str, ...] = ()  # blobs the history lacked (a partial mirror)
     buggy_only_imports: tuple[str, ...] = ()  # imports of the buggy file that the fix removed
+    release: str = JAVA_RELEASE  # what its sources (and candidates) compile for
 
     def resource_dirs(self) -> list[Path]:
         """Resource folders, and the source folders (old Ant builds copied their resources beside the classes)."""
@@ -150,11 +152,24 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
     if not lib_dir.is_dir():  # Chart: Defects4J builds it with the jars of the revision's own lib/ (its Ant build's)
         lib_dir = tree / "lib"
     libraries = tuple(str(jar) for jar in library_jars(lib_dir, pinned, pom_coordinates(tree / "pom.xml")))
-    encoding = compile_main(tree, source_dir, root, libraries)
+    release = JAVA_RELEASE
+    try:
+        encoding = compile_main(tree, source_dir, root, libraries)
+    except BenchsmithError:
+        # Java 8's inference rejects some code written for 6 and 7 (Collections-26's conditional expressions of
+        # generic methods); their own javac, and Defects4J's build, compile it at the pom's older level. 7 is the
+        # oldest javac 17 accepts.
+        if "incompatible types" not in (root / "compile-main.log").read_text(errors="replace"):
+            raise
+        release = OLDEST_RELEASE
+        shutil.rmtree(root / "classes", ignore_errors=True)
+        encoding = compile_main(tree, source_dir, root, libraries, release)
+        log.info("%s: compiled for Java %s: Java 8's type inference rejects its sources", instance.instance_id, release)
     needed = {t.split("::")[0] for t in instance.trigger_tests} | set(instance.relevant_tests)
-    test_encoding, excluded = compile_tests(instance.instance_id, needed, tree, test_dir, root, libraries, encoding)
+    test_encoding, excluded = compile_tests(instance.instance_id, needed, tree, test_dir, root, libraries, encoding, release)
     extra = _buggy_only_imports(instance, d4j, tree, encoding)
-    return Workspace(root, source_dir, test_dir, encoding, test_encoding, libraries, tuple(excluded), tuple(missing), extra)
+    return Workspace(root, source_dir, test_dir, encoding, test_encoding, libraries, tuple(excluded), tuple(missing), extra,
+                     release)  # fmt: skip
 
 
 def copy_test_resources(tree: Path) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+import tempfile
 from pathlib import Path
 
 from benchsmith.config import cache_dir
@@ -29,8 +30,15 @@ def paraphrased_java_tasks(key: str, prepared: JavaWorkspace, options, tasks: li
     cache_dir("classbench-java", "paraphrased").chmod(0o700)
     shutil.rmtree(out, ignore_errors=True)
     classpath = [*map(Path, prepared.libraries), *junit_classpath(), *platform_classpath()]
-    report = paraphrase_java_repository(prepared.workspace.tree, targets, out, SEED, classpath=classpath,
-                                        release=prepared.setup.release or None)  # fmt: skip
+    # javac binds every occurrence only in sources it can attribute: the test classes the workspace left out (they do
+    # not compile here) would leave names unbound elsewhere, so the flip reads the tree without them.
+    with tempfile.TemporaryDirectory(prefix="paraphrase-input-", dir=out.parent) as scratch:
+        source = Path(scratch) / "tree"
+        shutil.copytree(prepared.workspace.tree, source, symlinks=True)
+        for name in prepared.excluded_tests:
+            (source / "src" / "test" / "java" / (name.replace(".", "/") + ".java")).unlink(missing_ok=True)
+        report = paraphrase_java_repository(source, targets, out, SEED, classpath=classpath,
+                                            release=prepared.setup.release or None)  # fmt: skip
     flip = report.mapping
     variant_key, variant_tree, _ = source_tree(str(out), None)
     setup = JavaSetup("", prepared.setup.classpath, prepared.setup.classpath_dir, prepared.setup.release)
@@ -51,6 +59,8 @@ def paraphrased_java_tasks(key: str, prepared: JavaWorkspace, options, tasks: li
         "tests_passing_before": before,
         "still_passing_after": kept,
         "still_passing_share": round(kept / before, 4) if before else None,
+        "test_classes_left_out_after": variant.excluded_tests,  # in the flipped copy: names the flip left unbound
+        "main_classes_left_out_after": variant.excluded_main,
         "tasks_before": len(tasks),
         "tasks_after": len(flipped),
         "rejected_after": rejections,

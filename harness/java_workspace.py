@@ -83,7 +83,9 @@ class JavaWorkspace:
 
 def java_workspace(tree: Path, key: str, setup: JavaSetup) -> JavaWorkspace:
     """The compiled workspace of the repository at *tree* (a pristine export, cache key *key*), made at first use."""
-    digest = hashlib.sha256(f"{JAVA_WORKSPACE_FORMAT}\0{setup.to_json()}".encode()).hexdigest()[:10]
+    # A folder can change between two builds under the same key (a paraphrased copy made again): its content counts.
+    content = _tree_digest(tree / setup.module if setup.module else tree) if key.startswith("dir-") else ""
+    digest = hashlib.sha256(f"{JAVA_WORKSPACE_FORMAT}\0{setup.to_json()}\0{content}".encode()).hexdigest()[:10]
     root = cache_dir("classbench-java", "workspaces") / f"{key}-{digest}"
     cache_dir("classbench-java").chmod(0o700)
     manifest = root / "workspace.json"
@@ -123,6 +125,13 @@ def java_workspace(tree: Path, key: str, setup: JavaSetup) -> JavaWorkspace:
         shutil.rmtree(building, ignore_errors=True)
         raise
     return _from_manifest(root, record)
+
+
+def _tree_digest(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "target" not in p.relative_to(root).parts[:1]):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
 
 
 def _from_manifest(root: Path, record: dict) -> JavaWorkspace:

@@ -8,7 +8,7 @@ PLATFORM := /usr/share/java/junit-platform-launcher.jar
 DATASETS := data/datasets
 FIXTURE_REPOS := data/cache/fixture-repos
 
-.PHONY: install java dataset test test-online bench bench-python clean
+.PHONY: install java java-extras dataset test test-online bench bench-python clean
 
 install: $(STAMP)
 
@@ -25,6 +25,13 @@ java:
 		echo "installing a JDK, JUnit 4 and 5 and bubblewrap from Debian's packages"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jdk-headless junit4 junit5 bubblewrap >/dev/null; \
 	fi
+
+# Libraries from Debian's Maven repository that real repositories' builds want beyond JUnit: Java classbench's
+# maven-repo class path (Commons Compress's xz, zstd, asm, osgi; mockito, commons-io, commons-lang3) and the jars a
+# partial mirror of Defects4J lacks (JacksonDatabind's groovy). Not needed by `make test` or `make dataset`.
+java-extras: java
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libxz-java libzstd-jni-java \
+		libasm-java libosgi-core-java libmockito-java libcommons-io-java libcommons-lang3-java groovy >/dev/null
 
 CLASSBENCH_REPO ?= pypi:click==8.1.7
 RUN := data/runs/$(shell date -u +%Y%m%dT%H%M%SZ)

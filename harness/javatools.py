@@ -208,6 +208,30 @@ def library_jars(lib_dir: Path, pinned: dict[str, str] | None = None, own: dict[
     return sorted(chosen, key=lambda jar: jar.name)
 
 
+DEBIAN_MAVEN_REPO = Path("/usr/share/maven-repo")
+
+
+def debian_substitutes(lib_dir: Path, pinned: dict[str, str]) -> list[Path]:
+    """For an artifact the revision's pom names whose ``lib/`` folders hold no jar at all (a mirror of Defects4J
+    without its large files: JacksonDatabind's groovy), the same artifact from Debian's Maven repository, the version
+    nearest below the pinned one, else the newest. Nothing for an artifact ``lib/`` has a jar of, or never lists."""
+    if not lib_dir.is_dir() or not DEBIAN_MAVEN_REPO.is_dir():
+        return []
+    found = []
+    for artifact, version in sorted(pinned.items()):
+        folders = [p for p in lib_dir.rglob(artifact) if p.is_dir() and p.name == artifact]
+        if not folders or any(True for folder in folders for _ in folder.rglob("*.jar")):
+            continue
+        group = folders[0].parent.relative_to(lib_dir)
+        candidate = DEBIAN_MAVEN_REPO / group / artifact
+        if candidate.is_dir():
+            jars = library_jars(candidate.parent, {artifact: version})
+            found += [jar for jar in jars if jar.parent.parent.name == artifact][:1]
+    if found:
+        log.info("%s: jars its mirror lacks, from %s: %s", lib_dir, DEBIAN_MAVEN_REPO, ", ".join(j.name for j in found))
+    return found
+
+
 def _family(own: dict[str, str]) -> tuple[str, str, str] | None:
     """(group prefix, first word of the artifact, version) of the project itself, from its pom's coordinates:
     com.fasterxml.jackson.dataformat gives com.fasterxml.jackson, whose core and databind groups lie below it."""

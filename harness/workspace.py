@@ -34,7 +34,15 @@ from benchsmith.schema import NL2FixInstance
 from sources.defects4j import Bug, Defects4JRoot
 from sources.patches import apply_patch
 from sources.history import GitHistory, fixed_commit, locate_upstream
-from harness.javatools import JAVA_RELEASE, javac, junit_classpath, library_jars, pom_coordinates, pom_versions
+from harness.javatools import (
+    JAVA_RELEASE,
+    debian_substitutes,
+    javac,
+    junit_classpath,
+    library_jars,
+    pom_coordinates,
+    pom_versions,
+)
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +159,8 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
     lib_dir = d4j.lib_dir(instance.project)
     if not lib_dir.is_dir():  # Chart: Defects4J builds it with the jars of the revision's own lib/ (its Ant build's)
         lib_dir = tree / "lib"
-    libraries = tuple(str(jar) for jar in library_jars(lib_dir, pinned, pom_coordinates(tree / "pom.xml")))
+    libraries = tuple(str(jar) for jar in [*library_jars(lib_dir, pinned, pom_coordinates(tree / "pom.xml")),
+                                           *debian_substitutes(lib_dir, pinned)])  # fmt: skip
     release = JAVA_RELEASE
     try:
         encoding = compile_main(tree, source_dir, root, libraries)

@@ -218,7 +218,7 @@ def _dataset_kind(dataset: Path) -> str:
     if stamp.benchmark:
         return stamp.benchmark
     records = {name: kind for name, (kind, _) in _BUILT_IN.items() if name not in _STAMPED_ONLY}
-    records.update({name: b.record_type.__name__ for name, b in _REGISTERED.items()})
+    records.update({name: b.record_type.__name__ for name, b in _REGISTERED.items() if name not in _STAMPED_ONLY})
     holding = sorted(name for name, kind in records.items() if kind == stamp.record)
     if len(holding) != 1:
         raise BenchsmithError(f"{dataset}: holds {stamp.record} records, which " +

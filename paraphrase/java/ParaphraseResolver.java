@@ -108,7 +108,10 @@ public final class ParaphraseResolver {
             if (!line.isEmpty()) sources.add(line);
         }
         List<String> options = new ArrayList<>(Arrays.asList(args).subList(3, args.length));
-        options.addAll(List.of("-proc:none", "-Xmaxerrs", "100000", "-nowarn", "-encoding", "UTF-8"));
+        // Without should-stop.ifError=FLOW, javac stops attributing the remaining classes after the first error
+        // anywhere (a test that needs a library not on the class path): their occurrences would stay unbound.
+        options.addAll(List.of("-proc:none", "-Xmaxerrs", "100000", "-nowarn", "-encoding", "UTF-8",
+                "-XDshould-stop.ifError=FLOW"));
         JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         StandardJavaFileManager files = compiler.getStandardFileManager(diagnostics, null, StandardCharsets.UTF_8);

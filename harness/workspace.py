@@ -311,7 +311,10 @@ def compile_main(tree: Path, source_dir: str, root: Path, libraries: tuple[str, 
             return encoding
         if "unmappable character" not in log_path.read_text():
             break
-    raise BenchsmithError(f"{root}: the main sources do not compile; see {log_path}")
+    errors = [line for line in log_path.read_text(errors="replace").splitlines() if ": error: " in line]
+    # The log may go with a build folder that fails: the first error travels in the message.
+    first = f": {errors[0].strip()[:300]} ({len(errors)} error(s) in all)" if errors else f"; see {log_path}"
+    raise BenchsmithError(f"{root}: the main sources do not compile{first}")
 
 
 def compile_tests(label: str, needed: set[str], tree: Path, test_dir: str, root: Path, libraries: tuple[str, ...],

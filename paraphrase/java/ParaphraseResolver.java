@@ -128,6 +128,10 @@ public final class ParaphraseResolver {
                 }
             }
             new ParaphraseResolver(task, units, out).run(targets);
+            if (out.checkError()) {
+                System.err.println(args[0] + ": could not write the resolution (PrintWriter reported an error)");
+                System.exit(1);
+            }
         }
     }
 
@@ -481,8 +485,30 @@ public final class ParaphraseResolver {
     }
 
     /** One line, one field: backslash, tab and line breaks escaped. */
+    /** One field of a line: tab, line breaks (Python's too), other controls and lone surrogates escaped: a lone
+     *  surrogate (Compress tests encoding half an emoji) would stop the UTF-8 writer, and PrintWriter says nothing. */
     private static String clean(String text) {
         if (text == null) return "";
-        return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r");
+        StringBuilder out = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            boolean paired = Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1));
+            if (paired) {
+                out.append(c).append(text.charAt(++i));
+            } else if (c == '\\') {
+                out.append("\\\\");
+            } else if (c == '\t') {
+                out.append("\\t");
+            } else if (c == '\n') {
+                out.append("\\n");
+            } else if (c == '\r') {
+                out.append("\\r");
+            } else if (c < 0x20 || c == 0x7f || c == 0x85 || c == 0x2028 || c == 0x2029 || Character.isSurrogate(c)) {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
     }
 }

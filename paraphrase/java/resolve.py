@@ -71,7 +71,10 @@ def _unescape(text: str) -> str:
     out, i = [], 0
     while i < len(text):
         c = text[i]
-        if c == "\\" and i + 1 < len(text):
+        if c == "\\" and text[i + 1 : i + 2] == "u" and len(text) >= i + 6:
+            out.append(chr(int(text[i + 2 : i + 6], 16)))
+            i += 6
+        elif c == "\\" and i + 1 < len(text):
             out.append({"t": "\t", "n": "\n", "r": "\r", "\\": "\\"}.get(text[i + 1], text[i + 1]))
             i += 2
         else:
@@ -82,7 +85,7 @@ def _unescape(text: str) -> str:
 
 def parse_output(text: str) -> Resolution:
     result = Resolution()
-    for line in text.splitlines():
+    for line in text.split("\n"):  # not splitlines: \x1c or \u2028 inside a field is no line break
         kind, _, rest = line.partition("\t")
         fields = rest.split("\t")
         if kind == "TARGET":

@@ -115,6 +115,20 @@ def test_without_the_class_path_unbound_references_keep_names(tmp_path):
     assert "CircleTest.java" in report.excluded["radius"].detail
 
 
+def test_a_lone_surrogate_in_a_string_loses_no_occurrence(flipped, tmp_path):
+    """A string literal holding half an emoji (Compress's NioZipEncodingTest) is attributed before the files that use
+    the classes: it must neither stop the resolver's output nor leave the later files' occurrences unflipped."""
+    repo = tmp_path / "repo"
+    shutil.copytree(JAVAREPO, repo)
+    first = repo / "src/main/java/org/tiny/AHalf.java"  # first in the sources' order
+    first.write_text('package org.tiny;\n\npublic class AHalf {\n    public static final String HALF = "\\ud83c|\\u2028|\\u001c";\n}\n')
+    report = paraphrase_java_repository(repo, CLASSES, tmp_path / "out", SEED, classpath=JUNIT4)
+    assert report.mapping == flipped[1].mapping
+    for rel in GOLDEN_FILES:
+        assert (tmp_path / "out" / rel).read_bytes() == (GOLDEN / f"{rel}.golden").read_bytes(), rel
+    assert (tmp_path / "out" / first.relative_to(repo)).read_bytes() == first.read_bytes()
+
+
 def test_cli_writes_the_report(tmp_path, capsys):
     from benchsmith.cli import main
 

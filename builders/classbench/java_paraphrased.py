@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from benchsmith.config import cache_dir
-from builders.classbench.paraphrased import _still_passing
+from builders.classbench.paraphrased import _LOST_LISTED, _still_passing
 from harness.java_workspace import JavaSetup, JavaWorkspace, java_workspace
 from harness.javatools import junit_classpath, platform_classpath
 from paraphrase.java.repository import paraphrase_java_repository
@@ -47,7 +47,7 @@ def paraphrased_java_tasks(key: str, prepared: JavaWorkspace, options, tasks: li
                  else flip.get(name, name) for name in targets)  # fmt: skip
     variant_options = dataclasses.replace(options, repo=str(out), commit=None, module="", only=only, shortlisted=True)
     flipped, rejections, checks, flipped_suite, _ = build_tasks(variant_key, variant, variant_options)
-    kept, before = _still_passing(suite, flipped_suite, flip)
+    kept, before, lost = _still_passing(suite, flipped_suite, flip)
     return [dataclasses.replace(t, paraphrased=True) for t in flipped], {
         "run": True,
         "seed": SEED,
@@ -59,6 +59,7 @@ def paraphrased_java_tasks(key: str, prepared: JavaWorkspace, options, tasks: li
         "tests_passing_before": before,
         "still_passing_after": kept,
         "still_passing_share": round(kept / before, 4) if before else None,
+        "no_longer_passing": dict(list(lost.items())[:_LOST_LISTED]),
         "test_classes_left_out_after": variant.excluded_tests,  # in the flipped copy: names the flip left unbound
         "main_classes_left_out_after": variant.excluded_main,
         "tasks_before": len(tasks),

@@ -277,6 +277,12 @@ public final class ParaphraseResolver {
                 return new String[] {"enum-constant", "constant of " + element.getEnclosingElement()};
             case FIELD:
                 if (SERIALIZATION_FIELDS.contains(name)) return new String[] {"serialization", "field of " + element.getEnclosingElement()};
+                // A Serializable class's instance fields are its serial form, spelled in every stream it was written
+                // to (Csv keeps a CSVRecord serialized by 1.6 among its test resources).
+                if (!modifiers.contains(Modifier.STATIC) && !modifiers.contains(Modifier.TRANSIENT)
+                        && isSerializable(element.getEnclosingElement())) {
+                    return new String[] {"serialization", "serial-form field of " + element.getEnclosingElement()};
+                }
                 break;
             case METHOD: {
                 ExecutableElement method = (ExecutableElement) element;
@@ -304,6 +310,12 @@ public final class ParaphraseResolver {
             }
         }
         return new String[] {"-", ""};
+    }
+
+    private boolean isSerializable(Element type) {
+        TypeElement serializable = elements.getTypeElement("java.io.Serializable");
+        return serializable != null && type instanceof TypeElement
+                && types.isSubtype(types.erasure(type.asType()), types.erasure(serializable.asType()));
     }
 
     private boolean isStringArray(TypeMirror type) {

@@ -176,13 +176,17 @@ def _classbench_build_java(args: argparse.Namespace) -> int:
 def _classbench_import(args: argparse.Namespace) -> int:
     from builders.classbench.published import import_published
 
-    summary = import_published(args.source, args.out, args.language)
+    summary = import_published(args.source, args.out, args.language, args.repos)
     repositories = ", ".join(f"{repo} {count}" for repo, count in summary.per_repository.items())
     print(f"{args.out}: {summary.tasks} published {summary.language} tasks imported as {summary.benchmark} "
           f"from {len(summary.per_repository)} repositories ({repositories})")  # fmt: skip
     if summary.without_commit:
         print(f"{summary.without_commit} tasks record no commit: the published file names none, so their commit is "
-              "left empty; judge them once you supply each repository")  # fmt: skip
+              "left empty; judge them once you supply each repository (--repos DIR holding DIR/<repo_name>)")  # fmt: skip
+    if summary.supplied:
+        print(f"judged on the folders given: {', '.join(f'{n} {p}' for n, p in summary.supplied.items())}")
+    if args.repos is not None and summary.not_supplied:
+        print(f"not in {args.repos}: {', '.join(summary.not_supplied)}")
     if summary.without_metadata:
         print(f"{len(summary.without_metadata)} tasks have no metadata, their ground truth did not analyse:")
         for task, why in summary.without_metadata.items():
@@ -344,6 +348,9 @@ def build_parser() -> argparse.ArgumentParser:
     classbench_import.add_argument("--from", dest="source", required=True, metavar="FILE_OR_URL", help="python_data.json or java_data.json: a path or an http(s) URL")
     classbench_import.add_argument("--out", type=Path, required=True)
     classbench_import.add_argument("--language", choices=["python", "java"], help="default: read off the entries")
+    classbench_import.add_argument("--repos", type=Path, metavar="DIR",
+                                   help="Java: a folder holding each published repository as DIR/<repo_name>, judged "
+                                        "as it is (the published file records no commit)")  # fmt: skip
     classbench_import.set_defaults(handler=_classbench_import)
 
     paraphrase = commands.add_parser("paraphrase", help="case-flip a repository's class identifiers consistently (Python or Java)")

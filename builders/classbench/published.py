@@ -19,6 +19,7 @@ analysis the builder uses.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import tempfile
@@ -45,12 +46,15 @@ class ImportSummary:
     per_repository: dict[str, int] = field(default_factory=dict)
     without_commit: int = 0  # tasks whose file records no commit (all of Java's)
     without_metadata: dict[str, str] = field(default_factory=dict)  # task id -> why its ground truth did not analyse
+    supplied: dict[str, str] = field(default_factory=dict)  # Java repository name -> the folder given for it
+    not_supplied: list[str] = field(default_factory=list)  # Java repositories --repos holds no folder for
 
 
-def import_published(source: str, out: Path, language: str | None = None) -> ImportSummary:
+def import_published(source: str, out: Path, language: str | None = None, repos: Path | None = None) -> ImportSummary:
     """Read the published tasks at *source* (a URL or a path) and write them to *out* as a classbench dataset.
 
-    *language* is "python" or "java"; by default it is read off the entries.
+    *language* is "python" or "java"; by default it is read off the entries. *repos* (Java): a folder holding each
+    published repository as ``repos/<repo_name>``; those tasks are judged on that folder as it is (no commit).
     """
     entries = _entries(source)
     language = language or _language_of(entries, source)
@@ -78,6 +82,8 @@ def import_published(source: str, out: Path, language: str | None = None) -> Imp
     summary.tasks = len(tasks)
     summary.per_repository = dict(Counter(_repository(task) for task in tasks).most_common())
     summary.without_commit = sum(1 for task in tasks if not task.commit)
+    if repos is not None and language == "java":
+        tasks = _supplied(tasks, Path(repos), summary)
     card = _card(source, summary)
     write_dataset(tasks, ClassBenchTask, Path(out), card, _card_markdown(card), benchmark=summary.benchmark,
                   sources=[HubSource("microsoft/repoclassbench", SOURCE_URL, "", "mit")],
@@ -281,6 +287,16 @@ def _setup_json(entry: dict, *directives_key: str) -> str:
     return json.dumps(details, sort_keys=True)
 
 
+def _supplied(tasks: list[ClassBenchTask], repos: Path, summary: ImportSummary) -> list[ClassBenchTask]:
+    """The Java tasks whose repository *repos* holds, pointed at that folder."""
+    if not repos.is_dir():
+        raise BenchsmithError(f"--repos {repos}: no such folder")
+    names = list(summary.per_repository)
+    summary.supplied = {name: str((repos / name).resolve()) for name in names if (repos / name).is_dir()}
+    summary.not_supplied = [name for name in names if name not in summary.supplied]
+    return [dataclasses.replace(task, repo=summary.supplied.get(task.repo, task.repo)) for task in tasks]
+
+
 def _repository(task: ClassBenchTask) -> str:
     return task.task_id.split("::", 1)[0]
 
@@ -292,6 +308,7 @@ def _card(source: str, summary: ImportSummary) -> dict:
         "dataset": summary.benchmark, "tool": f"benchsmith {__version__}", "source": source,
         "language": summary.language, "tasks": summary.tasks, "per_repository": summary.per_repository,
         "tasks_without_commit": summary.without_commit, "tasks_without_metadata": summary.without_metadata,
+        "repositories_supplied": summary.supplied, "repositories_not_supplied": summary.not_supplied,
         "descriptions": "published (seed 002's GPT-4 descriptions)",
     }  # fmt: skip
 

@@ -183,3 +183,42 @@ def test_errors_name_the_input_and_the_entry(served, tmp_path):
     with pytest.raises(BenchsmithError, match="not a JSON list of tasks"):
         import_published(str(path), out)
     assert not out.exists()
+
+
+@pytest.mark.java
+def test_a_supplied_java_repository_judges_the_published_tasks(tmp_path):
+    """The published Java file names no commit: with --repos the user's folder of each repository is judged as it is."""
+    from tests.helpers.java_repo import write_java_repo
+
+    write_java_repo(tmp_path / "repos" / "geometry")
+    main = tmp_path / "repos" / "geometry" / "src" / "main" / "java" / "org" / "example" / "geometry"
+    gold = (main / "Rectangle.java").read_text()
+    entries = [{
+        "detailed_description": "A rectangle.", "sketchy_description": "A rectangle.", "task_id": 0,
+        "file": "geometry/src/main/java/org/example/geometry/Rectangle.java", "class_name": "Rectangle",
+        "repo_metadata": {"repo_name": "geometry"},
+        "evaluation_metadata": {"test_class_name": "RectangleTest",
+                                "test_file": "geometry/src/test/java/org/example/geometry/RectangleTest.java"},
+        "ground_truth_class_body": gold,
+    }, dict(JAVA[2])]  # fmt: skip
+    source = tmp_path / "java_data.json"
+    source.write_text(json.dumps(entries))
+    out = tmp_path / "java.parquet"
+    result = run_cli("classbench", "import", "--from", str(source), "--out", str(out), "--repos", str(tmp_path / "repos"))
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert f"judged on the folders given: geometry {(tmp_path / 'repos' / 'geometry').resolve()}" in result.stdout
+    assert "not in " in result.stdout and "settings-app" in result.stdout
+    task = next(t for t in read_records(out, ClassBenchTask) if t.class_name == "Rectangle")
+    assert (task.repo, task.commit, task.test_directives) == (str((tmp_path / "repos" / "geometry").resolve()), "",
+                                                              ["org.example.geometry.RectangleTest"])  # fmt: skip
+    candidates = tmp_path / "candidates.jsonl"
+    wrong = gold.replace("return width * height;", "return width + height;")
+    assert wrong != gold
+    candidates.write_text("".join(json.dumps({"instance_id": task.task_id, "candidate_id": c, "code": code}) + "\n"
+                                  for c, code in (("gold", gold), ("wrong", wrong))))  # fmt: skip
+    results = tmp_path / "results.parquet"
+    evaluated = run_cli("eval", "--dataset", str(out), "--candidates", str(candidates), "--out", str(results))
+    assert evaluated.returncode == 0, evaluated.stderr[-3000:]
+    from benchsmith.schema import Result
+
+    assert {r.candidate_id: r.status for r in read_records(results, Result)} == {"gold": "plausible", "wrong": "wrong"}

@@ -5,7 +5,6 @@ from pathlib import Path
 import pytest
 
 from benchsmith import cli
-from builders.classbench import build as classbench_build
 from builders.classbench.build import ClassBenchOptions, _task, analyse_repository
 from sources.python_repo import Repository
 
@@ -56,23 +55,10 @@ def test_no_relatives_leaves_them_out(family):
     assert triangle_task(family, no_relatives=True).relatives == []
 
 
-def test_the_command_line_passes_no_relatives_on(monkeypatch, tmp_path):
-    seen = []
-
-    def fake_build(options):
-        seen.append(options)
-        raise SystemExit(0)
-
-    monkeypatch.setattr(classbench_build, "build", fake_build)
-    out = str(tmp_path / "c.parquet")
-    for extra in ([], ["--no-relatives"]):
-        with pytest.raises(SystemExit):
-            cli.main(["classbench", "build", "--repo", "x", "--out", out, *extra])
-    assert [options.no_relatives for options in seen] == [False, True]
-
-
-def test_no_relatives_reaches_the_java_build_too(monkeypatch, tmp_path):
-    from builders.classbench import java_build
+@pytest.mark.parametrize("module, function, language", [("builders.classbench.build", "build", "python"),
+                                                        ("builders.classbench.java_build", "build_java", "java")])
+def test_the_command_line_passes_no_relatives_on(monkeypatch, tmp_path, module, function, language):
+    import importlib
 
     seen = []
 
@@ -80,9 +66,9 @@ def test_no_relatives_reaches_the_java_build_too(monkeypatch, tmp_path):
         seen.append(options)
         raise SystemExit(0)
 
-    monkeypatch.setattr(java_build, "build_java", fake_build)
+    monkeypatch.setattr(importlib.import_module(module), function, fake_build)
     out = str(tmp_path / "c.parquet")
     for extra in ([], ["--no-relatives"]):
         with pytest.raises(SystemExit):
-            cli.main(["classbench", "build", "--repo", "x", "--language", "java", "--out", out, *extra])
+            cli.main(["classbench", "build", "--repo", "x", "--language", language, "--out", out, *extra])
     assert [options.no_relatives for options in seen] == [False, True]

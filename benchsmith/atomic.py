@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,3 +29,23 @@ def atomic_path(target: Path) -> Iterator[Path]:
 def write_text_atomic(target: Path, text: str) -> None:
     with atomic_path(target) as tmp:
         tmp.write_text(text, encoding="utf-8")
+
+
+@contextmanager
+def exclusive(target: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``<target>.lock`` (made beside *target*): one process or thread builds *target* at a
+    time; the others wait, then find it built."""
+    lock_path = Path(target).with_name(Path(target).name + ".lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with _THREADS_LOCK:
+        thread_lock = _THREAD_LOCKS.setdefault(str(lock_path), threading.Lock())
+    with thread_lock, open(lock_path, "a") as handle:  # flock is per open file: threads need their own lock too
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+_THREADS_LOCK = threading.Lock()
+_THREAD_LOCKS: dict[str, threading.Lock] = {}

@@ -349,8 +349,9 @@ def build_parser() -> argparse.ArgumentParser:
     classbench_import.add_argument("--out", type=Path, required=True)
     classbench_import.add_argument("--language", choices=["python", "java"], help="default: read off the entries")
     classbench_import.add_argument("--repos", type=Path, metavar="DIR",
-                                   help="Java: a folder holding each published repository as DIR/<repo_name>, judged "
-                                        "as it is (the published file records no commit)")  # fmt: skip
+                                   help="a folder holding each published repository as DIR/<name> (the name the "
+                                        "command counts its tasks by): Java's a checkout judged as it is (the file "
+                                        "records no commit), Python's a git history read at the task's commit")  # fmt: skip
     classbench_import.set_defaults(handler=_classbench_import)
 
     paraphrase = commands.add_parser("paraphrase", help="case-flip a repository's class identifiers consistently (Python or Java)")

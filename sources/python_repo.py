@@ -38,7 +38,7 @@ from pathlib import Path
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
-from benchsmith.atomic import write_text_atomic
+from benchsmith.atomic import exclusive, write_text_atomic
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
 from benchsmith.schema import TaskEnvironment
@@ -289,6 +289,12 @@ def _environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvironmen
     index when None) into a lock file in the environment's folder, and exactly that lock installed; or, with
     *locked*, the recorded lock installed as it is."""
     env = cache_dir("classbench", "envs") / f"{key}-{'latest' if as_of is None else 'asof-' + re.sub(r'[^0-9TZ]', '', as_of)}"
+    with exclusive(env):  # two workers judging tasks of one repository would otherwise build it at once
+        return _built_environment(key, tree, as_of, locked, env)
+
+
+def _built_environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvironment | None,
+                       env: Path) -> tuple[Path, dict, dict]:  # fmt: skip
     manifest = env / "benchsmith-env.json"
     if manifest.exists():
         record = json.loads(manifest.read_text())

@@ -46,8 +46,8 @@ class ImportSummary:
     per_repository: dict[str, int] = field(default_factory=dict)
     without_commit: int = 0  # tasks whose file records no commit (all of Java's)
     without_metadata: dict[str, str] = field(default_factory=dict)  # task id -> why its ground truth did not analyse
-    supplied: dict[str, str] = field(default_factory=dict)  # Java repository name -> the folder given for it
-    not_supplied: list[str] = field(default_factory=list)  # Java repositories --repos holds no folder for
+    supplied: dict[str, str] = field(default_factory=dict)  # repository name -> the folder --repos holds for it
+    not_supplied: list[str] = field(default_factory=list)  # repositories --repos holds no folder for
 
 
 def import_published(source: str, out: Path, language: str | None = None, repos: Path | None = None) -> ImportSummary:
@@ -82,7 +82,7 @@ def import_published(source: str, out: Path, language: str | None = None, repos:
     summary.tasks = len(tasks)
     summary.per_repository = dict(Counter(_repository(task) for task in tasks).most_common())
     summary.without_commit = sum(1 for task in tasks if not task.commit)
-    if repos is not None and language == "java":
+    if repos is not None:
         tasks = _supplied(tasks, Path(repos), summary)
     card = _card(source, summary)
     write_dataset(tasks, ClassBenchTask, Path(out), card, _card_markdown(card), benchmark=summary.benchmark,
@@ -288,13 +288,14 @@ def _setup_json(entry: dict, *directives_key: str) -> str:
 
 
 def _supplied(tasks: list[ClassBenchTask], repos: Path, summary: ImportSummary) -> list[ClassBenchTask]:
-    """The Java tasks whose repository *repos* holds, pointed at that folder."""
+    """The tasks whose repository *repos* holds (``repos/<name>``, the name the summary counts them by), pointed at
+    that folder: Java's a checkout judged as it is, Python's a git history (a clone or mirror) read at the commit."""
     if not repos.is_dir():
         raise BenchsmithError(f"--repos {repos}: no such folder")
     names = list(summary.per_repository)
     summary.supplied = {name: str((repos / name).resolve()) for name in names if (repos / name).is_dir()}
     summary.not_supplied = [name for name in names if name not in summary.supplied]
-    return [dataclasses.replace(task, repo=summary.supplied.get(task.repo, task.repo)) for task in tasks]
+    return [dataclasses.replace(task, repo=summary.supplied.get(_repository(task), task.repo)) for task in tasks]
 
 
 def _repository(task: ClassBenchTask) -> str:

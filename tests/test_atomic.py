@@ -1,0 +1,52 @@
+"""``benchsmith.atomic.exclusive``: one builder at a time, across threads and processes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from benchsmith.atomic import exclusive
+
+BUILD = """
+import sys, time
+from pathlib import Path
+sys.path.insert(0, {root!r})
+from benchsmith.atomic import exclusive
+target = Path({target!r})
+with exclusive(target):
+    if not target.exists():
+        time.sleep(0.3)
+        with open({log!r}, "a") as log:
+            log.write("built\\n")
+        target.write_text("done")
+"""
+
+
+def build_once(target: Path, log: Path) -> None:
+    with exclusive(target):
+        if not target.exists():
+            time.sleep(0.2)
+            with open(log, "a") as out:
+                out.write("built\n")
+            target.write_text("done")
+
+
+def test_threads_build_once(tmp_path):
+    target, log = tmp_path / "env", tmp_path / "log"
+    threads = [threading.Thread(target=build_once, args=(target, log)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert log.read_text() == "built\n"
+
+
+def test_processes_build_once(tmp_path):
+    target, log = tmp_path / "env", tmp_path / "log"
+    code = BUILD.format(root=str(Path(__file__).resolve().parent.parent), target=str(target), log=str(log))
+    processes = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(3)]
+    assert [p.wait(60) for p in processes] == [0, 0, 0]
+    assert log.read_text() == "built\n"

@@ -43,7 +43,7 @@ from benchsmith.config import cache_dir
 from benchsmith.schema import ClassBenchTask
 from harness import sandbox
 from harness.outcomes import Expected, Sentinel, check_report, plausible_names, shuffled
-from harness.pytest_run import OWN_CONFIG, plugin_dir, pytest_argv, run_reporting
+from harness.pytest_run import OWN_CONFIG, describe_missing, missing_imports, plugin_dir, pytest_argv, run_reporting
 from harness.python_view import public_view
 from harness.verdict import Verdict
 from sources.python_removal import insert_class
@@ -220,6 +220,11 @@ class TaskRunner:
             first = failing[0]
             verdict.reason = f"{len(failing)} of {len(directives)} directives fail, first {first} " \
                              f"({checked.outcomes[first]})"
+            if checked.outcomes[first] == "missing":  # not collected: say why when an import is what failed
+                log_path = self.logs / f"{name}.log"
+                missing = missing_imports(log_path.read_text(errors="replace") if log_path.is_file() else "", self.tree)
+                if missing:
+                    verdict.reason += f"; {describe_missing(missing[:1])}"
         return verdict
 
     def _run(self, code: str, name: str, folder: Path, directives: list[str]):

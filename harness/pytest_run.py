@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchsmith.atomic import atomic_path
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
 from sources.python_repo import Repository
@@ -64,10 +65,11 @@ def plugin_dir() -> Path:
     target = folder / "benchsmith_directcov.py"
     source = Path(__file__).with_name("directcov.py")
     if not target.exists() or target.read_bytes() != source.read_bytes():
-        staging = folder / f".{target.name}.{os.getpid()}"  # a run starting meanwhile never sees half a file
-        shutil.copyfile(source, staging)
-        staging.chmod(0o644)
-        os.replace(staging, target)
+        # A unique staging name: two workers of one process (the same pid) may copy it at once; a run starting
+        # meanwhile never sees half a file.
+        with atomic_path(target) as staging:
+            shutil.copyfile(source, staging)
+            staging.chmod(0o644)
     return folder
 
 

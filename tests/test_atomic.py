@@ -50,3 +50,27 @@ def test_processes_build_once(tmp_path):
     processes = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(3)]
     assert [p.wait(60) for p in processes] == [0, 0, 0]
     assert log.read_text() == "built\n"
+
+
+def test_workers_of_one_process_stage_the_pytest_plugin_at_once(tmp_path, monkeypatch):
+    """Two eval workers opening runners into an empty cache copy the plugin at once (one pid, two threads)."""
+    from harness.pytest_run import plugin_dir
+
+    monkeypatch.setenv("BENCHSMITH_CACHE", str(tmp_path / "cache"))
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(8)
+
+    def open_runner() -> None:
+        barrier.wait()
+        try:
+            plugin_dir()
+        except BaseException as exc:  # noqa: BLE001 - the test counts them
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_runner) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert (tmp_path / "cache" / "classbench" / "plugin" / "benchsmith_directcov.py").is_file()

@@ -38,7 +38,7 @@ from pathlib import Path
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
-from benchsmith.atomic import exclusive, write_text_atomic
+from benchsmith.atomic import atomic_path, exclusive, write_text_atomic
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
 from benchsmith.schema import TaskEnvironment
@@ -130,9 +130,10 @@ def source_tree(spec: str, commit: str | None) -> tuple[str, Path, str]:
         name, version = match.groups()
         key = f"pypi-{name.lower()}-{version}"
         tree = sources / key
-        archive, uploaded = _download_sdist(name, version)
-        if not (tree / ".benchsmith-complete").exists():
-            _unpack(archive, tree)
+        with exclusive(tree):  # workers of one run open the same source at once
+            archive, uploaded = _download_sdist(name, version)
+            if not (tree / ".benchsmith-complete").exists():
+                _unpack(archive, tree)
         return key, tree, uploaded
     path = Path(spec)
     if commit or spec.endswith(".git") or "://" in spec:
@@ -142,9 +143,10 @@ def source_tree(spec: str, commit: str | None) -> tuple[str, Path, str]:
         name = path.parent.name if path.name in ("repo", ".git") else path.name.removesuffix(".git")
         key = f"git-{re.sub(r'[^A-Za-z0-9]+', '-', name)}-{commit[:12] if re.fullmatch(r'[0-9a-f]{7,40}', commit) else re.sub(r'[^A-Za-z0-9.]+', '-', commit)}"
         tree = sources / key
-        git_dir = _git_dir(spec)
-        if not (tree / ".benchsmith-complete").exists():
-            _export_git(spec, git_dir, commit, tree)
+        with exclusive(tree):
+            git_dir = _git_dir(spec)
+            if not (tree / ".benchsmith-complete").exists():
+                _export_git(spec, git_dir, commit, tree)
         # ^{commit}: an annotated tag names its commit (plain `show` would print the tag's own message)
         shown = subprocess.run(["git", "-C", str(git_dir), "show", "-s", "--format=%cI", f"{commit}^{{commit}}"],
                                capture_output=True, text=True)  # fmt: skip
@@ -156,10 +158,11 @@ def source_tree(spec: str, commit: str | None) -> tuple[str, Path, str]:
     digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:10]
     key = f"dir-{path.resolve().name}-{digest}"
     tree = sources / key
-    shutil.rmtree(tree, ignore_errors=True)  # a local folder may have changed: always a fresh copy
-    shutil.copytree(path, tree, ignore=shutil.ignore_patterns(".git", "__pycache__", ".tox", ".venv", "*.egg-info"))
-    newest = max((p.stat().st_mtime for p in tree.rglob("*") if p.is_file()), default=0.0)
-    (tree / ".benchsmith-complete").touch()
+    with exclusive(tree):
+        shutil.rmtree(tree, ignore_errors=True)  # a local folder may have changed: always a fresh copy
+        shutil.copytree(path, tree, ignore=shutil.ignore_patterns(".git", "__pycache__", ".tox", ".venv", "*.egg-info"))
+        newest = max((p.stat().st_mtime for p in tree.rglob("*") if p.is_file()), default=0.0)
+        (tree / ".benchsmith-complete").touch()
     return key, tree, _utc(datetime.fromtimestamp(newest, timezone.utc))
 
 
@@ -189,9 +192,8 @@ def _download_sdist(name: str, version: str) -> tuple[Path, str]:
         expected = sdist.get("digests", {}).get("sha256")
         if expected and hashlib.sha256(data).hexdigest() != expected:
             raise BenchsmithError(f"pypi:{name}=={version}: {sdist['url']} does not match its sha256 {expected}")
-        staging = archive.with_name(archive.name + ".part")
-        staging.write_bytes(data)
-        os.replace(staging, archive)
+        with atomic_path(archive) as staging:
+            staging.write_bytes(data)
     return archive, _utc(datetime.fromisoformat(sdist["upload_time_iso_8601"].replace("Z", "+00:00")))
 
 
@@ -239,10 +241,11 @@ def _git_dir(spec: str) -> Path:
     if Path(spec).exists():
         return Path(spec)
     git_dir = private_cache_dir("clones") / Path(spec).name
-    if not git_dir.exists():
-        completed = subprocess.run(["git", "clone", "--bare", "--quiet", spec, str(git_dir)], capture_output=True, text=True)
-        if completed.returncode != 0:
-            raise BenchsmithError(f"{spec}: cannot clone: {(completed.stderr.strip().splitlines() or ['failed'])[-1]}")
+    with exclusive(git_dir):
+        if not git_dir.exists():
+            completed = subprocess.run(["git", "clone", "--bare", "--quiet", spec, str(git_dir)], capture_output=True, text=True)
+            if completed.returncode != 0:
+                raise BenchsmithError(f"{spec}: cannot clone: {(completed.stderr.strip().splitlines() or ['failed'])[-1]}")
     return git_dir
 
 

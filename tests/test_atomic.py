@@ -74,3 +74,33 @@ def test_workers_of_one_process_stage_the_pytest_plugin_at_once(tmp_path, monkey
         thread.join()
     assert errors == []
     assert (tmp_path / "cache" / "classbench" / "plugin" / "benchsmith_directcov.py").is_file()
+
+
+def test_workers_export_one_commit_at_once(tmp_path, monkeypatch):
+    """Two eval workers judging one repository's tasks open its source at the same commit into an empty cache."""
+    from sources.python_repo import source_tree
+
+    monkeypatch.setenv("BENCHSMITH_CACHE", str(tmp_path / "cache"))
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text("VALUE = 1\n")
+    for argv in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "one"]):
+        subprocess.run(["git", "-C", str(repo), *argv], check=True)
+    commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    barrier = threading.Barrier(6)
+    trees, errors = [], []
+
+    def open_source() -> None:
+        barrier.wait()
+        try:
+            trees.append(source_tree(str(repo), commit)[1])
+        except BaseException as exc:  # noqa: BLE001 - the test counts them
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_source) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(set(trees)) == 1 and (trees[0] / "pkg" / "__init__.py").read_text() == "VALUE = 1\n"

@@ -52,26 +52,32 @@ def test_processes_build_once(tmp_path):
     assert log.read_text() == "built\n"
 
 
+def at_once(work, count: int) -> tuple[list, list[BaseException]]:
+    """*work* called by *count* threads released together: what they returned, and what they raised."""
+    barrier = threading.Barrier(count)
+    results, errors = [], []
+
+    def one() -> None:
+        barrier.wait()
+        try:
+            results.append(work())
+        except BaseException as exc:  # noqa: BLE001 - the tests count them
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results, errors
+
+
 def test_workers_of_one_process_stage_the_pytest_plugin_at_once(tmp_path, monkeypatch):
     """Two eval workers opening runners into an empty cache copy the plugin at once (one pid, two threads)."""
     from harness.pytest_run import plugin_dir
 
     monkeypatch.setenv("BENCHSMITH_CACHE", str(tmp_path / "cache"))
-    errors: list[BaseException] = []
-    barrier = threading.Barrier(8)
-
-    def open_runner() -> None:
-        barrier.wait()
-        try:
-            plugin_dir()
-        except BaseException as exc:  # noqa: BLE001 - the test counts them
-            errors.append(exc)
-
-    threads = [threading.Thread(target=open_runner) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    _, errors = at_once(plugin_dir, 8)
     assert errors == []
     assert (tmp_path / "cache" / "classbench" / "plugin" / "benchsmith_directcov.py").is_file()
 
@@ -87,20 +93,6 @@ def test_workers_export_one_commit_at_once(tmp_path, monkeypatch):
     for argv in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "one"]):
         subprocess.run(["git", "-C", str(repo), *argv], check=True)
     commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
-    barrier = threading.Barrier(6)
-    trees, errors = [], []
-
-    def open_source() -> None:
-        barrier.wait()
-        try:
-            trees.append(source_tree(str(repo), commit)[1])
-        except BaseException as exc:  # noqa: BLE001 - the test counts them
-            errors.append(exc)
-
-    threads = [threading.Thread(target=open_source) for _ in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    trees, errors = at_once(lambda: source_tree(str(repo), commit)[1], 6)
     assert errors == []
     assert len(set(trees)) == 1 and (trees[0] / "pkg" / "__init__.py").read_text() == "VALUE = 1\n"

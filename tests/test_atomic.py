@@ -34,24 +34,6 @@ def build_once(target: Path, log: Path) -> None:
             target.write_text("done")
 
 
-def test_threads_build_once(tmp_path):
-    target, log = tmp_path / "env", tmp_path / "log"
-    threads = [threading.Thread(target=build_once, args=(target, log)) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert log.read_text() == "built\n"
-
-
-def test_processes_build_once(tmp_path):
-    target, log = tmp_path / "env", tmp_path / "log"
-    code = BUILD.format(root=str(Path(__file__).resolve().parent.parent), target=str(target), log=str(log))
-    processes = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(3)]
-    assert [p.wait(60) for p in processes] == [0, 0, 0]
-    assert log.read_text() == "built\n"
-
-
 def at_once(work, count: int) -> tuple[list, list[BaseException]]:
     """*work* called by *count* threads released together: what they returned, and what they raised."""
     barrier = threading.Barrier(count)
@@ -70,6 +52,21 @@ def at_once(work, count: int) -> tuple[list, list[BaseException]]:
     for thread in threads:
         thread.join()
     return results, errors
+
+
+def test_threads_build_once(tmp_path):
+    target, log = tmp_path / "env", tmp_path / "log"
+    _, errors = at_once(lambda: build_once(target, log), 4)
+    assert errors == []
+    assert log.read_text() == "built\n"
+
+
+def test_processes_build_once(tmp_path):
+    target, log = tmp_path / "env", tmp_path / "log"
+    code = BUILD.format(root=str(Path(__file__).resolve().parent.parent), target=str(target), log=str(log))
+    processes = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(3)]
+    assert [p.wait(60) for p in processes] == [0, 0, 0]
+    assert log.read_text() == "built\n"
 
 
 def test_workers_of_one_process_stage_the_pytest_plugin_at_once(tmp_path, monkeypatch):

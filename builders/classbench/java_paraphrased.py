@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from benchsmith.config import cache_dir
-from builders.classbench.paraphrased import _LOST_LISTED, _still_passing
+from builders.classbench.paraphrased import _still_passing
 from harness.java_workspace import JavaSetup, JavaWorkspace, java_workspace
 from harness.javatools import junit_classpath, platform_classpath
 from paraphrase.java.repository import paraphrase_java_repository
@@ -59,7 +59,7 @@ def paraphrased_java_tasks(key: str, prepared: JavaWorkspace, options, tasks: li
         "tests_passing_before": before,
         "still_passing_after": kept,
         "still_passing_share": round(kept / before, 4) if before else None,
-        "no_longer_passing": dict(list(lost.items())[:_LOST_LISTED]),
+        "no_longer_passing": lost,
         "test_classes_left_out_after": variant.excluded_tests,  # in the flipped copy: names the flip left unbound
         "main_classes_left_out_after": variant.excluded_main,
         "tasks_before": len(tasks),

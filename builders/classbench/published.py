@@ -53,8 +53,8 @@ class ImportSummary:
 def import_published(source: str, out: Path, language: str | None = None, repos: Path | None = None) -> ImportSummary:
     """Read the published tasks at *source* (a URL or a path) and write them to *out* as a classbench dataset.
 
-    *language* is "python" or "java"; by default it is read off the entries. *repos* (Java): a folder holding each
-    published repository as ``repos/<repo_name>``; those tasks are judged on that folder as it is (no commit).
+    *language* is "python" or "java"; by default it is read off the entries. *repos*: a folder holding each
+    published repository as ``repos/<name>`` (see :func:`_supplied`); those tasks are judged on that folder.
     """
     entries = _entries(source)
     language = language or _language_of(entries, source)

@@ -10,7 +10,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from benchsmith.errors import BenchsmithError
-from benchsmith.schema import ClassBenchTask, read_records, read_stamp
+from benchsmith.schema import ClassBenchTask, Result, read_records, read_stamp
 from builders.classbench.published import import_published
 from tests.helpers.cli import run_cli
 
@@ -219,6 +219,4 @@ def test_a_supplied_java_repository_judges_the_published_tasks(tmp_path):
     results = tmp_path / "results.parquet"
     evaluated = run_cli("eval", "--dataset", str(out), "--candidates", str(candidates), "--out", str(results))
     assert evaluated.returncode == 0, evaluated.stderr[-3000:]
-    from benchsmith.schema import Result
-
     assert {r.candidate_id: r.status for r in read_records(results, Result)} == {"gold": "plausible", "wrong": "wrong"}

@@ -44,7 +44,60 @@ def declarations_for_tests(tree: Path) -> list[Declaration]:
     found += _hatch_envs(pyproject, extras)
     found += _tox(tree, extras)
     found += _nox(tree, extras)
-    return [d for d in found if d.requirements]
+    found = [d for d in found if d.requirements]
+    return found + extras_the_tests_import(tree, extras, found)
+
+
+def extras_the_tests_import(tree: Path, extras: dict[str, list[str]], declared: list[Declaration]) -> list[Declaration]:
+    """The requirements of any extra (``redis = ["redis[hiredis]>=4.4.4"]``) that provide a module the repository's
+    tests or code import and that no test declaration names: the suite exercises the optional integrations too
+    (litestar's conftest imports redis, its contrib modules opentelemetry), whatever the extra is called; seed 002's
+    set-up installs litestar's for the same reason. One declaration per requirement, naming the extra and the first
+    file that imports it (test files first), so that one which does not resolve is left out alone."""
+    named = {_normal(Requirement(r).name) for d in declared for r in _valid(d.requirements)}
+    imported = _imports(tree)
+    found: dict[str, Declaration] = {}
+    # the extra that holds fewest requirements names the purpose best (litestar's "redis", not its "full")
+    for extra, requirements in sorted(extras.items(), key=lambda item: (len(item[1]), item[0])):
+        for requirement in _valid(requirements):
+            name = _normal(Requirement(requirement).name)
+            if name in named or name in found:
+                continue
+            provided = {name, name.removeprefix("python-"), name.removeprefix("py")}
+            importer = next((imported[m] for m in imported if m in provided), None)
+            if importer is not None:
+                found[name] = Declaration(f"extra {extra}: {requirement} ({importer} imports it)", (requirement,))
+    return list(found.values())
+
+
+def _imports(tree: Path) -> dict[str, str]:
+    """Every module the tree's files import (``a.b.c`` also as ``a`` and ``a.b``, canonicalised like distribution
+    names), each with the first file that imports it, test files first; the standard library and the tree's own
+    modules left out."""
+    import sys
+
+    own = {_normal(p.stem if p.suffix == ".py" else p.name) for root in (tree, tree / "src") if root.is_dir()
+           for p in root.iterdir() if p.suffix == ".py" or (p / "__init__.py").is_file()}  # fmt: skip
+    tests = {*tree.rglob("conftest.py"), *tree.rglob("test_*.py"), *tree.rglob("*_test.py"),
+             *(p for folder in ("tests", "test", "testing") for p in (tree / folder).rglob("*.py"))}  # fmt: skip
+    code = {p for p in tree.rglob("*.py") if not any(part.startswith(".") for part in p.relative_to(tree).parts)}
+    found: dict[str, str] = {}
+    for path in [*sorted(tests), *sorted(code - tests)]:
+        try:
+            module = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(module):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else []  # fmt: skip
+            for dotted in names:
+                top = dotted.split(".")[0]
+                if top in sys.stdlib_module_names or _normal(top) in own:
+                    continue
+                parts = dotted.split(".")
+                for end in range(1, len(parts) + 1):
+                    found.setdefault(_normal(".".join(parts[:end])), path.relative_to(tree).as_posix())
+    return found
 
 
 def runtime_requirements(tree: Path) -> tuple[str, list[str]] | None:
@@ -193,7 +246,7 @@ def _dependency_groups(pyproject: dict) -> list[Declaration]:
         return found
 
     return [Declaration(f"pyproject.toml [dependency-groups] {g}", tuple(_valid(members(g, frozenset({g})))))
-            for g in groups if _normal(g) in TEST_NAMES]  # fmt: skip
+            for g in groups if _group_for_tests(g)]  # fmt: skip
 
 
 def _poetry_groups(pyproject: dict) -> list[Declaration]:
@@ -202,7 +255,7 @@ def _poetry_groups(pyproject: dict) -> list[Declaration]:
     if "dev-dependencies" in poetry:
         found.append(Declaration("pyproject.toml [tool.poetry.dev-dependencies]", tuple(_poetry_table(poetry["dev-dependencies"]))))
     for name, group in poetry.get("group", {}).items():
-        if _normal(name) in TEST_NAMES and isinstance(group, dict):
+        if _group_for_tests(name) and isinstance(group, dict):
             found.append(Declaration(f"pyproject.toml [tool.poetry.group.{name}]", tuple(_poetry_table(group.get("dependencies", {})))))
     return found
 
@@ -211,7 +264,7 @@ def _pdm_groups(pyproject: dict) -> list[Declaration]:
     groups = pyproject.get("tool", {}).get("pdm", {}).get("dev-dependencies", {})
     return [Declaration(f"pyproject.toml [tool.pdm.dev-dependencies] {name}",
                         tuple(_valid(r for r in requirements if isinstance(r, str) and "${" not in r)))
-            for name, requirements in groups.items() if _normal(name) in TEST_NAMES]  # fmt: skip
+            for name, requirements in groups.items() if _group_for_tests(name)]  # fmt: skip
 
 
 def _hatch_envs(pyproject: dict, extras: dict[str, list[str]]) -> list[Declaration]:
@@ -419,6 +472,28 @@ def distribution_name(tree: Path) -> str:
             return match[1].strip()
     setup_cfg = _ini(tree / "setup.cfg")
     return setup_cfg.get("metadata", "name", fallback="") if setup_cfg is not None else ""
+
+
+def distribution_version(tree: Path) -> str:
+    """The version the tree declares statically (pyproject, poetry, PKG-INFO, setup.cfg); "0" when only a build
+    (setuptools-scm, a version read from a module) could tell."""
+    pyproject = _toml(tree / "pyproject.toml")
+    version = pyproject.get("project", {}).get("version") or pyproject.get("tool", {}).get("poetry", {}).get("version")
+    if isinstance(version, str) and version:
+        return version
+    info = tree / "PKG-INFO"
+    match = re.search(r"^Version: (.+)$", info.read_text(errors="replace"), re.M) if info.is_file() else None
+    if match:
+        return match[1].strip()
+    setup_cfg = _ini(tree / "setup.cfg")
+    version = setup_cfg.get("metadata", "version", fallback="") if setup_cfg is not None else ""
+    return version if re.fullmatch(r"[0-9][0-9A-Za-z.+!-]*", version) else "0"
+
+
+def _group_for_tests(name: str) -> bool:
+    """A dependency group for running the tests: one of TEST_NAMES, or made of one (``dev-contrib``, ``test-extras``;
+    ``pdm install --dev`` installs every group, and projects split their test needs across several)."""
+    return any(part in TEST_NAMES for part in _normal(name).split("-"))
 
 
 def _normal(name: str) -> str:

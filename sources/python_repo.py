@@ -46,10 +46,10 @@ from sources import python_deps
 
 log = logging.getLogger(__name__)
 
-ENV_FORMAT = 5  # 5: resolved by uv into a lock (as of the repository's date unless --resolve latest), then synced
+ENV_FORMAT = 6  # 6: extras providing a module the tests import are test declarations too (5: uv lock as of the date)
 RESOLVE_MODES = ("as-of", "latest")
 # Cache folders under classbench/ that hold the ground truth: root's alone.
-PRIVATE_FOLDERS = ("sources", "sdists", "clones", "analysis", "runs", "paraphrased")
+PRIVATE_FOLDERS = ("sources", "sdists", "clones", "analysis", "runs", "paraphrased", "reconstructed")
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,7 @@ def resolve(spec: str, commit: str | None = None, as_of: str | None = None, mode
     commit's committer date, the folder's newest file), or against today's index with ``mode="latest"``. With
     *locked* (a task's recorded environment, when it holds a lock) nothing is resolved: exactly the lock the dataset
     was built with is installed, whatever the index offers today and whatever the tree's own date says."""
+    python = locked.python if locked is not None else ""  # a published task's set-up may name it without a lock
     if locked is not None and locked.lock:
         if hashlib.sha256(locked.lock.encode()).hexdigest() != locked.lock_sha256:
             raise BenchsmithError(f"{spec}: the dataset's environment lock does not match its sha256 {locked.lock_sha256}")
@@ -101,7 +102,7 @@ def resolve(spec: str, commit: str | None = None, as_of: str | None = None, mode
     key, tree, dated = source_tree(spec, commit)
     import_root = "src" if (tree / "src").is_dir() and any((tree / "src").glob("*/__init__.py")) else ""
     when = None if mode == "latest" else parse_as_of(as_of) if as_of else dated
-    python, installed, resolution = _environment(key, tree, when, locked)
+    python, installed, resolution = _environment(key, tree, when, locked, python)
     package = next((p.parent.name for p in sorted((tree / import_root).glob("*/__init__.py")) if p.parent.name != "tests"), "")
     return Repository(spec, commit or "", key, tree, import_root, python, installed, package, resolution)
 
@@ -146,7 +147,7 @@ def source_tree(spec: str, commit: str | None) -> tuple[str, Path, str]:
         with exclusive(tree):
             git_dir = _git_dir(spec)
             if not (tree / ".benchsmith-complete").exists():
-                _export_git(spec, git_dir, commit, tree)
+                export_commit(spec, git_dir, commit, tree)
         # ^{commit}: an annotated tag names its commit (plain `show` would print the tag's own message)
         shown = subprocess.run(["git", "-C", str(git_dir), "show", "-s", "--format=%cI", f"{commit}^{{commit}}"],
                                capture_output=True, text=True)  # fmt: skip
@@ -249,7 +250,8 @@ def _git_dir(spec: str) -> Path:
     return git_dir
 
 
-def _export_git(spec: str, git_dir: Path, commit: str, tree: Path) -> None:
+def export_commit(spec: str, git_dir: Path, commit: str, tree: Path) -> None:
+    """*commit*'s files into *tree* (emptied first); from a partial mirror, every blob it has, the rest named."""
     shutil.rmtree(tree, ignore_errors=True)
     tree.mkdir(parents=True)
     archive = subprocess.Popen(["git", "-C", str(git_dir), "archive", commit], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -287,17 +289,19 @@ def _export_blobs(git_dir: Path, commit: str, tree: Path) -> list[str]:
     return missing
 
 
-def _environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvironment | None = None) -> tuple[Path, dict, dict]:
+def _environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvironment | None = None,
+                 python: str = "") -> tuple[Path, dict, dict]:  # fmt: skip
     """The environment of *tree*: its requirements and test requirements resolved by uv (as of *as_of*, or today's
     index when None) into a lock file in the environment's folder, and exactly that lock installed; or, with
-    *locked*, the recorded lock installed as it is."""
+    *locked*, the recorded lock installed as it is. *python* asks for that Python version (where one is here)."""
     env = cache_dir("classbench", "envs") / f"{key}-{'latest' if as_of is None else 'asof-' + re.sub(r'[^0-9TZ]', '', as_of)}"
+    env = env.with_name(env.name + f"-py{python}") if python and locked is None else env
     with exclusive(env):  # two workers judging tasks of one repository would otherwise build it at once
-        return _built_environment(key, tree, as_of, locked, env)
+        return _built_environment(key, tree, as_of, locked, env, python)
 
 
 def _built_environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvironment | None,
-                       env: Path) -> tuple[Path, dict, dict]:  # fmt: skip
+                       env: Path, python: str = "") -> tuple[Path, dict, dict]:  # fmt: skip
     manifest = env / "benchsmith-env.json"
     if manifest.exists():
         record = json.loads(manifest.read_text())
@@ -306,7 +310,7 @@ def _built_environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvi
             return env / "bin" / "python", record["installed"], record["resolution"]
         if not same_lock:
             log.info("%s holds another lock than the dataset's: installing the dataset's", env)
-    interpreter = _interpreter(tree, key, locked.python if locked else "")
+    interpreter = _interpreter(tree, key, python)
     log.info("creating the environment of %s with Python %s (%s)", key, interpreter[1],
              "the dataset's lock" if locked else f"resolved as of {as_of}" if as_of else "resolved against today's index")  # fmt: skip
     shutil.rmtree(env, ignore_errors=True)
@@ -320,6 +324,7 @@ def _built_environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvi
     dated = ["--exclude-newer", as_of] if as_of else []
     _uv(key, "pip", "sync", "--quiet", "--python", str(python), "--default-index", index_url(), *dated, str(lock))
     _check_package_absent(env, tree, key)
+    _register_metadata(env, tree)
     installed = _installed(python)
     resolution = {
         "resolver": "uv", "mode": "latest" if as_of is None else "as-of", "as_of": as_of, "python": interpreter[1],
@@ -407,7 +412,7 @@ def _interpreter(tree: Path, key: str, recorded: str = "") -> tuple[Path, str]:
         if same:
             version, path = max(same, key=lambda m: tuple(int(x) for x in re.findall(r"\d+", m[0])[:3]))
             return path, version
-        log.warning("%s: its lock was resolved for Python %s; no Python %s here, so it is installed for another",
+        log.warning("%s: its environment is meant for Python %s; no Python %s here, so it is built for another",
                     key, recorded, ".".join(minor))  # fmt: skip
     if not requirement or SpecifierSet(requirement).contains(current, prereleases=True):
         return Path(sys.executable), current
@@ -473,6 +478,21 @@ def _check_package_absent(env: Path, tree: Path, key: str) -> None:
         if left:
             raise BenchsmithError(f"{key}: its environment still holds the package {', '.join(left)} in {site_packages} "
                                   "after uninstalling it; delete the environment and rebuild")  # fmt: skip
+
+
+def _register_metadata(env: Path, tree: Path) -> None:
+    """The package's metadata, without its code, in the environment: packages that read their own version at import
+    (``importlib.metadata.version("litestar")``) find it, while every module still comes from the task's copy."""
+    name = python_deps.distribution_name(tree)
+    if not name:
+        return
+    version = python_deps.distribution_version(tree)
+    for site_packages in env.glob("lib/python*/site-packages"):
+        info = site_packages / f"{re.sub(r'[-_.]+', '_', name)}-{version}.dist-info"
+        info.mkdir(exist_ok=True)
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+        (info / "INSTALLER").write_text("benchsmith (metadata only: the code is the task's copy)\n")
+        (info / "RECORD").write_text("")
 
 
 def task_environment(repo: Repository) -> TaskEnvironment:

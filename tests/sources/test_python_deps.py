@@ -218,3 +218,34 @@ def test_sdist_metadata_gives_runtime_requirements_and_extras(tmp_path):
     assert runtime_requirements(tree) is None  # older sdists may keep requirements in egg-info only: a build tells
     (tree / "PKG-INFO").write_text((tree / "PKG-INFO").read_text().replace("2.2", "2.1"))
     assert runtime_requirements(tree) is None  # older sdists may keep requirements in egg-info only: a build tells
+
+
+def test_extras_that_provide_what_the_tests_import(tmp_path):
+    tree = project(tmp_path, **{
+        "pyproject.toml": """
+            [project]
+            name = "web"
+            [project.optional-dependencies]
+            redis = ["redis[hiredis]>=4.4.4"]
+            jwt = ["python-jose", "cryptography"]
+            otel = ["opentelemetry-instrumentation-asgi"]
+            full = ["web[redis,jwt,otel]", "pyyaml"]
+            docs = ["sphinx"]
+            [tool.pdm.dev-dependencies]
+            dev-contrib = ["httpx-sse"]
+            linting = ["ruff"]
+        """,
+        "web/__init__.py": "",
+        "tests/conftest.py": "import redis\nimport web\nimport os\n",
+        "tests/unit/test_token.py": "def test_it():\n    from jose import jwt\n",
+        "web/contrib.py": "from opentelemetry.instrumentation.asgi import OpenTelemetryMiddleware\n",
+        "tests/unit/test_yaml.py": "import yaml\n",
+    })
+    assert declared(tree) == {
+        "pyproject.toml [tool.pdm.dev-dependencies] dev-contrib": ["httpx-sse"],
+        "extra redis: redis[hiredis]>=4.4.4 (tests/conftest.py imports it)": ["redis[hiredis]>=4.4.4"],
+        "extra jwt: python-jose (tests/unit/test_token.py imports it)": ["python-jose"],
+        "extra otel: opentelemetry-instrumentation-asgi (web/contrib.py imports it)":
+            ["opentelemetry-instrumentation-asgi"],
+        "extra full: pyyaml (tests/unit/test_yaml.py imports it)": ["pyyaml"],
+    }

@@ -187,6 +187,14 @@ def _classbench_import(args: argparse.Namespace) -> int:
         print(f"judged on the folders given: {', '.join(f'{n} {p}' for n, p in summary.supplied.items())}")
     if args.repos is not None and summary.not_supplied:
         print(f"not in {args.repos}: {', '.join(summary.not_supplied)}")
+    for where, how in summary.reconstructed.items():
+        kept = f"; kept as upstream spells them: {', '.join(how['flips_kept'])}" if how["flips_kept"] else ""
+        print(f"rebuilt {where} from upstream {how['base_commit'][:12]}: {how['names_flipped']} names flipped as the "
+              f"ground truths spell them, {how['files_changed']} files changed, {how['tasks']} tasks{kept}")  # fmt: skip
+    if summary.not_buildable:
+        print(f"{len(summary.not_buildable)} tasks cannot be built from the folders given:")
+        for task, why in summary.not_buildable.items():
+            print(f"  {task}: {why}")
     if summary.without_metadata:
         print(f"{len(summary.without_metadata)} tasks have no metadata, their ground truth did not analyse:")
         for task, why in summary.without_metadata.items():

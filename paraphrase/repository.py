@@ -83,12 +83,14 @@ def _check_paths(src: Path, out: Path) -> None:
 
 
 def paraphrase_repository(src_dir: Path, out_dir: Path, names: Iterable[str], seed: int = 0, *,
-                          strict: bool = False, index: RepoIndex | None = None) -> ParaphraseReport:  # fmt: skip
+                          strict: bool = False, index: RepoIndex | None = None,
+                          chosen: dict[str, str] | None = None) -> ParaphraseReport:  # fmt: skip
     """Copy *src_dir* to *out_dir* with every safe name of *names* case-flipped in every Python file.
 
     *index* may be passed when the caller already indexed *src_dir* (it is then not parsed again).
     With *strict*, names read as attributes of objects whose type cannot be shown to be the
-    repository's are excluded too.
+    repository's are excluded too. *chosen* gives the variants to use (another paraphrase's, read off its output)
+    instead of drawing them from *seed*; a variant that is already an identifier of the repository is refused.
     """
     src, out = Path(src_dir), Path(out_dir)
     _check_paths(src, out)
@@ -97,9 +99,14 @@ def paraphrase_repository(src_dir: Path, out_dir: Path, names: Iterable[str], se
     analysis = find_exclusions(index, Inference(index, strict=strict), requested)
     excluded = dict(analysis.excluded)
     taken = index.identifiers | BUILTIN_NAMES | KEYWORDS
-    mapping, failed = build_mapping(requested - excluded.keys(), seed, taken)
+    if chosen is None:
+        mapping, failed = build_mapping(requested - excluded.keys(), seed, taken)
+    else:
+        mapping = {n: chosen[n] for n in sorted(requested - excluded.keys()) if chosen[n] not in taken}
+        failed = [n for n in sorted(requested - excluded.keys()) if n not in mapping]
     for name in failed:
-        excluded[name] = Exclusion(name, "collision", "every case variant is taken")
+        excluded[name] = Exclusion(name, "collision", "every case variant is taken" if chosen is None
+                                   else f"{chosen[name]} is already an identifier of the repository")
 
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))

@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import subprocess
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -30,9 +31,11 @@ from pathlib import Path
 from benchsmith.errors import BenchsmithError
 from benchsmith.export import HubSource, write_dataset
 from benchsmith.progress import progress
-from benchsmith.schema import ClassBenchTask, task_id
+from benchsmith.schema import ClassBenchTask, TaskEnvironment, task_id
 
 BENCHMARKS = {"python": "classbench", "java": "classbench-java"}  # the benchmark each language's records belong to
+# seed 002's set-up of its own (Type 2) Python repositories, those without setup_details: Python 3.8
+TYPE2_PYTHON = "3.8"
 PUBLISHED = "published"  # description_backend of descriptions taken from the published files
 SOURCE_URL = "https://github.com/microsoft/repoclassbench"
 _JAVADOC = re.compile(r"/\*\*.*?\*/", re.DOTALL)
@@ -48,6 +51,8 @@ class ImportSummary:
     without_metadata: dict[str, str] = field(default_factory=dict)  # task id -> why its ground truth did not analyse
     supplied: dict[str, str] = field(default_factory=dict)  # repository name -> the folder --repos holds for it
     not_supplied: list[str] = field(default_factory=list)  # repositories --repos holds no folder for
+    not_buildable: dict[str, str] = field(default_factory=dict)  # task id -> why its supplied history cannot build it
+    reconstructed: dict[str, dict] = field(default_factory=dict)  # "<repo>@<published commit>" -> how it was rebuilt
 
 
 def import_published(source: str, out: Path, language: str | None = None, repos: Path | None = None) -> ImportSummary:
@@ -170,6 +175,7 @@ def _python_task(entry: dict, where: str) -> tuple[ClassBenchTask, str]:
         # (pvsYsTem); the newer (Type 2) ones, litestar, were not
         external_references=[], class_tokens=tokens, paraphrased=bool(setup), relatives=[],
         description_backend=PUBLISHED, setup=_setup_json(entry, "test_directives"),
+        environment=TaskEnvironment(python="" if setup else TYPE2_PYTHON),
     ), why  # fmt: skip
 
 
@@ -295,7 +301,95 @@ def _supplied(tasks: list[ClassBenchTask], repos: Path, summary: ImportSummary) 
     names = list(summary.per_repository)
     summary.supplied = {name: str((repos / name).resolve()) for name in names if (repos / name).is_dir()}
     summary.not_supplied = [name for name in names if name not in summary.supplied]
-    return [dataclasses.replace(task, repo=summary.supplied.get(_repository(task), task.repo)) for task in tasks]
+    pointed = [dataclasses.replace(task, repo=summary.supplied.get(_repository(task), task.repo)) for task in tasks]
+    rebuilt = _reconstructed([t for t in pointed if t.language == "python" and _repository(t) in summary.supplied
+                              and not _has_commit(t.repo, t.commit)], summary)  # fmt: skip
+    pointed = [rebuilt.get(task.task_id, task) for task in pointed]
+    for number, task in enumerate(pointed):
+        if task.language == "python" and _repository(task) in summary.supplied and task.task_id not in summary.not_buildable:
+            imports, why = _removed_imports(task)
+            if why:
+                summary.not_buildable[task.task_id] = why
+            pointed[number] = dataclasses.replace(task, imports=imports)
+    return pointed
+
+
+def _has_commit(history: str, commit: str) -> bool:
+    return subprocess.run(["git", "-C", history, "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True).returncode == 0
+
+
+def _reconstructed(tasks: list[ClassBenchTask], summary: ImportSummary) -> dict[str, ClassBenchTask]:
+    """The tasks whose paraphrased commit the supplied history lacks, pointed at a copy rebuilt from the upstream
+    base commit with the flips their ground truths spell (:mod:`builders.classbench.reconstruct`)."""
+    from builders.classbench.reconstruct import flipped_sites, read_flips, reconstruct
+    from sources.python_repo import private_cache_dir
+
+    groups: dict[tuple[str, str, str], list[ClassBenchTask]] = {}
+    for task in tasks:
+        base = json.loads(task.setup or "{}").get("repo_metadata", {}).get("setup_details", {}).get("base_commit", "")
+        if not base or not _has_commit(task.repo, base):
+            summary.not_buildable[task.task_id] = (f"commit {task.commit[:12]} is not in {task.repo}"
+                                                   + (f", nor its upstream base commit {base[:12]}" if base else ""))  # fmt: skip
+            continue
+        groups.setdefault((task.repo, task.commit, base), []).append(task)
+    rebuilt: dict[str, ClassBenchTask] = {}
+    for (history, published, base), members in progress(list(groups.items()), "rebuilding paraphrased repositories", unit="repo"):
+        name = _repository(members[0])
+        flips: dict[str, str] = {}
+        sites: dict[str, list] = {}
+        readable = []
+        for task in members:
+            shown = subprocess.run(["git", "-C", history, "show", f"{base}:{task.file_path}"], capture_output=True)
+            try:
+                if shown.returncode != 0:
+                    raise BenchsmithError(f"{task.file_path} is not in upstream commit {base[:12]}")
+                found = read_flips(shown.stdout.decode("utf-8", "surrogateescape"), task.class_name,
+                                   task.ground_truth_class, task.task_id)  # fmt: skip
+                clash = {old for old, new in found.items() if flips.get(old, new) != new}
+                if clash:
+                    raise BenchsmithError(f"{task.task_id}: flips {', '.join(sorted(clash))} unlike the other tasks")
+            except BenchsmithError as exc:
+                summary.not_buildable[task.task_id] = str(exc).removeprefix(f"{task.task_id}: ")
+                continue
+            flips.update(found)
+            sites.setdefault(task.file_path, []).extend(flipped_sites(shown.stdout.decode("utf-8", "surrogateescape"),
+                                                                      task.class_name, set(found)))  # fmt: skip
+            readable.append((task, found))
+        if not readable:
+            continue
+        target = private_cache_dir("reconstructed", f"{name}-{published[:12]}")
+        copy = reconstruct(Path(history), base, flips, target, sites)
+        kept_by_task = {}
+        for task, found in readable:
+            rebuilt[task.task_id] = dataclasses.replace(task, repo=copy.history, commit=copy.commit)
+            kept = sorted(set(found) & set(copy.kept))
+            if kept:
+                kept_by_task[task.task_id] = kept
+        summary.reconstructed[f"{name}@{published}"] = {
+            "base_commit": base, "history": copy.history, "commit": copy.commit, "tasks": len(readable),
+            "names_flipped": len(copy.flips), "files_changed": copy.files_changed, "renamed_by_reference": copy.by_reference,
+            "flips_kept": {n: copy.kept[n] for n in sorted(set(flips) & set(copy.kept))},
+            "tasks_with_kept_flips": kept_by_task,
+        }  # fmt: skip
+    return rebuilt
+
+
+def _removed_imports(task: ClassBenchTask) -> tuple[list[str], str]:
+    """The imports that leave the module with the class, as the builder records them (seed 002's evaluator removes
+    them too: the published ground truth is the class alone), read from the supplied history at the task's commit;
+    or why the history cannot give them."""
+    from sources.python_removal import remove_class
+
+    shown = subprocess.run(["git", "-C", task.repo, "show", f"{task.commit}:{task.file_path}"], capture_output=True)
+    if shown.returncode != 0:
+        known = subprocess.run(["git", "-C", task.repo, "cat-file", "-e", f"{task.commit}^{{commit}}"], capture_output=True)
+        if known.returncode != 0:
+            return [], f"commit {task.commit[:12]} is not in {task.repo}"
+        return [], f"{task.file_path} is not in commit {task.commit[:12]} of {task.repo}"
+    try:
+        return remove_class(shown.stdout.decode("utf-8", "surrogateescape"), task.class_name, task.file_path).imports, ""
+    except BenchsmithError as exc:
+        return [], str(exc)
 
 
 def _repository(task: ClassBenchTask) -> str:
@@ -310,6 +404,7 @@ def _card(source: str, summary: ImportSummary) -> dict:
         "language": summary.language, "tasks": summary.tasks, "per_repository": summary.per_repository,
         "tasks_without_commit": summary.without_commit, "tasks_without_metadata": summary.without_metadata,
         "repositories_supplied": summary.supplied, "repositories_not_supplied": summary.not_supplied,
+        "tasks_not_buildable": summary.not_buildable, "reconstructed": summary.reconstructed,
         "descriptions": "published (seed 002's GPT-4 descriptions)",
     }  # fmt: skip
 

@@ -272,3 +272,91 @@ def test_an_unmet_requires_python_stops_in_one_line(tmp_path):
         resolve(str(tree))
     message = str(raised.value)
     assert "requires Python >=4.0; no interpreter here matches (found " in message and "\n" not in message
+
+
+def test_an_extra_the_tests_import_is_installed_and_the_package_finds_its_own_metadata(index, tmp_path):
+    # As litestar's tests/conftest.py imports redis, which only its "redis" extra declares, and litestar reads its
+    # own version with importlib.metadata when imported.
+    pyproject = PDM_PROJECT.format(name="extrasdemo").replace('test = ["helperlib"]', 'test = []')
+    pyproject += '\n[project.optional-dependencies]\nfancy = ["helperlib"]\ndocs = ["sphinx"]\n'
+    spec = _publish(index, tmp_path, "extrasdemo", pyproject,
+                    "import importlib.metadata\n\nimport helperlib\n\n"
+                    "assert importlib.metadata.version('extrasdemo') == '1.0'\n")  # fmt: skip
+    card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "extras.parquet"))
+    assert card["tasks"] == 1 and card["environment"]["helperlib"] == "1.0"
+    assert "extra fancy: helperlib (tests/conftest.py imports it)" in card["resolution"]["declarations"]
+    assert not any("sphinx" in d for d in card["resolution"]["declarations"])  # an extra no test imports stays out
+    assert "extrasdemo==" not in Path(card["resolution"]["lock"]).read_text()  # metadata only, never the code
+
+
+SHAPES = {
+    "pyproject.toml": '[project]\nname = "shapes"\nversion = "1.0"\nrequires-python = ">=3.9"\ndependencies = []\n',
+    "shapes/__init__.py": "",
+    "shapes/util.py": "def scale(size):\n    return size * size\n",
+    "shapes/polygon.py": (
+        "from shapes.util import scale\n\n\n"
+        "class Polygon:\n"
+        "    def __init__(self, sides, size):\n        self.sides = sides\n        self.size = size\n"
+        "        self.labels = {'kind': 'polygon'}\n\n"
+        "    def area(self):\n        return scale(self.size) * self.sides\n\n"
+        "    def get(self, key):\n        return self.labels.get(key)\n"
+    ),
+    "tests/test_polygon.py": (
+        "from shapes.polygon import Polygon\nfrom shapes.util import scale\n\n\n"
+        "def test_area():\n    assert Polygon(3, 2).area() == 12\n\n\n"
+        "def test_get():\n    settings = {'kind': 'settings'}\n"
+        "    assert Polygon(3, 2).get('kind') == 'polygon' and settings.get('kind') == 'settings'\n\n\n"
+        "def test_scale():\n    assert scale(3) == 9\n"
+    ),
+}
+
+
+def test_a_published_paraphrased_task_is_rebuilt_from_its_upstream_commit(index, tmp_path):
+    """RepoClassBench's flipped copies are not public: the flips its ground truth spells are applied to the upstream
+    base commit (``get``, which dicts have too, by reference), and the ground truth passes in the rebuilt copy."""
+    import subprocess
+
+    from builders.classbench.published import import_published
+
+    history = tmp_path / "repos" / "acme__shapes"
+    for path, text in SHAPES.items():
+        (history / path).parent.mkdir(parents=True, exist_ok=True)
+        (history / path).write_text(text)
+    dated = {**os.environ, "GIT_AUTHOR_DATE": "2024-03-01T00:00:00Z", "GIT_COMMITTER_DATE": "2024-03-01T00:00:00Z",
+             "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}  # fmt: skip
+    for argv in (["init", "--quiet"], ["add", "."], ["commit", "--quiet", "-m", "upstream"]):
+        subprocess.run(["git", "-C", str(history), *argv], check=True, env=dated)
+    base = subprocess.run(["git", "-C", str(history), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    ground_truth = ("class PolYgon:\n"
+                    "    def __init__(self, sides, size):\n        self.sides = sides\n        self.size = size\n"
+                    "        self.LaBels = {'kind': 'polygon'}\n\n"
+                    "    def ArEa(self):\n        return sCale(self.size) * self.sides\n\n"
+                    "    def gEt(self, key):\n        return self.LaBels.get(key)\n")  # fmt: skip
+    entry = {
+        "task_id": "acme__shapes-1_PolYgon", "class_name": "PolYgon", "file": "acme__shapes-1/shapes/polygon.py",
+        "sketchy_description": "A polygon.", "detailed_description": "A polygon that measures itself.",
+        "repo_metadata": {"commit_id": "f" * 40, "issue_id": "acme__shapes-1",
+                          "setup_details": {"repo": "acme/shapes", "instance_id": "acme__shapes-1", "base_commit": base,
+                                            "version": "1.0", "environment_setup_commit": base}},
+        "evaluation_metadata": {"test_directives": ["tests/test_polygon.py::test_area", "tests/test_polygon.py::test_get"]},
+        "ground_truth_class_body": ground_truth,
+    }  # fmt: skip
+    source = tmp_path / "python_data.json"
+    source.write_text(json.dumps([entry]))
+    out = tmp_path / "published.parquet"
+    summary = import_published(str(source), out, repos=tmp_path / "repos")
+    (how,) = summary.reconstructed.values()
+    assert (how["base_commit"], how["tasks"], how["flips_kept"]) == (base, 1, {})
+    assert how["renamed_by_reference"] == {"get": 2}  # its definition and the test's call; settings.get stays
+    assert not summary.not_buildable
+    (task,) = read_records(out, ClassBenchTask)
+    assert task.repo == how["history"] and task.commit == how["commit"] != "f" * 40
+    assert task.imports == ["from shapes.util import sCale"]  # the rebuilt module imports the flipped helper
+    candidates = tmp_path / "candidates.jsonl"
+    wrong = reference_solution(task).replace("* self.sides", "+ self.sides")
+    candidates.write_text("".join(json.dumps({"instance_id": task.task_id, "candidate_id": c, "code": code}) + "\n"
+                                  for c, code in (("gold", reference_solution(task)), ("wrong", wrong))))  # fmt: skip
+    evaluate(EvalOptions(dataset=out, candidates=candidates, out=tmp_path / "results.parquet", workers=1))
+    verdicts = {r.candidate_id: (r.status, r.reason) for r in read_records(tmp_path / "results.parquet", Result)}
+    assert verdicts["gold"][0] == "plausible", verdicts["gold"][1]
+    assert verdicts["wrong"][0] == "wrong"

@@ -1,0 +1,197 @@
+"""Rebuilding a published task's paraphrased repository from its upstream history (seed 002, E.1.3).
+
+RepoClassBench's SWE-bench repositories are case-flipped copies at commits of
+their own (``repo_metadata.commit_id``), shared only as archives on the
+authors' drive. What is public is the upstream commit they were made from
+(``setup_details.base_commit``) and each task's ground truth, which is the
+flipped class itself. So the flips are read off the ground truth, token by
+token against the upstream class (:func:`read_flips`), and applied across the
+upstream tree with benchsmith's renamer. The result is committed, dated as the
+base commit (its environment resolves as of that day), into a git repository
+in the private cache, which the tasks then name.
+
+It is a reconstruction, not the authors' copy: names the ground truth does not
+spell keep their upstream spelling everywhere (consistently). A name the
+published paraphrase flipped but benchsmith's rename-by-spelling must keep
+(``get``, which dicts have too) is renamed by reference instead: jedi finds
+what each of its uses in the task's class refers to, then every reference to
+that definition, and only those change (:func:`_rename_by_reference`). What
+jedi cannot place stays as upstream spells it, and is recorded.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import io
+import os
+import shutil
+import subprocess
+import tempfile
+import tokenize
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchsmith.atomic import exclusive
+from benchsmith.errors import BenchsmithError
+
+_LAYOUT = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
+_IDENTITY = {"GIT_AUTHOR_NAME": "benchsmith", "GIT_AUTHOR_EMAIL": "benchsmith@localhost",
+             "GIT_COMMITTER_NAME": "benchsmith", "GIT_COMMITTER_EMAIL": "benchsmith@localhost"}  # fmt: skip
+
+
+@dataclass
+class Reconstruction:
+    history: str  # the git repository holding the rebuilt copy
+    commit: str  # its one commit
+    base_commit: str  # the upstream commit it was made from
+    flips: dict[str, str]  # upstream name -> the published spelling, as applied
+    kept: dict[str, str] = field(default_factory=dict)  # flips the published copy made that this copy lacks: why
+    files_changed: int = 0
+    by_reference: dict[str, int] = field(default_factory=dict)  # name -> occurrences renamed by reference (jedi)
+
+
+def read_flips(upstream: str, class_name: str, ground_truth: str, where: str) -> dict[str, str]:
+    """The renames that turn the upstream class into *ground_truth*: each identifier of the upstream class that the
+    ground truth spells in other case. The two must be the same token stream but for the case of identifiers
+    (comments and layout aside); anything else is an error naming the first difference."""
+    try:
+        module = ast.parse(upstream)
+    except SyntaxError as exc:
+        raise BenchsmithError(f"{where}: the upstream file does not parse: {exc.msg} (line {exc.lineno})") from None
+    classes = [n for n in module.body if isinstance(n, ast.ClassDef) and n.name.lower() == class_name.lower()]
+    if len(classes) != 1:
+        raise BenchsmithError(f"{where}: the upstream file has {len(classes)} module-level classes named like {class_name}")
+    source = ast.get_source_segment(upstream, classes[0]) or ""
+    before, after = _tokens(source, where), _tokens(ground_truth, where)
+    folded = difflib.SequenceMatcher(None, [_fold(t) for t in before], [_fold(t) for t in after], autojunk=False)
+    if folded.ratio() < 1.0:
+        tag, i1, _, j1, _ = next(op for op in folded.get_opcodes() if op[0] != "equal")
+        upstream_token = before[i1][1] if i1 < len(before) else "the end"
+        published_token = after[j1][1] if j1 < len(after) else "the end"
+        raise BenchsmithError(f"{where}: the ground truth is not the upstream class with identifiers case-flipped "
+                              f"(token {i1}: upstream {upstream_token!r}, published {published_token!r})")  # fmt: skip
+    flips: dict[str, str] = {}
+    for (kind, old), (_, new) in zip(before, after):
+        if kind == tokenize.NAME and old != new:
+            if flips.setdefault(old, new) != new:
+                raise BenchsmithError(f"{where}: {old} is spelled both {flips[old]} and {new} in the ground truth")
+    return flips
+
+
+def _tokens(source: str, where: str) -> list[tuple[int, str]]:
+    try:
+        return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type not in _LAYOUT]
+    except (tokenize.TokenError, IndentationError, SyntaxError) as exc:
+        raise BenchsmithError(f"{where}: does not tokenize: {exc}") from None
+
+
+def _fold(token: tuple[int, str]) -> tuple[int, str]:
+    kind, text = token
+    return (kind, text.lower()) if kind == tokenize.NAME else token
+
+
+def flipped_sites(upstream: str, class_name: str, names: set[str]) -> list[tuple[int, int, str]]:
+    """``(line, column, name)`` of every occurrence of *names* inside the upstream module-level class."""
+    (node,) = [n for n in ast.parse(upstream).body if isinstance(n, ast.ClassDef) and n.name.lower() == class_name.lower()]
+    return [(t.start[0], t.start[1], t.string) for t in tokenize.generate_tokens(io.StringIO(upstream).readline)
+            if t.type == tokenize.NAME and t.string in names and node.lineno <= t.start[0] <= (node.end_lineno or 0)]  # fmt: skip
+
+
+def reconstruct(upstream: Path, base_commit: str, flips: dict[str, str], target: Path,
+                sites: dict[str, list[tuple[int, int, str]]] | None = None) -> Reconstruction:  # fmt: skip
+    """The upstream tree at *base_commit* with *flips* applied by benchsmith's renamer, committed into the git
+    repository *target* (made once; a second call reads it back). *sites* (file -> :func:`flipped_sites`) are the
+    occurrences in the tasks' classes, from which names the renamer keeps are renamed by reference."""
+    from paraphrase.index import build_index
+    from paraphrase.repository import paraphrase_repository
+    from paraphrase.source import load_repository
+    from sources.python_repo import export_commit
+
+    record = target / "benchsmith-reconstruction.json"
+    with exclusive(target):
+        if record.is_file():
+            import json
+
+            return Reconstruction(**json.loads(record.read_text()))
+        date = _git(upstream, "show", "-s", "--format=%cI", f"{base_commit}^{{commit}}").strip()
+        with tempfile.TemporaryDirectory(prefix="benchsmith-reconstruct-") as scratch:
+            tree, out = Path(scratch) / "upstream", Path(scratch) / "paraphrased"
+            export_commit(str(upstream), upstream, base_commit, tree)
+            (tree / ".benchsmith-complete").unlink()
+            index = build_index(load_repository(tree))
+            report = paraphrase_repository(tree, out, flips, index=index, chosen=flips)
+            kept = {n: e.rule for n, e in sorted(report.excluded.items())}
+            by_reference = _rename_by_reference(tree, out, {n: flips[n] for n in kept}, sites or {})
+            kept = {n: f"{rule}; jedi placed none of its uses" for n, rule in kept.items() if n not in by_reference}
+            shutil.rmtree(target, ignore_errors=True)
+            target.mkdir(parents=True)
+            env = {**os.environ, **_IDENTITY, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+            git = ["git", "-C", str(target)]
+            subprocess.run([*git, "init", "--quiet", "--bare"], check=True)
+            work = ["git", f"--git-dir={target}", f"--work-tree={out}"]
+            subprocess.run([*work, "add", "--all", "--force"], check=True, env=env)
+            message = f"benchsmith: {base_commit} with {len(report.mapping)} names case-flipped as the published tasks spell them"
+            subprocess.run([*work, "commit", "--quiet", "--no-verify", "-m", message], check=True, env=env)
+        commit = _git(target, "rev-parse", "HEAD").strip()
+        applied = {**report.mapping, **{n: flips[n] for n in by_reference}}
+        result = Reconstruction(str(target), commit, base_commit, dict(sorted(applied.items())), kept,
+                                len(report.files_changed), by_reference)  # fmt: skip
+        import dataclasses
+        import json
+
+        record.write_text(json.dumps(dataclasses.asdict(result), indent=2, sort_keys=True))
+        return result
+
+
+def _rename_by_reference(tree: Path, out: Path, flips: dict[str, str],
+                         sites: dict[str, list[tuple[int, int, str]]]) -> dict[str, int]:  # fmt: skip
+    """Rename in *out* every reference jedi finds (in the upstream *tree*, whose positions a case flip keeps) to the
+    definitions that the *sites* of names in *flips* refer to; occurrences renamed per name."""
+    import jedi
+
+    if not flips:
+        return {}
+    project = jedi.Project(tree, added_sys_path=[str(tree)], smart_sys_path=False, load_unsafe_extensions=False)
+    scripts: dict[Path, jedi.Script] = {}
+
+    def script(path: Path) -> jedi.Script:
+        if path not in scripts:
+            scripts[path] = jedi.Script(path=path, project=project)
+        return scripts[path]
+
+    edits: dict[Path, set[tuple[int, int, str]]] = {}
+    done: set[tuple[Path, int, int]] = set()
+    for relative, occurrences in sites.items():
+        for line, column, name in occurrences:
+            if name not in flips:
+                continue
+            for definition in script(tree / relative).goto(line, column, follow_imports=True):
+                where = Path(definition.module_path) if definition.module_path else None
+                if where is None or not where.is_relative_to(tree) or definition.line is None:
+                    continue  # another package's: not ours to rename
+                if (where, definition.line, definition.column) in done:
+                    continue
+                done.add((where, definition.line, definition.column))
+                for reference in script(where).get_references(definition.line, definition.column, scope="project"):
+                    found = Path(reference.module_path) if reference.module_path else None
+                    if found is not None and found.is_relative_to(tree) and reference.name == name:
+                        edits.setdefault(found, set()).add((reference.line, reference.column, name))
+    counts: dict[str, int] = {}
+    for path, places in edits.items():
+        target = out / path.relative_to(tree)
+        lines = target.read_text(encoding="utf-8", errors="surrogateescape").splitlines(keepends=True)
+        for line, column, name in places:
+            text = lines[line - 1]
+            if text[column : column + len(name)] == name:
+                lines[line - 1] = text[:column] + flips[name] + text[column + len(name) :]
+                counts[name] = counts.get(name, 0) + 1
+        target.write_text("".join(lines), encoding="utf-8", errors="surrogateescape")
+    return counts
+
+
+def _git(folder: Path, *args: str) -> str:
+    completed = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True)
+    if completed.returncode != 0:
+        raise BenchsmithError(f"{folder}: git {' '.join(args)} failed: {completed.stderr.strip()[:200]}")
+    return completed.stdout

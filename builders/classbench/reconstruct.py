@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import difflib
 import io
+import logging
 import os
 import shutil
 import subprocess
@@ -35,6 +36,7 @@ from pathlib import Path
 from benchsmith.atomic import exclusive
 from benchsmith.errors import BenchsmithError
 
+log = logging.getLogger(__name__)
 _LAYOUT = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
 _IDENTITY = {"GIT_AUTHOR_NAME": "benchsmith", "GIT_AUTHOR_EMAIL": "benchsmith@localhost",
              "GIT_COMMITTER_NAME": "benchsmith", "GIT_COMMITTER_EMAIL": "benchsmith@localhost"}  # fmt: skip
@@ -71,12 +73,11 @@ def read_flips(upstream: str, class_name: str, ground_truth: str, where: str) ->
         published_token = after[j1][1] if j1 < len(after) else "the end"
         raise BenchsmithError(f"{where}: the ground truth is not the upstream class with identifiers case-flipped "
                               f"(token {i1}: upstream {upstream_token!r}, published {published_token!r})")  # fmt: skip
-    flips: dict[str, str] = {}
+    spelled: dict[str, str] = {}
     for (kind, old), (_, new) in zip(before, after):
-        if kind == tokenize.NAME and old != new:
-            if flips.setdefault(old, new) != new:
-                raise BenchsmithError(f"{where}: {old} is spelled both {flips[old]} and {new} in the ground truth")
-    return flips
+        if kind == tokenize.NAME and spelled.setdefault(old, new) != new:
+            raise BenchsmithError(f"{where}: {old} is spelled both {spelled[old]} and {new} in the ground truth")
+    return {old: new for old, new in spelled.items() if old != new}
 
 
 def _tokens(source: str, where: str) -> list[tuple[int, str]]:
@@ -166,14 +167,14 @@ def _rename_by_reference(tree: Path, out: Path, flips: dict[str, str],
         for line, column, name in occurrences:
             if name not in flips:
                 continue
-            for definition in script(tree / relative).goto(line, column, follow_imports=True):
+            for definition in _jedi(lambda: script(tree / relative).goto(line, column, follow_imports=True)):
                 where = Path(definition.module_path) if definition.module_path else None
                 if where is None or not where.is_relative_to(tree) or definition.line is None:
                     continue  # another package's: not ours to rename
                 if (where, definition.line, definition.column) in done:
                     continue
                 done.add((where, definition.line, definition.column))
-                for reference in script(where).get_references(definition.line, definition.column, scope="project"):
+                for reference in _jedi(lambda: script(where).get_references(definition.line, definition.column, scope="project")):
                     found = Path(reference.module_path) if reference.module_path else None
                     if found is not None and found.is_relative_to(tree) and reference.name == name:
                         edits.setdefault(found, set()).add((reference.line, reference.column, name))
@@ -188,6 +189,16 @@ def _rename_by_reference(tree: Path, out: Path, flips: dict[str, str],
                 counts[name] = counts.get(name, 0) + 1
         target.write_text("".join(lines), encoding="utf-8", errors="surrogateescape")
     return counts
+
+
+def _jedi(query) -> list:
+    """What a jedi query finds; nothing where jedi's inference fails inside (it raises AttributeError and the like on
+    code it does not model): those names stay as upstream spells them, and are recorded."""
+    try:
+        return list(query())
+    except Exception as exc:  # jedi's own errors have no common base
+        log.warning("jedi failed on a reference query: %s: %s", type(exc).__name__, exc)
+        return []
 
 
 def _git(folder: Path, *args: str) -> str:

@@ -8,7 +8,7 @@ PLATFORM := /usr/share/java/junit-platform-launcher.jar
 DATASETS := data/datasets
 FIXTURE_REPOS := data/cache/fixture-repos
 
-.PHONY: install java java-extras dataset test test-online bench bench-python clean
+.PHONY: install java java-extras java8 dataset test test-online bench bench-python clean
 
 install: $(STAMP)
 
@@ -32,6 +32,13 @@ java:
 java-extras: java
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libxz-java libzstd-jni-java \
 		libasm-java libosgi-core-java libmockito-java libcommons-io-java libcommons-lang3-java groovy >/dev/null
+
+# Defects4J's own test runtime, Java 8, from Debian unstable's packages with the C library they need, patched to
+# load it from their folder (.java8); `nl2fix validate` and `eval` then run Defects4J's tests on it. Not needed by
+# `make test` or `make dataset`.
+java8: install
+	@command -v patchelf >/dev/null 2>&1 || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq patchelf >/dev/null
+	$(BIN)/python -m harness.java8
 
 CLASSBENCH_REPO ?= pypi:click==8.1.7
 RUN := data/runs/$(shell date -u +%Y%m%dT%H%M%SZ)
@@ -117,4 +124,4 @@ bench-python: install java
 	$(BIN)/python bench/python_class.py --repo $(CLASSBENCH_REPO)
 
 clean:
-	rm -rf $(VENV) data/cache $(DATASETS) data/runs
+	rm -rf $(VENV) .java8 data/cache $(DATASETS) data/runs

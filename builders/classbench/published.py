@@ -20,6 +20,7 @@ analysis the builder uses.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import re
 import subprocess
@@ -357,7 +358,8 @@ def _reconstructed(tasks: list[ClassBenchTask], summary: ImportSummary) -> dict[
             readable.append((task, found))
         if not readable:
             continue
-        target = private_cache_dir("reconstructed", f"{name}-{published[:12]}")
+        asked = hashlib.sha256(json.dumps([base, sorted(flips.items())]).encode()).hexdigest()[:12]
+        target = private_cache_dir("reconstructed", f"{name}-{published[:12]}-{asked}")  # a rebuild per set of flips
         copy = reconstruct(Path(history), base, flips, target, sites)
         kept_by_task = {}
         for task, found in readable:

@@ -337,6 +337,7 @@ def _reconstructed(tasks: list[ClassBenchTask], summary: ImportSummary) -> dict[
     for (history, published, base), members in progress(list(groups.items()), "rebuilding paraphrased repositories", unit="repo"):
         name = _repository(members[0])
         flips: dict[str, str] = {}
+        mixed: set[str] = set()
         sites: dict[str, list] = {}
         readable = []
         for task in members:
@@ -344,8 +345,8 @@ def _reconstructed(tasks: list[ClassBenchTask], summary: ImportSummary) -> dict[
             try:
                 if shown.returncode != 0:
                     raise BenchsmithError(f"{task.file_path} is not in upstream commit {base[:12]}")
-                found = read_flips(shown.stdout.decode("utf-8", "surrogateescape"), task.class_name,
-                                   task.ground_truth_class, task.task_id)  # fmt: skip
+                found, both_ways = read_flips(shown.stdout.decode("utf-8", "surrogateescape"), task.class_name,
+                                              task.ground_truth_class, task.task_id)  # fmt: skip
                 clash = {old for old, new in found.items() if flips.get(old, new) != new}
                 if clash:
                     raise BenchsmithError(f"{task.task_id}: flips {', '.join(sorted(clash))} unlike the other tasks")
@@ -353,14 +354,15 @@ def _reconstructed(tasks: list[ClassBenchTask], summary: ImportSummary) -> dict[
                 summary.not_buildable[task.task_id] = str(exc).removeprefix(f"{task.task_id}: ")
                 continue
             flips.update(found)
+            mixed |= both_ways
             sites.setdefault(task.file_path, []).extend(flipped_sites(shown.stdout.decode("utf-8", "surrogateescape"),
                                                                       task.class_name, set(found)))  # fmt: skip
             readable.append((task, found))
         if not readable:
             continue
-        asked = hashlib.sha256(json.dumps([base, sorted(flips.items())]).encode()).hexdigest()[:12]
+        asked = hashlib.sha256(json.dumps([base, sorted(flips.items()), sorted(mixed)]).encode()).hexdigest()[:12]
         target = private_cache_dir("reconstructed", f"{name}-{published[:12]}-{asked}")  # a rebuild per set of flips
-        copy = reconstruct(Path(history), base, flips, target, sites)
+        copy = reconstruct(Path(history), base, flips, target, sites, mixed)
         kept_by_task = {}
         for task, found in readable:
             rebuilt[task.task_id] = dataclasses.replace(task, repo=copy.history, commit=copy.commit)

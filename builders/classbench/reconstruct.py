@@ -53,10 +53,12 @@ class Reconstruction:
     by_reference: dict[str, int] = field(default_factory=dict)  # name -> occurrences renamed by reference (jedi)
 
 
-def read_flips(upstream: str, class_name: str, ground_truth: str, where: str) -> dict[str, str]:
+def read_flips(upstream: str, class_name: str, ground_truth: str, where: str) -> tuple[dict[str, str], set[str]]:
     """The renames that turn the upstream class into *ground_truth*: each identifier of the upstream class that the
-    ground truth spells in other case. The two must be the same token stream but for the case of identifiers
-    (comments and layout aside); anything else is an error naming the first difference."""
+    ground truth spells in other case; and those it also spells as upstream does (``get``, the class's own method
+    flipped, a dict's kept), which only a rename by reference can reproduce. The two must be the same token stream
+    but for the case of identifiers (comments and layout aside); anything else is an error naming the first
+    difference."""
     try:
         module = ast.parse(upstream)
     except SyntaxError as exc:
@@ -73,11 +75,18 @@ def read_flips(upstream: str, class_name: str, ground_truth: str, where: str) ->
         published_token = after[j1][1] if j1 < len(after) else "the end"
         raise BenchsmithError(f"{where}: the ground truth is not the upstream class with identifiers case-flipped "
                               f"(token {i1}: upstream {upstream_token!r}, published {published_token!r})")  # fmt: skip
-    spelled: dict[str, str] = {}
+    spellings: dict[str, set[str]] = {}
     for (kind, old), (_, new) in zip(before, after):
-        if kind == tokenize.NAME and spelled.setdefault(old, new) != new:
-            raise BenchsmithError(f"{where}: {old} is spelled both {spelled[old]} and {new} in the ground truth")
-    return {old: new for old, new in spelled.items() if old != new}
+        if kind == tokenize.NAME:
+            spellings.setdefault(old, set()).add(new)
+    flips: dict[str, str] = {}
+    for old, spelled in spellings.items():
+        flipped = spelled - {old}
+        if len(flipped) > 1:
+            raise BenchsmithError(f"{where}: {old} is flipped two ways in the ground truth: {', '.join(sorted(flipped))}")
+        if flipped:
+            flips[old] = flipped.pop()
+    return flips, {old for old in flips if old in spellings[old]}
 
 
 def _tokens(source: str, where: str) -> list[tuple[int, str]]:
@@ -100,10 +109,12 @@ def flipped_sites(upstream: str, class_name: str, names: set[str]) -> list[tuple
 
 
 def reconstruct(upstream: Path, base_commit: str, flips: dict[str, str], target: Path,
-                sites: dict[str, list[tuple[int, int, str]]] | None = None) -> Reconstruction:  # fmt: skip
+                sites: dict[str, list[tuple[int, int, str]]] | None = None,
+                mixed: set[str] = frozenset()) -> Reconstruction:  # fmt: skip
     """The upstream tree at *base_commit* with *flips* applied by benchsmith's renamer, committed into the git
     repository *target* (made once; a second call reads it back). *sites* (file -> :func:`flipped_sites`) are the
-    occurrences in the tasks' classes, from which names the renamer keeps are renamed by reference."""
+    occurrences in the tasks' classes, from which names the renamer keeps, and the *mixed* ones (spelled both ways),
+    are renamed by reference."""
     from paraphrase.index import build_index
     from paraphrase.repository import paraphrase_repository
     from paraphrase.source import load_repository
@@ -121,8 +132,9 @@ def reconstruct(upstream: Path, base_commit: str, flips: dict[str, str], target:
             export_commit(str(upstream), upstream, base_commit, tree)
             (tree / ".benchsmith-complete").unlink()
             index = build_index(load_repository(tree))
-            report = paraphrase_repository(tree, out, flips, index=index, chosen=flips)
-            kept = {n: e.rule for n, e in sorted(report.excluded.items())}
+            report = paraphrase_repository(tree, out, set(flips) - set(mixed), index=index, chosen=flips)
+            kept = {n: e.rule for n, e in report.excluded.items()}
+            kept = dict(sorted({**kept, **{n: "spelled both ways in a ground truth" for n in mixed}}.items()))
             by_reference = _rename_by_reference(tree, out, {n: flips[n] for n in kept}, sites or {})
             kept = {n: f"{rule}; jedi placed none of its uses" for n, rule in kept.items() if n not in by_reference}
             shutil.rmtree(target, ignore_errors=True)

@@ -345,6 +345,7 @@ def test_a_published_paraphrased_task_is_rebuilt_from_its_upstream_commit(index,
     source.write_text(json.dumps([entry]))
     out = tmp_path / "published.parquet"
     summary = import_published(str(source), out, repos=tmp_path / "repos")
+    assert not summary.not_buildable, summary.not_buildable
     (how,) = summary.reconstructed.values()
     assert (how["base_commit"], how["tasks"], how["flips_kept"]) == (base, 1, {})
     assert how["renamed_by_reference"] == {"get": 2}  # its definition and the test's call; settings.get stays

@@ -21,7 +21,7 @@ def scale(size):
 
 def test_the_flips_are_the_names_spelled_in_other_case():
     published = 'class PolYgon:\n    def ArEa(self, size):\n        return sCale(size) * os.sep.count("/")\n'
-    assert read_flips(UPSTREAM, "PolYgon", published, "task") == {"Polygon": "PolYgon", "area": "ArEa", "scale": "sCale"}
+    assert read_flips(UPSTREAM, "PolYgon", published, "task") == ({"Polygon": "PolYgon", "area": "ArEa", "scale": "sCale"}, set())
     assert flipped_sites(UPSTREAM, "PolYgon", {"scale", "area"}) == [(6, 8, "area"), (7, 15, "scale")]
 
 
@@ -36,10 +36,12 @@ def test_a_ground_truth_that_is_more_than_case_flips_is_refused(published, upstr
     assert f"upstream {upstream_token!r}, published {published_token!r}" in str(raised.value)
 
 
-def test_one_name_spelled_two_ways_is_refused():
-    upstream = "class A:\n    def f(self):\n        return self.f\n"
-    with pytest.raises(BenchsmithError, match="f is spelled both F and f"):
-        read_flips(upstream, "A", "class A:\n    def F(self):\n        return self.f\n", "task")
+def test_a_name_also_spelled_as_upstream_is_told_and_one_flipped_two_ways_is_refused():
+    upstream = "class A:\n    def ab(self):\n        return self.ab + self.d.ab\n"
+    kept_once = "class A:\n    def aB(self):\n        return self.aB + self.d.ab\n"  # a dict's ab stays
+    assert read_flips(upstream, "A", kept_once, "task") == ({"ab": "aB"}, {"ab"})
+    with pytest.raises(BenchsmithError, match="task: ab is flipped two ways in the ground truth: Ab, aB"):
+        read_flips(upstream, "A", "class A:\n    def aB(self):\n        return self.Ab + self.d.ab\n", "task")
 
 
 def test_a_class_the_upstream_file_lacks_is_named():

@@ -90,6 +90,10 @@ class Jail:
 # host, and for every other run, it stays an empty folder.
 JAIL_MOUNTS = Path(tempfile.gettempdir()) / "benchsmith-jail"
 _SYSTEM = ("/usr", "/etc")  # read-only in every jail: the JDK, interpreters, libraries, their configuration
+# Host names that benchmark tests resolve, and only resolve (JacksonDatabind's testInetAddress reads back the name of
+# google.com, ning.com and www.ning.com): Defects4J's machines had DNS, a jail has no network, so its hosts file
+# answers them with documentation addresses (RFC 5737), which nothing can reach.
+RESOLVED_NAMES = ("google.com", "www.google.com", "ning.com", "www.ning.com")
 _OVERLAY_UNSAFE = (",", ":", "\\")  # cannot be spelled in overlayfs mount options
 
 
@@ -236,6 +240,7 @@ def _jailed(argv: list[str], cwd: Path, uid: int | None, jail: Jail, limits: Lim
              "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]  # fmt: skip
     for path in _SYSTEM:
         bwrap += ["--ro-bind", path, path]
+    bwrap += ["--ro-bind", str(_jail_hosts()), "/etc/hosts"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
         host = Path("/") / name
         if host.is_symlink():
@@ -270,6 +275,20 @@ def _jailed(argv: list[str], cwd: Path, uid: int | None, jail: Jail, limits: Lim
     bwrap += ["--chdir", str(cwd), "--", *_drop(argv, uid)]
     script.append("exec " + shlex.join(bwrap))
     return ["unshare", "--mount", "--propagation", "private", "--", "sh", "-ec", "; ".join(script)]
+
+
+@functools.cache
+def _jail_hosts() -> Path:
+    """The jail's /etc/hosts: the host's, and RESOLVED_NAMES at documentation addresses. Written once per process,
+    root's, beside the jail's mount point."""
+    own = Path("/etc/hosts").read_text(errors="replace") if Path("/etc/hosts").is_file() else "127.0.0.1 localhost\n"
+    lines = [own.rstrip("\n"), "# benchsmith: names tests resolve; a jail has no network"]
+    lines += [f"192.0.2.{number} {name}" for number, name in enumerate(RESOLVED_NAMES, start=1)]
+    hosts = Path(tempfile.mkdtemp(prefix="benchsmith-hosts-")) / "hosts"  # a fresh folder of root's: nothing planted
+    hosts.write_text("\n".join(lines) + "\n")
+    hosts.chmod(0o644)
+    hosts.parent.chmod(0o755)
+    return hosts
 
 
 class Sandboxed(subprocess.Popen):

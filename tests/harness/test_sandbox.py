@@ -89,3 +89,22 @@ def test_file_size_limit(scratch):
 def test_memory_limit(scratch):
     outcome, log = run("x = bytearray(2 << 30)", scratch / "m", Limits(wall_seconds=20, memory_bytes=1 << 30))
     assert outcome.returncode != 0 and "MemoryError" in log
+
+
+@pytest.mark.skipif(not sandbox.isolation()["mount_namespace"], reason="no mount namespace: the jail keeps the host's /etc")
+def test_a_jail_resolves_the_names_tests_resolve_and_reaches_nothing(scratch):
+    """JacksonDatabind's testInetAddress reads back the name of google.com: the jail's hosts file answers it with a
+    documentation address, and the network stays absent."""
+    folder = scratch / "h"
+    folder.mkdir(parents=True)
+    folder.chmod(0o755)
+    sandbox.give_to_sandbox(folder, slot=SLOT)
+    log = scratch / "h.log"
+    code = ("import socket\nprint('resolved', socket.gethostbyname('google.com'), socket.gethostbyname('www.ning.com'))\n"
+            "try:\n    socket.create_connection(('google.com', 80), timeout=2)\nexcept OSError as exc:\n"
+            "    print('unreachable', type(exc).__name__)\n")  # fmt: skip
+    jail = sandbox.Jail(writable=(folder,))  # the system's Python, under /usr, which every jail holds
+    outcome = sandbox.run(["/usr/bin/python3", "-I", "-c", code], folder, SLOT, Limits(wall_seconds=20), log, jail=jail)
+    text = log.read_text()
+    assert outcome.returncode == 0, text
+    assert "resolved 192.0.2.1 192.0.2.4" in text and "unreachable" in text

@@ -46,7 +46,7 @@ from sources import python_deps
 
 log = logging.getLogger(__name__)
 
-ENV_FORMAT = 6  # 6: extras providing a module the tests import are test declarations too (5: uv lock as of the date)
+ENV_FORMAT = 6  # 6: extras the code imports are declarations; a Python released by the date (5: uv lock as of the date)
 RESOLVE_MODES = ("as-of", "latest")
 # Cache folders under classbench/ that hold the ground truth: root's alone.
 PRIVATE_FOLDERS = ("sources", "sdists", "clones", "analysis", "runs", "paraphrased", "reconstructed")
@@ -310,7 +310,7 @@ def _built_environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvi
             return env / "bin" / "python", record["installed"], record["resolution"]
         if not same_lock:
             log.info("%s holds another lock than the dataset's: installing the dataset's", env)
-    interpreter = _interpreter(tree, key, python)
+    interpreter = _interpreter(tree, key, python, as_of)
     log.info("creating the environment of %s with Python %s (%s)", key, interpreter[1],
              "the dataset's lock" if locked else f"resolved as of {as_of}" if as_of else "resolved against today's index")  # fmt: skip
     shutil.rmtree(env, ignore_errors=True)
@@ -396,9 +396,17 @@ def _compile(key: str, requirements: list[str], lock: Path, python: Path, as_of:
     return None
 
 
-def _interpreter(tree: Path, key: str, recorded: str = "") -> tuple[Path, str]:
-    """An interpreter that satisfies the repository's ``requires-python``: benchsmith's own when it does, else the
-    newest one found (pyenv's, the system's, uv's); a one-line error naming the requirement and what was found.
+# The first release of each Python: a repository dated before one was never run on it, and the packages of its day
+# often have no wheels (or no support) for it.
+PYTHON_RELEASED = {(3, 6): "2016-12-23", (3, 7): "2018-06-27", (3, 8): "2019-10-14", (3, 9): "2020-10-05",
+                   (3, 10): "2021-10-04", (3, 11): "2022-10-24", (3, 12): "2023-10-02", (3, 13): "2024-10-07",
+                   (3, 14): "2025-10-07"}  # fmt: skip
+
+
+def _interpreter(tree: Path, key: str, recorded: str = "", as_of: str | None = None) -> tuple[Path, str]:
+    """An interpreter that satisfies the repository's ``requires-python``: benchsmith's own when it does and was
+    released by *as_of*, else the newest one found (pyenv's, the system's, uv's) that was, else the newest found; a
+    one-line error naming the requirement and what was found.
 
     With *recorded* (the version a dataset's lock was resolved for), one of the same minor version, where there is
     one: a lock holds the wheels of one Python."""
@@ -414,10 +422,18 @@ def _interpreter(tree: Path, key: str, recorded: str = "") -> tuple[Path, str]:
             return path, version
         log.warning("%s: its environment is meant for Python %s; no Python %s here, so it is built for another",
                     key, recorded, ".".join(minor))  # fmt: skip
-    if not requirement or SpecifierSet(requirement).contains(current, prereleases=True):
+    def released(version: str) -> bool:
+        minor = tuple(int(x) for x in version.split(".")[:2])
+        newer = "9999" if minor > max(PYTHON_RELEASED) else "0000"  # one newer than the table was released later
+        return as_of is None or PYTHON_RELEASED.get(minor, newer) <= as_of[:10]
+
+    if (not requirement or SpecifierSet(requirement).contains(current, prereleases=True)) and released(current):
         return Path(sys.executable), current
     found = _interpreters()
-    matching = [(v, p) for p, v in found.items() if SpecifierSet(requirement).contains(v, prereleases=True)]
+    matching = [(v, p) for p, v in found.items() if v.startswith("3.")
+                and SpecifierSet(requirement or ">=3").contains(v, prereleases=True)]  # fmt: skip
+    if any(released(v) for v, _ in matching):
+        matching = [(v, p) for v, p in matching if released(v)]
     if not matching:
         versions = ", ".join(sorted(set(found.values()), key=lambda v: tuple(int(x) for x in re.findall(r"\d+", v)))) or "none"
         raise BenchsmithError(f"{key}: requires Python {requirement}; no interpreter here matches (found {versions}); "

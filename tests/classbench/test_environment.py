@@ -361,3 +361,23 @@ def test_a_published_paraphrased_task_is_rebuilt_from_its_upstream_commit(index,
     verdicts = {r.candidate_id: (r.status, r.reason) for r in read_records(tmp_path / "results.parquet", Result)}
     assert verdicts["gold"][0] == "plausible", verdicts["gold"][1]
     assert verdicts["wrong"][0] == "wrong"
+
+
+def test_an_old_repository_gets_a_python_of_its_day(tmp_path, monkeypatch):
+    """A repository dated before the running Python's first release is built with the newest interpreter here that
+    was out by then (its packages of the day may not support a newer one); a recent one keeps the running Python."""
+    import platform
+
+    from sources import python_repo
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "pyproject.toml").write_text('[project]\nname = "old"\nrequires-python = ">=3.6"\n')
+    here = tuple(int(x) for x in platform.python_version().split(".")[:2])
+    older = {Path(f"/opt/python{minor}/bin/python3"): f"3.{minor}.9" for minor in (6, 7, 8, 9)}
+    monkeypatch.setattr(python_repo, "_interpreters", lambda: {**older, Path("/usr/bin/python3.99"): "3.99.0"})
+    day_before = python_repo.PYTHON_RELEASED[here]
+    assert python_repo._interpreter(tree, "old", as_of="2021-01-01T00:00:00Z") == (Path("/opt/python9/bin/python3"), "3.9.9")
+    assert python_repo._interpreter(tree, "old", as_of="2019-01-01T00:00:00Z") == (Path("/opt/python7/bin/python3"), "3.7.9")
+    assert python_repo._interpreter(tree, "old", as_of=f"{day_before}T12:00:00Z")[1] == platform.python_version()
+    assert python_repo._interpreter(tree, "old", as_of=None)[1] == platform.python_version()

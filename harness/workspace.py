@@ -51,7 +51,7 @@ _IMPORT = re.compile(r"^\s*(import\s+(?:static\s+)?[\w.]+(?:\.\*)?\s*;)", re.M)
 _RUNNER_JARS = re.compile(r"^(junit|hamcrest)[0-9.-]")  # the runner brings JUnit 4.13 itself
 _RESOURCE_DIRS = ("src/main/resources", "src/test/resources", "src/resources", "src/test-resources")
 _MAX_TEST_EXCLUSION_ROUNDS = 5
-WORKSPACE_FORMAT = 4  # bump when the manifest or the way workspaces are built changes
+WORKSPACE_FORMAT = 5  # bump when the manifest or the way workspaces are built changes (5: Defects4J's Maven pins)
 OLDEST_RELEASE = "7"  # the oldest --release javac 17 compiles for
 VIEW_FORMAT = 3  # bump when what a public view holds changes (3: target/test-classes)
 
@@ -155,7 +155,8 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
     copy_test_resources(tree)
     source_dir, test_dir = _layout(d4j, instance, tree)
     _generate_from_templates(tree, source_dir)
-    pinned = pom_versions(tree / "pom.xml")
+    # Defects4J's own Maven resolution of the revision, where it keeps one, pins transitive jars the pom never names
+    pinned = {**pom_versions(tree / "pom.xml"), **d4j.resolved_versions(instance.project, instance.revision_fixed)}
     lib_dir = d4j.lib_dir(instance.project)
     if not lib_dir.is_dir():  # Chart: Defects4J builds it with the jars of the revision's own lib/ (its Ant build's)
         lib_dir = tree / "lib"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,6 +110,18 @@ class Defects4JRoot:
 
     def lib_dir(self, project: str) -> Path:
         return self.project_dir(project) / "lib"
+
+    def resolved_versions(self, project: str, revision: str) -> dict[str, str]:
+        """``artifactId → version`` of every jar on the class path Defects4J's Maven resolved for *revision*
+        (``build_files/<rev>/maven-build.xml``), transitive ones included: cglib 2.2.2 brings asm 3.3.1, which the
+        project's pom never names, and cglib 3.1 brings org.ow2's asm 4.2. Empty where Defects4J keeps none."""
+        text = _read_optional(self.project_dir(project) / "build_files" / revision / "maven-build.xml")
+        found: dict[str, str] = {}
+        for path in re.findall(r'location="\$\{maven\.repo\.local\}/([^"]+\.jar)"', text):
+            parts = path.split("/")
+            if len(parts) >= 4:
+                found.setdefault(parts[-3], parts[-2])
+        return found
 
 
 def _read_optional(path: Path) -> str:

@@ -45,3 +45,27 @@ def test_the_projects_own_family_goes_with_its_version(tmp_path):
     own = {"groupId": "com.fasterxml.jackson.dataformat", "artifactId": "jackson-dataformat-xml", "version": "2.9.6-SNAPSHOT"}
     names = [jar.name for jar in library_jars(lib, {"jackson-core": "${version.jackson.core}"}, own)]
     assert names == ["jackson-annotations-2.9.0.jar", "jackson-core-2.9.6.jar", "woodstox-core-5.1.0.jar"]
+
+
+def test_defects4j_s_maven_resolution_pins_the_transitive_jars(tmp_path):
+    """cglib 2.2.2 needs asm 3 (ClassWriter.visit is final from asm 4 on: a VerifyError), which JacksonDatabind's pom
+    never names; Defects4J's build_files/<rev>/maven-build.xml holds what Maven resolved for the revision."""
+    from sources.defects4j import Defects4JRoot
+
+    project = tmp_path / "framework" / "projects" / "Demo"
+    lib = project / "lib"
+    for jar in ("asm/asm/3.3.1/asm-3.3.1.jar", "org/ow2/asm/asm/4.2/asm-4.2.jar", "cglib/cglib/2.2.2/cglib-2.2.2.jar"):
+        (lib / jar).parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(lib / jar, "w") as archive:
+            archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
+    (project / "build_files" / "abc123").mkdir(parents=True)
+    (project / "build_files" / "abc123" / "maven-build.xml").write_text(
+        '<project><path id="build.test.classpath">\n'
+        '<pathelement location="${maven.repo.local}/cglib/cglib/2.2.2/cglib-2.2.2.jar"/>\n'
+        '<pathelement location="${maven.repo.local}/asm/asm/3.3.1/asm-3.3.1.jar"/>\n</path></project>\n')  # fmt: skip
+    resolved = Defects4JRoot(tmp_path).resolved_versions("Demo", "abc123")
+    assert resolved == {"cglib": "2.2.2", "asm": "3.3.1"}
+    assert [j.relative_to(lib).as_posix() for j in library_jars(lib, resolved)] == [
+        "asm/asm/3.3.1/asm-3.3.1.jar", "cglib/cglib/2.2.2/cglib-2.2.2.jar"]
+    assert "org/ow2/asm/asm/4.2/asm-4.2.jar" in [j.relative_to(lib).as_posix() for j in library_jars(lib)]  # unpinned
+    assert Defects4JRoot(tmp_path).resolved_versions("Demo", "unknown") == {}

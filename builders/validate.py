@@ -7,6 +7,9 @@ each trigger test, run one at a time.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import logging
 import threading
 from collections import Counter
@@ -20,6 +23,7 @@ from benchsmith.schema import NL2FixInstance, Validation
 from sources.defects4j import Defects4JRoot
 from harness.java_runner import InstanceRunner, Tests
 from harness.executors import LocalExecutor, RayExecutor
+from harness.fingerprint import harness_fingerprint
 from harness.sandbox import Limits
 from harness.workspace import Workspace, prepare
 
@@ -65,6 +69,13 @@ def _gold_then_buggy(instance: NL2FixInstance, runner: InstanceRunner, workspace
     return Validation("reproduced", f"gold passes {gold.tests_passed} tests twice; buggy fails all {len(instance.trigger_tests)} trigger tests")
 
 
+def validation_key(instance: NL2FixInstance, limits: Limits, fingerprint: str | None = None) -> str:
+    """What a journalled outcome is stored under: sha256 of the instance row, the harness and the limits."""
+    fingerprint = fingerprint or harness_fingerprint()
+    record = [dataclasses.asdict(instance), fingerprint, dataclasses.asdict(limits)]
+    return hashlib.sha256(json.dumps(record, sort_keys=True, default=str).encode()).hexdigest()
+
+
 def validate_all(instances: list[NL2FixInstance], d4j: Defects4JRoot, repos: Path | None, workers: int,
                  limits: Limits, logs: Path, executor: LocalExecutor | RayExecutor | None = None,
                  out: Path | None = None) -> dict[str, Validation]:  # fmt: skip
@@ -72,14 +83,22 @@ def validate_all(instances: list[NL2FixInstance], d4j: Defects4JRoot, repos: Pat
     beside it as it finishes, so that an interrupted run resumes; the caller removes the journal
     (``Journal(out).remove()``) once *out* is written."""
     journal = Journal(out) if out is not None else None
-    ids = {i.instance_id for i in instances}
+    # An outcome is reused only for the same instance row, harness and limits: one journalled by older code is stale
+    fingerprint = harness_fingerprint()
+    keys = {i.instance_id: validation_key(i, limits, fingerprint) for i in instances}
     outcomes: dict[str, Validation] = {}
+    stale = 0
     if journal is not None:
-        for instance_id, validation in journal.read(lambda e: (e["instance_id"], Validation(e["status"], e["reason"]))):
-            if instance_id in ids:
+        for instance_id, key, validation in journal.read(
+                lambda e: (e["instance_id"], e.get("key"), Validation(e["status"], e["reason"]))):  # fmt: skip
+            if keys.get(instance_id) == key:
                 outcomes[instance_id] = validation
+            elif instance_id in keys:
+                stale += 1
         if outcomes:
             log.info("%s: %d of %d instances validated before; resuming", journal.path, len(outcomes), len(instances))
+        if stale:
+            log.info("%s: %d outcomes discarded: their instance, the harness or the limits changed", journal.path, stale)
     pending = [i for i in instances if i.instance_id not in outcomes]
     bar = tqdm(total=len(instances), initial=len(outcomes), desc="validating", unit="bug", mininterval=1.0)
     logs = logs.resolve()
@@ -95,7 +114,8 @@ def validate_all(instances: list[NL2FixInstance], d4j: Defects4JRoot, repos: Pat
         with lock:  # outputs arrive from the executor's threads
             outcomes[instance_id] = validation
             if journal is not None:
-                journal.append({"instance_id": instance_id, "status": validation.status, "reason": validation.reason})
+                journal.append({"instance_id": instance_id, "key": keys[instance_id], "status": validation.status,
+                                "reason": validation.reason})  # fmt: skip
             bar.update(1)
         if validation.status != "reproduced":
             log.info("%s: %s (on %s)", instance_id, validation.reason, node)

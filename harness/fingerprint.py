@@ -25,6 +25,7 @@ VERDICT_SOURCES: tuple[str, ...] = (
     "harness/benchmarks/nl2fix.py",
     "harness/benchmarks/classbench.py",
     "harness/javatools.py",
+    "harness/java8.py",
     "harness/python_runner.py",
     "harness/sandbox.py",
     "harness/insertion.py",
@@ -32,6 +33,7 @@ VERDICT_SOURCES: tuple[str, ...] = (
     "harness/pytest_run.py",
     "harness/directcov.py",
     "harness/python_view.py",
+    "sources/defects4j.py",  # the tests Defects4J excludes, the jars its Maven resolved
     "sources/history.py",  # which commit a workspace is built from
     "sources/revision_map.py",
     "sources/svn_history.py",

@@ -107,6 +107,7 @@ class ParsedRepository:
     modules: dict[str, SourceFile]
     top_level: frozenset[str]  # first components of the repository's module names
     module_parts: frozenset[str]  # every component of every module name
+    unparsable: tuple[str, ...] = ()  # files left out, unchanged, with load_repository(skip_unparsable=True)
 
     def is_repo_module(self, dotted: str) -> bool:
         return bool(dotted) and dotted.split(".")[0] in self.top_level
@@ -184,13 +185,22 @@ def parse_file(root: Path, path: Path) -> SourceFile:
     return SourceFile(path, rel, module, is_package, is_test_path(rel), wrapper, meta)
 
 
-def load_repository(root: Path) -> ParsedRepository:
-    """Parse every ``.py``/``.pyi`` file under *root*; a file that does not parse is an error."""
+def load_repository(root: Path, skip_unparsable: bool = False) -> ParsedRepository:
+    """Parse every ``.py``/``.pyi`` file under *root*; a file that does not parse is an error, or, with
+    *skip_unparsable*, left out and named (a linter's test data holds deliberately broken files: pylint's
+    ``doc/data/messages/s/syntax-error/bad.py``)."""
     root = Path(root)
     if not root.is_dir():
         raise BenchsmithError(f"{root}: repository directory does not exist")
     root = root.resolve()
-    files = [parse_file(root, p) for p in iter_python_files(root)]
+    files, unparsable = [], []
+    for path in iter_python_files(root):
+        try:
+            files.append(parse_file(root, path))
+        except BenchsmithError:
+            if not skip_unparsable:
+                raise
+            unparsable.append(path.relative_to(root).as_posix())
     if not files:
         raise BenchsmithError(f"{root}: no Python files in the repository")
     modules = {sf.module: sf for sf in files if sf.path.suffix == ".py"}
@@ -200,4 +210,5 @@ def load_repository(root: Path) -> ParsedRepository:
         modules=modules,
         top_level=frozenset(m.split(".")[0] for m in modules),
         module_parts=frozenset(p for m in modules for p in m.split(".")),
+        unparsable=tuple(unparsable),
     )

@@ -131,7 +131,7 @@ def reconstruct(upstream: Path, base_commit: str, flips: dict[str, str], target:
             tree, out = Path(scratch) / "upstream", Path(scratch) / "paraphrased"
             export_commit(str(upstream), upstream, base_commit, tree)
             (tree / ".benchsmith-complete").unlink()
-            index = build_index(load_repository(tree))
+            index = build_index(load_repository(tree, skip_unparsable=True))  # copied as they are
             report = paraphrase_repository(tree, out, set(flips) - set(mixed), index=index, chosen=flips)
             kept = {n: e.rule for n, e in report.excluded.items()}
             kept = dict(sorted({**kept, **{n: "spelled both ways in a ground truth" for n in mixed}}.items()))

@@ -170,8 +170,8 @@ def parse_file(root: Path, path: Path) -> SourceFile:
     rel = path.relative_to(root).as_posix()
     try:
         tree = cst.parse_module(path.read_bytes())
-    except cst.ParserSyntaxError as exc:
-        line, message = exc.editor_line, exc.message
+    except (cst.ParserSyntaxError, cst.CSTValidationError) as exc:  # libcst also refuses what its nodes cannot hold
+        line, message = getattr(exc, "editor_line", 0), getattr(exc, "message", str(exc))
         try:  # Python's own parser points at the offending line more precisely
             ast.parse(path.read_bytes())
         except SyntaxError as error:

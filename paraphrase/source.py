@@ -180,7 +180,10 @@ def parse_file(root: Path, path: Path) -> SourceFile:
     except (OSError, UnicodeDecodeError, LookupError) as exc:
         raise BenchsmithError(f"{rel}: cannot be read ({exc})") from None
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
-    meta = wrapper.resolve_many(_PROVIDERS)
+    try:
+        meta = wrapper.resolve_many(_PROVIDERS)
+    except (NotImplementedError, ValueError, KeyError) as exc:  # code Python rejects later (module-level nonlocal)
+        raise BenchsmithError(f"{rel}: its scopes cannot be analysed ({type(exc).__name__}: {exc})") from None
     module, is_package = package_module_name(root, path)
     return SourceFile(path, rel, module, is_package, is_test_path(rel), wrapper, meta)
 

@@ -177,7 +177,7 @@ def parse_file(root: Path, path: Path) -> SourceFile:
         except SyntaxError as error:
             line, message = error.lineno or line, error.msg
         raise BenchsmithError(f"{rel}: does not parse as Python (line {line}: {message})") from None
-    except (OSError, UnicodeDecodeError, LookupError) as exc:
+    except (OSError, UnicodeDecodeError, LookupError, SyntaxError) as exc:  # SyntaxError: an unknown coding cookie
         raise BenchsmithError(f"{rel}: cannot be read ({exc})") from None
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
     try:

@@ -26,6 +26,7 @@ import difflib
 import io
 import logging
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -66,7 +67,7 @@ def read_flips(upstream: str, class_name: str, ground_truth: str, where: str) ->
     classes = [n for n in module.body if isinstance(n, ast.ClassDef) and n.name.lower() == class_name.lower()]
     if len(classes) != 1:
         raise BenchsmithError(f"{where}: the upstream file has {len(classes)} module-level classes named like {class_name}")
-    source = ast.get_source_segment(upstream, classes[0]) or ""
+    source = _class_source(upstream, classes[0])
     before, after = _tokens(source, where), _tokens(ground_truth, where)
     folded = difflib.SequenceMatcher(None, [_fold(t) for t in before], [_fold(t) for t in after], autojunk=False)
     if folded.ratio() < 1.0:
@@ -79,6 +80,8 @@ def read_flips(upstream: str, class_name: str, ground_truth: str, where: str) ->
     for (kind, old), (_, new) in zip(before, after):
         if kind == tokenize.NAME:
             spellings.setdefault(old, set()).add(new)
+        elif kind == tokenize.STRING and old != new and _NAMED.fullmatch(old):  # "Code", a string annotation
+            spellings.setdefault(_NAMED.fullmatch(old)[2], set()).add(_NAMED.fullmatch(new)[2])
     flips: dict[str, str] = {}
     for old, spelled in spellings.items():
         flipped = spelled - {old}
@@ -87,6 +90,18 @@ def read_flips(upstream: str, class_name: str, ground_truth: str, where: str) ->
         if flipped:
             flips[old] = flipped.pop()
     return flips, {old for old in flips if old in spellings[old]}
+
+
+# A string literal that holds one identifier: the published paraphrase flips those with the name ("Code" as a return
+# annotation, "snap" naming a state); a docstring's words differ only in case too, and are compared case-folded.
+_NAMED = re.compile(r"""([rRbBuU]?['"])([A-Za-z_]\w*)\1""")
+
+
+def _class_source(upstream: str, node: ast.ClassDef) -> str:
+    """The class as the published ground truth holds it: its decorators included (``ast`` starts it at ``class``)."""
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    lines = upstream.splitlines(keepends=True)
+    return "".join(lines[first - 1 : node.end_lineno or node.lineno])
 
 
 def _tokens(source: str, where: str) -> list[tuple[int, str]]:
@@ -98,14 +113,15 @@ def _tokens(source: str, where: str) -> list[tuple[int, str]]:
 
 def _fold(token: tuple[int, str]) -> tuple[int, str]:
     kind, text = token
-    return (kind, text.lower()) if kind == tokenize.NAME else token
+    return (kind, text.lower()) if kind in (tokenize.NAME, tokenize.STRING) else token
 
 
 def flipped_sites(upstream: str, class_name: str, names: set[str]) -> list[tuple[int, int, str]]:
     """``(line, column, name)`` of every occurrence of *names* inside the upstream module-level class."""
     (node,) = [n for n in ast.parse(upstream).body if isinstance(n, ast.ClassDef) and n.name.lower() == class_name.lower()]
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
     return [(t.start[0], t.start[1], t.string) for t in tokenize.generate_tokens(io.StringIO(upstream).readline)
-            if t.type == tokenize.NAME and t.string in names and node.lineno <= t.start[0] <= (node.end_lineno or 0)]  # fmt: skip
+            if t.type == tokenize.NAME and t.string in names and first <= t.start[0] <= (node.end_lineno or 0)]  # fmt: skip
 
 
 def reconstruct(upstream: Path, base_commit: str, flips: dict[str, str], target: Path,

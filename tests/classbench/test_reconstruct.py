@@ -47,3 +47,11 @@ def test_a_name_also_spelled_as_upstream_is_told_and_one_flipped_two_ways_is_ref
 def test_a_class_the_upstream_file_lacks_is_named():
     with pytest.raises(BenchsmithError, match="the upstream file has 0 module-level classes named like Square"):
         read_flips(UPSTREAM, "Square", "class Square:\n    pass\n", "task")
+
+
+def test_decorators_and_strings_that_differ_only_in_case_are_read():
+    upstream = ('import attr\n\n\n@attr.s\nclass Code:\n    """A Code object, as compiled."""\n\n'
+                '    def path(self) -> "Code":\n        return self.state("snap")\n')  # fmt: skip
+    published = ('@attr.s\nclass coDE:\n    """A coDE object, as compiled."""\n\n'
+                 '    def pAth(self) -> "coDE":\n        return self.state("SNAp")\n')  # fmt: skip
+    assert read_flips(upstream, "coDE", published, "task") == ({"Code": "coDE", "path": "pAth", "snap": "SNAp"}, set())

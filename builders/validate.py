@@ -25,7 +25,7 @@ from harness.java_runner import InstanceRunner, Tests
 from harness.executors import LocalExecutor, RayExecutor
 from harness.fingerprint import harness_fingerprint
 from harness.sandbox import Limits
-from harness.workspace import Workspace, prepare
+from harness.workspace import Workspace, prepare, guard_forbidden_tests
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,8 @@ def validate_instance(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path 
     """Execute gold and buggy; the outcome and its reason."""
     try:
         workspace = prepare(instance, d4j, repos)
-        excluded = d4j.broken_tests(instance.project, instance.revision_fixed)
+        excluded = [*d4j.broken_tests(instance.project, instance.revision_fixed),
+                    *guard_forbidden_tests(workspace, instance)]  # fmt: skip
         runner = InstanceRunner(instance, workspace, slot, limits, logs / instance.instance_id, excluded)
     except BenchsmithError as exc:
         return Validation("not reproduced", f"build broken: {exc}")

@@ -93,6 +93,32 @@ class Workspace(_Layout):
         return [*resources, self.tree / self.source_dir, self.tree / self.test_dir]
 
 
+def guard_forbidden_tests(workspace: Workspace, instance: NL2FixInstance) -> list[str]:
+    """The methods (``Class::method``) of the instance's test classes that install a security manager of their own:
+    the runner's guard refuses any replacement, since a candidate could otherwise drop it, so they cannot run here
+    (JacksonDatabind's AccessFixTest checks that Jackson survives one that forbids setAccessible; it is a relevant
+    test of most later bugs). Left out of the relevant tests like Defects4J's own broken ones; a trigger test among
+    them still runs, and fails with the guard's reason."""
+    import javalang
+
+    classes = {t.split("::")[0] for t in instance.trigger_tests} | set(instance.relevant_tests)
+    found = []
+    for name in sorted(classes):
+        path = workspace.tree / workspace.test_dir / (name.replace(".", "/") + ".java")
+        text = path.read_text(encoding=workspace.test_encoding, errors="replace") if path.is_file() else ""
+        if "setSecurityManager" not in text:
+            continue
+        try:
+            unit = javalang.parse.parse(text)
+        except (javalang.parser.JavaSyntaxError, javalang.tokenizer.LexerError):
+            continue
+        for _, method in unit.filter(javalang.tree.MethodDeclaration):
+            calls = [c for _, c in method.filter(javalang.tree.MethodInvocation) if c.member == "setSecurityManager"]
+            if calls:
+                found.append(f"{name}::{method.name}")
+    return found
+
+
 def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) -> Workspace:
     """The compiled workspace of *instance*'s fixed revision, built at first use."""
     root = cache_dir("workspaces", instance.project) / f"{instance.bug_id}-{instance.revision_fixed[:12]}"

@@ -47,7 +47,7 @@ class NL2Fix(Benchmark[NL2FixInstance]):
         return dedup_key(code)
 
     def runners(self, options: EvalOptions) -> Callable[[NL2FixInstance, int, Path], CandidateRunner]:
-        from harness.workspace import prepare
+        from harness.workspace import prepare, guard_forbidden_tests
         from sources.defects4j import Defects4JRoot
 
         if options.defects4j is None:
@@ -55,8 +55,10 @@ class NL2Fix(Benchmark[NL2FixInstance]):
         d4j = Defects4JRoot(options.defects4j)
 
         def open_runner(instance: NL2FixInstance, slot: int, logs: Path) -> CandidateRunner:
-            excluded = d4j.broken_tests(instance.project, instance.revision_fixed)
-            runner = InstanceRunner(instance, prepare(instance, d4j, options.repos), slot, options.limits, logs, excluded)
+            workspace = prepare(instance, d4j, options.repos)
+            excluded = [*d4j.broken_tests(instance.project, instance.revision_fixed),
+                        *guard_forbidden_tests(workspace, instance)]  # fmt: skip
+            runner = InstanceRunner(instance, workspace, slot, options.limits, logs, excluded)
             tests = Tests.for_instance(instance, excluded, stop_early=not options.regression)
             return _JavaCandidates(runner, tests, options.fast)
 

@@ -32,7 +32,7 @@ import tempfile
 import urllib.request
 import zipfile
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from packaging.specifiers import SpecifierSet
@@ -148,6 +148,8 @@ def source_tree(spec: str, commit: str | None) -> tuple[str, Path, str]:
             git_dir = _git_dir(spec)
             if not (tree / ".benchsmith-complete").exists():
                 export_commit(spec, git_dir, commit, tree)
+            if not (tree / SCM_VERSION).exists():
+                _record_scm_version(git_dir, commit, tree)
         # ^{commit}: an annotated tag names its commit (plain `show` would print the tag's own message)
         shown = subprocess.run(["git", "-C", str(git_dir), "show", "-s", "--format=%cI", f"{commit}^{{commit}}"],
                                capture_output=True, text=True)  # fmt: skip
@@ -196,6 +198,25 @@ def _download_sdist(name: str, version: str) -> tuple[Path, str]:
         with atomic_path(archive) as staging:
             staging.write_bytes(data)
     return archive, _utc(datetime.fromisoformat(sdist["upload_time_iso_8601"].replace("Z", "+00:00")))
+
+
+SCM_VERSION = ".benchsmith-scm-version"  # in a tree exported from git: the version its nearest tag names
+
+
+def _record_scm_version(git_dir: Path, commit: str, tree: Path) -> None:
+    """The nearest tag's version, for builds that read theirs from git (setuptools-scm, hatch-vcs), which an exported
+    tree no longer has: pytest's and pvlib's requirements are known only once they are built."""
+    described = subprocess.run(["git", "-C", str(git_dir), "describe", "--tags", "--abbrev=0", f"{commit}^{{commit}}"],
+                               capture_output=True, text=True)  # fmt: skip
+    version = described.stdout.strip().removeprefix("v") if described.returncode == 0 else ""
+    write_text_atomic(tree / SCM_VERSION, version if re.fullmatch(r"\d[\w.+!-]*", version) else "")
+
+
+def _build_env(tree: Path) -> dict[str, str]:
+    """The environment of a build of *tree*: setuptools-scm told the version git would have given it."""
+    path = tree / SCM_VERSION
+    version = path.read_text().strip() if path.is_file() else ""
+    return {**os.environ, "SETUPTOOLS_SCM_PRETEND_VERSION": version} if version else dict(os.environ)
 
 
 def _release_from_index(name: str, version: str, why: str) -> dict:
@@ -344,6 +365,7 @@ def _lock(key: str, tree: Path, env: Path, python: Path, as_of: str | None) -> t
     lock = env / "benchsmith.lock"
     name = python_deps.distribution_name(tree)
     static = python_deps.runtime_requirements(tree)
+    build_env = _build_env(tree)
     with tempfile.TemporaryDirectory() as scratch:
         core = ["pytest"]
         if static is not None:
@@ -355,29 +377,29 @@ def _lock(key: str, tree: Path, env: Path, python: Path, as_of: str | None) -> t
         declarations = [python_deps.Declaration("benchsmith: per-test timeouts", ("pytest-timeout",)),
                         *python_deps.declarations_for_tests(tree)]  # fmt: skip
         everything = core + [r for d in declarations for r in d.requirements]
-        if _compile(key, everything, lock, python, as_of, name, scratch) is None:
+        if _compile(key, everything, lock, python, as_of, name, scratch, build_env) is None:
             return lock, [d.source for d in declarations], []
-        failure = _compile(key, core, lock, python, as_of, name, scratch)
+        failure = _compile(key, core, lock, python, as_of, name, scratch, build_env)
         if failure is not None:
             raise BenchsmithError(f"{key}: its requirements do not resolve{f' as of {as_of}' if as_of else ''}: {failure}")
         kept: list[str] = []
         used: list[str] = []
         dropped: list[dict] = []
         for declaration in declarations:
-            failure = _compile(key, core + kept + list(declaration.requirements), lock, python, as_of, name, scratch)
+            failure = _compile(key, core + kept + list(declaration.requirements), lock, python, as_of, name, scratch, build_env)
             if failure is None:
                 kept += declaration.requirements
                 used.append(declaration.source)
             else:
                 log.warning("%s: leaving out %s: %s", key, declaration.source, failure)
                 dropped.append({"source": declaration.source, "reason": failure})
-        if _compile(key, core + kept, lock, python, as_of, name, scratch) is not None:
+        if _compile(key, core + kept, lock, python, as_of, name, scratch, build_env) is not None:
             raise BenchsmithError(f"{key}: its requirements resolved once and not again; see {lock}")
     return lock, used, dropped
 
 
 def _compile(key: str, requirements: list[str], lock: Path, python: Path, as_of: str | None, name: str,
-             scratch: str) -> str | None:  # fmt: skip
+             scratch: str, env: dict[str, str] | None = None) -> str | None:  # fmt: skip
     """``uv pip compile`` *requirements* into *lock*; None on success, else uv's reason in one line."""
     source = Path(scratch) / "requirements.in"
     source.write_text("\n".join(dict.fromkeys(requirements)) + "\n")
@@ -386,7 +408,7 @@ def _compile(key: str, requirements: list[str], lock: Path, python: Path, as_of:
             "--default-index", index_url(), str(source), "-o", str(output)]  # fmt: skip
     argv += ["--exclude-newer", as_of] if as_of else []
     argv += ["--no-emit-package", name] if name else []
-    completed = subprocess.run(argv, capture_output=True, text=True, cwd=scratch)
+    completed = subprocess.run(argv, capture_output=True, text=True, cwd=scratch, env=env)
     if completed.returncode != 0:
         lines = [line.strip() for line in completed.stderr.splitlines() if line.strip()]
         return " ".join(lines)[-400:] or f"uv exited with {completed.returncode}"
@@ -397,7 +419,9 @@ def _compile(key: str, requirements: list[str], lock: Path, python: Path, as_of:
 
 
 # The first release of each Python: a repository dated before one was never run on it, and the packages of its day
-# often have no wheels (or no support) for it.
+# often have no wheels (or no support) for it; for half a year after it, many still had none (xarray of March 2023
+# pins an llvmlite that refuses 3.11), so a Python counts from six months after its release.
+PYTHON_ADOPTED_AFTER = timedelta(days=183)
 PYTHON_RELEASED = {(3, 6): "2016-12-23", (3, 7): "2018-06-27", (3, 8): "2019-10-14", (3, 9): "2020-10-05",
                    (3, 10): "2021-10-04", (3, 11): "2022-10-24", (3, 12): "2023-10-02", (3, 13): "2024-10-07",
                    (3, 14): "2025-10-07"}  # fmt: skip
@@ -424,8 +448,12 @@ def _interpreter(tree: Path, key: str, recorded: str = "", as_of: str | None = N
                     key, recorded, ".".join(minor))  # fmt: skip
     def released(version: str) -> bool:
         minor = tuple(int(x) for x in version.split(".")[:2])
-        newer = "9999" if minor > max(PYTHON_RELEASED) else "0000"  # one newer than the table was released later
-        return as_of is None or PYTHON_RELEASED.get(minor, newer) <= as_of[:10]
+        if as_of is None:
+            return True
+        if minor not in PYTHON_RELEASED:  # one newer than the table was released later; an older one long before
+            return minor < min(PYTHON_RELEASED)
+        adopted = datetime.fromisoformat(PYTHON_RELEASED[minor]) + PYTHON_ADOPTED_AFTER
+        return adopted.strftime("%Y-%m-%d") <= as_of[:10]
 
     if (not requirement or SpecifierSet(requirement).contains(current, prereleases=True)) and released(current):
         return Path(sys.executable), current
@@ -503,6 +531,8 @@ def _register_metadata(env: Path, tree: Path) -> None:
     if not name:
         return
     version = python_deps.distribution_version(tree)
+    if version == "0" and (tree / SCM_VERSION).is_file():  # a version git gives (setuptools-scm)
+        version = (tree / SCM_VERSION).read_text().strip() or version
     for site_packages in env.glob("lib/python*/site-packages"):
         info = site_packages / f"{re.sub(r'[-_.]+', '_', name)}-{version}.dist-info"
         info.mkdir(exist_ok=True)

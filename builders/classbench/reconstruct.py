@@ -162,6 +162,11 @@ def reconstruct(upstream: Path, base_commit: str, flips: dict[str, str], target:
             subprocess.run([*work, "add", "--all", "--force"], check=True, env=env)
             message = f"benchsmith: {base_commit} with {len(report.mapping)} names case-flipped as the published tasks spell them"
             subprocess.run([*work, "commit", "--quiet", "--no-verify", "-m", message], check=True, env=env)
+            # its nearest upstream tag too: builds that read their version from git (setuptools-scm) need one
+            described = subprocess.run(["git", "-C", str(upstream), "describe", "--tags", "--abbrev=0",
+                                        f"{base_commit}^{{commit}}"], capture_output=True, text=True)  # fmt: skip
+            if described.returncode == 0 and described.stdout.strip():
+                subprocess.run([*git, "tag", described.stdout.strip()], check=True, env=env)
         commit = _git(target, "rev-parse", "HEAD").strip()
         applied = {**report.mapping, **{n: flips[n] for n in by_reference}}
         result = Reconstruction(str(target), commit, base_commit, dict(sorted(applied.items())), kept,

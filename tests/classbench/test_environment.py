@@ -376,8 +376,32 @@ def test_an_old_repository_gets_a_python_of_its_day(tmp_path, monkeypatch):
     here = tuple(int(x) for x in platform.python_version().split(".")[:2])
     older = {Path(f"/opt/python{minor}/bin/python3"): f"3.{minor}.9" for minor in (6, 7, 8, 9)}
     monkeypatch.setattr(python_repo, "_interpreters", lambda: {**older, Path("/usr/bin/python3.99"): "3.99.0"})
-    day_before = python_repo.PYTHON_RELEASED[here]
-    assert python_repo._interpreter(tree, "old", as_of="2021-01-01T00:00:00Z") == (Path("/opt/python9/bin/python3"), "3.9.9")
+    from datetime import date, timedelta
+
+    adopted = date.fromisoformat(python_repo.PYTHON_RELEASED[here]) + python_repo.PYTHON_ADOPTED_AFTER
+    # 3.9 came out in October 2020, and counts from April 2021; 3.8 from April 2020
+    assert python_repo._interpreter(tree, "old", as_of="2021-06-01T00:00:00Z") == (Path("/opt/python9/bin/python3"), "3.9.9")
+    assert python_repo._interpreter(tree, "old", as_of="2021-01-01T00:00:00Z") == (Path("/opt/python8/bin/python3"), "3.8.9")
     assert python_repo._interpreter(tree, "old", as_of="2019-01-01T00:00:00Z") == (Path("/opt/python7/bin/python3"), "3.7.9")
-    assert python_repo._interpreter(tree, "old", as_of=f"{day_before}T12:00:00Z")[1] == platform.python_version()
+    assert python_repo._interpreter(tree, "old", as_of=f"{adopted}T12:00:00Z")[1] == platform.python_version()
+    assert python_repo._interpreter(tree, "old", as_of=f"{adopted - timedelta(days=2)}T12:00:00Z")[1] != platform.python_version()
     assert python_repo._interpreter(tree, "old", as_of=None)[1] == platform.python_version()
+
+
+def test_a_tree_exported_from_git_keeps_the_version_its_tag_gives(tmp_path):
+    """setuptools-scm reads the version from git, which an exported tree lacks: the nearest tag's is recorded, and
+    a build of the tree is told it (pytest's and pvlib's requirements are known only once built)."""
+    import subprocess
+
+    from sources import python_repo
+
+    history = tmp_path / "history"
+    history.mkdir()
+    (history / "setup.py").write_text("from setuptools import setup\nsetup()\n")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}
+    for argv in (["init", "--quiet"], ["add", "."], ["commit", "--quiet", "-m", "one"], ["tag", "v1.2.3"],
+                 ["commit", "--quiet", "--allow-empty", "-m", "two"]):  # fmt: skip
+        subprocess.run(["git", "-C", str(history), *argv], check=True, env=env)
+    key, tree, _ = python_repo.source_tree(str(history), "HEAD")
+    assert (tree / python_repo.SCM_VERSION).read_text() == "1.2.3"
+    assert python_repo._build_env(tree)["SETUPTOOLS_SCM_PRETEND_VERSION"] == "1.2.3"

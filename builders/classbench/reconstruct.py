@@ -129,8 +129,9 @@ def reconstruct(upstream: Path, base_commit: str, flips: dict[str, str], target:
                 mixed: set[str] = frozenset()) -> Reconstruction:  # fmt: skip
     """The upstream tree at *base_commit* with *flips* applied by benchsmith's renamer, committed into the git
     repository *target* (made once; a second call reads it back). *sites* (file -> :func:`flipped_sites`) are the
-    occurrences in the tasks' classes, from which names the renamer keeps, and the *mixed* ones (spelled both ways),
-    are renamed by reference."""
+    occurrences in the tasks' classes, from which names the renamer keeps are renamed by reference. *mixed* (names
+    the ground truths also spell as upstream) only names the rebuild: jedi misses imports (pydicom's
+    ``from pydicom.dataset import (Dataset, ...)``), so a name the rules allow is renamed by spelling."""
     from paraphrase.index import build_index
     from paraphrase.repository import paraphrase_repository
     from paraphrase.source import load_repository
@@ -148,9 +149,10 @@ def reconstruct(upstream: Path, base_commit: str, flips: dict[str, str], target:
             export_commit(str(upstream), upstream, base_commit, tree)
             (tree / ".benchsmith-complete").unlink()
             index = build_index(load_repository(tree, skip_unparsable=True))  # copied as they are
-            report = paraphrase_repository(tree, out, set(flips) - set(mixed), index=index, chosen=flips)
-            kept = {n: e.rule for n, e in report.excluded.items()}
-            kept = dict(sorted({**kept, **{n: "spelled both ways in a ground truth" for n in mixed}}.items()))
+            # a name the ground truth also spells as upstream (a dict's get beside the class's own) is renamed by
+            # spelling only where benchsmith's rules allow it, which they do not where another package spells it
+            report = paraphrase_repository(tree, out, flips, index=index, chosen=flips)
+            kept = {n: e.rule for n, e in sorted(report.excluded.items())}
             by_reference = _rename_by_reference(tree, out, {n: flips[n] for n in kept}, sites or {})
             kept = {n: f"{rule}; jedi placed none of its uses" for n, rule in kept.items() if n not in by_reference}
             shutil.rmtree(target, ignore_errors=True)

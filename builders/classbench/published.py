@@ -322,7 +322,7 @@ def _has_commit(history: str, commit: str) -> bool:
 def _reconstructed(tasks: list[ClassBenchTask], summary: ImportSummary) -> dict[str, ClassBenchTask]:
     """The tasks whose paraphrased commit the supplied history lacks, pointed at a copy rebuilt from the upstream
     base commit with the flips their ground truths spell (:mod:`builders.classbench.reconstruct`)."""
-    from builders.classbench.reconstruct import flipped_sites, read_flips, reconstruct
+    from builders.classbench.reconstruct import RECONSTRUCTION_FORMAT, flipped_sites, read_flips, reconstruct
     from sources.python_repo import private_cache_dir
 
     groups: dict[tuple[str, str, str], list[ClassBenchTask]] = {}
@@ -360,7 +360,8 @@ def _reconstructed(tasks: list[ClassBenchTask], summary: ImportSummary) -> dict[
             readable.append((task, found))
         if not readable:
             continue
-        asked = hashlib.sha256(json.dumps([base, sorted(flips.items()), sorted(mixed)]).encode()).hexdigest()[:12]
+        asked = json.dumps([RECONSTRUCTION_FORMAT, base, sorted(flips.items()), sorted(mixed)])
+        asked = hashlib.sha256(asked.encode()).hexdigest()[:12]
         target = private_cache_dir("reconstructed", f"{name}-{published[:12]}-{asked}")  # a rebuild per set of flips
         copy = reconstruct(Path(history), base, flips, target, sites, mixed)
         kept_by_task = {}

@@ -38,6 +38,7 @@ from benchsmith.atomic import exclusive
 from benchsmith.errors import BenchsmithError
 
 log = logging.getLogger(__name__)
+RECONSTRUCTION_FORMAT = 2  # bump when the same flips would be applied differently (2: mixed names by spelling)
 _LAYOUT = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
 _IDENTITY = {"GIT_AUTHOR_NAME": "benchsmith", "GIT_AUTHOR_EMAIL": "benchsmith@localhost",
              "GIT_COMMITTER_NAME": "benchsmith", "GIT_COMMITTER_EMAIL": "benchsmith@localhost"}  # fmt: skip

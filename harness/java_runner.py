@@ -62,7 +62,11 @@ class Tests:
 
     @classmethod
     def for_instance(cls, instance: NL2FixInstance, excluded: Iterable[str] = (), stop_early: bool = True) -> Tests:
-        return cls(list(instance.trigger_tests), list(instance.relevant_tests), stop_early, tuple(excluded))
+        """``Class::*`` among *excluded* leaves the whole relevant class out (JUnit refuses a class filtered empty)."""
+        excluded = tuple(excluded)
+        whole = {e.removesuffix("::*") for e in excluded if e.endswith("::*")}
+        relevant = [c for c in instance.relevant_tests if c not in whole]
+        return cls(list(instance.trigger_tests), relevant, stop_early, tuple(e for e in excluded if not e.endswith("::*")))
 
     @property
     def key(self) -> tuple:

@@ -112,10 +112,15 @@ def guard_forbidden_tests(workspace: Workspace, instance: NL2FixInstance) -> lis
             unit = javalang.parse.parse(text)
         except (javalang.parser.JavaSyntaxError, javalang.tokenizer.LexerError):
             continue
+        tests, forbidden = set(), []
         for _, method in unit.filter(javalang.tree.MethodDeclaration):
-            calls = [c for _, c in method.filter(javalang.tree.MethodInvocation) if c.member == "setSecurityManager"]
-            if calls:
-                found.append(f"{name}::{method.name}")
+            if method.name.startswith("test") or any(a.name == "Test" for a in method.annotations):
+                tests.add(method.name)
+            if any(c.member == "setSecurityManager" for _, c in method.filter(javalang.tree.MethodInvocation)):
+                forbidden.append(f"{name}::{method.name}")
+        found += forbidden
+        if forbidden and tests <= {f.split("::")[1] for f in forbidden}:
+            found.append(f"{name}::*")  # nothing of the class can run: JUnit refuses a class filtered empty
     return found
 
 

@@ -189,6 +189,12 @@ def _rename_by_reference(tree: Path, out: Path, flips: dict[str, str],
 
     if not flips:
         return {}
+    # jedi and parso cache modules by path across projects; a previous rebuild's deleted tree made jedi raise
+    # KeyError on requests' sessions.py
+    import parso.cache
+
+    jedi.cache.clear_time_caches(delete_all=True)
+    parso.cache.parser_cache.clear()
     project = jedi.Project(tree, added_sys_path=[str(tree)], smart_sys_path=False, load_unsafe_extensions=False)
     scripts: dict[Path, jedi.Script] = {}
 

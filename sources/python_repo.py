@@ -203,12 +203,17 @@ def _download_sdist(name: str, version: str) -> tuple[Path, str]:
 SCM_VERSION = ".benchsmith-scm-version"  # in a tree exported from git: the version its nearest tag names
 
 
+def nearest_tag(git_dir: Path, commit: str) -> str:
+    """The name of the tag nearest before *commit* (``git describe --tags --abbrev=0``); "" when there is none."""
+    described = subprocess.run(["git", "-C", str(git_dir), "describe", "--tags", "--abbrev=0", f"{commit}^{{commit}}"],
+                               capture_output=True, text=True)  # fmt: skip
+    return described.stdout.strip() if described.returncode == 0 else ""
+
+
 def _record_scm_version(git_dir: Path, commit: str, tree: Path) -> None:
     """The nearest tag's version, for builds that read theirs from git (setuptools-scm, hatch-vcs), which an exported
     tree no longer has: pytest's and pvlib's requirements are known only once they are built."""
-    described = subprocess.run(["git", "-C", str(git_dir), "describe", "--tags", "--abbrev=0", f"{commit}^{{commit}}"],
-                               capture_output=True, text=True)  # fmt: skip
-    version = described.stdout.strip().removeprefix("v") if described.returncode == 0 else ""
+    version = nearest_tag(git_dir, commit).removeprefix("v")
     write_text_atomic(tree / SCM_VERSION, version if re.fullmatch(r"\d[\w.+!-]*", version) else "")
 
 

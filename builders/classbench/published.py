@@ -337,16 +337,15 @@ def _reconstructed(tasks: list[ClassBenchTask], summary: ImportSummary) -> dict[
     for (history, published, base), members in progress(list(groups.items()), "rebuilding paraphrased repositories", unit="repo"):
         name = _repository(members[0])
         flips: dict[str, str] = {}
-        mixed: set[str] = set()
         sites: dict[str, list] = {}
         readable = []
         for task in members:
             shown = subprocess.run(["git", "-C", history, "show", f"{base}:{task.file_path}"], capture_output=True)
+            upstream = shown.stdout.decode("utf-8", "surrogateescape")
             try:
                 if shown.returncode != 0:
                     raise BenchsmithError(f"{task.file_path} is not in upstream commit {base[:12]}")
-                found, both_ways = read_flips(shown.stdout.decode("utf-8", "surrogateescape"), task.class_name,
-                                              task.ground_truth_class, task.task_id)  # fmt: skip
+                found, _ = read_flips(upstream, task.class_name, task.ground_truth_class, task.task_id)
                 clash = {old for old, new in found.items() if flips.get(old, new) != new}
                 if clash:
                     raise BenchsmithError(f"{task.task_id}: flips {', '.join(sorted(clash))} unlike the other tasks")
@@ -354,16 +353,14 @@ def _reconstructed(tasks: list[ClassBenchTask], summary: ImportSummary) -> dict[
                 summary.not_buildable[task.task_id] = str(exc).removeprefix(f"{task.task_id}: ")
                 continue
             flips.update(found)
-            mixed |= both_ways
-            sites.setdefault(task.file_path, []).extend(flipped_sites(shown.stdout.decode("utf-8", "surrogateescape"),
-                                                                      task.class_name, set(found)))  # fmt: skip
+            sites.setdefault(task.file_path, []).extend(flipped_sites(upstream, task.class_name, set(found)))
             readable.append((task, found))
         if not readable:
             continue
-        asked = json.dumps([RECONSTRUCTION_FORMAT, base, sorted(flips.items()), sorted(mixed)])
+        asked = json.dumps([RECONSTRUCTION_FORMAT, base, sorted(flips.items())])
         asked = hashlib.sha256(asked.encode()).hexdigest()[:12]
         target = private_cache_dir("reconstructed", f"{name}-{published[:12]}-{asked}")  # a rebuild per set of flips
-        copy = reconstruct(Path(history), base, flips, target, sites, mixed)
+        copy = reconstruct(Path(history), base, flips, target, sites)
         kept_by_task = {}
         for task, found in readable:
             rebuilt[task.task_id] = dataclasses.replace(task, repo=copy.history, commit=copy.commit)
@@ -387,8 +384,7 @@ def _removed_imports(task: ClassBenchTask) -> tuple[list[str], str]:
 
     shown = subprocess.run(["git", "-C", task.repo, "show", f"{task.commit}:{task.file_path}"], capture_output=True)
     if shown.returncode != 0:
-        known = subprocess.run(["git", "-C", task.repo, "cat-file", "-e", f"{task.commit}^{{commit}}"], capture_output=True)
-        if known.returncode != 0:
+        if not _has_commit(task.repo, task.commit):
             return [], f"commit {task.commit[:12]} is not in {task.repo}"
         return [], f"{task.file_path} is not in commit {task.commit[:12]} of {task.repo}"
     try:

@@ -126,17 +126,16 @@ def flipped_sites(upstream: str, class_name: str, names: set[str]) -> list[tuple
 
 
 def reconstruct(upstream: Path, base_commit: str, flips: dict[str, str], target: Path,
-                sites: dict[str, list[tuple[int, int, str]]] | None = None,
-                mixed: set[str] = frozenset()) -> Reconstruction:  # fmt: skip
+                sites: dict[str, list[tuple[int, int, str]]] | None = None) -> Reconstruction:  # fmt: skip
     """The upstream tree at *base_commit* with *flips* applied by benchsmith's renamer, committed into the git
     repository *target* (made once; a second call reads it back). *sites* (file -> :func:`flipped_sites`) are the
-    occurrences in the tasks' classes, from which names the renamer keeps are renamed by reference. *mixed* (names
-    the ground truths also spell as upstream) only names the rebuild: jedi misses imports (pydicom's
-    ``from pydicom.dataset import (Dataset, ...)``), so a name the rules allow is renamed by spelling."""
+    occurrences in the tasks' classes, from which names the renamer keeps are renamed by reference. A name the
+    ground truths also spell as upstream is renamed by spelling too where the rules allow it: jedi misses imports
+    (pydicom's ``from pydicom.dataset import (Dataset, ...)``)."""
     from paraphrase.index import build_index
     from paraphrase.repository import paraphrase_repository
     from paraphrase.source import load_repository
-    from sources.python_repo import export_commit
+    from sources.python_repo import export_commit, nearest_tag
 
     record = target / "benchsmith-reconstruction.json"
     with exclusive(target):
@@ -166,10 +165,9 @@ def reconstruct(upstream: Path, base_commit: str, flips: dict[str, str], target:
             message = f"benchsmith: {base_commit} with {len(report.mapping)} names case-flipped as the published tasks spell them"
             subprocess.run([*work, "commit", "--quiet", "--no-verify", "-m", message], check=True, env=env)
             # its nearest upstream tag too: builds that read their version from git (setuptools-scm) need one
-            described = subprocess.run(["git", "-C", str(upstream), "describe", "--tags", "--abbrev=0",
-                                        f"{base_commit}^{{commit}}"], capture_output=True, text=True)  # fmt: skip
-            if described.returncode == 0 and described.stdout.strip():
-                subprocess.run([*git, "tag", described.stdout.strip()], check=True, env=env)
+            tag = nearest_tag(upstream, base_commit)
+            if tag:
+                subprocess.run([*git, "tag", tag], check=True, env=env)
         commit = _git(target, "rev-parse", "HEAD").strip()
         applied = {**report.mapping, **{n: flips[n] for n in by_reference}}
         result = Reconstruction(str(target), commit, base_commit, dict(sorted(applied.items())), kept,

@@ -34,7 +34,10 @@ _OPENED = ("java.lang", "java.lang.reflect", "java.lang.invoke", "java.io", "jav
 # Defects4J runs every test with TZ=America/Los_Angeles (framework/core/Constants.pm); some bugs show only there
 # (Chart-8: the buggy Week constructor uses the default zone, which agrees with Copenhagen's week in UTC).
 TEST_TIMEZONE = "America/Los_Angeles"
-JVM_OPTIONS = ["-Xmx768m", "-Xss4m", "-XX:+UseSerialGC", "-Djava.security.manager=allow",
+# Stacks as Defects4J's runs have them (it passes no -Xss: 1 MiB on x86-64), and a class space reserved at 256 MiB
+# instead of 1 GiB: both count against the 4 GiB address space limit, where Mockito's
+# ThreadsShareGenerouslyStubbedMockTest starts 100 threads at a time and ended ones give their stacks back late.
+JVM_OPTIONS = ["-Xmx768m", "-Xss1m", "-XX:CompressedClassSpaceSize=256m", "-XX:+UseSerialGC", "-Djava.security.manager=allow",
                f"-Duser.timezone={TEST_TIMEZONE}",
                *(f"--add-opens=java.base/{package}=ALL-UNNAMED" for package in _OPENED)]  # fmt: skip
 RUNNER_RELEASE = "8"  # the runner's classes load in every test JVM, Java 8 and on
@@ -281,6 +284,39 @@ def pom_versions(pom: Path) -> dict[str, str]:
             version = re.sub(r"\$\{([^}]+)\}", lambda m: properties.get(m[1], m[0]), version.strip())
             versions.setdefault(artifact.strip(), version)
     return versions
+
+
+def gradle_versions(tree: Path) -> dict[str, str]:
+    """``artifactId → version`` of the ``'group:artifact:version'`` dependencies a Gradle build at *tree* names
+    (``build.gradle`` and ``gradle/*.gradle``): Mockito's ``compile 'net.bytebuddy:byte-buddy:0.6.8'``."""
+    versions: dict[str, str] = {}
+    for script in [tree / "build.gradle", *sorted((tree / "gradle").glob("*.gradle"))]:
+        text = script.read_text(errors="replace") if script.is_file() else ""
+        for artifact, version in re.findall(r"""['"][\w.\-]+:([\w.\-]+):(\d[\w.\-]*)['"]""", text):
+            versions.setdefault(artifact, version)
+    return versions
+
+
+def gradle_source_dirs(tree: Path) -> dict[str, list[str]]:
+    """``main``/``test`` → the Java source folders a Gradle build at *tree* gives its source set (``java.srcDirs
+    'src', 'mockmaker/bytebuddy/main/java'``): Defects4J builds Gradle revisions with Gradle, which compiles them all."""
+    script = tree / "build.gradle"
+    text = script.read_text(errors="replace") if script.is_file() else ""
+    found: dict[str, list[str]] = {}
+    for block, line in re.findall(r"\b(main|test)\s*\{[^{}]*?\bjava\.srcDirs?\b([^\n]*)", text):
+        found.setdefault(block, []).extend(re.findall(r"""['"]([^'"]+)['"]""", line))
+    return found
+
+
+def pinned_jars(folder: Path, pinned: dict[str, str]) -> list[Path]:
+    """The jars of *folder* whose artifact is pinned at exactly their version (Defects4J's Mockito build copies
+    ``byte-buddy/byte-buddy-<version>.jar`` in for the version Gradle names, and nothing when it names none)."""
+    found = []
+    for jar in sorted(folder.glob("*.jar")) if folder.is_dir() else []:
+        match = re.match(r"^(?P<artifact>.+?)-(?P<version>\d[\w.\-]*)\.jar$", jar.name)
+        if match and pinned.get(match["artifact"]) == match["version"]:
+            found.append(jar)
+    return found
 
 
 def javac(sources: list[Path], classpath: list[Path], output: Path, log_path: Path, encoding: str = "UTF-8",

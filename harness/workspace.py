@@ -37,9 +37,12 @@ from sources.history import GitHistory, fixed_commit, locate_upstream
 from harness.javatools import (
     JAVA_RELEASE,
     debian_substitutes,
+    gradle_source_dirs,
+    gradle_versions,
     javac,
     junit_classpath,
     library_jars,
+    pinned_jars,
     pom_coordinates,
     pom_versions,
 )
@@ -51,7 +54,7 @@ _IMPORT = re.compile(r"^\s*(import\s+(?:static\s+)?[\w.]+(?:\.\*)?\s*;)", re.M)
 _RUNNER_JARS = re.compile(r"^(junit|hamcrest)[0-9.-]")  # the runner brings JUnit 4.13 itself
 _RESOURCE_DIRS = ("src/main/resources", "src/test/resources", "src/resources", "src/test-resources")
 _MAX_TEST_EXCLUSION_ROUNDS = 5
-WORKSPACE_FORMAT = 6  # bump when the manifest or the way workspaces are built changes (6: tests at Java 7 on ambiguity)
+WORKSPACE_FORMAT = 7  # bump when the manifest or the way workspaces are built changes (7: jars Gradle pins)
 OLDEST_RELEASE = "7"  # the oldest --release javac 17 compiles for
 VIEW_FORMAT = 3  # bump when what a public view holds changes (3: target/test-classes)
 
@@ -138,6 +141,13 @@ def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) ->
             record["buggy_only_imports"] = _buggy_only_imports(instance, d4j, root / "tree", record["encoding"])
             write_text_atomic(manifest, json.dumps({"format": WORKSPACE_FORMAT, **record}, indent=2))
             made_by = WORKSPACE_FORMAT
+        if made_by == 6 and not shutil.which("defects4j") and not any(_more_source_dirs(
+                root / "tree", record["source_dir"], record["test_dir"])) and \
+                list(_libraries(instance, d4j, root / "tree")) == record["libraries"]:  # fmt: skip
+            # format 7 adds the jars and source folders a revision's Gradle build names (Mockito's byte-buddy): a
+            # workspace whose build names none needs no rebuild
+            write_text_atomic(manifest, json.dumps({"format": WORKSPACE_FORMAT, **record}, indent=2))
+            made_by = WORKSPACE_FORMAT
         if made_by == WORKSPACE_FORMAT:
             root.chmod(0o700)  # made private after format 4 first appeared
             copy_test_resources(root / "tree")  # added after format 4 first appeared; does nothing a second time
@@ -186,16 +196,11 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
     copy_test_resources(tree)
     source_dir, test_dir = _layout(d4j, instance, tree)
     _generate_from_templates(tree, source_dir)
-    # Defects4J's own Maven resolution of the revision, where it keeps one, pins transitive jars the pom never names
-    pinned = {**pom_versions(tree / "pom.xml"), **d4j.resolved_versions(instance.project, instance.revision_fixed)}
-    lib_dir = d4j.lib_dir(instance.project)
-    if not lib_dir.is_dir():  # Chart: Defects4J builds it with the jars of the revision's own lib/ (its Ant build's)
-        lib_dir = tree / "lib"
-    libraries = tuple(str(jar) for jar in [*library_jars(lib_dir, pinned, pom_coordinates(tree / "pom.xml")),
-                                           *debian_substitutes(lib_dir, pinned)])  # fmt: skip
+    libraries = _libraries(instance, d4j, tree)
+    more_main, more_tests = _more_source_dirs(tree, source_dir, test_dir)
     release = JAVA_RELEASE
     try:
-        encoding = compile_main(tree, source_dir, root, libraries)
+        encoding = compile_main(tree, source_dir, root, libraries, more_dirs=more_main)
     except BenchsmithError:
         # Java 8's inference rejects some code written for 6 and 7 (Collections-26's conditional expressions of
         # generic methods); their own javac, and Defects4J's build, compile it at the pom's older level. 7 is the
@@ -204,12 +209,12 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
             raise
         release = OLDEST_RELEASE
         shutil.rmtree(root / "classes", ignore_errors=True)
-        encoding = compile_main(tree, source_dir, root, libraries, release)
+        encoding = compile_main(tree, source_dir, root, libraries, release, more_dirs=more_main)
         log.info("%s: compiled for Java %s: Java 8's type inference rejects its sources", instance.instance_id, release)
     needed = {t.split("::")[0] for t in instance.trigger_tests} | set(instance.relevant_tests)
     try:
         test_encoding, excluded = compile_tests(instance.instance_id, needed, tree, test_dir, root, libraries, encoding,
-                                                release)  # fmt: skip
+                                                release, more_dirs=more_tests)  # fmt: skip
     except BenchsmithError:
         # Tests written for Java 5 and 6 that Java 8's inference finds ambiguous (Mockito's when(mock.oneArg(
         # anyObject())), with oneArg(Double) and oneArg(String)): compiled at the oldest level javac 17 has, as for
@@ -218,11 +223,33 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
         if release == OLDEST_RELEASE or not re.search(r"is ambiguous|incompatible types", log_text):
             raise
         test_encoding, excluded = compile_tests(instance.instance_id, needed, tree, test_dir, root, libraries, encoding,
-                                                OLDEST_RELEASE)  # fmt: skip
+                                                OLDEST_RELEASE, more_dirs=more_tests)  # fmt: skip
         log.info("%s: tests compiled for Java %s: Java 8's type inference rejects them", instance.instance_id, OLDEST_RELEASE)
     extra = _buggy_only_imports(instance, d4j, tree, encoding)
     return Workspace(root, source_dir, test_dir, encoding, test_encoding, libraries, tuple(excluded), tuple(missing), extra,
                      release)  # fmt: skip
+
+
+def _more_source_dirs(tree: Path, source_dir: str, test_dir: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Source folders besides Defects4J's layout that the revision's Gradle build compiles (main, test): Mockito 2's
+    betas keep the default mock maker, which every mock needs, in ``mockmaker/bytebuddy/main/java``."""
+    found = gradle_source_dirs(tree)
+    return tuple(tuple(d for d in found.get(kind, ()) if d not in (source_dir, test_dir) and (tree / d).is_dir())
+                 for kind in ("main", "test"))  # fmt: skip
+
+
+def _libraries(instance: NL2FixInstance, d4j: Defects4JRoot, tree: Path) -> tuple[str, ...]:
+    """The jars *instance*'s revision compiles and runs with: Defects4J's ``lib/`` at the versions the revision pins."""
+    # Defects4J's own Maven resolution of the revision, where it keeps one, pins transitive jars the pom never names
+    pinned = {**gradle_versions(tree), **pom_versions(tree / "pom.xml"),
+              **d4j.resolved_versions(instance.project, instance.revision_fixed)}  # fmt: skip
+    lib_dir = d4j.lib_dir(instance.project)
+    if not lib_dir.is_dir():  # Chart: Defects4J builds it with the jars of the revision's own lib/ (its Ant build's)
+        lib_dir = tree / "lib"
+    return tuple(str(jar) for jar in [*library_jars(lib_dir, pinned, pom_coordinates(tree / "pom.xml")),
+                                      *debian_substitutes(lib_dir, pinned),
+                                      *(jar for folder in d4j.versioned_lib_dirs(instance.project)
+                                        for jar in pinned_jars(folder, pinned))])  # fmt: skip
 
 
 def copy_test_resources(tree: Path) -> None:
@@ -346,12 +373,14 @@ _ENCODINGS = ("UTF-8", "ISO-8859-1")
 
 
 def compile_main(tree: Path, source_dir: str, root: Path, libraries: tuple[str, ...], release: str = JAVA_RELEASE,
-                 test_libraries: tuple[Path, ...] = ()) -> str:  # fmt: skip
-    """Compile the main sources into ``root/classes``; their encoding (UTF-8, else Latin-1)."""
+                 test_libraries: tuple[Path, ...] = (), more_dirs: tuple[str, ...] = ()) -> str:  # fmt: skip
+    """Compile the main sources (of *source_dir* and *more_dirs*) into ``root/classes``; their encoding (UTF-8, else
+    Latin-1)."""
     classpath = [*map(Path, libraries), *junit_classpath(), *test_libraries]
     log_path = root / "compile-main.log"
     for encoding in _ENCODINGS:
-        if javac(_java_files(tree / source_dir), classpath, root / "classes", log_path, encoding=encoding, release=release):
+        sources = [path for folder in (source_dir, *more_dirs) for path in _java_files(tree / folder)]
+        if javac(sources, classpath, root / "classes", log_path, encoding=encoding, release=release):
             return encoding
         if "unmappable character" not in log_path.read_text():
             break
@@ -362,11 +391,13 @@ def compile_main(tree: Path, source_dir: str, root: Path, libraries: tuple[str, 
 
 
 def compile_tests(label: str, needed: set[str], tree: Path, test_dir: str, root: Path, libraries: tuple[str, ...],
-                  encoding: str, release: str = JAVA_RELEASE, test_libraries: tuple[Path, ...] = ()) -> tuple[str, list[str]]:  # fmt: skip
-    """The test sources' encoding and the test classes left out because they do not compile (never one of
-    *needed*: that is an error naming *label*)."""
+                  encoding: str, release: str = JAVA_RELEASE, test_libraries: tuple[Path, ...] = (),
+                  more_dirs: tuple[str, ...] = ()) -> tuple[str, list[str]]:  # fmt: skip
+    """The test sources' (of *test_dir* and *more_dirs*) encoding and the test classes left out because they do not
+    compile (never one of *needed*: that is an error naming *label*)."""
     classpath = [root / "classes", *map(Path, libraries), *junit_classpath(), *test_libraries]
-    sources = _java_files(tree / test_dir)
+    roots = [tree / folder for folder in (test_dir, *more_dirs)]
+    sources = [path for folder in roots for path in _java_files(folder)]
     excluded: list[str] = []
     log_path = root / "compile-tests.log"
     for _ in range(_MAX_TEST_EXCLUSION_ROUNDS):
@@ -379,7 +410,7 @@ def compile_tests(label: str, needed: set[str], tree: Path, test_dir: str, root:
         broken = {Path(m) for m in re.findall(r"^(/\S+\.java):\d+: error", log_path.read_text(), re.M)}
         if not broken:
             break
-        names = {_class_name(tree / test_dir, path) for path in broken}
+        names = {_class_name(next(r for r in roots if path.is_relative_to(r)), path) for path in broken}
         if names & needed:
             raise BenchsmithError(f"{label}: test classes it needs do not compile: {sorted(names & needed)}; see {log_path}")
         excluded.extend(sorted(names))
@@ -412,12 +443,23 @@ class PublicView(_Layout):
 
 def public_view(workspace: Workspace, file_path: str) -> PublicView:
     """The public view of *workspace* without *file_path* (relative to its tree), made at first use."""
-    key = hashlib.sha256(f"{VIEW_FORMAT}\0{workspace.root}\0{file_path}".encode()).hexdigest()[:12]
+    # The build of the workspace is part of the key: a rebuilt workspace (a new benchsmith's format) has new files,
+    # which a view linked to the old ones would not show.
+    try:
+        built = (workspace.root / "workspace.json").stat()
+        build = f"{built.st_ino}:{built.st_mtime_ns}"
+    except FileNotFoundError:
+        build = ""
+    key = hashlib.sha256(f"{VIEW_FORMAT}\0{workspace.root}\0{build}\0{file_path}".encode()).hexdigest()[:12]
     views = cache_dir("views")
     views.chmod(0o755)
-    root = views / f"{workspace.root.parent.name}-{workspace.root.name}-{key}"
+    prefix = f"{workspace.root.parent.name}-{workspace.root.name}-"
+    root = views / f"{prefix}{key}"
     if (root / ".complete").is_file():
         return PublicView(root)
+    for stale in views.glob(f"{prefix}*"):  # views of an earlier build of this workspace
+        if (stale / ".complete").is_file() and (stale / ".complete").read_text() == file_path:
+            shutil.rmtree(stale, ignore_errors=True)
     relative = Path(file_path).relative_to(workspace.source_dir) if Path(file_path).is_relative_to(workspace.source_dir) else None
     if relative is None:
         raise BenchsmithError(f"{file_path}: not under the workspace's source folder {workspace.source_dir}")

@@ -111,6 +111,13 @@ class Defects4JRoot:
     def lib_dir(self, project: str) -> Path:
         return self.project_dir(project) / "lib"
 
+    def versioned_lib_dirs(self, project: str) -> list[Path]:
+        """Folders of jars besides ``lib/`` that Defects4J's build picks from by the version the revision's own build
+        names (Mockito's ``byte-buddy/``, see its chooseDepedencyVersion.sh)."""
+        folder = self.project_dir(project)
+        return sorted(p for p in folder.iterdir() if p.is_dir() and p.name != "lib" and any(p.glob("*.jar"))) \
+            if folder.is_dir() else []  # fmt: skip
+
     def resolved_versions(self, project: str, revision: str) -> dict[str, str]:
         """``artifactId → version`` of every jar on the class path Defects4J's Maven resolved for *revision*
         (``build_files/<rev>/maven-build.xml``), transitive ones included: cglib 2.2.2 brings asm 3.3.1, which the

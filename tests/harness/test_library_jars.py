@@ -69,3 +69,35 @@ def test_defects4j_s_maven_resolution_pins_the_transitive_jars(tmp_path):
         "asm/asm/3.3.1/asm-3.3.1.jar", "cglib/cglib/2.2.2/cglib-2.2.2.jar"]
     assert "org/ow2/asm/asm/4.2/asm-4.2.jar" in [j.relative_to(lib).as_posix() for j in library_jars(lib)]  # unpinned
     assert Defects4JRoot(tmp_path).resolved_versions("Demo", "unknown") == {}
+
+
+def test_a_gradle_build_pins_jars_and_names_more_source_folders(tmp_path):
+    """Mockito 2's betas: Defects4J copies byte-buddy-<the version Gradle names>.jar in, and Gradle compiles the
+    default mock maker from a source folder of its own."""
+    from harness.javatools import gradle_source_dirs, gradle_versions, pinned_jars
+
+    (tmp_path / "build.gradle").write_text("""
+sourceSets {
+    main {
+        java.srcDirs 'src', 'mockmaker/bytebuddy/main/java'
+        compileClasspath = compileClasspath + configurations.provided
+    }
+    test {
+        java.srcDir "test"
+    }
+}
+dependencies {
+    compile 'net.bytebuddy:byte-buddy:0.6.8'
+    testCompile "junit:junit:4.12"
+}
+""")
+    assert gradle_source_dirs(tmp_path) == {"main": ["src", "mockmaker/bytebuddy/main/java"], "test": ["test"]}
+    pinned = gradle_versions(tmp_path)
+    assert pinned == {"byte-buddy": "0.6.8", "junit": "4.12"}
+    folder = tmp_path / "byte-buddy"
+    folder.mkdir()
+    for version in ("0.2.1", "0.6.8"):
+        with zipfile.ZipFile(folder / f"byte-buddy-{version}.jar", "w") as jar:
+            jar.writestr("net/bytebuddy/ByteBuddy.class", b"")
+    assert pinned_jars(folder, pinned) == [folder / "byte-buddy-0.6.8.jar"]
+    assert pinned_jars(folder, {}) == []  # a revision whose build names none gets none, as under Defects4J

@@ -56,3 +56,17 @@ def test_the_public_view_holds_no_class_compiled_from_the_fixed_file(ledger_inst
     assert others and all((view.classes / p).is_file() for p in others)
     assert not (view.tree / instance.file_path).exists() and (workspace.tree / instance.file_path).is_file()
     assert (workspace.root.stat().st_mode & 0o777) == 0o700  # the ground truth is root's alone
+
+
+def test_a_rebuilt_workspace_gets_a_new_public_view(ledger_instances, ledger_workspace):
+    """A view links the files of one build: after a rebuild (a new manifest) the old view is dropped, not reused."""
+    from benchsmith.atomic import write_text_atomic
+
+    instance = ledger_instances["Ledger-2"]
+    workspace = ledger_workspace("Ledger-2")
+    before = public_view(workspace, instance.file_path)
+    assert public_view(workspace, instance.file_path).root == before.root  # the same build: the same view
+    manifest = workspace.root / "workspace.json"
+    write_text_atomic(manifest, manifest.read_text())  # what a rebuild leaves: a new manifest file
+    after = public_view(workspace, instance.file_path)
+    assert after.root != before.root and not before.root.exists() and (after.root / ".complete").is_file()

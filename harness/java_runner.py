@@ -282,12 +282,16 @@ class InstanceRunner:
         finally:
             jvms.retire(jvm)
         names: dict[str, list[str]] = {spec: [] for spec in [*tests.trigger, *tests.relevant]}
+        all_ignored = set(names)  # a relevant class whose every test is @Ignore'd (or itself is) has nothing to ask
         for entry in reports[0]["tests"]:
             if entry.get("outcome") != "ignored" and entry.get("spec") in names:
                 names[entry["spec"]].append(entry["name"])
+                all_ignored.discard(entry["spec"])
+        ignored = all_ignored & {e.get("spec") for e in reports[0]["tests"]}
         for spec, found in names.items():
             if not found:  # a class whose tests are all excluded reports nothing; a method that cannot run, itself
-                names[spec] = [] if "::" not in spec and any(e.startswith(spec + "::") for e in tests.excluded) else [spec]
+                names[spec] = [] if "::" not in spec and (spec in ignored or any(e.startswith(spec + "::")
+                                                                                 for e in tests.excluded)) else [spec]  # fmt: skip
         self._expected[tests.key] = names
         return names
 

@@ -247,10 +247,10 @@ public final class BenchsmithRunner {
         JUnitCore core = new JUnitCore();
         core.addListener(new RunListener() {
             @Override public void testFailure(Failure failure) {
-                put(mine, name(failure.getDescription(), spec), spec, "failed", String.valueOf(failure.getException()));
+                put(mine, name(failure.getDescription(), spec), spec, "failed", describe(failure.getException()));
             }
             @Override public void testAssumptionFailure(Failure failure) {
-                put(mine, name(failure.getDescription(), spec), spec, "assumption", String.valueOf(failure.getException()));
+                put(mine, name(failure.getDescription(), spec), spec, "assumption", describe(failure.getException()));
             }
             @Override public void testIgnored(Description description) {
                 put(mine, name(description, spec), spec, "ignored", "");
@@ -271,6 +271,20 @@ public final class BenchsmithRunner {
             passed &= "passed".equals(e.getValue()[0]);
         }
         return passed;
+    }
+
+    /** The failure and what caused it: an ExceptionInInitializerError says nothing of its own. */
+    private static String describe(Throwable failure) {
+        StringBuilder text = new StringBuilder(String.valueOf(failure));
+        Throwable cause = failure == null ? null : failure.getCause();
+        Throwable innermost = null;
+        for (int depth = 0; cause != null && cause != failure && depth < 4; depth++, cause = cause.getCause()) {
+            text.append(" (caused by ").append(cause).append(')');
+            innermost = cause;
+        }
+        StackTraceElement[] frames = innermost == null ? new StackTraceElement[0] : innermost.getStackTrace();
+        if (frames.length > 0) text.append(" at ").append(frames[0]);
+        return text.toString();
     }
 
     /** The first outcome a test gets stands: testFinished follows testFailure for the same test. */

@@ -37,7 +37,10 @@ TEST_TIMEZONE = "America/Los_Angeles"
 # Stacks as Defects4J's runs have them (it passes no -Xss: 1 MiB on x86-64), and a class space reserved at 256 MiB
 # instead of 1 GiB: both count against the 4 GiB address space limit, where Mockito's
 # ThreadsShareGenerouslyStubbedMockTest starts 100 threads at a time and ended ones give their stacks back late.
+# No assistive technology: Debian's Java 8 configuration names the GNOME bridge, which its headless runtime lacks, and
+# AWT's toolkit then fails every Chart test with AWTError (an empty list loads none, on every version).
 JVM_OPTIONS = ["-Xmx768m", "-Xss1m", "-XX:CompressedClassSpaceSize=256m", "-XX:+UseSerialGC", "-Djava.security.manager=allow",
+               "-Djavax.accessibility.assistive_technologies=",
                f"-Duser.timezone={TEST_TIMEZONE}",
                *(f"--add-opens=java.base/{package}=ALL-UNNAMED" for package in _OPENED)]  # fmt: skip
 RUNNER_RELEASE = "8"  # the runner's classes load in every test JVM, Java 8 and on

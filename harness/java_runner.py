@@ -179,7 +179,8 @@ class InstanceRunner:
             resources = [str(p.relative_to(self.workspace.tree)) for p in self.workspace.resource_dirs()]
             self._jvms = TestJvms(self.slot, self.box, self._sentinels.tree,
                                   [self.view.classes, self._sentinels.test_classes, *self._libraries()], self.limits,
-                                  TEST_JVM_OPTIONS, resources, self.platform, self.runtime)  # fmt: skip
+                                  TEST_JVM_OPTIONS, resources, self.platform, self.runtime,
+                                  merged=self.view.classes)  # fmt: skip
         return self._jvms
 
     def _fast(self, code: str, name: str, tests: Tests) -> Verdict | None:
@@ -199,7 +200,7 @@ class InstanceRunner:
                 self._log(name, "fast", diagnostics or "does not compile")
                 first = diagnostics.splitlines()[0].split(": ", 1)[-1] if diagnostics else "does not compile"
                 return Verdict("uncompilable", reason=first, path="fast", messages={"compiler": diagnostics[:4000]})
-            verdict, report = self._judge(jvm, [jvm.output, self.view.classes], tests, expected, "fast")
+            verdict, report = self._judge(jvm, jvm.main_classes(self.view.classes), tests, expected, "fast")
             self._log(name, "fast", report + jvm.log_text())
             return verdict
         except OSError as exc:
@@ -273,7 +274,7 @@ class InstanceRunner:
             answer = self._compiler_ready().compile(sources, jvm.output, self._compile_classpath(), self.limits.wall_seconds)
             if not answer.get("compiled"):
                 raise BenchsmithError(f"{self.label}: the ground truth does not compile: {answer.get('diagnostics', '')[:300]}")
-            classpath = self._runtime_classpath([jvm.output, self.view.classes], self._sentinels.test_classes, jvm.cwd)
+            classpath = self._runtime_classpath(jvm.main_classes(self.view.classes), self._sentinels.test_classes, jvm.cwd)
             reports, why = jvm.run(classpath, True, tests.excluded, list(tests.trigger), list(tests.relevant))
             if reports is None or len(reports) != 1:
                 tail = " | ".join(jvm.log_text().strip().splitlines()[-5:])

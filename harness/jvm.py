@@ -163,7 +163,7 @@ class TestJvm:
 
     def __init__(self, slot: int, lane: int, box: Path, tree: Path, read_only: list[Path], system_classpath: list[Path],
                  limits: sandbox.Limits, jvm_options: list[str], warm: list[Path] = (), platform: bool = False,
-                 runtime: JavaRuntime | None = None):  # fmt: skip
+                 runtime: JavaRuntime | None = None, merged: Path | None = None):  # fmt: skip
         self.slot = slot
         runtime = runtime or default_runtime()
         self.lane = lane
@@ -181,7 +181,11 @@ class TestJvm:
         # Relative entries lie in the candidate's tree as this JVM sees it (resource folders, see TestJvms).
         system = os.pathsep.join([runner_classpath(platform), *(str(self.cwd / p) for p in system_classpath)])
         # *warm*: public class folders it defines (and drops) while it waits for its candidate, to warm class loading up.
-        main = ["PlatformRunner"] if platform else ["BenchsmithRunner", "test", os.pathsep.join(map(str, warm))]
+        # *merged*: the project's class folder, which the runner mirrors into a folder of its own at once, for the
+        # candidate's classes to join (main_classes).
+        self.merged = None if platform else merged
+        main = ["PlatformRunner"] if platform else ["BenchsmithRunner", "test", os.pathsep.join(map(str, warm)),
+                                                    str(self.merged or "")]  # fmt: skip
         argv = [runtime.java, *runtime.options(), *jvm_options, "-cp", system, *main]  # fmt: skip
         self.started = time.monotonic()
         # It boots at a low priority, beside the candidate at work, and gets the normal one when its own arrives.
@@ -224,6 +228,13 @@ class TestJvm:
             return None, f"the test JVM ended without a report (exit {returncode})"
         return reports, ""
 
+    def main_classes(self, project_classes: Path) -> list[Path]:
+        """The class path entries of the candidate's classes (compiled into ``output``) and *project_classes*: one
+        folder holding both where this JVM mirrored *project_classes*, as a build would have them."""
+        if self.merged == project_classes:
+            return [Path(f"@merged={self.output}")]
+        return [self.output, project_classes]
+
     def log_text(self) -> str:
         try:
             return self.log_path.read_text(errors="replace")[-20000:]
@@ -250,8 +261,9 @@ class TestJvms:
 
     def __init__(self, slot: int, box: Path, tree: Path, read_only: list[Path], limits: sandbox.Limits,
                  jvm_options: list[str], system_resources: list[str] = (), platform: bool = False,
-                 runtime: JavaRuntime | None = None):  # fmt: skip
+                 runtime: JavaRuntime | None = None, merged: Path | None = None):  # fmt: skip
         self.slot, self.box, self.tree, self.read_only = slot, box, tree, read_only
+        self.merged = merged  # mirrored by the JVMs that see the runner's own *read_only* (TestJvm.main_classes)
         self.platform, self.runtime = platform, runtime
         # Folders of *tree* (relative) on the system class path: tests that read a resource through
         # ClassLoader.getSystemResource (Csv's CSVFileParserTest) find it there, as under Maven or Ant.
@@ -287,8 +299,9 @@ class TestJvms:
         try:
             # Only a JVM started ahead warms up: the plain path's starts when its candidate is there.
             warm = [p for p in read_only if p.is_dir()] if ahead else []
+            merged = self.merged if read_only is self.read_only else None  # the plain path compiles its own
             jvm = TestJvm(self.slot, lane, self.box, self.tree, read_only, self.system_resources, self.limits,
-                          self.jvm_options, warm, self.platform, self.runtime)  # fmt: skip
+                          self.jvm_options, warm, self.platform, self.runtime, merged)  # fmt: skip
         except BaseException:
             self._free(lane)
             raise

@@ -7,6 +7,12 @@ import java.io.PrintStream;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.security.Permission;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -90,7 +96,8 @@ public final class BenchsmithRunner {
         if ("compile".equals(args[0])) {
             compileServer(in, new PrintStream(new FileOutputStream(java.io.FileDescriptor.out), true, "UTF-8"));
         } else if ("test".equals(args[0])) {
-            testOnce(in, new FileOutputStream(java.io.FileDescriptor.out), args.length > 1 ? args[1] : "");
+            testOnce(in, new FileOutputStream(java.io.FileDescriptor.out), args.length > 1 ? args[1] : "",
+                    args.length > 2 ? args[2] : "");
         } else {
             throw new IllegalArgumentException("unknown mode " + args[0]);
         }
@@ -130,8 +137,10 @@ public final class BenchsmithRunner {
         }
     }
 
-    private static void testOnce(BufferedReader in, OutputStream report, String warmFolders) throws Exception {
+    private static void testOnce(BufferedReader in, OutputStream report, String warmFolders, String mergeInto) throws Exception {
         System.setOut(System.err);
+        // Before any code but the runner's runs: the merged class folder is this JVM's own, in its private /tmp.
+        File merged = mergeInto.isEmpty() ? null : linkedCopy(new File(mergeInto));
         Guard guard = new Guard();
         System.setSecurityManager(guard);
         new JUnitCore().run(Request.aClass(Warmup.class));
@@ -143,6 +152,7 @@ public final class BenchsmithRunner {
         }
         String[] f = line.split("\t", -1);
         long started = System.nanoTime();
+        f[0] = merge(f[0], merged);
         ClassLoader loader = loader(f[0]);
         Thread.currentThread().setContextClassLoader(loader);
         Set<String> excluded = new HashSet<>(split(f[2]));
@@ -202,6 +212,53 @@ public final class BenchsmithRunner {
     }
 
     private static final int WARM_UP_RUNS = 20;
+    private static final String MERGED = "@merged=";
+
+    /**
+     * A folder of this JVM's own that mirrors *folder* with a link per file: the candidate's classes are copied in
+     * beside the project's (see merge), as one folder, as under Defects4J's build. Tests that build class loaders
+     * from the code source of a project class (Mockito's ClassLoaders.withCodeSourceUrlOf) or list its classes
+     * (NoJUnitDependenciesTest) then see the class under repair too.
+     */
+    private static File linkedCopy(File folder) throws java.io.IOException {
+        Path copy = Files.createTempDirectory("benchsmith-classes-");
+        mirror(folder.toPath(), copy, true);
+        return copy.toFile();
+    }
+
+    /** The class path with its "@merged=<folder>" entry replaced by the merged folder, <folder>'s classes copied in. */
+    private static String merge(String classpath, File merged) throws java.io.IOException {
+        List<String> entries = new ArrayList<>();
+        for (String entry : classpath.split(File.pathSeparator, -1)) {
+            if (!entry.startsWith(MERGED)) {
+                entries.add(entry);
+                continue;
+            }
+            if (merged == null) throw new IllegalStateException("benchsmith: no merged class folder was prepared");
+            mirror(new File(entry.substring(MERGED.length())).toPath(), merged.toPath(), false);
+            entries.add(merged.getPath());
+        }
+        return String.join(File.pathSeparator, entries);
+    }
+
+    /** Every folder of *from* made under *to*, and every file linked there (*link*) or copied over what is there. */
+    private static void mirror(final Path from, final Path to, final boolean link)
+            throws java.io.IOException {
+        Files.walkFileTree(from, new SimpleFileVisitor<Path>() {
+            @Override public FileVisitResult preVisitDirectory(Path dir,
+                    BasicFileAttributes attributes) throws java.io.IOException {
+                Files.createDirectories(to.resolve(from.relativize(dir).toString()));
+                return FileVisitResult.CONTINUE;
+            }
+            @Override public FileVisitResult visitFile(Path file,
+                    BasicFileAttributes attributes) throws java.io.IOException {
+                Path target = to.resolve(from.relativize(file).toString());
+                if (link) Files.createSymbolicLink(target, file);
+                else Files.copy(file, target, StandardCopyOption.REPLACE_EXISTING);
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
 
     private static void classNames(File folder, String prefix, List<String> names) {
         File[] entries = folder.listFiles();
@@ -244,9 +301,16 @@ public final class BenchsmithRunner {
             return false;
         }
         final Map<String, String[]> mine = new LinkedHashMap<>();
+        // JUnit's report that the exclusions left nothing of the class (a description of its Filter's, not a test)
+        final Set<Description> filteredEmpty = new HashSet<>();
         JUnitCore core = new JUnitCore();
         core.addListener(new RunListener() {
             @Override public void testFailure(Failure failure) {
+                if ("org.junit.runner.manipulation.Filter".equals(failure.getDescription().getClassName())
+                        && String.valueOf(failure.getException()).contains("No tests found matching benchsmith exclusions")) {
+                    filteredEmpty.add(failure.getDescription());
+                    return;
+                }
                 put(mine, name(failure.getDescription(), spec), spec, "failed", describe(failure.getException()));
             }
             @Override public void testAssumptionFailure(Failure failure) {
@@ -256,14 +320,11 @@ public final class BenchsmithRunner {
                 put(mine, name(description, spec), spec, "ignored", "");
             }
             @Override public void testFinished(Description description) {
-                put(mine, name(description, spec), spec, "passed", "");
+                if (!filteredEmpty.contains(description)) put(mine, name(description, spec), spec, "passed", "");
             }
         });
-        org.junit.runner.Result result = core.run(request);
-        if (mine.isEmpty() && result.getRunCount() == 0 && !result.getFailures().isEmpty()
-                && String.valueOf(result.getFailures().get(0).getException()).contains("No tests found matching benchsmith exclusions")) {
-            return true;  // every test of the class is excluded
-        }
+        core.run(request);
+        if (mine.isEmpty() && !filteredEmpty.isEmpty()) return true;  // every test of the class is excluded
         if (mine.isEmpty()) put(mine, spec, spec, "failed", "no test ran");
         boolean passed = true;
         for (Map.Entry<String, String[]> e : mine.entrySet()) {

@@ -1,10 +1,17 @@
+import dataclasses
+import os
+import re
+import shutil
+import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from benchsmith.schema import NL2FixInstance, read_records
 from sources.defects4j import Defects4JRoot
-from harness.workspace import prepare
+from harness.javatools import junit_classpath
+from harness.workspace import Workspace, make_readable, prepare
 from tests.conftest import FIXTURE_D4J
 from tests.helpers.cli import build_ledger
 
@@ -29,3 +36,18 @@ def ledger_workspace(ledger_instances, fixture_repos):
         return prepare(ledger_instances[instance_id], Defects4JRoot(FIXTURE_D4J), fixture_repos)
 
     return prepared
+
+
+def workspace_with_test_class(original: Workspace, source: str) -> Workspace:
+    """A copy of *original* (in the sandbox-readable cache) whose test sources also hold *source*, and its test classes
+    the class compiled for the Java release the workspace's tests run on."""
+    root = Path(tempfile.mkdtemp(prefix="extra-test-", dir=os.environ["BENCHSMITH_CACHE"]))
+    shutil.copytree(original.root, root, dirs_exist_ok=True, symlinks=True)
+    workspace = dataclasses.replace(original, root=root)
+    package, name = re.search(r"^package ([\w.]+);", source, re.M)[1], re.search(r"public class (\w+)", source)[1]
+    path = workspace.tree / workspace.test_dir / package.replace(".", "/") / f"{name}.java"  # the plain path's
+    path.write_text(source)
+    classpath = os.pathsep.join(map(str, [workspace.classes, *junit_classpath()]))
+    subprocess.run(["javac", "--release", "8", "-d", str(workspace.test_classes), "-cp", classpath, str(path)], check=True)
+    make_readable(root)
+    return workspace

@@ -2,19 +2,13 @@
 @Ignore'd) asks for nothing: its reference run reports every test ignored, so no candidate is expected to pass it."""
 
 import dataclasses
-import os
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
 
 from harness import sandbox
 from harness.java_runner import InstanceRunner, Tests
-from harness.javatools import junit_classpath
 from harness.sandbox import Limits
-from harness.workspace import make_readable
+from tests.harness.conftest import workspace_with_test_class
 
 pytestmark = pytest.mark.java  # runs JVMs: needs a JDK, JUnit 4 and the sandbox
 
@@ -30,15 +24,7 @@ public class IgnoredTest {
 
 
 def test_a_relevant_class_with_nothing_to_run_asks_for_nothing(ledger_instances, ledger_workspace, tmp_path):
-    original = ledger_workspace("Ledger-1")
-    root = Path(tempfile.mkdtemp(prefix="ignored-", dir=os.environ["BENCHSMITH_CACHE"]))
-    shutil.copytree(original.root, root, dirs_exist_ok=True, symlinks=True)
-    workspace = dataclasses.replace(original, root=root)
-    source = tmp_path / "IgnoredTest.java"
-    source.write_text(IGNORED)
-    classpath = os.pathsep.join(map(str, [workspace.classes, *junit_classpath()]))
-    subprocess.run(["javac", "--release", "8", "-d", str(workspace.test_classes), "-cp", classpath, str(source)], check=True)
-    make_readable(root)
+    workspace = workspace_with_test_class(ledger_workspace("Ledger-1"), IGNORED)
     instance = dataclasses.replace(ledger_instances["Ledger-1"], relevant_tests=[
         *ledger_instances["Ledger-1"].relevant_tests, "org.benchsmith.ledger.IgnoredTest",
         "org.benchsmith.ledger.IgnoredTest$Never"])  # fmt: skip
@@ -51,5 +37,31 @@ def test_a_relevant_class_with_nothing_to_run_asks_for_nothing(ledger_instances,
                 assert verdict.status == "plausible", verdict
                 buggy = runner.evaluate(instance.buggy_method, f"buggy-{fast}", tests=everything, fast=fast)
                 assert buggy.status == "wrong", buggy  # the trigger test still decides
+        finally:
+            runner.close()
+
+
+ONE_TEST = """package org.benchsmith.ledger;
+public class OneBrokenTest {
+    @org.junit.Test public void broken() { throw new AssertionError("known broken"); }
+}
+"""
+
+
+def test_a_relevant_class_whose_every_test_is_excluded_asks_for_nothing(ledger_instances, ledger_workspace, tmp_path):
+    """Defects4J's failing_tests can list every test of a class (Mockito's ClassCacheVersusClassReloadingTest): JUnit
+    then reports a failure of its Filter's, which is not a test of the class."""
+    workspace = workspace_with_test_class(ledger_workspace("Ledger-1"), ONE_TEST)
+    instance = dataclasses.replace(ledger_instances["Ledger-1"], relevant_tests=[
+        *ledger_instances["Ledger-1"].relevant_tests, "org.benchsmith.ledger.OneBrokenTest"])  # fmt: skip
+    excluded = ["org.benchsmith.ledger.OneBrokenTest::broken"]
+    everything = Tests.for_instance(instance, excluded, stop_early=False)
+    with sandbox.leased_slot() as slot:
+        runner = InstanceRunner(instance, workspace, slot=slot, limits=Limits(wall_seconds=60), logs=tmp_path / "logs",
+                                excluded=excluded)  # fmt: skip
+        try:
+            for fast in (True, False):
+                verdict = runner.evaluate(instance.fixed_method, f"gold-{fast}", tests=everything, fast=fast)
+                assert verdict.status == "plausible", verdict
         finally:
             runner.close()

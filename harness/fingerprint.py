@@ -38,6 +38,7 @@ VERDICT_SOURCES: tuple[str, ...] = (
     "sources/revision_map.py",
     "sources/svn_history.py",
     "sources/python_removal.py",
+    "sources/python_env.py",
     "sources/python_repo.py",
     "sources/python_deps.py",
 )

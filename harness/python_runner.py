@@ -47,7 +47,8 @@ from harness.pytest_run import OWN_CONFIG, describe_missing, missing_imports, pl
 from harness.python_view import public_view
 from harness.verdict import Verdict
 from sources.python_removal import insert_class
-from sources.python_repo import resolve, runtime
+from sources.python_env import runtime
+from sources.python_repo import resolve
 
 _CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.ASCII)  # PEP 263
 

@@ -368,24 +368,24 @@ def test_an_old_repository_gets_a_python_of_its_day(tmp_path, monkeypatch):
     was out by then (its packages of the day may not support a newer one); a recent one keeps the running Python."""
     import platform
 
-    from sources import python_repo
+    from sources import python_env
 
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / "pyproject.toml").write_text('[project]\nname = "old"\nrequires-python = ">=3.6"\n')
     here = tuple(int(x) for x in platform.python_version().split(".")[:2])
     older = {Path(f"/opt/python{minor}/bin/python3"): f"3.{minor}.9" for minor in (6, 7, 8, 9)}
-    monkeypatch.setattr(python_repo, "_interpreters", lambda: {**older, Path("/usr/bin/python3.99"): "3.99.0"})
+    monkeypatch.setattr(python_env, "_interpreters", lambda: {**older, Path("/usr/bin/python3.99"): "3.99.0"})
     from datetime import date, timedelta
 
-    adopted = date.fromisoformat(python_repo.PYTHON_RELEASED[here]) + python_repo.PYTHON_ADOPTED_AFTER
+    adopted = date.fromisoformat(python_env.PYTHON_RELEASED[here]) + python_env.PYTHON_ADOPTED_AFTER
     # 3.9 came out in October 2020, and counts from April 2021; 3.8 from April 2020
-    assert python_repo._interpreter(tree, "old", as_of="2021-06-01T00:00:00Z") == (Path("/opt/python9/bin/python3"), "3.9.9")
-    assert python_repo._interpreter(tree, "old", as_of="2021-01-01T00:00:00Z") == (Path("/opt/python8/bin/python3"), "3.8.9")
-    assert python_repo._interpreter(tree, "old", as_of="2019-01-01T00:00:00Z") == (Path("/opt/python7/bin/python3"), "3.7.9")
-    assert python_repo._interpreter(tree, "old", as_of=f"{adopted}T12:00:00Z")[1] == platform.python_version()
-    assert python_repo._interpreter(tree, "old", as_of=f"{adopted - timedelta(days=2)}T12:00:00Z")[1] != platform.python_version()
-    assert python_repo._interpreter(tree, "old", as_of=None)[1] == platform.python_version()
+    assert python_env._interpreter(tree, "old", as_of="2021-06-01T00:00:00Z") == (Path("/opt/python9/bin/python3"), "3.9.9")
+    assert python_env._interpreter(tree, "old", as_of="2021-01-01T00:00:00Z") == (Path("/opt/python8/bin/python3"), "3.8.9")
+    assert python_env._interpreter(tree, "old", as_of="2019-01-01T00:00:00Z") == (Path("/opt/python7/bin/python3"), "3.7.9")
+    assert python_env._interpreter(tree, "old", as_of=f"{adopted}T12:00:00Z")[1] == platform.python_version()
+    assert python_env._interpreter(tree, "old", as_of=f"{adopted - timedelta(days=2)}T12:00:00Z")[1] != platform.python_version()
+    assert python_env._interpreter(tree, "old", as_of=None)[1] == platform.python_version()
 
 
 def test_a_tree_exported_from_git_keeps_the_version_its_tag_gives(tmp_path):
@@ -393,7 +393,7 @@ def test_a_tree_exported_from_git_keeps_the_version_its_tag_gives(tmp_path):
     a build of the tree is told it (pytest's and pvlib's requirements are known only once built)."""
     import subprocess
 
-    from sources import python_repo
+    from sources import python_env, python_repo
 
     history = tmp_path / "history"
     history.mkdir()
@@ -403,5 +403,5 @@ def test_a_tree_exported_from_git_keeps_the_version_its_tag_gives(tmp_path):
                  ["commit", "--quiet", "--allow-empty", "-m", "two"]):  # fmt: skip
         subprocess.run(["git", "-C", str(history), *argv], check=True, env=env)
     key, tree, _ = python_repo.source_tree(str(history), "HEAD")
-    assert (tree / python_repo.SCM_VERSION).read_text() == "1.2.3"
-    assert python_repo._build_env(tree)["SETUPTOOLS_SCM_PRETEND_VERSION"] == "1.2.3"
+    assert (tree / python_env.SCM_VERSION).read_text() == "1.2.3"
+    assert python_env.build_environ(tree)["SETUPTOOLS_SCM_PRETEND_VERSION"] == "1.2.3"

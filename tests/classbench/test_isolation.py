@@ -11,7 +11,8 @@ import pytest
 
 from benchsmith.schema import ClassBenchTask, read_records
 from sources.python_removal import SENTINEL, remove_class
-from sources.python_repo import PRIVATE_FOLDERS, resolve, runtime
+from sources.python_env import runtime
+from sources.python_repo import PRIVATE_FOLDERS, resolve
 from harness.pytest_run import OWN_CONFIG, parse_report, plugin_dir
 from harness.python_view import public_view
 from harness import sandbox

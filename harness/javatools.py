@@ -289,6 +289,21 @@ def pom_versions(pom: Path) -> dict[str, str]:
     return versions
 
 
+def junit_hamcrest(lib_dir: Path) -> list[Path]:
+    """The Hamcrest 1.3 in a Defects4J ``lib/`` folder (hamcrest-all, else hamcrest-core and -library), which the test
+    JVM puts ahead of the runner's Debian Hamcrest 2.2: JUnit 4.11 to 4.13 are built on 1.3, Defects4J ran the tests
+    with it, and 2.x removed API the tests call (``CoreMatchers.is(Class)``: Mockito's
+    RunnersValidateFrameworkUsageTest). Empty where the folder has none."""
+    found: dict[str, Path] = {}
+    for jar in sorted(lib_dir.rglob("hamcrest-*-1.3.jar")) if lib_dir.is_dir() else []:
+        artifact = jar.name.removesuffix("-1.3.jar")
+        if artifact in ("hamcrest-all", "hamcrest-core", "hamcrest-library") and zipfile.is_zipfile(jar):
+            found.setdefault(artifact, jar)
+    if "hamcrest-all" in found:
+        return [found["hamcrest-all"]]
+    return [found[a] for a in ("hamcrest-core", "hamcrest-library") if a in found]
+
+
 def gradle_versions(tree: Path) -> dict[str, str]:
     """``artifactId → version`` of the ``'group:artifact:version'`` dependencies a Gradle build at *tree* names
     (``build.gradle`` and ``gradle/*.gradle``): Mockito's ``compile 'net.bytebuddy:byte-buddy:0.6.8'``."""

@@ -163,7 +163,8 @@ class TestJvm:
 
     def __init__(self, slot: int, lane: int, box: Path, tree: Path, read_only: list[Path], system_classpath: list[Path],
                  limits: sandbox.Limits, jvm_options: list[str], warm: list[Path] = (), platform: bool = False,
-                 runtime: JavaRuntime | None = None, merged: Path | None = None):  # fmt: skip
+                 runtime: JavaRuntime | None = None, merged: Path | None = None,
+                 runner_jars: tuple[Path, ...] = ()):  # fmt: skip
         self.slot = slot
         runtime = runtime or default_runtime()
         self.lane = lane
@@ -175,11 +176,14 @@ class TestJvm:
         self.cwd = self.folder / "tree"
         # *platform*: tests run on the JUnit Platform (Jupiter, and JUnit 3 and 4 through vintage), else on JUnit 4.
         engine = platform_classpath() if platform else []
-        jail = sandbox.Jail(read_only=tuple(dict.fromkeys([runtime.home, runner_classes(platform), *engine, *read_only,
+        jail = sandbox.Jail(read_only=tuple(dict.fromkeys([runtime.home, runner_classes(platform), *engine, *runner_jars,
+                                                           *read_only,
                                                            self.output])),  # fmt: skip
                             trees=((tree, self.cwd),))  # fmt: skip
         # Relative entries lie in the candidate's tree as this JVM sees it (resource folders, see TestJvms).
-        system = os.pathsep.join([runner_classpath(platform), *(str(self.cwd / p) for p in system_classpath)])
+        # *runner_jars* go ahead of the runner's own: a project's Hamcrest 1.3, which JUnit then runs with too.
+        system = os.pathsep.join([*map(str, runner_jars), runner_classpath(platform),
+                                  *(str(self.cwd / p) for p in system_classpath)])  # fmt: skip
         # *warm*: public class folders it defines (and drops) while it waits for its candidate, to warm class loading up.
         # *merged*: the project's class folder, which the runner mirrors into a folder of its own at once, for the
         # candidate's classes to join (main_classes).
@@ -261,8 +265,10 @@ class TestJvms:
 
     def __init__(self, slot: int, box: Path, tree: Path, read_only: list[Path], limits: sandbox.Limits,
                  jvm_options: list[str], system_resources: list[str] = (), platform: bool = False,
-                 runtime: JavaRuntime | None = None, merged: Path | None = None):  # fmt: skip
+                 runtime: JavaRuntime | None = None, merged: Path | None = None,
+                 runner_jars: tuple[Path, ...] = ()):  # fmt: skip
         self.slot, self.box, self.tree, self.read_only = slot, box, tree, read_only
+        self.runner_jars = runner_jars  # on every JVM's own class path, ahead of the runner's (TestJvm)
         self.merged = merged  # mirrored by the JVMs that see the runner's own *read_only* (TestJvm.main_classes)
         self.platform, self.runtime = platform, runtime
         # Folders of *tree* (relative) on the system class path: tests that read a resource through
@@ -301,7 +307,7 @@ class TestJvms:
             warm = [p for p in read_only if p.is_dir()] if ahead else []
             merged = self.merged if read_only is self.read_only else None  # the plain path compiles its own
             jvm = TestJvm(self.slot, lane, self.box, self.tree, read_only, self.system_resources, self.limits,
-                          self.jvm_options, warm, self.platform, self.runtime, merged)  # fmt: skip
+                          self.jvm_options, warm, self.platform, self.runtime, merged, self.runner_jars)  # fmt: skip
         except BaseException:
             self._free(lane)
             raise

@@ -16,6 +16,7 @@ tree and classes without the file under repair and its classes.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -41,6 +42,7 @@ from harness.javatools import (
     gradle_versions,
     javac,
     junit_classpath,
+    junit_hamcrest,
     library_jars,
     pinned_jars,
     pom_coordinates,
@@ -54,7 +56,7 @@ _IMPORT = re.compile(r"^\s*(import\s+(?:static\s+)?[\w.]+(?:\.\*)?\s*;)", re.M)
 _RUNNER_JARS = re.compile(r"^(junit|hamcrest)[0-9.-]")  # the runner brings JUnit 4.13 itself
 _RESOURCE_DIRS = ("src/main/resources", "src/test/resources", "src/resources", "src/test-resources")
 _MAX_TEST_EXCLUSION_ROUNDS = 5
-WORKSPACE_FORMAT = 7  # bump when the manifest or the way workspaces are built changes (7: jars Gradle pins)
+WORKSPACE_FORMAT = 8  # bump when the manifest or the way workspaces are built changes (8: junit_hamcrest)
 OLDEST_RELEASE = "7"  # the oldest --release javac 17 compiles for
 VIEW_FORMAT = 3  # bump when what a public view holds changes (3: target/test-classes)
 
@@ -89,6 +91,7 @@ class Workspace(_Layout):
     missing_files: tuple[str, ...] = ()  # blobs the history lacked (a partial mirror)
     buggy_only_imports: tuple[str, ...] = ()  # imports of the buggy file that the fix removed
     release: str = JAVA_RELEASE  # what its sources (and candidates) compile for
+    junit_hamcrest: tuple[str, ...] = ()  # the Hamcrest 1.3 of lib/, which the test JVM runs JUnit with
 
     def resource_dirs(self) -> list[Path]:
         """Resource folders, and the source folders (old Ant builds copied their resources beside the classes)."""
@@ -137,15 +140,14 @@ def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) ->
         except ValueError as exc:
             raise BenchsmithError(f"{manifest}: corrupt workspace manifest ({exc}); delete {root}") from exc
         made_by = record.pop("format", None)
-        if made_by == 3:  # format 4 only adds buggy_only_imports: compute it rather than rebuild
-            record["buggy_only_imports"] = _buggy_only_imports(instance, d4j, root / "tree", record["encoding"])
-            write_text_atomic(manifest, json.dumps({"format": WORKSPACE_FORMAT, **record}, indent=2))
-            made_by = WORKSPACE_FORMAT
         if made_by == 6 and not shutil.which("defects4j") and not any(_more_source_dirs(
                 root / "tree", record["source_dir"], record["test_dir"])) and \
                 list(_libraries(instance, d4j, root / "tree")) == record["libraries"]:  # fmt: skip
             # format 7 adds the jars and source folders a revision's Gradle build names (Mockito's byte-buddy): a
             # workspace whose build names none needs no rebuild
+            made_by = 7
+        if made_by == 7:  # format 8 only adds junit_hamcrest
+            record["junit_hamcrest"] = [str(j) for j in junit_hamcrest(_lib_dir(instance, d4j, root / "tree"))]
             write_text_atomic(manifest, json.dumps({"format": WORKSPACE_FORMAT, **record}, indent=2))
             made_by = WORKSPACE_FORMAT
         if made_by == WORKSPACE_FORMAT:
@@ -158,6 +160,8 @@ def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) ->
     root.mkdir(parents=True)
     executable = shutil.which("defects4j")
     workspace = _from_defects4j(instance, executable, root) if executable else _from_git(instance, d4j, repos, root)
+    hamcrest = junit_hamcrest(_lib_dir(instance, d4j, workspace.tree))
+    workspace = dataclasses.replace(workspace, junit_hamcrest=tuple(str(jar) for jar in hamcrest))
     make_readable(root)
     record = {"format": WORKSPACE_FORMAT, **{k: v for k, v in asdict(workspace).items() if k != "root"}}
     write_text_atomic(manifest, json.dumps(record, indent=2))
@@ -238,14 +242,18 @@ def _more_source_dirs(tree: Path, source_dir: str, test_dir: str) -> tuple[tuple
                  for kind in ("main", "test"))  # fmt: skip
 
 
+def _lib_dir(instance: NL2FixInstance, d4j: Defects4JRoot, tree: Path) -> Path:
+    lib_dir = d4j.lib_dir(instance.project)
+    # Chart: Defects4J builds it with the jars of the revision's own lib/ (its Ant build's)
+    return lib_dir if lib_dir.is_dir() else tree / "lib"
+
+
 def _libraries(instance: NL2FixInstance, d4j: Defects4JRoot, tree: Path) -> tuple[str, ...]:
     """The jars *instance*'s revision compiles and runs with: Defects4J's ``lib/`` at the versions the revision pins."""
     # Defects4J's own Maven resolution of the revision, where it keeps one, pins transitive jars the pom never names
     pinned = {**gradle_versions(tree), **pom_versions(tree / "pom.xml"),
               **d4j.resolved_versions(instance.project, instance.revision_fixed)}  # fmt: skip
-    lib_dir = d4j.lib_dir(instance.project)
-    if not lib_dir.is_dir():  # Chart: Defects4J builds it with the jars of the revision's own lib/ (its Ant build's)
-        lib_dir = tree / "lib"
+    lib_dir = _lib_dir(instance, d4j, tree)
     return tuple(str(jar) for jar in [*library_jars(lib_dir, pinned, pom_coordinates(tree / "pom.xml")),
                                       *debian_substitutes(lib_dir, pinned),
                                       *(jar for folder in d4j.versioned_lib_dirs(instance.project)

@@ -101,3 +101,22 @@ dependencies {
             jar.writestr("net/bytebuddy/ByteBuddy.class", b"")
     assert pinned_jars(folder, pinned) == [folder / "byte-buddy-0.6.8.jar"]
     assert pinned_jars(folder, {}) == []  # a revision whose build names none gets none, as under Defects4J
+
+
+def test_junit_runs_with_the_hamcrest_1_3_of_lib(tmp_path):
+    """Defects4J ran JUnit 4.11 on the Hamcrest of lib/; Debian's 2.2 lacks CoreMatchers.is(Class)."""
+    from harness.javatools import junit_hamcrest
+
+    def jar(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("org/hamcrest/CoreMatchers.class", b"")
+        return path
+
+    assert junit_hamcrest(tmp_path / "none") == []
+    core = jar(tmp_path / "maven" / "org" / "hamcrest" / "hamcrest-core" / "1.3" / "hamcrest-core-1.3.jar")
+    jar(tmp_path / "maven" / "org" / "hamcrest" / "hamcrest-core" / "1.1" / "hamcrest-core-1.1.jar")
+    assert junit_hamcrest(tmp_path / "maven") == [core]
+    everything = jar(tmp_path / "flat" / "hamcrest-all-1.3.jar")
+    jar(tmp_path / "flat" / "hamcrest-core-1.1.jar")
+    assert junit_hamcrest(tmp_path / "flat") == [everything]

@@ -51,3 +51,24 @@ def workspace_with_test_class(original: Workspace, source: str) -> Workspace:
     subprocess.run(["javac", "--release", "8", "-d", str(workspace.test_classes), "-cp", classpath, str(path)], check=True)
     make_readable(root)
     return workspace
+
+
+def statuses_on_both_paths(instance: NL2FixInstance, workspace: Workspace, logs: Path, codes: dict[str, str],
+                           excluded: tuple[str, ...] = ()) -> dict[str, str]:
+    """``name@fast`` / ``name@plain`` → the status each of *codes* gets, every test run (no early stop)."""
+    from harness import sandbox
+    from harness.java_runner import InstanceRunner, Tests
+
+    everything = Tests.for_instance(instance, excluded, stop_early=False)
+    statuses = {}
+    with sandbox.leased_slot() as slot:
+        runner = InstanceRunner(instance, workspace, slot=slot, limits=sandbox.Limits(wall_seconds=60), logs=logs,
+                                excluded=excluded)  # fmt: skip
+        try:
+            for fast in (True, False):
+                for name, code in codes.items():
+                    label = f"{name}@{'fast' if fast else 'plain'}"
+                    statuses[label] = runner.evaluate(code, label, tests=everything, fast=fast).status
+        finally:
+            runner.close()
+    return statuses

@@ -6,10 +6,7 @@ import dataclasses
 
 import pytest
 
-from harness import sandbox
-from harness.java_runner import InstanceRunner, Tests
-from harness.sandbox import Limits
-from tests.harness.conftest import workspace_with_test_class
+from tests.harness.conftest import statuses_on_both_paths, workspace_with_test_class
 
 pytestmark = pytest.mark.java  # runs JVMs: needs a JDK, JUnit 4 and the sandbox
 
@@ -33,12 +30,5 @@ def test_the_class_under_repair_lies_in_the_project_s_class_folder(ledger_instan
     workspace = workspace_with_test_class(ledger_workspace("Ledger-1"), CODE_SOURCE)
     instance = dataclasses.replace(original, relevant_tests=[*original.relevant_tests,
                                                              "org.benchsmith.ledger.CodeSourceTest"])  # fmt: skip
-    everything = Tests.for_instance(instance, stop_early=False)
-    with sandbox.leased_slot() as slot:
-        runner = InstanceRunner(instance, workspace, slot=slot, limits=Limits(wall_seconds=60), logs=tmp_path / "logs")
-        try:
-            for fast in (True, False):
-                verdict = runner.evaluate(instance.fixed_method, f"gold-{fast}", tests=everything, fast=fast)
-                assert verdict.status == "plausible", verdict
-        finally:
-            runner.close()
+    statuses = statuses_on_both_paths(instance, workspace, tmp_path / "logs", {"gold": instance.fixed_method})
+    assert statuses == {"gold@fast": "plausible", "gold@plain": "plausible"}

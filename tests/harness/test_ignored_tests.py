@@ -6,10 +6,7 @@ import dataclasses
 
 import pytest
 
-from harness import sandbox
-from harness.java_runner import InstanceRunner, Tests
-from harness.sandbox import Limits
-from tests.harness.conftest import workspace_with_test_class
+from tests.harness.conftest import statuses_on_both_paths, workspace_with_test_class
 
 pytestmark = pytest.mark.java  # runs JVMs: needs a JDK, JUnit 4 and the sandbox
 
@@ -30,17 +27,11 @@ def test_a_relevant_class_with_nothing_to_run_asks_for_nothing(ledger_instances,
     instance = dataclasses.replace(ledger_instances["Ledger-1"], relevant_tests=[
         *ledger_instances["Ledger-1"].relevant_tests, "org.benchsmith.ledger.IgnoredTest",
         "org.benchsmith.ledger.IgnoredTest$Never"])  # fmt: skip
-    everything = Tests.for_instance(instance, stop_early=False)
-    with sandbox.leased_slot() as slot:
-        runner = InstanceRunner(instance, workspace, slot=slot, limits=Limits(wall_seconds=60), logs=tmp_path / "logs")
-        try:
-            for fast in (True, False):
-                verdict = runner.evaluate(instance.fixed_method, f"gold-{fast}", tests=everything, fast=fast)
-                assert verdict.status == "plausible", verdict
-                buggy = runner.evaluate(instance.buggy_method, f"buggy-{fast}", tests=everything, fast=fast)
-                assert buggy.status == "wrong", buggy  # the trigger test still decides
-        finally:
-            runner.close()
+    statuses = statuses_on_both_paths(instance, workspace, tmp_path / "logs",
+                                      {"gold": instance.fixed_method, "buggy": instance.buggy_method})  # fmt: skip
+    # the gold passes; the trigger test still judges the buggy method
+    assert statuses == {"gold@fast": "plausible", "buggy@fast": "wrong", "gold@plain": "plausible",
+                        "buggy@plain": "wrong"}  # fmt: skip
 
 
 ONE_TEST = """package org.benchsmith.ledger;
@@ -56,14 +47,6 @@ def test_a_relevant_class_whose_every_test_is_excluded_asks_for_nothing(ledger_i
     workspace = workspace_with_test_class(ledger_workspace("Ledger-1"), ONE_TEST)
     instance = dataclasses.replace(ledger_instances["Ledger-1"], relevant_tests=[
         *ledger_instances["Ledger-1"].relevant_tests, "org.benchsmith.ledger.OneBrokenTest"])  # fmt: skip
-    excluded = ["org.benchsmith.ledger.OneBrokenTest::broken"]
-    everything = Tests.for_instance(instance, excluded, stop_early=False)
-    with sandbox.leased_slot() as slot:
-        runner = InstanceRunner(instance, workspace, slot=slot, limits=Limits(wall_seconds=60), logs=tmp_path / "logs",
-                                excluded=excluded)  # fmt: skip
-        try:
-            for fast in (True, False):
-                verdict = runner.evaluate(instance.fixed_method, f"gold-{fast}", tests=everything, fast=fast)
-                assert verdict.status == "plausible", verdict
-        finally:
-            runner.close()
+    excluded = ("org.benchsmith.ledger.OneBrokenTest::broken",)
+    statuses = statuses_on_both_paths(instance, workspace, tmp_path / "logs", {"gold": instance.fixed_method}, excluded)
+    assert statuses == {"gold@fast": "plausible", "gold@plain": "plausible"}

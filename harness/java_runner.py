@@ -288,16 +288,14 @@ class InstanceRunner:
         # passes: an @Ignore'd test or class, and a test whose assumption fails (Mockito's NoJUnitDependenciesTest
         # runs one variant per mock maker). A relevant class that skips everything asks for nothing.
         skipped = ("ignored", "assumption")
-        all_ignored = set(names)
         for entry in reports[0]["tests"]:
             if entry.get("outcome") not in skipped and entry.get("spec") in names:
                 names[entry["spec"]].append(entry["name"])
-                all_ignored.discard(entry["spec"])
-        ignored = all_ignored & {e.get("spec") for e in reports[0]["tests"]}
+        reported = {entry.get("spec") for entry in reports[0]["tests"]}  # a spec reported but left empty skipped all
         for spec, found in names.items():
             if not found:  # a class whose tests are all excluded reports nothing; a method that cannot run, itself
-                names[spec] = [] if "::" not in spec and (spec in ignored or any(e.startswith(spec + "::")
-                                                                                 for e in tests.excluded)) else [spec]  # fmt: skip
+                names[spec] = [] if "::" not in spec and (spec in reported or any(e.startswith(spec + "::")
+                                                                                  for e in tests.excluded)) else [spec]  # fmt: skip
         self._expected[tests.key] = names
         return names
 

@@ -36,7 +36,7 @@ from xml.etree import ElementTree
 from benchsmith.atomic import write_text_atomic
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
-from harness.javatools import JAVA_RELEASE, library_jars, platform_classpath, pom_versions
+from harness.javatools import JAR_NAME, JAVA_RELEASE, library_jars, platform_classpath, pom_versions
 from harness.workspace import Workspace, compile_main, compile_tests, make_readable
 
 log = logging.getLogger(__name__)
@@ -235,7 +235,7 @@ def resolve_classpath(module: Path, setup: JavaSetup) -> tuple[str, list[str]]:
 
 
 def _artifact_of(jar: Path) -> str:
-    match = re.match(r"^(?P<artifact>.+?)-\d[\w.\-]*\.jar$", jar.name)
+    match = JAR_NAME.match(jar.name)
     return match["artifact"] if match else jar.stem
 
 

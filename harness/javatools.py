@@ -44,6 +44,8 @@ JVM_OPTIONS = ["-Xmx768m", "-Xss1m", "-XX:CompressedClassSpaceSize=256m", "-XX:+
                f"-Duser.timezone={TEST_TIMEZONE}",
                *(f"--add-opens=java.base/{package}=ALL-UNNAMED" for package in _OPENED)]  # fmt: skip
 RUNNER_RELEASE = "8"  # the runner's classes load in every test JVM, Java 8 and on
+# A versioned jar's file name: artifact-1.2.3.jar (artifact names hold dashes, versions start with a digit)
+JAR_NAME = re.compile(r"^(?P<artifact>.+?)-(?P<version>\d[\w.\-]*)\.jar$")
 # Artifacts the runner brings itself (JUnit 4.13 runs JUnit 3 and 4 tests alike).
 _RUNNER_ARTIFACTS = re.compile(r"^(junit|hamcrest-core|hamcrest-all|hamcrest-library|hamcrest)$")
 
@@ -187,7 +189,7 @@ def library_jars(lib_dir: Path, pinned: dict[str, str] | None = None, own: dict[
     versions: dict[str, list[tuple[tuple, str, Path]]] = {}
     groups: dict[str, str] = {}
     for jar in sorted(lib_dir.rglob("*.jar")) if lib_dir.is_dir() else []:
-        match = re.match(r"^(?P<artifact>.+?)-(?P<version>\d[\w.\-]*)\.jar$", jar.name)
+        match = JAR_NAME.match(jar.name)
         artifact, version = (match["artifact"], match["version"]) if match else (jar.stem, "0")
         if jar.parent.parent.name == artifact:
             # Maven layout, <artifact>/<version>/: the folder names the version a pom pins; a snapshot's jar
@@ -331,7 +333,7 @@ def pinned_jars(folder: Path, pinned: dict[str, str]) -> list[Path]:
     ``byte-buddy/byte-buddy-<version>.jar`` in for the version Gradle names, and nothing when it names none)."""
     found = []
     for jar in sorted(folder.glob("*.jar")) if folder.is_dir() else []:
-        match = re.match(r"^(?P<artifact>.+?)-(?P<version>\d[\w.\-]*)\.jar$", jar.name)
+        match = JAR_NAME.match(jar.name)
         if match and pinned.get(match["artifact"]) == match["version"]:
             found.append(jar)
     return found

@@ -9,6 +9,9 @@ machine's load average is printed at the start and the end: timings on a
 shared machine mean little without it.
 
     python bench/fast_vs_plain.py --defects4j D4J_ROOT --repos DIR [--bugs Cli-3,Cli-12,Codec-2,Csv-1,Csv-11,JxPath-5] [--per-bug 40]
+
+With --back-to-back it judges the same candidates on the fast path only, one right after another, and prints the
+seconds per candidate of that run: one worker's throughput, where each candidate waits for its JVM to boot.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ def main() -> int:
     parser.add_argument("--repos", type=Path, required=True)
     parser.add_argument("--bugs", default="Cli-3,Cli-12,Codec-2,Csv-1,Csv-11,JxPath-5")
     parser.add_argument("--per-bug", type=int, default=40, help="candidates per bug: gold, buggy, mutants of the gold")
+    parser.add_argument("--back-to-back", action="store_true", help="the fast path only, candidates one after another")
     args = parser.parse_args()
     setup_logging(False)
     load_before = os.getloadavg()
@@ -63,6 +67,18 @@ def main() -> int:
             codes = [("gold", instance.fixed_method), ("buggy", instance.buggy_method)]
             codes += [(f"mutant-{i}", m) for i, m in enumerate(mutants(instance.fixed_method, args.per_bug - 2, seed=1))]
             runner.evaluate(instance.fixed_method, "warm-up", tests=tests)  # the JVM's start is paid once per worker
+            if args.back_to_back:
+                started = time.monotonic()
+                verdicts = [runner.evaluate(code, name, fast=True, tests=tests) for name, code in codes]
+                wall = time.monotonic() - started
+                rows.append((bug, [v.seconds for v in verdicts if v.path]))
+                print(f"{bug:10} {len(codes)} candidates back to back in {wall:.1f}s, median "
+                      f"{statistics.median(v.seconds for v in verdicts if v.path):.3f}s per candidate executed "
+                      f"({', '.join(f'{s} {sum(v.status == s for v in verdicts)}' for s in ('plausible', 'wrong', 'uncompilable', 'timeout'))})",
+                      flush=True)  # fmt: skip
+                runner.close()
+                plain_runner.close()
+                continue
             for name, code in codes:
                 fast = runner.evaluate(code, name, fast=True, tests=tests)
                 started = time.monotonic()
@@ -74,6 +90,10 @@ def main() -> int:
                       f"plain {plain.status:12} {plain_seconds:6.2f}s", flush=True)  # fmt: skip
             runner.close()
             plain_runner.close()
+    if args.back_to_back:
+        seconds = [s for r in rows for s in r[1]]
+        print(f"\nback to back: median {statistics.median(seconds):.3f}s per candidate ({len(seconds)} executed, fast path)")
+        return 0
     executed = [r for r in rows if r[5]]  # candidates that reached a JVM (not rejected by the parser)
     disagreements = [r for r in rows if (r[2], r[3]) != (r[6], r[7])]
     fast_median = statistics.median(r[4] for r in executed)

@@ -122,13 +122,13 @@ def run_suite(prepared: JavaWorkspace, slot: int, limits: sandbox.Limits, log_pa
     jvm = jvms.fresh()
     try:
         classpath = [workspace.classes, workspace.test_classes, *(jvm.cwd / r for r in resources), *map(Path, workspace.libraries)]
-        reports, why = jvm.run(classpath, True, (), prepared.test_classes, [])
+        report, why = jvm.run(classpath, True, (), prepared.test_classes, [])
         log_path.parent.mkdir(parents=True, exist_ok=True)
         log_path.write_text((why + "\n" if why else "") + jvm.log_text())
     finally:
         jvms.retire(jvm)
         jvms.close()
         shutil.rmtree(box, ignore_errors=True)
-    if not reports:
+    if report is None:
         return {}
-    return {t["name"]: t["outcome"] for t in reports[-1]["tests"] if "::" in t.get("name", "")}
+    return {t["name"]: t["outcome"] for t in report["tests"] if "::" in t.get("name", "")}

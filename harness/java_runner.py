@@ -2,15 +2,17 @@
 
 Fast path: a warm compiler (which executes nothing of a candidate's)
 compiles only the changed file against the public view's classes; a test JVM
-started ahead of the candidate and warmed up on JUnit runs its tests once and
-is killed. Plain path: javac of every source and test in a jail, then a fresh
-test JVM. Neither sees the ground truth: the public view
-(``harness.workspace.public_view``) lacks the fixed file and its classes.
+started ahead of the candidate (warmed up on JUnit, its class loaders made and
+the public classes defined in them) runs its tests once and is killed. Plain
+path: javac of every source and test in a jail, then a fresh test JVM. Neither
+sees the ground truth: the public view (``harness.workspace.public_view``)
+lacks the fixed file and its classes.
 
-No secret signs a report: what the test JVM reports is held against what was
-asked (``harness.outcomes``): every test once, and planted sentinel tests
-with the outcomes they must have. The names a class-level request must report
-come from one trusted run of the ground truth (the *reference*).
+No secret signs a report: the first report line the test JVM writes is held
+against what was asked (``harness.outcomes``): every test once, and planted
+sentinel tests with the outcomes they must have. The names a class-level
+request must report come from one trusted run of the ground truth (the
+*reference*).
 """
 
 from __future__ import annotations
@@ -47,7 +49,10 @@ from harness.workspace import PublicView, Workspace, link_tree, public_view
 
 log = logging.getLogger(__name__)
 
-WARM_UP_COMPILES = 4
+# The warm compiler's JIT settles after some 40 compiles (Codec's Base64.java: 295 ms for the first, 30 ms for the
+# fourth, 12 ms for the thirty-second); a runner pays up to this once, before its first candidate.
+WARM_UP_COMPILES = (4, 40)  # at least, at most
+WARM_UP_SECONDS = 1.5
 # The test JVM checks no bytecode from class files: javac made them from source, and whatever a candidate defines at
 # run time can only harm the one JVM it has, which is killed after its report.
 TEST_JVM_OPTIONS = ["-XX:+UnlockDiagnosticVMOptions", "-XX:-BytecodeVerificationRemote"]
@@ -168,7 +173,10 @@ class InstanceRunner:
         try:
             sources = self.candidate_sources(folder, self.reference_code)
             output = fresh_folder(folder, COMPILER_LANE, self.slot)
-            for _ in range(WARM_UP_COMPILES):
+            started = time.monotonic()
+            for number in range(WARM_UP_COMPILES[1]):
+                if number >= WARM_UP_COMPILES[0] and time.monotonic() - started > WARM_UP_SECONDS:
+                    break
                 compiler.compile(sources, output, self._compile_classpath(), self.limits.wall_seconds)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
@@ -180,8 +188,8 @@ class InstanceRunner:
             self._jvms = TestJvms(self.slot, self.box, self._sentinels.tree,
                                   [self.view.classes, self._sentinels.test_classes, *self._libraries()], self.limits,
                                   TEST_JVM_OPTIONS, resources, self.platform, self.runtime,
-                                  merged=self.view.classes,
-                                  runner_jars=tuple(map(Path, self.workspace.junit_hamcrest)))  # fmt: skip
+                                  merged=self.view.classes, runner_jars=tuple(map(Path, self.workspace.junit_hamcrest)),
+                                  announce=self._fast_classpath)  # fmt: skip
         return self._jvms
 
     def _fast(self, code: str, name: str, tests: Tests) -> Verdict | None:
@@ -219,6 +227,10 @@ class InstanceRunner:
     def _runtime_classpath(self, main: list[Path], test_classes: Path, tree: Path) -> list[Path]:
         return [*main, test_classes, *self._resource_dirs(tree), *map(Path, self.workspace.libraries)]
 
+    def _fast_classpath(self, jvm: TestJvm) -> list[Path]:
+        """The class path of the fast path's requests to *jvm* (and of the reference run's)."""
+        return self._runtime_classpath(jvm.main_classes(self.view.classes), self._sentinels.test_classes, jvm.cwd)
+
     def _judge(self, jvm: TestJvm, main: list[Path], tests: Tests, expected: dict[str, list[str]], path: str,
                test_classes: Path | None = None) -> tuple[Verdict, str]:  # fmt: skip
         """Send the request to *jvm* (main classes: *main*) and hold its report against what was asked; the verdict
@@ -228,17 +240,15 @@ class InstanceRunner:
         phase1 = placed_among(tests.trigger, sentinels.phase1_spec, rng)
         phase2 = placed_among(tests.relevant, sentinels.phase2_spec, rng)
         classpath = self._runtime_classpath(main, test_classes or self._sentinels.test_classes, jvm.cwd)
-        reports, why = jvm.run(classpath, not tests.stop_early, tests.excluded, phase1, phase2)
-        if reports is None:
+        report, why = jvm.run(classpath, not tests.stop_early, tests.excluded, phase1, phase2)
+        if report is None:
             return Verdict("timeout" if why.startswith("killed") else "wrong", compiled=True, reason=why, path=path), why + "\n"
         names = {**expected, **sentinels.names}
         wanted = Expected([[tuple(f"{number}|{n}" for n in names[spec]) for spec in phase]
                            for number, phase in ((1, phase1), (2, phase2))],
                           [Sentinel(f"{phase}|{s.name}", s.passes) for phase, s in sentinels.tests],
                           run_all=not tests.stop_early)  # fmt: skip
-        if len(reports) > 1:
-            return _forged(f"forged: the test JVM wrote {len(reports)} reports", path)
-        entries = reports[0]["tests"]
+        entries = report["tests"]
         reported = [(f"{t.get('phase')}|{t.get('name')}", t.get("outcome", "")) for t in entries]
         checked = check_report(reported, wanted)
         if checked.forged:
@@ -275,12 +285,11 @@ class InstanceRunner:
             answer = self._compiler_ready().compile(sources, jvm.output, self._compile_classpath(), self.limits.wall_seconds)
             if not answer.get("compiled"):
                 raise BenchsmithError(f"{self.label}: the ground truth does not compile: {answer.get('diagnostics', '')[:300]}")
-            classpath = self._runtime_classpath(jvm.main_classes(self.view.classes), self._sentinels.test_classes, jvm.cwd)
-            reports, why = jvm.run(classpath, True, tests.excluded, list(tests.trigger), list(tests.relevant))
-            if reports is None or len(reports) != 1:
+            report, why = jvm.run(self._fast_classpath(jvm), True, tests.excluded, list(tests.trigger), list(tests.relevant))
+            if report is None:
                 tail = " | ".join(jvm.log_text().strip().splitlines()[-5:])
                 raise BenchsmithError(f"{self.label}: the ground truth's reference run failed: "
-                                      f"{why or 'several reports'}; the JVM's last words: {tail}")  # fmt: skip
+                                      f"{why}; the JVM's last words: {tail}")  # fmt: skip
         finally:
             jvms.retire(jvm)
         names: dict[str, list[str]] = {spec: [] for spec in [*tests.trigger, *tests.relevant]}
@@ -288,10 +297,10 @@ class InstanceRunner:
         # passes: an @Ignore'd test or class, and a test whose assumption fails (Mockito's NoJUnitDependenciesTest
         # runs one variant per mock maker). A relevant class that skips everything asks for nothing.
         skipped = ("ignored", "assumption")
-        for entry in reports[0]["tests"]:
+        for entry in report["tests"]:
             if entry.get("outcome") not in skipped and entry.get("spec") in names:
                 names[entry["spec"]].append(entry["name"])
-        reported = {entry.get("spec") for entry in reports[0]["tests"]}  # a spec reported but left empty skipped all
+        reported = {entry.get("spec") for entry in report["tests"]}  # a spec reported but left empty skipped all
         for spec, found in names.items():
             if not found:  # a class whose tests are all excluded reports nothing; a method that cannot run, itself
                 names[spec] = [] if "::" not in spec and (spec in reported or any(e.startswith(spec + "::")

@@ -24,6 +24,7 @@ import threading
 import tempfile
 import time
 import zipfile
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -45,6 +46,8 @@ COMPILER_LANE = 0
 TEST_LANES = (1, 2, 3)  # a JVM at work, the next one starting, and a plain path's: never two in one uid
 _SEPARATOR = "\x1f"  # between source files in a compile request
 AHEAD_NICENESS = 10
+READY_SECONDS = 1.5  # what a test JVM started ahead takes to boot, warm JUnit up and prepare its class loaders
+Announce = Callable[["TestJvm"], "list[Path]"]  # a JVM → the class path its request will name
 
 
 def fresh_folder(parent: Path, owner_lane: int | None, slot: int) -> Path:
@@ -162,8 +165,8 @@ class TestJvm:
     """One ``BenchsmithRunner test`` JVM for one candidate: started ahead, used once, then killed with its jail."""
 
     def __init__(self, slot: int, lane: int, box: Path, tree: Path, read_only: list[Path], system_classpath: list[Path],
-                 limits: sandbox.Limits, jvm_options: list[str], warm: list[Path] = (), platform: bool = False,
-                 runtime: JavaRuntime | None = None, merged: Path | None = None,
+                 limits: sandbox.Limits, jvm_options: list[str], announce: Announce | None = None,
+                 platform: bool = False, runtime: JavaRuntime | None = None, merged: Path | None = None,
                  runner_jars: tuple[Path, ...] = ()):  # fmt: skip
         self.slot = slot
         runtime = runtime or default_runtime()
@@ -184,12 +187,13 @@ class TestJvm:
         # *runner_jars* go ahead of the runner's own: a project's Hamcrest 1.3, which JUnit then runs with too.
         system = os.pathsep.join([*map(str, runner_jars), runner_classpath(platform),
                                   *(str(self.cwd / p) for p in system_classpath)])  # fmt: skip
-        # *warm*: public class folders it defines (and drops) while it waits for its candidate, to warm class loading up.
         # *merged*: the project's class folder, which the runner mirrors into a folder of its own at once, for the
         # candidate's classes to join (main_classes).
+        # *announce*: the class path this JVM's request will name; the runner makes its class loaders on it while it
+        # waits for its candidate, and defines in them every class of its public folders (BenchsmithRunner.prepare).
         self.merged = None if platform else merged
-        main = ["PlatformRunner"] if platform else ["BenchsmithRunner", "test", os.pathsep.join(map(str, warm)),
-                                                    str(self.merged or "")]  # fmt: skip
+        announced = os.pathsep.join(map(str, announce(self))) if announce is not None and not platform else ""
+        main = ["PlatformRunner"] if platform else ["BenchsmithRunner", "test", announced, str(self.merged or "")]
         argv = [runtime.java, *runtime.options(), *jvm_options, "-cp", system, *main]  # fmt: skip
         self.started = time.monotonic()
         # It boots at a low priority, beside the candidate at work, and gets the normal one when its own arrives.
@@ -197,13 +201,35 @@ class TestJvm:
         self.process = sandbox.start(argv, self.cwd, slot, limits, self.log_path, jail=jail, lane=lane,
                                      nice=AHEAD_NICENESS if self.niced else 0, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE)  # fmt: skip
-        self._out: list[bytes] = []
-        self._reader = threading.Thread(target=lambda: self._out.append(self.process.stdout.read()), daemon=True)
+        self._report: dict | None = None  # the first report line it wrote
+        self._read = threading.Event()  # set at that line, or at the end of its output
+        self._reader = threading.Thread(target=self._read_report, daemon=True)
         self._reader.start()
 
+    def _read_report(self) -> None:
+        """Read the JVM's output up to its first report line. Nothing after that line is read: the JVM is killed."""
+        fd, pending = self.process.stdout.fileno(), b""
+        try:
+            while chunk := os.read(fd, 1 << 16):
+                *lines, pending = (pending + chunk).split(b"\n")
+                for line in lines:
+                    if not line.startswith(b"{"):
+                        continue  # a JVM message, or something the candidate wrote
+                    try:
+                        value = json.loads(line.decode("utf-8", errors="replace"))
+                    except ValueError:
+                        continue  # a JVM message, or something the candidate wrote
+                    if isinstance(value, dict) and "tests" in value:
+                        self._report = value
+                        return
+        except OSError:  # closed under it: the JVM was killed
+            pass
+        finally:
+            self._read.set()
+
     def run(self, classpath: list[Path], run_all: bool, excluded: tuple[str, ...], phase1: list[str],
-            phase2: list[str]) -> tuple[list[dict] | None, str]:  # fmt: skip
-        """The report lines the JVM wrote, or None when it wrote none in time; and why not, when None."""
+            phase2: list[str]) -> tuple[dict | None, str]:  # fmt: skip
+        """The first report line the JVM wrote, or None when it wrote none in time; and why not, when None."""
         request = "\t".join([os.pathsep.join(map(str, classpath)), "all" if run_all else "stop", ",".join(excluded),
                              ",".join(phase1), ",".join(phase2)])  # fmt: skip
         if self.niced:
@@ -213,24 +239,17 @@ class TestJvm:
             self.process.stdin.close()
         except (OSError, ValueError):
             pass  # it died already; what it wrote (nothing) says so
-        # Everything it writes until it ends: the runner halts right after its report, so a second report (a forged
-        # one, before or after) is seen too.
-        self._reader.join(self.limits.wall_seconds)
-        if self._reader.is_alive():
+        # The first report line is the one judged, and the JVM's halt is not waited for (that waits for the JIT's
+        # compiler threads, 10 to 30 ms). What the candidate writes before the runner's report is read too: a forged
+        # report there is the one judged, as when the candidate halts the JVM after writing it, and must pass the
+        # checks of harness.outcomes, which its tests' sentinels keep out of its reach. What comes after the
+        # runner's report cannot change the verdict.
+        if not self._read.wait(self.limits.wall_seconds):
             self.close()
             return None, f"killed after {self.limits.wall_seconds:.0f}s"
-        returncode = self.process.wait()
-        reports = []
-        for line in b"".join(self._out).decode("utf-8", errors="replace").splitlines():
-            try:
-                value = json.loads(line)
-            except ValueError:
-                continue  # a JVM message, or something the candidate wrote
-            if isinstance(value, dict) and "tests" in value:
-                reports.append(value)
-        if not reports:
-            return None, f"the test JVM ended without a report (exit {returncode})"
-        return reports, ""
+        if self._report is None:
+            return None, f"the test JVM ended without a report (exit {self.process.wait()})"
+        return self._report, ""
 
     def main_classes(self, project_classes: Path) -> list[Path]:
         """The class path entries of the candidate's classes (compiled into ``output``) and *project_classes*: one
@@ -259,6 +278,11 @@ def _pump(stream, lines: queue.Queue) -> None:
 class TestJvms:
     """The test JVMs of one runner: the next one started ahead, used ones killed off the critical path.
 
+    The next JVM starts when the candidate at work has its verdict: booting beside it (JIT compilers, class loading,
+    the starter thread's share of the harness's GIL) made its compile and tests a third slower on two cores. Where
+    candidates come faster than a JVM boots and prepares, the next one starts at once instead, beside the candidate:
+    waiting for a JVM that has just begun to boot costs more than sharing the machine with it.
+
     Every JVM starts on one long-lived thread of this object's (bubblewrap dies with the thread that started it),
     in a lane no living JVM of this runner holds: stopping a JVM kills its whole lane.
     """
@@ -266,8 +290,9 @@ class TestJvms:
     def __init__(self, slot: int, box: Path, tree: Path, read_only: list[Path], limits: sandbox.Limits,
                  jvm_options: list[str], system_resources: list[str] = (), platform: bool = False,
                  runtime: JavaRuntime | None = None, merged: Path | None = None,
-                 runner_jars: tuple[Path, ...] = ()):  # fmt: skip
+                 runner_jars: tuple[Path, ...] = (), announce: Announce | None = None):  # fmt: skip
         self.slot, self.box, self.tree, self.read_only = slot, box, tree, read_only
+        self.announce = announce  # the class path of a JVM's request, announced to the JVMs started ahead (TestJvm)
         self.runner_jars = runner_jars  # on every JVM's own class path, ahead of the runner's (TestJvm)
         self.merged = merged  # mirrored by the JVMs that see the runner's own *read_only* (TestJvm.main_classes)
         self.platform, self.runtime = platform, runtime
@@ -280,17 +305,24 @@ class TestJvms:
         self._live: dict[int, TestJvm] = {}  # lane → a JVM started and not yet closed
         self._lane_freed = threading.Condition(self._lock)
         self._next: Future | None = None
+        self._closed = False
 
     def take(self) -> TestJvm:
-        """The JVM started ahead (or a new one); the next is started at once."""
+        """The JVM started ahead (or a new one). The next starts when this one is retired, or at once when this one
+        had not had the time to boot and prepare."""
         ahead, self._next = self._next, None
         jvm = ahead.result() if ahead is not None else None
         if jvm is None or jvm.process.poll() is not None:
             if jvm is not None:
                 self.retire(jvm)
             jvm = self.fresh()
-        self._next = self._starter.submit(self._start, self.read_only, True)
+        if time.monotonic() - jvm.started < READY_SECONDS:  # candidates come back to back
+            self._start_next()
         return jvm
+
+    def _start_next(self) -> None:
+        if self._next is None and not self._closed:
+            self._next = self._starter.submit(self._start, self.read_only, True)
 
     def fresh(self, read_only: list[Path] | None = None) -> TestJvm:
         """A JVM started now, seeing *read_only* (default: the runner's) besides its tree."""
@@ -303,11 +335,11 @@ class TestJvms:
             lane = free[0]
             self._live[lane] = None  # type: ignore[assignment]  # held while it starts
         try:
-            # Only a JVM started ahead warms up: the plain path's starts when its candidate is there.
-            warm = [p for p in read_only if p.is_dir()] if ahead else []
+            # Only a JVM started ahead prepares: the plain path's starts when its candidate is there.
             merged = self.merged if read_only is self.read_only else None  # the plain path compiles its own
             jvm = TestJvm(self.slot, lane, self.box, self.tree, read_only, self.system_resources, self.limits,
-                          self.jvm_options, warm, self.platform, self.runtime, merged, self.runner_jars)  # fmt: skip
+                          self.jvm_options, self.announce if ahead else None, self.platform, self.runtime, merged,
+                          self.runner_jars)  # fmt: skip
         except BaseException:
             self._free(lane)
             raise
@@ -325,6 +357,7 @@ class TestJvms:
                 self._free(jvm.lane)
 
         threading.Thread(target=close, daemon=True).start()
+        self._start_next()  # unless started already
 
     def _free(self, lane: int) -> None:
         with self._lock:
@@ -332,6 +365,7 @@ class TestJvms:
             self._lane_freed.notify_all()
 
     def close(self) -> None:
+        self._closed = True
         if self._next is not None:
             try:
                 self.retire(self._next.result())

@@ -47,6 +47,8 @@ import org.junit.runner.notification.RunListener;
  *            (platform-dir: release 8's API as class files, compiled against as -bootclasspath; empty: --release)
  *   response (stdout line): BENCHSMITH id {"compiled":bool,"diagnostics":"...","compile_ms":n}
  * test     (one candidate, then the JVM halts; started ahead of its candidate and warmed up on a test of its own)
+ *   arguments: the class path its request will name, its loaders made ahead on it (empty: made at the request);
+ *              the project's class folder, mirrored for the candidate's classes to join ("@merged=" entries)
  *   request  (stdin line):  classpath \t stop|all \t excluded \t phase-1 specs \t phase-2 specs
  *   report   (one line on the JVM's stdout, a pipe to the harness; what tests print goes to stderr):
  *            {"phases":n,"test_ms":n,"tests":[{"name":..,"outcome":passed|failed|assumption|ignored,"message":..}]}
@@ -137,14 +139,14 @@ public final class BenchsmithRunner {
         }
     }
 
-    private static void testOnce(BufferedReader in, OutputStream report, String warmFolders, String mergeInto) throws Exception {
+    private static void testOnce(BufferedReader in, OutputStream report, String announced, String mergeInto) throws Exception {
         System.setOut(System.err);
         // Before any code but the runner's runs: the merged class folder is this JVM's own, in its private /tmp.
         File merged = mergeInto.isEmpty() ? null : linkedCopy(new File(mergeInto));
         Guard guard = new Guard();
         System.setSecurityManager(guard);
         new JUnitCore().run(Request.aClass(Warmup.class));
-        if (!warmFolders.isEmpty()) warmUp(warmFolders, in);
+        Prepared prepared = announced.isEmpty() ? null : prepare(announced, merged, in);
         String line = in.readLine();
         if (line == null) {
             guard.exitAllowed = true;
@@ -152,8 +154,12 @@ public final class BenchsmithRunner {
         }
         String[] f = line.split("\t", -1);
         long started = System.nanoTime();
-        f[0] = merge(f[0], merged);
-        ClassLoader loader = loader(f[0]);
+        Set<String> candidateClasses = new HashSet<>();
+        String requested = f[0];
+        f[0] = merge(f[0], merged, candidateClasses);
+        boolean usePrepared = prepared != null && prepared.serves(requested, candidateClasses);
+        if (prepared != null) System.err.println("benchsmith: " + prepared.describe(usePrepared));
+        ClassLoader loader = usePrepared ? prepared.loaders[0] : loader(f[0]);
         Thread.currentThread().setContextClassLoader(loader);
         Set<String> excluded = new HashSet<>(split(f[2]));
         List<Map<String, String[]>> phases = new ArrayList<>();
@@ -167,7 +173,7 @@ public final class BenchsmithRunner {
             phases.add(new LinkedHashMap<>());
             // Phase 2's classes hold phase 1's tests again: in a class loader of their own, so that a test that
             // keeps state in a static field (Math-44's EventStateTest) runs on fresh classes, as under Defects4J.
-            ClassLoader fresh = loader(f[0]);
+            ClassLoader fresh = usePrepared && prepared.loaders[1] != null ? prepared.loaders[1] : loader(f[0]);
             Thread.currentThread().setContextClassLoader(fresh);
             runAll(fresh, split(f[4]), excluded, phases.get(1));
         }
@@ -190,24 +196,55 @@ public final class BenchsmithRunner {
     }
 
     /**
-     * Before its candidate arrives: JUnit a few more times, and every class of the public class folders defined (never
-     * initialized, so none of their code runs) in a loader that is then dropped. What carries over to the candidate's
-     * own fresh loader is only the JDK's and JUnit's compiled code for loading and running classes, and the page cache.
-     * It stops as soon as the request is there: the candidate never waits for it.
+     * The two class loaders its request will use (phase 1's and phase 2's), made before the candidate arrives on the
+     * class path the harness announced, every class of its folders defined in them (never initialized, so none of
+     * their code runs). Only the public folders are there yet: a class that needs the candidate's (a subclass of the
+     * class under repair) is not defined and loads when its test needs it, as does everything in a loader whose
+     * preparation the request interrupted. JUnit runs a few more times first, for its code to be compiled.
      */
-    private static void warmUp(String folders, BufferedReader request) throws Exception {
+    private static Prepared prepare(String announced, File merged, BufferedReader request) throws Exception {
         for (int i = 0; i < WARM_UP_RUNS && !request.ready(); i++) new JUnitCore().run(Request.aClass(Warmup.class));
+        String classpath = resolve(announced, merged);
         List<String> names = new ArrayList<>();
-        for (String folder : folders.split(File.pathSeparator)) if (!folder.isEmpty()) classNames(new File(folder), "", names);
-        try (URLClassLoader throwaway = (URLClassLoader) loader(folders)) {
+        for (String entry : classpath.split(File.pathSeparator)) {
+            if (!entry.isEmpty() && new File(entry).isDirectory()) classNames(new File(entry), "", names);
+        }
+        Prepared prepared = new Prepared(announced);
+        for (int phase = 0; phase < prepared.loaders.length && !request.ready(); phase++) {
+            prepared.loaders[phase] = loader(classpath);
             for (String name : names) {
                 if (request.ready()) break;
                 try {
-                    Class.forName(name, false, throwaway);
+                    Class.forName(name, false, prepared.loaders[phase]);
+                    prepared.defined.add(name);
                 } catch (Throwable t) {  // e.g. its superclass is the class under repair, which no public folder has
+                    if (phase == 0) prepared.undefined.add(name);
                 }
             }
-        } catch (java.io.IOException e) {  // closing failed: nothing of it is used again
+        }
+        return prepared;
+    }
+
+    /** Loaders made for a class path, and the names of the classes defined in them before the candidate's arrived. */
+    private static final class Prepared {
+        final String classpath;  // as the harness announced it, "@merged=" entry and all
+        final ClassLoader[] loaders = new ClassLoader[2];
+        final Set<String> defined = new HashSet<>();
+        final List<String> undefined = new ArrayList<>();  // classes that could not be defined (yet)
+
+        Prepared(String classpath) { this.classpath = classpath; }
+
+        String describe(boolean used) {
+            return "class loaders made ahead " + (used ? "serve" : "do not serve") + " the request (" + defined.size()
+                    + " classes defined in them; not yet: " + undefined.size()
+                    + (undefined.isEmpty() ? "" : ", e.g. " + String.join(" ", undefined.subList(0, Math.min(3, undefined.size())))) + ")";
+        }
+
+        /** Whether these loaders serve a request for *requested*: none of them may hold a class the candidate brought. */
+        boolean serves(String requested, Set<String> candidateClasses) {
+            if (!classpath.equals(requested) || loaders[0] == null) return false;
+            for (String name : candidateClasses) if (defined.contains(name)) return false;
+            return true;
         }
     }
 
@@ -226,17 +263,30 @@ public final class BenchsmithRunner {
         return copy.toFile();
     }
 
-    /** The class path with its "@merged=<folder>" entry replaced by the merged folder, <folder>'s classes copied in. */
-    private static String merge(String classpath, File merged) throws java.io.IOException {
+    /**
+     * The class path with its "@merged=<folder>" entry replaced by the merged folder, <folder>'s classes copied in
+     * (their names added to *copied*).
+     */
+    private static String merge(String classpath, File merged, Set<String> copied) throws java.io.IOException {
+        for (String entry : classpath.split(File.pathSeparator, -1)) {
+            if (!entry.startsWith(MERGED)) continue;
+            if (merged == null) throw new IllegalStateException("benchsmith: no merged class folder was prepared");
+            File from = new File(entry.substring(MERGED.length()));
+            mirror(from.toPath(), merged.toPath(), false);
+            List<String> names = new ArrayList<>();
+            classNames(from, "", names);
+            copied.addAll(names);
+        }
+        return resolve(classpath, merged);
+    }
+
+    /** The class path with its "@merged=<folder>" entry replaced by the merged folder. */
+    private static String resolve(String classpath, File merged) {
         List<String> entries = new ArrayList<>();
         for (String entry : classpath.split(File.pathSeparator, -1)) {
-            if (!entry.startsWith(MERGED)) {
-                entries.add(entry);
-                continue;
-            }
-            if (merged == null) throw new IllegalStateException("benchsmith: no merged class folder was prepared");
-            mirror(new File(entry.substring(MERGED.length())).toPath(), merged.toPath(), false);
-            entries.add(merged.getPath());
+            if (!entry.startsWith(MERGED)) entries.add(entry);
+            else if (merged == null) throw new IllegalStateException("benchsmith: no merged class folder was prepared");
+            else entries.add(merged.getPath());
         }
         return String.join(File.pathSeparator, entries);
     }

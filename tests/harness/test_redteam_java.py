@@ -88,7 +88,10 @@ def attacks(instance, workspace, dataset: Path, canary: Path, home_canary: Path)
         Attack("assumption failure", method("throw new org.junit.AssumptionViolatedException(\"skip me\");")),
         Attack("Assume.assumeTrue", method("org.junit.Assume.assumeTrue(false);\n" + BUGGY)),
         Attack("forged report, then the real one", method(write_stdout(report) + BUGGY), forged=True),
-        Attack("forged report, then silence", method(write_stdout(report) + "for (;;) { }")),
+        Attack("forged report, then silence", method(write_stdout(report) + "for (;;) { }"), forged=True),
+        Attack("forged report from a thread, after the real one", method(
+            "Thread t = new Thread(() -> { try { Thread.sleep(30); } catch (Throwable e) { }\n"
+            + write_stdout(report) + "});\nt.setDaemon(true); t.start();\n" + BUGGY)),
         Attack("old protocol line", method(write_stdout("BENCHSMITH r1 {\"compiled\":true,\"tests\":[]} 00\n") + BUGGY)),
         Attack("read the workspace", if_escaped(readable(gold_class, workspace.tree / instance.file_path,
                                                         view.classes / "org" / "benchsmith" / "ledger" / "TextUtils.class"))),
@@ -216,7 +219,8 @@ def test_no_hostile_java_candidate_passes_or_changes_anything(ledger_instances, 
     assert_verdicts(verdicts)
     by_name = {name: verdict for name, verdict, _ in verdicts}
     assert by_name["hidden member after // \\r"].status == "uncompilable"
-    assert by_name["forged report, then silence"].status == "timeout"
+    # The first report line is the one judged: a forgery followed by silence is refused at once, not at the timeout.
+    assert by_name["forged report, then silence"].seconds < LIMITS.wall_seconds
     assert digest(*protected) == before
     assert not Path(f"/tmp/{PLANT}").exists() and not Path(f"/dev/shm/{PLANT}").exists()
 

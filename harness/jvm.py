@@ -305,11 +305,13 @@ class TestJvms:
         self._live: dict[int, TestJvm] = {}  # lane → a JVM started and not yet closed
         self._lane_freed = threading.Condition(self._lock)
         self._next: Future | None = None
+        self._ahead = False  # JVMs are taken (take), so one is kept started ahead
         self._closed = False
 
     def take(self) -> TestJvm:
         """The JVM started ahead (or a new one). The next starts when this one is retired, or at once when this one
         had not had the time to boot and prepare."""
+        self._ahead = True
         ahead, self._next = self._next, None
         jvm = ahead.result() if ahead is not None else None
         if jvm is None or jvm.process.poll() is not None:
@@ -357,7 +359,8 @@ class TestJvms:
                 self._free(jvm.lane)
 
         threading.Thread(target=close, daemon=True).start()
-        self._start_next()  # unless started already
+        if self._ahead:  # a runner that only starts fresh JVMs (the plain path) keeps none ahead
+            self._start_next()  # unless started already
 
     def _free(self, lane: int) -> None:
         with self._lock:

@@ -71,9 +71,10 @@ def main() -> int:
                 started = time.monotonic()
                 verdicts = [runner.evaluate(code, name, fast=True, tests=tests) for name, code in codes]
                 wall = time.monotonic() - started
-                rows.append((bug, [v.seconds for v in verdicts if v.path]))
+                seconds = [v.seconds for v in verdicts if v.path]  # those that reached a JVM
+                rows.append((bug, seconds))
                 print(f"{bug:10} {len(codes)} candidates back to back in {wall:.1f}s, median "
-                      f"{statistics.median(v.seconds for v in verdicts if v.path):.3f}s per candidate executed "
+                      f"{statistics.median(seconds):.3f}s per candidate executed "
                       f"({', '.join(f'{s} {sum(v.status == s for v in verdicts)}' for s in ('plausible', 'wrong', 'uncompilable', 'timeout'))})",
                       flush=True)  # fmt: skip
                 runner.close()

@@ -209,7 +209,7 @@ class InstanceRunner:
                 self._log(name, "fast", diagnostics or "does not compile")
                 first = diagnostics.splitlines()[0].split(": ", 1)[-1] if diagnostics else "does not compile"
                 return Verdict("uncompilable", reason=first, path="fast", messages={"compiler": diagnostics[:4000]})
-            verdict, report = self._judge(jvm, jvm.main_classes(self.view.classes), tests, expected, "fast")
+            verdict, report = self._judge(jvm, self._fast_classpath(jvm), tests, expected, "fast")
             self._log(name, "fast", report + jvm.log_text())
             return verdict
         except OSError as exc:
@@ -228,18 +228,18 @@ class InstanceRunner:
         return [*main, test_classes, *self._resource_dirs(tree), *map(Path, self.workspace.libraries)]
 
     def _fast_classpath(self, jvm: TestJvm) -> list[Path]:
-        """The class path of the fast path's requests to *jvm* (and of the reference run's)."""
+        """The class path of the fast path's requests to *jvm* (and of the reference run's), the one announced to
+        it when it started: its class loaders, made ahead, serve only a request naming the same."""
         return self._runtime_classpath(jvm.main_classes(self.view.classes), self._sentinels.test_classes, jvm.cwd)
 
-    def _judge(self, jvm: TestJvm, main: list[Path], tests: Tests, expected: dict[str, list[str]], path: str,
-               test_classes: Path | None = None) -> tuple[Verdict, str]:  # fmt: skip
-        """Send the request to *jvm* (main classes: *main*) and hold its report against what was asked; the verdict
+    def _judge(self, jvm: TestJvm, classpath: list[Path], tests: Tests, expected: dict[str, list[str]],
+               path: str) -> tuple[Verdict, str]:  # fmt: skip
+        """Send the request to *jvm* (naming *classpath*) and hold its report against what was asked; the verdict
         and, for the log, the outcomes of the real tests."""
         rng = random.Random(secrets.randbits(64))
         sentinels = self._sentinels.for_request()
         phase1 = placed_among(tests.trigger, sentinels.phase1_spec, rng)
         phase2 = placed_among(tests.relevant, sentinels.phase2_spec, rng)
-        classpath = self._runtime_classpath(main, test_classes or self._sentinels.test_classes, jvm.cwd)
         report, why = jvm.run(classpath, not tests.stop_early, tests.excluded, phase1, phase2)
         if report is None:
             return Verdict("timeout" if why.startswith("killed") else "wrong", compiled=True, reason=why, path=path), why + "\n"
@@ -346,7 +346,8 @@ class InstanceRunner:
         jvms = self._test_jvms()
         jvm = jvms.fresh([classes, test_classes, *libraries])
         try:
-            verdict, report = self._judge(jvm, [classes], tests, expected, "plain", test_classes=test_classes)
+            classpath = self._runtime_classpath([classes], test_classes, jvm.cwd)
+            verdict, report = self._judge(jvm, classpath, tests, expected, "plain")
             with log_path.open("a") as out:
                 out.write(report + jvm.log_text())
             return verdict

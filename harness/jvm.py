@@ -213,12 +213,10 @@ class TestJvm:
             while chunk := os.read(fd, 1 << 16):
                 *lines, pending = (pending + chunk).split(b"\n")
                 for line in lines:
-                    if not line.startswith(b"{"):
-                        continue  # a JVM message, or something the candidate wrote
-                    try:
-                        value = json.loads(line.decode("utf-8", errors="replace"))
+                    try:  # a line that is not a report is a JVM message, or something the candidate wrote
+                        value = json.loads(line.decode("utf-8", errors="replace")) if line.startswith(b"{") else None
                     except ValueError:
-                        continue  # a JVM message, or something the candidate wrote
+                        continue
                     if isinstance(value, dict) and "tests" in value:
                         self._report = value
                         return

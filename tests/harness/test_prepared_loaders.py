@@ -8,8 +8,7 @@ import time
 
 import pytest
 
-from harness import sandbox
-from harness import java_runner
+from harness import java_runner, sandbox
 from tests.harness.conftest import workspace_with_test_class
 
 pytestmark = pytest.mark.java  # runs JVMs: needs a JDK, JUnit 4 and the sandbox
@@ -35,7 +34,8 @@ def test_a_subclass_of_the_class_under_repair_loads_in_loaders_made_ahead(ledger
     tests = java_runner.Tests.for_instance(instance, stop_early=False)
     verdicts, served = [], []
     with sandbox.leased_slot() as slot:
-        runner = java_runner.InstanceRunner(instance, workspace, slot=slot, limits=sandbox.Limits(wall_seconds=60), logs=tmp_path)
+        runner = java_runner.InstanceRunner(instance, workspace, slot=slot, limits=sandbox.Limits(wall_seconds=60),
+                                            logs=tmp_path)  # fmt: skip
         try:
             for attempt in range(5):  # until a JVM started ahead had the time to make its loaders
                 time.sleep(2)

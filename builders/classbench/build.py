@@ -41,6 +41,8 @@ from builders.classbench.shortlist import (
     is_shortlisted,
     referencing_tests,
 )
+from builders.classbench.suite import SuitePolicy, run_suite, suite_limits
+from builders.classbench.suite import record as suite_record
 from harness import sandbox
 from harness.benchmarks.classbench import ClassBench
 from harness.pytest_run import TestRun, describe_missing, missing_imports, run_pytest, swapped_module, work_copy
@@ -50,7 +52,7 @@ from sources.python_repo import Repository, private_cache_dir, resolve, task_env
 
 log = logging.getLogger(__name__)
 ANALYSIS_VERSION = "1"
-RUNS_FORMAT = 4  # bump when test runs change (the sandbox, the plugin): cached runs are not reused
+RUNS_FORMAT = 5  # bump when test runs change (the sandbox, the plugin): cached runs are not reused
 
 
 @dataclass(frozen=True)
@@ -98,9 +100,9 @@ def _build_tasks(repo: Repository, options: ClassBenchOptions, only: set[str] | 
     classes = analyse_repository(repo)
     # Runs belong to one environment: another lock (another date, --resolve latest) runs the suite again.
     runs = private_cache_dir("runs", repo.key, f"v{RUNS_FORMAT}-{repo.resolution.get('lock_sha256', 'none')[:12]}")
-    limits = sandbox.Limits(wall_seconds=options.suite_seconds, cpu_seconds=int(options.suite_seconds * 2))
+    limits = suite_limits(options.suite_seconds)
     with sandbox.leased_slot() as slot, _work_copy(repo, slot) as copy:
-        suite = _cached_suite(repo, copy, slot, limits, runs)
+        suite = _cached_suite(repo, copy, slot, runs, options.suite_seconds)
         passed = {node for node, outcome in suite["outcomes"].items() if outcome == "passed"}
         coverage = {node: [(str(copy / f), q) for f, q in calls] for node, calls in suite["coverage"].items()}
         tasks, rejections, checks = [], [], {}
@@ -173,22 +175,23 @@ def _class_from_json(data: dict) -> AnalysedClass:
     return AnalysedClass(**{**data, "methods": [MethodInfo(**m) for m in data["methods"]]})
 
 
-def _cached_suite(repo: Repository, copy: Path, slot: int, limits: sandbox.Limits, runs: Path) -> dict:
+def _cached_suite(repo: Repository, copy: Path, slot: int, runs: Path, seconds: float) -> dict:
     path = runs / "suite.json"
     if path.exists():
         return json.loads(path.read_text())
-    log.info("running the test suite of %s once, recording direct coverage", repo.key)
-    run = run_pytest(repo, copy, None, slot, limits, runs / "suite.log", coverage=True)
-    log_text = run.log_path.read_text(errors="replace") if run.log_path.exists() else ""
+    log.info("running the test suite of %s, recording direct coverage", repo.key)
+    run = run_suite(repo, copy, slot, runs, SuitePolicy(unit_seconds=seconds, budget_seconds=2 * seconds))
+    log_path = runs / "suite.log"
+    log_text = log_path.read_text(errors="replace") if log_path.exists() else ""
     missing = missing_imports(log_text, copy)
-    if run.timed_out or not run.outcomes:
-        why = f": {describe_missing(missing)}" if missing and not run.timed_out else ""
-        raise BenchsmithError(f"{repo.spec}: the test suite {'timed out' if run.timed_out else 'ran no test'}{why}; see {run.log_path}")
+    if not run.outcomes:
+        why = f": {describe_missing(missing)}" if missing else ""
+        raise BenchsmithError(f"{repo.spec}: the test suite ran no test{why}; see {log_path}")
     if missing:
         log.warning("%s: some test modules were not collected: %s", repo.key, describe_missing(missing))
     prefix = str(copy) + "/"
     record = {
-        "outcomes": run.outcomes,
+        **suite_record(run),
         "not_collected": [dataclasses.asdict(m) for m in missing],
         "coverage": {n: [(f.removeprefix(prefix), q) for f, q in calls if f.startswith(prefix)] for n, calls in run.coverage.items()},
     }
@@ -274,6 +277,10 @@ def _card(repo, options, outcome: BuildOutcome, seconds) -> dict:
         "environment": repo.installed,
         "resolution": repo.resolution,
         "test_suite": dict(Counter(outcome.suite["outcomes"].values())),
+        "suite_run": {"collected": len(outcome.suite.get("collected", [])), "runs": outcome.suite.get("runs", 1),
+                      "crashed_units": outcome.suite.get("crashed_units", []),
+                      "retried_after_exhaustion": dict(Counter(f"{r['first']} then {r['then']} ({r['exhausted']})"
+                                                               for r in outcome.suite.get("retried", {}).values()))},  # fmt: skip
         "not_collected": outcome.suite.get("not_collected", []),
         "classes": len(outcome.classes),
         "tasks": len(outcome.tasks),
@@ -293,7 +300,8 @@ def render_card(card: dict) -> str:
         f"Built by {card['tool']} on {card['built_at']} in {card['seconds']}s.",
         "",
         f"{card['tasks']} tasks from {card['classes']} module-level classes; {card['directives']} test directives.",
-        f"Test suite: {', '.join(f'{k} {v}' for k, v in card['test_suite'].items())}.",
+        f"Test suite: {card['suite_run']['collected']} collected; {', '.join(f'{k} {v}' for k, v in card['test_suite'].items())}"
+        f" ({card['suite_run']['runs']} runs of pytest).",
         "",
         "## Tasks: directives, and how many pass with the ground truth and with an empty class",
         "",
@@ -302,6 +310,14 @@ def render_card(card: dict) -> str:
     ]
     for name, check in card["solution_checks"].items():
         lines.append(f"| {name} | {check['directives']} | {check['passing_with_ground_truth']} | {check['passing_with_empty_class']} |")
+    if card["suite_run"]["crashed_units"]:
+        lines += ["", "## Test runs that died, and what was run again", "",
+                  "Tests that had not reported were run again in fresh processes: the one running when its unit died "
+                  "alone, the rest per file.", "", "| unit | tests not reported | reason |", "| --- | ---: | --- |"]  # fmt: skip
+        lines += [f"| {u['unit']} | {u['tests']} | {u['reason']} |" for u in card["suite_run"]["crashed_units"]]
+    if card["suite_run"].get("retried_after_exhaustion"):
+        lines += ["", "Tests that failed on an exhausted resource, run again in fresh processes: " + "; ".join(
+            f"{count} {what}" for what, count in card["suite_run"]["retried_after_exhaustion"].items()) + "."]
     lines += ["", "## Rejected classes", "", "| class | reason | detail |", "| --- | --- | --- |"]
     lines += [f"| {r['class']} | {r['reason']} | {r['detail']} |" for r in card["rejections"]]
     resolution = card.get("resolution") or {}

@@ -157,15 +157,32 @@ def test_embeddings_are_cached_on_disk(minilm, monkeypatch, tmp_path):
     assert counting.asked == [PAD, UNRELATED] and np.array_equal(first[0], first[2])
     again = embed_all(Counting(minilm), [UNRELATED, PAD])
     assert np.array_equal(again, first[[1, 0]])
+    embeddings._STORES.clear()  # a new process: it reads the cache from disk
     rerun = Counting(minilm)
-    embed_all(rerun, [PAD, UNRELATED])
+    assert np.array_equal(embed_all(rerun, [PAD, UNRELATED]), first[:2])
     assert rerun.asked == []
 
-    path = EmbeddingCache(minilm).path(PAD)
-    assert path.parent.parent.parent == tmp_path / "embeddings" and path.parent.parent.name.startswith("minilm-")
-    path.write_bytes(b"not a numpy file")
-    with pytest.raises(BenchsmithError, match="corrupt embedding cache entry"):
+    folder = EmbeddingCache(minilm).folder
+    assert folder.parent == tmp_path / "embeddings" and folder.name.startswith("minilm-")
+    segments = sorted(folder.glob("segment-*.npz"))
+    assert len(segments) == 2  # one per batch embedded, each holding its vectors as one array
+    for segment in segments:
+        segment.write_bytes(b"not a numpy file")
+    embeddings._STORES.clear()
+    with pytest.raises(BenchsmithError, match="corrupt embedding cache segment"):
         embed_all(rerun, [PAD])
+
+
+def test_many_segments_are_merged_into_one_array(minilm, monkeypatch, tmp_path):
+    monkeypatch.setenv("BENCHSMITH_CACHE", str(tmp_path))
+    monkeypatch.setattr(embeddings, "SEGMENTS_BEFORE_MERGE", 3)
+    texts = [f"int f{n}() {{ return {n}; }}" for n in range(5)]
+    first = embed_all(minilm, texts, batch_size=1)  # a segment per text; the fourth makes them merge
+    folder = EmbeddingCache(minilm).folder
+    assert len(list(folder.glob("segment-*.npz"))) == 2  # the merged four, and the fifth
+    embeddings._STORES.clear()
+    rerun = Counting(minilm)
+    assert np.array_equal(embed_all(rerun, texts), first) and rerun.asked == []
 
 
 # --- rank() and the command line on the Ledger fixture --------------------------------------------------------------

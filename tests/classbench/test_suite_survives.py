@@ -1,0 +1,194 @@
+"""The build's suite run survives its suite: a runner that dies (an internal error, a segfault, os._exit, a hang,
+a module that kills pytest while it collects) loses no test. Real pytest runs, sandboxed, on tiny suites made here."""
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from benchsmith.errors import BenchsmithError
+from builders.classbench.suite import CRASHED, TIMED_OUT, SuitePolicy, run_suite
+from harness import sandbox
+from harness.pytest_run import work_copy
+from sources.python_repo import Repository
+from tests.conftest import GEOMETRY, run_benchsmith
+
+FAST = SuitePolicy(unit_seconds=120, stall_seconds=120, budget_seconds=600)
+
+
+@pytest.fixture
+def tmp_path():
+    """A scratch folder the sandbox user can reach (pytest's own are private to root)."""
+    folder = Path(tempfile.mkdtemp(prefix="suite-", dir=os.environ["BENCHSMITH_CACHE"]))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def make_suite(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    (root / "pytest.ini").write_text("[pytest]\n")
+    root.chmod(0o755)
+    return root
+
+
+def run(tree: Path, tmp_path: Path, policy: SuitePolicy = FAST):
+    repo = Repository(spec=str(tree), commit="", key="suite-fixture", tree=tree, import_root="",
+                      python=Path(sys.executable), installed={}, package="")  # fmt: skip
+    logs = tmp_path / "logs"
+    with sandbox.leased_slot() as slot:
+        copy = work_copy(tree, tmp_path / "copy", slot)
+        return run_suite(repo, copy, slot, logs, policy), logs
+
+
+def passing(prefix: str, count: int) -> str:
+    return "".join(f"def test_{prefix}_{n}(): pass\n" for n in range(count))
+
+
+def test_a_suite_that_dies_half_way_of_a_leak_loses_nothing(tmp_path):
+    # The session's fourth test report raises MemoryError inside pytest's own hooks: an INTERNALERROR that ends the
+    # run, as an exhausted address space did on litestar. It is the process's history, not one test, that kills it.
+    tree = make_suite(tmp_path / "repo", {
+        "tests/conftest.py": """
+            reports = []
+            def pytest_runtest_logreport(report):
+                if report.when == "teardown":
+                    reports.append(report.nodeid)
+                    if len(reports) == 4:
+                        raise MemoryError("the address space ran out")
+        """,
+        "tests/test_one.py": passing("one", 6),
+        "tests/test_two.py": passing("two", 5) + "def test_two_fails(): assert False\n",
+    })  # fmt: skip
+    result, logs = run(tree, tmp_path)
+    assert len(result.collected) == 12
+    expected = {f"tests/test_one.py::test_one_{n}": "passed" for n in range(6)}
+    expected |= {f"tests/test_two.py::test_two_{n}": "passed" for n in range(5)}
+    expected["tests/test_two.py::test_two_fails"] = "failed"
+    assert result.outcomes == expected  # every test after the crash point found, with its own outcome
+    assert result.counts() == {"collected": 12, "passed": 11, "failed": 1}
+    first = result.crashed_units[0]
+    assert first.unit == "the whole suite" and first.tests == 9
+    assert first.reason == "pytest INTERNALERROR: MemoryError: the address space ran out"
+    assert (logs / first.log).is_file()
+
+
+def test_a_segfault_and_an_exit_each_take_only_their_own_test(tmp_path):
+    tree = make_suite(tmp_path / "repo", {
+        "tests/test_native.py": """
+            import ctypes
+            def test_before(): pass
+            def test_segfaults(): ctypes.string_at(0)
+            def test_after(): pass
+            def test_fails_after(): assert False
+        """,
+        "tests/test_exits.py": """
+            import os
+            def test_exits(): os._exit(7)
+            def test_after_exit(): pass
+        """,
+        "tests/test_plain.py": passing("plain", 2),
+    })  # fmt: skip
+    result, _ = run(tree, tmp_path)
+    assert result.outcomes == {
+        "tests/test_exits.py::test_exits": CRASHED, "tests/test_exits.py::test_after_exit": "passed",
+        "tests/test_native.py::test_before": "passed", "tests/test_native.py::test_segfaults": CRASHED,
+        "tests/test_native.py::test_after": "passed", "tests/test_native.py::test_fails_after": "failed",
+        "tests/test_plain.py::test_plain_0": "passed", "tests/test_plain.py::test_plain_1": "passed",
+    }  # fmt: skip
+    assert set(result.collected) == set(result.outcomes)
+    reasons = {u.unit: u.reason for u in result.crashed_units}
+    assert reasons["tests/test_native.py::test_segfaults"].startswith("killed by SIGSEGV (Fatal Python error: Segmentation")
+    assert reasons["tests/test_exits.py::test_exits"] == "the test process exited with status 7"
+    assert reasons["the whole suite"] == "the test process exited with status 7"  # test_exits.py runs first
+
+
+def test_a_hung_test_times_out_alone(tmp_path):
+    tree = make_suite(tmp_path / "repo", {
+        "tests/test_slow.py": "import time\ndef test_before(): pass\ndef test_hangs(): time.sleep(3600)\ndef test_after(): pass\n",
+        "tests/test_zother.py": passing("other", 2),
+    })  # fmt: skip
+    result, _ = run(tree, tmp_path, SuitePolicy(unit_seconds=120, stall_seconds=8, budget_seconds=600))
+    assert result.outcomes == {
+        "tests/test_slow.py::test_before": "passed", "tests/test_slow.py::test_hangs": TIMED_OUT,
+        "tests/test_slow.py::test_after": "passed", "tests/test_zother.py::test_other_0": "passed",
+        "tests/test_zother.py::test_other_1": "passed",
+    }  # fmt: skip
+    units = {u.unit: (u.tests, u.reason) for u in result.crashed_units}
+    assert units["the whole suite"] == (4, "hung: no test reported for 8 s")
+    assert units["tests/test_slow.py::test_hangs"][1] in ("hung: no test reported for 8 s", "timed out after 8 s")
+
+
+def test_a_module_that_kills_pytest_while_collecting_costs_only_itself(tmp_path):
+    tree = make_suite(tmp_path / "repo", {
+        "tests/test_bad_import.py": "import ctypes\nctypes.string_at(0)\n\ndef test_never(): pass\n",
+        "tests/test_good.py": passing("good", 3),
+    })  # fmt: skip
+    result, _ = run(tree, tmp_path)
+    assert result.outcomes == {"tests/test_bad_import.py": CRASHED, **{f"tests/test_good.py::test_good_{n}": "passed" for n in range(3)}}
+    assert result.collected == [f"tests/test_good.py::test_good_{n}" for n in range(3)]
+    reasons = [(u.unit, u.tests, u.reason.split(" (")[0]) for u in result.crashed_units]
+    assert reasons == [("the whole suite", 0, "while collecting: killed by SIGSEGV"),
+                       ("tests/test_bad_import.py", 0, "while collecting: killed by SIGSEGV")]  # fmt: skip
+
+
+def test_a_suite_that_mostly_cannot_run_fails_the_build_in_one_line(tmp_path):
+    tree = make_suite(tmp_path / "repo", {
+        "tests/test_native.py": "import ctypes\n" + "".join(f"def test_{n}(): ctypes.string_at(0)\n" for n in range(3)),
+        "tests/test_ok.py": passing("ok", 1),
+    })  # fmt: skip
+    with pytest.raises(BenchsmithError) as raised:
+        run(tree, tmp_path)
+    message = str(raised.value)
+    assert "\n" not in message and "only 1 of 4 collected tests ran (below 50%); 3 crashed or timed out, mostly: killed by SIGSEGV" in message
+
+
+def test_the_card_lists_the_suite_and_every_unit_that_died(tmp_path):
+    tree = tmp_path / "geometry"
+    shutil.copytree(GEOMETRY, tree)
+    (tree / "tests" / "test_zz_native.py").write_text("import ctypes\n\ndef test_segfaults():\n    ctypes.string_at(0)\n\n"
+                                                      "def test_after():\n    pass\n")  # fmt: skip
+    out = tmp_path / "geometry.parquet"
+    completed = run_benchsmith("classbench", "build", "--repo", str(tree), "--out", str(out))
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    card = json.loads(out.with_suffix(".card.json").read_text())
+    assert card["tasks"] == 1  # the shortlist still sees every test of the geometry package's suite
+    assert card["test_suite"] == {"passed": 9, CRASHED: 1}
+    assert card["suite_run"]["collected"] == 10
+    assert [(u["unit"], u["tests"]) for u in card["suite_run"]["crashed_units"]] == [
+        ("the whole suite", 2), ("tests/test_zz_native.py::test_segfaults", 1)]
+    text = out.with_suffix(".card.md").read_text()
+    assert "Test suite: 10 collected; passed 9, crashed 1 (3 runs of pytest)." in text
+    assert "| tests/test_zz_native.py::test_segfaults | 1 | killed by SIGSEGV" in text
+
+
+def test_tests_failing_on_a_worn_out_resource_get_a_fresh_process(tmp_path):
+    # Every test after the fourth of a process fails to start a thread, as in a suite that keeps its threads alive.
+    tree = make_suite(tmp_path / "repo", {
+        "tests/conftest.py": """
+            import pytest
+            started = []
+            @pytest.fixture(autouse=True)
+            def one_more_thread():
+                started.append(1)
+                if len(started) > 4:
+                    raise RuntimeError("can't start new thread")
+        """,
+        "tests/test_a.py": passing("a", 3),
+        "tests/test_b.py": passing("b", 2) + "def test_b_fails(): assert False\n",
+    })  # fmt: skip
+    result, _ = run(tree, tmp_path)
+    assert result.counts() == {"collected": 6, "passed": 5, "failed": 1}
+    assert result.retried == {
+        "tests/test_b.py::test_b_1": {"first": "error", "exhausted": "can't start new thread", "then": "passed"},
+        "tests/test_b.py::test_b_fails": {"first": "error", "exhausted": "can't start new thread", "then": "failed"},
+    }  # fmt: skip
+    assert result.crashed_units == []

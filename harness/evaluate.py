@@ -35,6 +35,7 @@ from harness.benchmarks import Benchmark, CandidateRunner, EvalOptions, benchmar
 from harness.fingerprint import harness_fingerprint
 from harness.executors import LocalExecutor, RayExecutor
 from harness.verdict import Verdict
+from harness import streams
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +80,7 @@ def evaluate(options: EvalOptions, executor: LocalExecutor | RayExecutor | None 
     todo = sum(1 for cs in pending.values() for c in cs if (c.instance_id, c.candidate_id) not in done)
     log.info("%d candidates: %d already judged, %d to judge", len(candidates), len(candidates) - todo, todo)
     journal = Journal(options.out)
+    streams.open_ledger(logs_dir(options.out))  # the run's logs share one budget, resumed runs included
     lock = threading.Lock()
     bar = tqdm(total=todo, desc="judging candidates", unit="cand", mininterval=1.0)
     per_node: dict[str, int] = defaultdict(int)

@@ -41,7 +41,7 @@ from pathlib import Path
 
 from benchsmith.config import cache_dir
 from benchsmith.schema import ClassBenchTask
-from harness import sandbox
+from harness import sandbox, streams
 from harness.outcomes import Expected, Sentinel, check_report, plausible_names, shuffled
 from harness.pytest_run import OWN_CONFIG, describe_missing, missing_imports, plugin_dir, pytest_argv, run_reporting
 from harness.python_view import public_view
@@ -142,6 +142,13 @@ for folder, dirs, files in os.walk(view):
 """
 
 
+def candidate_report_limit(tests: int) -> int:
+    """The report a candidate's run may send: one line per asked test, each with a message of at most
+    ``MESSAGE_LIMIT`` characters (JSON escapes take up to six bytes each), and room to spare; never more than 32 MiB,
+    which the harness holds in memory."""
+    return min(max(1 << 20, tests * 16 << 10), 32 << 20)
+
+
 @dataclass(frozen=True)
 class _SentinelHost:
     """A directive test file that can carry the sentinels: its path, and how its test functions are named."""
@@ -222,8 +229,7 @@ class TaskRunner:
             verdict.reason = f"{len(failing)} of {len(directives)} directives fail, first {first} " \
                              f"({checked.outcomes[first]})"
             if checked.outcomes[first] == "missing":  # not collected: say why when an import is what failed
-                log_path = self.logs / f"{name}.log"
-                missing = missing_imports(log_path.read_text(errors="replace") if log_path.is_file() else "", self.tree)
+                missing = missing_imports(streams.read_tail(self.logs / f"{name}.log"), self.tree)
                 if missing:
                     verdict.reason += f"; {describe_missing(missing[:1])}"
         return verdict
@@ -249,10 +255,11 @@ class TaskRunner:
         for path in inputs.iterdir():
             path.chmod(0o644)
         jail = self._jail(read_only=(self.pycache, inputs), placed=tuple(placed))
-        env = {**self._env(self.pycache), "PYTHONDONTWRITEBYTECODE": "1", "BENCHSMITH_SELECT": str(selection)}
+        env = {**self._env(self.pycache), "PYTHONDONTWRITEBYTECODE": "1", "BENCHSMITH_SELECT": str(selection),
+               "BENCHSMITH_CANDIDATE": str(tree / self.task.file_path)}  # its code is refused the runner (directcov)
         argv = self._argv() + sorted({node.split("::", 1)[0] for node in asked})
         outcome, report = run_reporting(argv, tree, self.slot, self.limits, self.logs / f"{name}.log", env, jail=jail,
-                                        lane=self.lane)  # fmt: skip
+                                        lane=self.lane, report_limit=candidate_report_limit(len(asked)))  # fmt: skip
         return outcome, report, sentinels
 
     def _jail(self, read_only: tuple[Path, ...] = (), writable: tuple[Path, ...] = (),

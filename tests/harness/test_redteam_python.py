@@ -136,7 +136,7 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                 self.outcome, self.longrepr = 'passed', None
                 self.__dict__.pop('wasxfail', None)
             _reports.TestReport.__init__ = _passing
-        """), forged=True),
+        """)),  # its import of pytest's internals is refused (directcov's guard): it fails to load
         Run("reportlog-patch", with_prelude(wrong, """
             import sys
             for _name, _module in list(sys.modules.items()):
@@ -173,7 +173,7 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                         setattr(_plugin, _key, _write)
                     elif _value is json.dumps:
                         setattr(_plugin, _key, _fake_json.dumps)
-        """), forged=True),
+        """)),  # the plugin bound what it sends with at import: the wrong class is judged as it is
         Run("fd-forge", with_prelude(wrong, """
             import json, os
             _fd = os.environ.get('BENCHSMITH_REPORT_FD')

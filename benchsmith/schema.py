@@ -155,6 +155,9 @@ class Result:
     project: str = ""  # the instance's project (NL2Fix) or repository (classbench), from its benchmark
     iteration: int | None = None  # as in Candidate
     node: str = ""  # the machine (host, or Ray node) that judged it
+    # The escape and introspection primitives its code uses that the ground truth does not (harness.screen),
+    # comma-separated: "gc,frames". A tripwire: ``report`` counts plausible verdicts that carry one apart.
+    suspicious: str = ""
 
     def __post_init__(self) -> None:
         if self.status not in RESULT_STATUSES:

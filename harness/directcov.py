@@ -70,7 +70,7 @@ _FUNCTION_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
 _RUNNER_MODULES = frozenset({"_pytest", "pluggy", "py", "_py", "benchsmith_directcov", "ctypes", "_ctypes"})
 
 
-def _install_guard(candidate: str) -> None:
+def _install_guard(candidate: str) -> set[str]:
     import _thread
 
     getframe, get_ident = sys._getframe, _thread.get_ident
@@ -126,6 +126,7 @@ def _install_guard(candidate: str) -> None:
 
     sys.addaudithook(hook)
     builtins.__import__ = guarded_import
+    return own
 
 
 def _is_file_with(filename, source) -> bool:
@@ -140,10 +141,10 @@ def _is_file_with(filename, source) -> bool:
     return isinstance(source, (bytes, bytearray)) and bytes(source) == data
 
 
-if os.environ.get("BENCHSMITH_CANDIDATE"):
-    _install_guard(os.environ["BENCHSMITH_CANDIDATE"])
+_candidate_files = _install_guard(os.environ["BENCHSMITH_CANDIDATE"]) if os.environ.get("BENCHSMITH_CANDIDATE") else set()
 
 MESSAGE_LIMIT = 2000
+TAMPERED = "benchsmith::tampered"  # a record naming no test: the candidate took a collected test's place
 _outcomes: dict[str, str] = {}
 _messages: dict[str, str] = {}
 _calls: dict[str, list[list[str]]] = {}
@@ -164,7 +165,12 @@ def _send(record: dict, _fd=_report_fd(), _write=os.write, _dumps=json.dumps) ->
         data = data[_write(_fd, data):]
 
 
-def pytest_collection_modifyitems(config, items):
+def pytest_collection_modifyitems(config, items, _send=_send, _own=_candidate_files):
+    for item in items:  # a test module the candidate replaced (sys.modules) holds tests made of its code
+        code = _test_code(item)
+        if code is not None and code.co_filename in _own:
+            _send({"nodeid": TAMPERED, "outcome": "error", "message": f"{item.nodeid} runs the candidate's code"})
+            break
     path = os.environ.get("BENCHSMITH_SELECT")
     if not path:
         return

@@ -35,7 +35,7 @@ from harness.benchmarks import Benchmark, CandidateRunner, EvalOptions, benchmar
 from harness.fingerprint import harness_fingerprint
 from harness.executors import LocalExecutor, RayExecutor
 from harness.verdict import Verdict
-from harness import streams
+from harness import screen, streams
 
 log = logging.getLogger(__name__)
 
@@ -182,6 +182,10 @@ def _judge_instance(benchmark: Benchmark, open_runner, record_: object, group: l
         run_twins.setdefault((_run_of(candidate), key), candidate)
     instance_id = benchmark.instance_id(record_)
     project = benchmark.project_of(record_)
+    truth = benchmark.ground_truth(record_) if benchmark.language else ""
+
+    def screened(result: Result, code: str) -> Result:
+        return dataclasses.replace(result, suspicious=screen.suspicious(code, truth, benchmark.language))
     logs = logs_dir(options.out) / _safe_name(instance_id)
     try:
         runner: CandidateRunner = open_runner(record_, slot, logs)
@@ -212,8 +216,8 @@ def _judge_instance(benchmark: Benchmark, open_runner, record_: object, group: l
                 record(shared)
                 continue
             verdict = runner.evaluate(candidate.code, _safe_name(candidate.candidate_id))
-            result = _result(candidate, verdict, "", str(logs / f"{_safe_name(candidate.candidate_id)}.log"), keys[key],
-                             project)  # fmt: skip
+            result = screened(_result(candidate, verdict, "", str(logs / f"{_safe_name(candidate.candidate_id)}.log"),
+                                      keys[key], project), candidate.code)  # fmt: skip
             verdicts[candidate.candidate_id] = result
             record(result)
     finally:

@@ -49,6 +49,7 @@ class ClassDescriber(Describer[ClassBenchTask]):
 
 class ClassBench(Benchmark[ClassBenchTask]):
     name = "classbench"
+    language = "python"
     record_type = ClassBenchTask
     strategies = CLASSBENCH_STRATEGIES
     describer = ClassDescriber()

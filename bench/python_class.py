@@ -67,6 +67,8 @@ def main() -> int:
     parser.add_argument("--mutants", type=int, default=8, help="mutants of the gold per task")
     parser.add_argument("--tasks", type=int, default=0, help="judge only the first N tasks (0: all)")
     parser.add_argument("--wall", type=float, default=120.0, help="wall-clock limit per candidate, seconds")
+    parser.add_argument("--no-second-opinion", action="store_true",
+                        help="judge each candidate once (benchsmith eval judges a plausible one twice)")
     args = parser.parse_args()
     setup_logging(False)
     dataset = args.dataset or Path(tempfile.mkdtemp()) / "bench-classbench.parquet"
@@ -81,7 +83,8 @@ def main() -> int:
     with sandbox.leased_slot() as slot:
         for task in tasks:
             started = time.monotonic()
-            runner = TaskRunner(task, slot, sandbox.Limits(wall_seconds=args.wall), Path(tempfile.mkdtemp()))
+            runner = TaskRunner(task, slot, sandbox.Limits(wall_seconds=args.wall), Path(tempfile.mkdtemp()),
+                                second_opinion=not args.no_second_opinion)  # fmt: skip
             print(f"{task.task_id}: {len(task.test_directives)} directives; runner ready in "
                   f"{time.monotonic() - started:.2f}s (environment, public view)", flush=True)  # fmt: skip
             gold = reference_solution(task)

@@ -36,6 +36,7 @@ import sys
 import tempfile
 import time
 import tokenize
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -196,6 +197,26 @@ class TaskRunner:
         self.hosts = _sentinel_hosts(self.view, list(task.test_directives), task.file_path)
         self.files = sorted({d.split("::", 1)[0] for d in task.test_directives})
         self.pycache = self._bytecode()
+        self.hosts = [self._calibrated(host) for host in self.hosts]
+
+    def _calibrated(self, host: _SentinelHost) -> _SentinelHost:
+        """*host* with only the twins that disagree with their directive when the ground truth runs (trusted code, one
+        run per host): a test that depends on running once (a file it creates, a counter) makes no twin."""
+        if not host.twins:
+            return host
+        folder = Path(tempfile.mkdtemp(prefix="calibration-", dir=self.scratch))
+        try:
+            outcome, report, sentinels = self._run(reference_solution(self.task), f"twins-{len(self.hosts)}", folder,
+                                                   list(self.task.test_directives), host=host)  # fmt: skip
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        outcomes = dict(report.tests)
+        kept = tuple(s.inverts.split("::", 1)[1] for s in sentinels
+                     if s.inverts and outcomes.get(s.inverts) == "passed" and outcomes.get(s.name) == "failed")  # fmt: skip
+        if len(kept) < len(host.twins):
+            log.info("%s: %d of %d directives make no inverted twin (they do not pass twice under the ground truth)",
+                     host.path, len(host.twins) - len(kept), len(host.twins))  # fmt: skip
+        return dataclasses.replace(host, twins=kept)
 
     def evaluate(self, code: str, name: str) -> Verdict:
         started = time.monotonic()
@@ -253,8 +274,10 @@ class TaskRunner:
                     verdict.reason += f"; {describe_missing(missing[:1])}"
         return verdict
 
-    def _run(self, code: str, name: str, folder: Path, directives: list[str], second: bool = False):
-        """One jailed pytest run of *code*; *folder* (root's, fresh) holds what the harness lays into the jail."""
+    def _run(self, code: str, name: str, folder: Path, directives: list[str], second: bool = False,
+             host: _SentinelHost | None = None):  # fmt: skip
+        """One jailed pytest run of *code*; *folder* (root's, fresh) holds what the harness lays into the jail. The
+        sentinels go into *host* (with every twin it allows), else into a host drawn at random."""
         folder.chmod(0o755)  # without a mount namespace the sandbox uid walks through it to its copy
         inputs = folder / "in"  # written by the harness, read-only to the sandbox, never read back
         inputs.mkdir(mode=0o755)
@@ -263,10 +286,11 @@ class TaskRunner:
         module.write_text(insert_class(self.removed, code), encoding="utf-8", errors="surrogateescape")
         placed = [(module, tree / self.task.file_path)]
         sentinels: list[Sentinel] = []
-        if self.hosts:
-            host = self.rng.choice(self.hosts)
+        if host is not None or self.hosts:
+            every_twin = host is not None
+            host = host or self.rng.choice(self.hosts)
             carrier = inputs / "sentinels.py"
-            sentinels = self._write_sentinels(host, carrier)
+            sentinels = self._write_sentinels(host, carrier, every_twin)
             placed.append((carrier, tree / host.path))
         selection = inputs / "select"
         asked = [*directives, *(s.name for s in sentinels)]
@@ -296,12 +320,12 @@ class TaskRunner:
         config = self.tree / OWN_CONFIG if (self.view / OWN_CONFIG).is_file() else None
         return pytest_argv(self.repo, self.tree, config)
 
-    def _write_sentinels(self, host: _SentinelHost, carrier: Path) -> list[Sentinel]:
+    def _write_sentinels(self, host: _SentinelHost, carrier: Path, every_twin: bool = False) -> list[Sentinel]:
         """*host*'s text with tests appended: two alike in shape (one must pass, one must fail), and inverted twins of
         up to ``TWINS`` of its directives (each calls one and passes if and only if it fails). Their names are made of
         the file's own words, so that nothing but their bodies tells them from the file's tests."""
         stems = [n.removeprefix(host.prefix) for n in host.names]
-        twins = self.rng.sample(host.twins, k=min(len(host.twins), TWINS))
+        twins = list(host.twins) if every_twin else self.rng.sample(host.twins, k=min(len(host.twins), TWINS))
         while True:
             made = plausible_names(stems, 2 + len(twins), self.rng, "snake" if host.prefix.endswith("_") else "camel")
             names = [host.prefix + n for n in made]

@@ -7,6 +7,7 @@ script prints each verdict, then the median seconds per candidate (the target
 is under 1.5 s) and fails if a gold is not plausible or an empty class is.
 
     python bench/python_class.py [--repo pypi:click==8.1.7] [--dataset click.parquet] [--mutants 8] [--tasks N]
+                                 [--no-second-opinion]
 
 With --dataset naming an existing file, that dataset is used; otherwise the
 tasks are built first (``benchsmith classbench build``, a few minutes) and

@@ -60,11 +60,15 @@ _ANYWHERE = frozenset({
     "sys.monitoring.set_events", "sys.monitoring.set_local_events", "code.__new__", "function.__new__",
     "sys.addaudithook",
 })  # fmt: skip
-# Refused when the candidate's own frame asks (or inspect's and traceback's helpers right above it): the standard
-# library calls them for itself too (warnings.warn, logging, formatting a traceback), handing no frame back.
+# ctypes' events are refused when the candidate's frame calls into ctypes (its own wrappers may come between).
+# Refused when the candidate's own frame asks, or one of the helpers that hand frames back (inspect.currentframe,
+# traceback.walk_stack, ...) right above it: the standard library calls them for itself too (warnings.warn, logging,
+# formatting a traceback or a stack), handing no frame back.
 _DIRECT = frozenset({"sys._getframe", "sys._getframemodulename", "object.__getattr__", "marshal.loads", "marshal.load"})
 _CHANGES = frozenset({"compile", "object.__setattr__", "object.__delattr__"})  # judged by what they change
-_FRAME_HELPERS = ("inspect.py", "traceback.py")
+_FRAME_HELPERS = frozenset({("inspect.py", "currentframe"), ("inspect.py", "stack"), ("inspect.py", "trace"),
+                            ("inspect.py", "getouterframes"), ("inspect.py", "getinnerframes"),
+                            ("traceback.py", "walk_stack"), ("traceback.py", "walk_tb")})  # fmt: skip
 _FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 _FUNCTION_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
 _RUNNER_MODULES = frozenset({"_pytest", "pluggy", "py", "_py", "benchsmith_directcov", "ctypes", "_ctypes"})
@@ -103,10 +107,16 @@ def _install_guard(candidate: str) -> set[str]:
                 return
             if event == "object.__getattr__" and args[1] not in _FRAME_ATTRIBUTES:
                 return
+            if event.startswith("ctypes."):  # from its own code through ctypes' wrappers; a library's use is its own
+                while caller is not None and f"{os.sep}ctypes{os.sep}" in caller.f_code.co_filename:
+                    caller = caller.f_back
+                if caller is not None and caller.f_code.co_filename in own:
+                    refuse(event)
+                return
             if event in _DIRECT:
-                name = os.path.basename(caller.f_code.co_filename) if caller is not None else ""
+                helper = (os.path.basename(caller.f_code.co_filename), caller.f_code.co_name) if caller else ("", "")
                 if caller is not None and (caller.f_code.co_filename in own or
-                                           (name in _FRAME_HELPERS and candidate_frames(caller, 4))):  # fmt: skip
+                                           (helper in _FRAME_HELPERS and candidate_frames(caller, 4))):  # fmt: skip
                     refuse(event)
                 return
             if event in _CHANGES and args[1] not in _FUNCTION_ATTRIBUTES:

@@ -47,7 +47,7 @@ def logs_dir(out: Path) -> Path:
 def verdict_context(record: object, options: EvalOptions, fingerprint: str) -> str:
     """Everything but the code that decides a verdict on *record*'s candidates, as canonical JSON."""
     verdict_options = {"fast": options.fast, "regression": options.regression,
-                       "limits": dataclasses.asdict(options.limits)}  # fmt: skip
+                       "limits": dataclasses.asdict(options.limits), "second_opinion": options.second_opinion}  # fmt: skip
     return json.dumps({"record": dataclasses.asdict(record), "harness": fingerprint, "options": verdict_options},
                       sort_keys=True)  # fmt: skip
 

@@ -155,6 +155,9 @@ class Result:
     project: str = ""  # the instance's project (NL2Fix) or repository (classbench), from its benchmark
     iteration: int | None = None  # as in Candidate
     node: str = ""  # the machine (host, or Ray node) that judged it
+    # The escape and introspection primitives its code uses that the ground truth does not (harness.screen),
+    # comma-separated: "gc,frames". A tripwire: ``report`` counts plausible verdicts that carry one apart.
+    suspicious: str = ""
 
     def __post_init__(self) -> None:
         if self.status not in RESULT_STATUSES:
@@ -280,7 +283,7 @@ def instance_id(project: str, bug_id: int) -> str:
 # 5: Result gained ``node`` (the machine that judged it).
 # 6: ClassBenchTask gained ``setup`` (a published task's setup details).
 # 7: ClassBenchTask gained ``environment`` (the lock and the as-of date its environment was resolved with).
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 STAMP_KEY = b"benchsmith"
 
 _ARROW_TYPES: dict[type, pa.DataType] = {str: pa.string(), int: pa.int32(), float: pa.float64(), bool: pa.bool_()}

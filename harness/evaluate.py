@@ -35,6 +35,7 @@ from harness.benchmarks import Benchmark, CandidateRunner, EvalOptions, benchmar
 from harness.fingerprint import harness_fingerprint
 from harness.executors import LocalExecutor, RayExecutor
 from harness.verdict import Verdict
+from harness import screen, streams
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +47,7 @@ def logs_dir(out: Path) -> Path:
 def verdict_context(record: object, options: EvalOptions, fingerprint: str) -> str:
     """Everything but the code that decides a verdict on *record*'s candidates, as canonical JSON."""
     verdict_options = {"fast": options.fast, "regression": options.regression,
-                       "limits": dataclasses.asdict(options.limits)}  # fmt: skip
+                       "limits": dataclasses.asdict(options.limits), "second_opinion": options.second_opinion}  # fmt: skip
     return json.dumps({"record": dataclasses.asdict(record), "harness": fingerprint, "options": verdict_options},
                       sort_keys=True)  # fmt: skip
 
@@ -79,6 +80,7 @@ def evaluate(options: EvalOptions, executor: LocalExecutor | RayExecutor | None 
     todo = sum(1 for cs in pending.values() for c in cs if (c.instance_id, c.candidate_id) not in done)
     log.info("%d candidates: %d already judged, %d to judge", len(candidates), len(candidates) - todo, todo)
     journal = Journal(options.out)
+    streams.open_ledger(logs_dir(options.out))  # the run's logs share one budget, resumed runs included
     lock = threading.Lock()
     bar = tqdm(total=todo, desc="judging candidates", unit="cand", mininterval=1.0)
     per_node: dict[str, int] = defaultdict(int)
@@ -180,6 +182,10 @@ def _judge_instance(benchmark: Benchmark, open_runner, record_: object, group: l
         run_twins.setdefault((_run_of(candidate), key), candidate)
     instance_id = benchmark.instance_id(record_)
     project = benchmark.project_of(record_)
+    truth = benchmark.ground_truth(record_) if benchmark.language else ""
+
+    def screened(result: Result, code: str) -> Result:
+        return dataclasses.replace(result, suspicious=screen.suspicious(code, truth, benchmark.language))
     logs = logs_dir(options.out) / _safe_name(instance_id)
     try:
         runner: CandidateRunner = open_runner(record_, slot, logs)
@@ -210,8 +216,8 @@ def _judge_instance(benchmark: Benchmark, open_runner, record_: object, group: l
                 record(shared)
                 continue
             verdict = runner.evaluate(candidate.code, _safe_name(candidate.candidate_id))
-            result = _result(candidate, verdict, "", str(logs / f"{_safe_name(candidate.candidate_id)}.log"), keys[key],
-                             project)  # fmt: skip
+            result = screened(_result(candidate, verdict, "", str(logs / f"{_safe_name(candidate.candidate_id)}.log"),
+                                      keys[key], project), candidate.code)  # fmt: skip
             verdicts[candidate.candidate_id] = result
             record(result)
     finally:

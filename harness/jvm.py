@@ -29,7 +29,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from benchsmith.config import cache_dir
-from harness import sandbox
+from harness import sandbox, streams
 from harness.javatools import (
     JAVA_RELEASE,
     JavaRuntime,
@@ -46,6 +46,7 @@ COMPILER_LANE = 0
 TEST_LANES = (1, 2, 3)  # a JVM at work, the next one starting, and a plain path's: never two in one uid
 _SEPARATOR = "\x1f"  # between source files in a compile request
 AHEAD_NICENESS = 10
+REPORT_LINE_LIMIT = 16 << 20  # a test JVM's output line longer than this is no report (harness.streams)
 READY_SECONDS = 1.5  # what a test JVM started ahead takes to boot, warm JUnit up and prepare its class loaders
 Announce = Callable[["TestJvm"], "list[Path]"]  # a JVM → the class path its request will name
 
@@ -208,10 +209,16 @@ class TestJvm:
 
     def _read_report(self) -> None:
         """Read the JVM's output up to its first report line. Nothing after that line is read: the JVM is killed."""
-        fd, pending = self.process.stdout.fileno(), b""
+        fd, pending = self.process.stdout.fileno(), bytearray()
         try:
             while chunk := os.read(fd, 1 << 16):
-                *lines, pending = (pending + chunk).split(b"\n")
+                pending += chunk
+                if b"\n" not in chunk:
+                    if len(pending) > REPORT_LINE_LIMIT:  # no report is this long: a flood, dropped to its line's end
+                        pending = bytearray(b"-")
+                    continue
+                *lines, rest = bytes(pending).split(b"\n")
+                pending = bytearray(rest)
                 for line in lines:
                     try:  # a line that is not a report is a JVM message, or something the candidate wrote
                         value = json.loads(line.decode("utf-8", errors="replace")) if line.startswith(b"{") else None
@@ -258,7 +265,7 @@ class TestJvm:
 
     def log_text(self) -> str:
         try:
-            return self.log_path.read_text(errors="replace")[-20000:]
+            return streams.read_tail(self.log_path, 20000)
         except OSError:
             return ""
 

@@ -35,6 +35,10 @@ PASSED = "passed"
 class Sentinel:
     name: str  # the test's id as the runner reports it
     passes: bool  # what it does when nothing interferes
+    # An inverted twin: it calls the test named here, exactly as that test runs, and passes if and only if that test
+    # does not (``passes`` is then unused). A forger that turns failures into passes for tests calling its code,
+    # or for the tests it was asked about, makes the pair agree.
+    inverts: str = ""
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,11 @@ def check_report(reported: Sequence[tuple[str, str]], expected: Expected) -> Che
         return Checked(real, f"forged: {len(repeated)} test(s) reported more than once, e.g. {repeated[0]}")
     for name in (n for n in due if n in sentinels):
         got = outcome.get(name, "missing")
+        if sentinels[name].inverts:
+            twin = outcome.get(sentinels[name].inverts, "missing")
+            if (got == PASSED) == (twin == PASSED):
+                return Checked(real, f"forged: a control test that inverts {sentinels[name].inverts} ({twin}) came out {got}")
+            continue
         if (got == PASSED) != sentinels[name].passes:
             return Checked(real, f"forged: a control test that must {'pass' if sentinels[name].passes else 'fail'} came out {got}")
     asked = {name for groups in expected.phases for group in groups for name in group}

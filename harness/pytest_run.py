@@ -30,12 +30,13 @@ from benchsmith.atomic import atomic_path
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
 from sources.python_repo import Repository
-from harness import sandbox
+from harness import sandbox, streams
 
 log = logging.getLogger(__name__)
 
 PER_TEST_TIMEOUT = 60
 REPORT_LIMIT = 256 << 20  # a whole suite's direct coverage fits; beyond this a report is not ours
+TRUSTED_LOG_BYTES = 64 << 20  # the build's own runs (trusted code) keep this much of a suite's output
 PYTEST_CONFIGS = ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 OWN_CONFIG = ".benchsmith-pytest.ini"
 
@@ -145,7 +146,7 @@ def run_pytest(repo: Repository, copy: Path, node_ids: list[str] | None, slot: i
     """Run the tests (all of them, or *node_ids*) in *copy*; outcomes per node id (the build's trusted runs)."""
     argv, env = trusted_command(repo, copy, node_ids, coverage)
     for attempt in (1, 2):
-        outcome, report = run_reporting(argv, copy, slot, limits, log_path, env)
+        outcome, report = run_reporting(argv, copy, slot, limits, log_path, env, log_limit=TRUSTED_LOG_BYTES)
         # pytest ends with 0 to 5 and always prints its summary; another status, or an empty log, with nothing
         # reported is a process that died before any test ran (killed from outside). Such a run says nothing of the
         # tests, yet its silence would read as every selected test failing (every one a directive): it is made once
@@ -166,72 +167,97 @@ def run_pytest(repo: Repository, copy: Path, node_ids: list[str] | None, slot: i
 
 def run_reporting(argv: list[str], cwd: Path, slot: int, limits: sandbox.Limits, log_path: Path, env: dict[str, str],
                   jail: sandbox.Jail | None = None, lane: int = 0, stall_seconds: float | None = None,
-                  complete_lines_only: bool = False) -> tuple[sandbox.Outcome, PluginReport]:  # fmt: skip
+                  complete_lines_only: bool = False, report_limit: int = REPORT_LIMIT,
+                  log_limit: int = streams.LOG_BYTES) -> tuple[sandbox.Outcome, PluginReport]:  # fmt: skip
     """Run *argv* sandboxed with the write end of a pipe as ``BENCHSMITH_REPORT_FD``; what came through it, parsed.
 
-    Reading stops when the process ends (a child it left behind and that holds the pipe does not keep the run
-    going: it is killed with the rest) or at the wall-clock limit, or (with *stall_seconds*) once nothing has come
-    through the pipe for that long: a hung test. Either way the outcome says it timed out.
+    Its stdout and stderr come through another pipe into a :class:`streams.BoundedLog` at *log_path* (at most
+    *log_limit* bytes of it kept); at most *report_limit* bytes of the report are held. Reading stops when the process
+    ends (a child it left behind and that holds a pipe does not keep the run going: it is killed with the rest) or at
+    the wall-clock limit, or (with *stall_seconds*) once nothing has come through the report pipe for that long: a
+    hung test. Either way the outcome says it timed out.
     """
     started = time.monotonic()
     read_end, write_end = os.pipe()
+    output_read, output_write = os.pipe()
     env = {**env, "BENCHSMITH_REPORT_FD": str(write_end)}
+    output = streams.BoundedLog(log_path, log_limit)
     try:
         try:
             process = sandbox.start(argv, cwd, slot, limits, log_path, env=env, jail=jail, lane=lane,
-                                    stdin=subprocess.DEVNULL, pass_fds=(write_end,))  # fmt: skip
+                                    stdin=subprocess.DEVNULL, stdout=output_write, stderr=output_write,
+                                    pass_fds=(write_end,))  # fmt: skip
         finally:
-            os.close(write_end)  # only the test process holds it now: its end is the pipe's end
+            os.close(write_end)  # only the test process holds them now: its end is the pipes' end
+            os.close(output_write)
         try:
-            data, timed_out = _read_until_exit(read_end, process, started + limits.wall_seconds, stall_seconds)
+            data, timed_out = _read_until_exit(read_end, output_read, output, process,
+                                               started + limits.wall_seconds, report_limit, stall_seconds)  # fmt: skip
         finally:
             sandbox.stop(process, slot)
     finally:
         os.close(read_end)
+        os.close(output_read)
+        output.close()
     seconds = time.monotonic() - started
     return sandbox.Outcome(None if timed_out else process.returncode, timed_out, seconds), \
         parse_report(data, complete_lines_only)
 
 
-def _read_until_exit(fd: int, process: subprocess.Popen, deadline: float,
-                     stall_seconds: float | None = None) -> tuple[bytes, bool]:  # fmt: skip
-    """Everything written to *fd* until *process* ends (at most ``REPORT_LIMIT`` bytes; beyond it a NUL, which no
-    report of ours holds); and whether the deadline (or, once a first byte came, *stall_seconds* without another)
-    came first. Collecting a large suite may take long: the stall clock starts at the first report."""
+_AFTER_EXIT_READS = 256  # chunks read from each pipe once the process ended: a child left behind may keep writing
+
+
+def _read_until_exit(fd: int, output_fd: int, output: streams.BoundedLog, process: subprocess.Popen, deadline: float,
+                     limit: int, stall_seconds: float | None = None) -> tuple[bytes, bool]:  # fmt: skip
+    """Everything written to *fd* until *process* ends (at most *limit* bytes; beyond it a NUL, which no report of
+    ours holds), what came through *output_fd* fed to *output*; and whether the deadline (or, once a first report
+    byte came, *stall_seconds* without another) came first. Collecting a large suite may take long: the stall clock
+    starts at the first report."""
     final_deadline = deadline
-    chunks: list[bytes] = []
+    report = bytearray()
     size = 0
-    closed = False  # every writer closed the pipe; the process may still run (it can close its end itself)
-    os.set_blocking(fd, False)
+    open_fds = {fd, output_fd}  # until every writer closed it; the process may still run (it can close its end itself)
+    for each in open_fds:
+        os.set_blocking(each, False)
 
     def received() -> bytes:
-        return b"".join(chunks) + (b"\0" if size > REPORT_LIMIT else b"")
+        return bytes(report) + (b"\0" if size > limit else b"")
+
+    def drain(each: int, chunks: int | None) -> None:
+        nonlocal size, deadline
+        while chunks is None or chunks > 0:
+            try:
+                chunk = os.read(each, 1 << 16)
+            except BlockingIOError:
+                return
+            if not chunk:
+                open_fds.discard(each)
+                return
+            if each == output_fd:
+                output.write(chunk)
+            else:
+                size += len(chunk)
+                if stall_seconds is not None:
+                    deadline = min(final_deadline, time.monotonic() + stall_seconds)
+                if size <= limit:
+                    report.extend(chunk)
+            if chunks is not None:
+                chunks -= 1
 
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return received(), True
-        if closed:
+        if not open_fds:
             try:
                 process.wait(timeout=remaining)
             except subprocess.TimeoutExpired:
                 return received(), True
             return received(), False
-        readable, _, _ = select.select([fd], [], [], min(remaining, 0.05))
+        readable, _, _ = select.select(sorted(open_fds), [], [], min(remaining, 0.05))
         exited = process.poll() is not None
-        while readable or exited:  # whatever is in the pipe now
-            try:
-                chunk = os.read(fd, 1 << 16)
-            except BlockingIOError:
-                break
-            if not chunk:
-                closed = True
-                break
-            size += len(chunk)
-            if stall_seconds is not None:
-                deadline = min(final_deadline, time.monotonic() + stall_seconds)
-            if size <= REPORT_LIMIT:
-                chunks.append(chunk)
+        for each in sorted(open_fds if exited else readable):
+            drain(each, _AFTER_EXIT_READS if exited else 16)
         if exited:
             return received(), False
 

@@ -36,12 +36,13 @@ import sys
 import tempfile
 import time
 import tokenize
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchsmith.config import cache_dir
 from benchsmith.schema import ClassBenchTask
-from harness import sandbox
+from harness import sandbox, streams
 from harness.outcomes import Expected, Sentinel, check_report, plausible_names, shuffled
 from harness.pytest_run import OWN_CONFIG, describe_missing, missing_imports, plugin_dir, pytest_argv, run_reporting
 from harness.python_view import public_view
@@ -101,6 +102,8 @@ def defines_class(code: str, class_name: str) -> tuple[bool, str]:
 log = logging.getLogger(__name__)
 
 BYTECODE_FORMAT = 1
+TWINS = 8  # inverted twins per run, of directives drawn at random from the file carrying the sentinels
+TAMPERED = "benchsmith::tampered"  # directcov's report that the candidate swapped a collected test for its own code
 # Run as root by the environment's interpreter on the view (its files are read and compiled, never run): every module
 # compiled into a pycache prefix under the name it has where the jail lays the view, as a pyc checked against its
 # source's hash (the candidate's module, laid over the view's, never passes for it, whatever its size and time), and
@@ -142,6 +145,13 @@ for folder, dirs, files in os.walk(view):
 """
 
 
+def candidate_report_limit(tests: int) -> int:
+    """The report a candidate's run may send: one line per asked test, each with a message of at most
+    ``MESSAGE_LIMIT`` characters (JSON escapes take up to six bytes each), and room to spare; never more than 32 MiB,
+    which the harness holds in memory."""
+    return min(max(1 << 20, tests * 16 << 10), 32 << 20)
+
+
 @dataclass(frozen=True)
 class _SentinelHost:
     """A directive test file that can carry the sentinels: its path, and how its test functions are named."""
@@ -149,13 +159,18 @@ class _SentinelHost:
     path: str
     prefix: str  # "test_" or "test" (then camel case), as its own module-level tests are named
     names: tuple[str, ...]  # every module-level name it defines
+    twins: tuple[str, ...] = ()  # its directives that an inverted twin can call as they are: no argument, no decorator
 
 
 class TaskRunner:
     """Runs candidates of one task in one sandbox slot, each in a jail of its own over the task's public view."""
 
-    def __init__(self, task: ClassBenchTask, slot: int, limits: sandbox.Limits, logs: Path, lane: int = 0):
+    def __init__(self, task: ClassBenchTask, slot: int, limits: sandbox.Limits, logs: Path, lane: int = 0,
+                 second_opinion: bool = True):  # fmt: skip
         self.task = task
+        # Every plausible verdict is judged again in a run arranged otherwise (other sentinels and twins, another
+        # order of the tests and of their files): a forgery tuned to one run fails the other.
+        self.second_opinion = second_opinion
         self.slot = slot
         self.lane = lane
         self.limits = limits
@@ -182,6 +197,26 @@ class TaskRunner:
         self.hosts = _sentinel_hosts(self.view, list(task.test_directives), task.file_path)
         self.files = sorted({d.split("::", 1)[0] for d in task.test_directives})
         self.pycache = self._bytecode()
+        self.hosts = [self._calibrated(host) for host in self.hosts]
+
+    def _calibrated(self, host: _SentinelHost) -> _SentinelHost:
+        """*host* with only the twins that disagree with their directive when the ground truth runs (trusted code, one
+        run per host): a test that depends on running once (a file it creates, a counter) makes no twin."""
+        if not host.twins:
+            return host
+        folder = Path(tempfile.mkdtemp(prefix="calibration-", dir=self.scratch))
+        try:
+            outcome, report, sentinels = self._run(reference_solution(self.task), f"twins-{len(self.hosts)}", folder,
+                                                   list(self.task.test_directives), host=host)  # fmt: skip
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        outcomes = dict(report.tests)
+        kept = tuple(s.inverts.split("::", 1)[1] for s in sentinels
+                     if s.inverts and outcomes.get(s.inverts) == "passed" and outcomes.get(s.name) == "failed")  # fmt: skip
+        if len(kept) < len(host.twins):
+            log.info("%s: %d of %d directives make no inverted twin (they do not pass twice under the ground truth)",
+                     host.path, len(host.twins) - len(kept), len(host.twins))  # fmt: skip
+        return dataclasses.replace(host, twins=kept)
 
     def evaluate(self, code: str, name: str) -> Verdict:
         started = time.monotonic()
@@ -190,9 +225,18 @@ class TaskRunner:
         if not ok:
             return Verdict("uncompilable", tests_failed=len(directives), failing_tests=directives, reason=reason,
                            seconds=time.monotonic() - started)  # fmt: skip
+        verdict = self._judge(code, name, directives, started, second=False)
+        if verdict.status == "plausible" and self.second_opinion:
+            again = self._judge(code, f"{name}.second", directives, started, second=True)
+            if again.status != "plausible":
+                again.reason = f"second opinion (other sentinels, another order): {again.reason}"
+            verdict = again
+        return verdict
+
+    def _judge(self, code: str, name: str, directives: list[str], started: float, second: bool) -> Verdict:
         folder = Path(tempfile.mkdtemp(prefix="candidate-", dir=self.scratch))
         try:
-            outcome, report, sentinels = self._run(code, name, folder, directives)
+            outcome, report, sentinels = self._run(code, name, folder, directives, second)
         finally:
             shutil.rmtree(folder, ignore_errors=True)  # fd-based: never follows a link the sandbox planted
         seconds = time.monotonic() - started
@@ -208,6 +252,9 @@ class TaskRunner:
         expected = Expected([[(*directives, *(s.name for s in sentinels))]], sentinels, run_all=True)
         checked = check_report(report.tests, expected)
         forged = f"forged: the report is not our plugin's ({report.malformed})" if report.malformed else checked.forged
+        tampered = [message for node, message in report.messages.items() if node == TAMPERED]
+        if tampered and not forged:
+            forged = f"forged: {tampered[0]}"
         if forged:
             return Verdict("wrong", compiled=True, tests_failed=len(directives), failing_tests=directives,
                            reason=forged, path="pytest", seconds=seconds)  # fmt: skip
@@ -222,14 +269,15 @@ class TaskRunner:
             verdict.reason = f"{len(failing)} of {len(directives)} directives fail, first {first} " \
                              f"({checked.outcomes[first]})"
             if checked.outcomes[first] == "missing":  # not collected: say why when an import is what failed
-                log_path = self.logs / f"{name}.log"
-                missing = missing_imports(log_path.read_text(errors="replace") if log_path.is_file() else "", self.tree)
+                missing = missing_imports(streams.read_tail(self.logs / f"{name}.log"), self.tree)
                 if missing:
                     verdict.reason += f"; {describe_missing(missing[:1])}"
         return verdict
 
-    def _run(self, code: str, name: str, folder: Path, directives: list[str]):
-        """One jailed pytest run of *code*; *folder* (root's, fresh) holds what the harness lays into the jail."""
+    def _run(self, code: str, name: str, folder: Path, directives: list[str], second: bool = False,
+             host: _SentinelHost | None = None):  # fmt: skip
+        """One jailed pytest run of *code*; *folder* (root's, fresh) holds what the harness lays into the jail. The
+        sentinels go into *host* (with every twin it allows), else into a host drawn at random."""
         folder.chmod(0o755)  # without a mount namespace the sandbox uid walks through it to its copy
         inputs = folder / "in"  # written by the harness, read-only to the sandbox, never read back
         inputs.mkdir(mode=0o755)
@@ -238,10 +286,11 @@ class TaskRunner:
         module.write_text(insert_class(self.removed, code), encoding="utf-8", errors="surrogateescape")
         placed = [(module, tree / self.task.file_path)]
         sentinels: list[Sentinel] = []
-        if self.hosts:
-            host = self.rng.choice(self.hosts)
+        if host is not None or self.hosts:
+            every_twin = host is not None
+            host = host or self.rng.choice(self.hosts)
             carrier = inputs / "sentinels.py"
-            sentinels = self._write_sentinels(host, carrier)
+            sentinels = self._write_sentinels(host, carrier, every_twin)
             placed.append((carrier, tree / host.path))
         selection = inputs / "select"
         asked = [*directives, *(s.name for s in sentinels)]
@@ -249,10 +298,11 @@ class TaskRunner:
         for path in inputs.iterdir():
             path.chmod(0o644)
         jail = self._jail(read_only=(self.pycache, inputs), placed=tuple(placed))
-        env = {**self._env(self.pycache), "PYTHONDONTWRITEBYTECODE": "1", "BENCHSMITH_SELECT": str(selection)}
-        argv = self._argv() + sorted({node.split("::", 1)[0] for node in asked})
+        env = {**self._env(self.pycache), "PYTHONDONTWRITEBYTECODE": "1", "BENCHSMITH_SELECT": str(selection),
+               "BENCHSMITH_CANDIDATE": str(tree / self.task.file_path)}  # its code is refused the runner (directcov)
+        argv = self._argv() + sorted({node.split("::", 1)[0] for node in asked}, reverse=second)
         outcome, report = run_reporting(argv, tree, self.slot, self.limits, self.logs / f"{name}.log", env, jail=jail,
-                                        lane=self.lane)  # fmt: skip
+                                        lane=self.lane, report_limit=candidate_report_limit(len(asked)))  # fmt: skip
         return outcome, report, sentinels
 
     def _jail(self, read_only: tuple[Path, ...] = (), writable: tuple[Path, ...] = (),
@@ -270,12 +320,14 @@ class TaskRunner:
         config = self.tree / OWN_CONFIG if (self.view / OWN_CONFIG).is_file() else None
         return pytest_argv(self.repo, self.tree, config)
 
-    def _write_sentinels(self, host: _SentinelHost, carrier: Path) -> list[Sentinel]:
-        """*host*'s text with two tests appended, alike in shape: one must pass, one must fail. Their names are made of
+    def _write_sentinels(self, host: _SentinelHost, carrier: Path, every_twin: bool = False) -> list[Sentinel]:
+        """*host*'s text with tests appended: two alike in shape (one must pass, one must fail), and inverted twins of
+        up to ``TWINS`` of its directives (each calls one and passes if and only if it fails). Their names are made of
         the file's own words, so that nothing but their bodies tells them from the file's tests."""
         stems = [n.removeprefix(host.prefix) for n in host.names]
+        twins = list(host.twins) if every_twin else self.rng.sample(host.twins, k=min(len(host.twins), TWINS))
         while True:
-            made = plausible_names(stems, 2, self.rng, "snake" if host.prefix.endswith("_") else "camel")
+            made = plausible_names(stems, 2 + len(twins), self.rng, "snake" if host.prefix.endswith("_") else "camel")
             names = [host.prefix + n for n in made]
             if not set(names) & set(host.names):
                 break
@@ -284,10 +336,16 @@ class TaskRunner:
         for number, test in enumerate(names):
             word = self.rng.choice(words)
             passes = number == 0
+            if number >= 2:  # calls a directive as it runs, and passes if and only if it does not
+                real = twins[number - 2]
+                functions.append(f"def {test}():\n    try:\n        {real}()\n    except BaseException:\n        return\n"
+                                 f"    raise AssertionError({real + ' passed'!r})\n")  # fmt: skip
+                sentinels.append(Sentinel(f"{host.path}::{test}", False, inverts=f"{host.path}::{real}"))
+                continue
             size = len(word) if passes else len(word) + self.rng.choice([-2, -1, 1, 2, 3])
             functions.append(f"def {test}():\n    assert len({word!r}) == {size}\n")
             sentinels.append(Sentinel(f"{host.path}::{test}", passes))
-        order = shuffled(["0", "1"], self.rng)
+        order = shuffled([str(n) for n in range(len(functions))], self.rng)
         text = (self.view / host.path).read_bytes()
         tail = "\n\n" + "\n\n".join(functions[int(i)] for i in order)
         carrier.write_bytes(text + (b"" if text.endswith(b"\n") or not text else b"\n") + tail.encode("ascii"))
@@ -400,7 +458,11 @@ def _sentinel_hosts(view: Path, directives: list[str], module_path: str) -> list
         prefixes = {"test_" if n.startswith("test_") else "test" if n.startswith("test") else "" for n in names}
         if prefixes - {"test_", "test"} or len(prefixes) > 1:
             continue  # tests named another way (a python_functions of its own): appended ones might not be collected
-        hosts.append((bool(names), _SentinelHost(path, prefixes.pop() if prefixes else "test_", defined)))
+        callable_as_is = tuple(sorted(
+            n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in names and not n.decorator_list
+            and not (n.args.args or n.args.posonlyargs or n.args.kwonlyargs or n.args.vararg or n.args.kwarg)
+            and f"{path}::{n.name}" in directives))  # fmt: skip
+        hosts.append((bool(names), _SentinelHost(path, prefixes.pop() if prefixes else "test_", defined, callable_as_is)))
     with_functions = [h for has, h in hosts if has]
     return with_functions or [h for _, h in hosts]
 

@@ -144,6 +144,7 @@ def summarise(results: list[Result], ks: list[int], ranking: list[RankedCandidat
             "CR": compile_rate(rows),
             "statuses": {s: sum(r.status == s for r in rows) for s in ("plausible", "wrong", "uncompilable", "timeout", "error")},
             "projects": by_project,
+            "suspicious plausible": suspicious_plausible(rows),
         }
         nodes = node_throughput(attempts)
         if len(nodes) > 1:
@@ -162,6 +163,18 @@ def summarise(results: list[Result], ks: list[int], ranking: list[RankedCandidat
                     stats[f"r.pass@{k}"] = mean_ranked_pass_at_k(mine, ranked, k)[0]
                     stats[f"r.pass@{k} compiling"] = mean_ranked_pass_at_k(mine, ranked, k, compiling_only=True)[0]
     return summary
+
+
+def suspicious_plausible(rows: list[Result]) -> dict:
+    """The plausible verdicts whose code the screen flagged (``Result.suspicious``): how many, of how many instances,
+    and how often each primitive."""
+    flagged = [r for r in rows if r.status == "plausible" and r.suspicious]
+    primitives: dict[str, int] = defaultdict(int)
+    for row in flagged:
+        for name in row.suspicious.split(","):
+            primitives[name] += 1
+    return {"candidates": len(flagged), "instances": len({r.instance_id for r in flagged}),
+            "primitives": dict(sorted(primitives.items()))}
 
 
 def node_throughput(rows: list[Result]) -> dict[str, dict[str, float]]:
@@ -230,6 +243,11 @@ def render_table(summary: dict, ks: list[int], metrics: tuple[str, ...] = METRIC
         lines.append("Candidates per bug (mean over bugs, as seed 001's Table 2): "
                      + ", ".join(f"{name} {'n/a' if math.isnan(v) else f'{v:.1f}%'}" for name, v in stats.items()))  # fmt: skip
         lines.append("Statuses: " + ", ".join(f"{s} {n}" for s, n in run["statuses"].items()))
+        flagged = run.get("suspicious plausible", {})
+        if flagged.get("candidates"):
+            lines.append(f"Plausible but suspicious (their code uses primitives the ground truth does not; counted "
+                         f"apart for review): {flagged['candidates']} candidates of {flagged['instances']} instances, "
+                         + ", ".join(f"{name} {n}" for name, n in flagged["primitives"].items()))  # fmt: skip
         lines.append("")
         lines.extend(_node_table(run))
         lines.extend(_agent_tables(run))

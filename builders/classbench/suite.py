@@ -24,7 +24,7 @@ from pathlib import Path
 
 from benchsmith.errors import BenchsmithError
 from harness import sandbox
-from harness.pytest_run import PluginReport, default_targets, run_reporting, trusted_command
+from harness.pytest_run import TRUSTED_LOG_BYTES, PluginReport, default_targets, run_reporting, trusted_command
 from sources.python_repo import Repository
 
 log = logging.getLogger(__name__)
@@ -189,7 +189,8 @@ def _run_unit(repo, copy, slot, unit: _Unit, log_path: Path, policy: SuitePolicy
     env["BENCHSMITH_REPORT_COLLECTED"] = "1"
     seconds = min(policy.unit_seconds, policy.stall_seconds) if unit.single else policy.unit_seconds
     outcome, report = run_reporting(argv, copy, slot, suite_limits(seconds), log_path, env,
-                                    stall_seconds=policy.stall_seconds, complete_lines_only=True)  # fmt: skip
+                                    stall_seconds=policy.stall_seconds, complete_lines_only=True,
+                                    log_limit=TRUSTED_LOG_BYTES)  # fmt: skip
     if report.malformed:
         raise BenchsmithError(f"{log_path}: the report of a trusted run is unreadable: {report.malformed}")
     return report, outcome, _reason(outcome, seconds, policy.stall_seconds, log_path)

@@ -49,6 +49,7 @@ class EvalOptions:
     limits: Limits = Limits()
     fast: bool = True
     regression: bool = False  # run the relevant tests even after a trigger test fails (Table 2's "Regression")
+    second_opinion: bool = True  # Python classbench: judge every plausible verdict again, arranged otherwise
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,7 @@ class Benchmark(ABC, Generic[R]):
     strategies: ClassVar[tuple[str, ...]]  # what ``generate --strategy`` accepts
     report_columns: ClassVar[tuple[str, ...]] = ("pass@k", "TR")  # per project, beside instances and solved
     describer: ClassVar[Describer | None] = None  # None: its records carry no descriptions to write
+    language: ClassVar[str] = ""  # of its candidates' code, for the screen (harness.screen); "": not screened
 
     @abstractmethod
     def instance_id(self, record: R) -> str: ...
@@ -145,6 +147,10 @@ class Benchmark(ABC, Generic[R]):
 
     @abstractmethod
     def reference_candidates(self, records: list[R], mutants: int, seed: int) -> list[ReferenceCandidate]: ...
+
+    def ground_truth(self, record: R) -> str:
+        """The gold candidate's code: what the screen holds a candidate's primitives against."""
+        return next((r.code for r in self.reference_candidates([record], 0, 0) if r.kind == "gold"), "")
 
     def ranking_anchor(self, record: R) -> str | None:
         """The text a candidate's embedding is compared with by ``benchsmith rank``; None: not rankable."""

@@ -49,6 +49,7 @@ class ClassDescriber(Describer[ClassBenchTask]):
 
 class ClassBench(Benchmark[ClassBenchTask]):
     name = "classbench"
+    language = "python"
     record_type = ClassBenchTask
     strategies = CLASSBENCH_STRATEGIES
     describer = ClassDescriber()
@@ -72,7 +73,7 @@ class ClassBench(Benchmark[ClassBenchTask]):
     def runners(self, options: EvalOptions) -> Callable[[ClassBenchTask, int, Path], CandidateRunner]:
         from harness.python_runner import TaskRunner
 
-        return lambda task, slot, logs: TaskRunner(task, slot, options.limits, logs)
+        return lambda task, slot, logs: TaskRunner(task, slot, options.limits, logs, second_opinion=options.second_opinion)
 
     def agent_task(self, record: ClassBenchTask, description: str | None) -> AgentTask:
         return _agent_task(record, description or "detailed")

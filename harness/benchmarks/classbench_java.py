@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 class ClassBenchJava(Benchmark[ClassBenchTask]):
     name = "classbench-java"
+    language = "java"
     record_type = ClassBenchTask
     strategies = CLASSBENCH_STRATEGIES
     report_columns = ("pass@k", "TR", "CR")

@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 
 class NL2Fix(Benchmark[NL2FixInstance]):
     name = "nl2fix"
+    language = "java"
     record_type = NL2FixInstance
     strategies = NL2FIX_STRATEGIES
 

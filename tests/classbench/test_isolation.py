@@ -138,17 +138,31 @@ def test_sentinels_read_like_the_files_own_tests(task, tmp_path):
     assert text.startswith(original)
     added = [n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef) and f"def {n.name}(" not in original]
     assert sorted(f"{host.path}::{n.name}" for n in added) == sorted(s.name for s in first)
-    assert all(n.name.startswith("test_") and len(n.body) == 1 and isinstance(n.body[0], ast.Assert) for n in added)
-    assert sorted(s.passes for s in first) == [False, True]
+    assert all(n.name.startswith("test_") for n in added)
+    fixed = [s for s in first if not s.inverts]
+    twins = [s for s in first if s.inverts]
+    assert sorted(s.passes for s in fixed) == [False, True]
+    by_name = {n.name: n for n in added}
+    assert all(len(by_name[s.name.split("::")[1]].body) == 1 for s in fixed)
+    # Every directive of the file that can be called as it is has an inverted twin (the ground truth passes them all).
+    assert sorted(s.inverts for s in twins) == sorted(f"{host.path}::{name}" for name in host.twins)
+    assert sorted(host.twins) == sorted(d.split("::")[1] for d in task.test_directives)  # six, each callable as it is
     namespace: dict = {}
     exec(compile(ast.Module(body=added, type_ignores=[]), "sentinels", "exec"), namespace)
-    for sentinel in first:
+    for sentinel in fixed:
         function = namespace[sentinel.name.split("::")[1]]
         if sentinel.passes:
             function()
         else:
             with pytest.raises(AssertionError):
                 function()
+    for twin in twins:  # it passes when the directive it calls fails, and fails when it passes
+        directive = twin.inverts.split("::")[1]
+        namespace[directive] = lambda: None
+        with pytest.raises(AssertionError):
+            namespace[twin.name.split("::")[1]]()
+        namespace[directive] = lambda: 1 / 0
+        namespace[twin.name.split("::")[1]]()
     assert {s.name for s in first} != {s.name for s in second}  # new names for every candidate
 
 

@@ -70,3 +70,18 @@ def test_each_node_s_throughput_is_reported_from_the_runs_it_made():
     assert "| n2 | 2 | 4.0 | 30.0 |" in table
     one_node = render_table(summarise([replace(r, node="n1") for r in rows], [1]), [1])
     assert "Judged per node" not in one_node
+
+
+def test_plausible_verdicts_the_screen_flagged_are_counted_apart():
+    from dataclasses import replace
+
+    from harness.report import render_table, summarise
+
+    rows = [replace(result("A-1", "plausible"), candidate_id="a", suspicious="frames,gc"),
+            replace(result("A-1", "plausible"), candidate_id="b"),
+            replace(result("B-1", "wrong"), candidate_id="c", suspicious="gc"),  # not plausible: nothing to count apart
+            replace(result("B-1", "plausible"), candidate_id="d", suspicious="gc")]  # fmt: skip
+    (summary,) = summarise(rows, [1]).values()
+    assert summary["suspicious plausible"] == {"candidates": 2, "instances": 2, "primitives": {"frames": 1, "gc": 2}}
+    assert "Plausible but suspicious" in render_table(summarise(rows, [1]), [1])
+    assert "Plausible but suspicious" not in render_table(summarise([replace(r, suspicious="") for r in rows], [1]), [1])

@@ -67,3 +67,14 @@ def test_plausible_names_are_new_identifiers_made_of_the_projects_words():
     assert all(n.isidentifier() and n[0].isupper() for n in names)
     snake = plausible_names(["test_parse_value", "test_class", "test_import_it"], 3, rng, "snake")
     assert all(n.isidentifier() and "class" not in n.split("_") and "import" not in n.split("_") for n in snake)
+
+
+def test_an_inverted_twin_must_disagree_with_the_test_it_calls():
+    twin = Sentinel("t.py::test_twin", False, inverts=RELEVANT[0])
+    rules = Expected([[(*TRIGGER, MUST_PASS), (*RELEVANT, PAIR_PASS, MUST_FAIL, twin.name)]],
+                     [Sentinel(MUST_PASS, True), Sentinel(MUST_FAIL, False), Sentinel(PAIR_PASS, True), twin], True)  # fmt: skip
+    assert not check_report([*honest(), (twin.name, "failed")], rules).forged
+    assert not check_report([*honest(**{RELEVANT[0]: "failed"}), (twin.name, "passed")], rules).forged
+    # the real test turned into a pass while its inversion still passes: both saw the same failure
+    assert "inverts" in check_report([*honest(), (twin.name, "passed")], rules).forged
+    assert "inverts" in check_report([*honest(**{RELEVANT[0]: "failed"}), (twin.name, "failed")], rules).forged

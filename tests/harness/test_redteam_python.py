@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 from benchsmith.schema import ClassBenchTask, read_records
-from harness import sandbox
+from harness import sandbox, streams
 from harness.python_runner import TaskRunner, reference_solution
 
 LIMITS = sandbox.Limits(wall_seconds=30)
@@ -69,6 +69,42 @@ def escape(gold: str, attempt: str) -> str:
 
 def with_prelude(code: str, prelude: str) -> str:
     return textwrap.dedent(prelude).strip("\n") + "\n\n" + code
+
+
+SELECTIVE = """
+import os as _os
+import pytest as _pytest
+_CALLED, _ON_CALL = set(), []
+
+
+def _note():
+    _CALLED.add(_os.environ.get('PYTEST_CURRENT_TEST', '').rsplit(' ', 1)[0])
+    while _ON_CALL:
+        try:
+            _ON_CALL.pop()()
+        except Exception:
+            pass
+
+
+class _Flip:
+    \"\"\"Failed reports become passes, only for tests that called this module: the sentinels stay honest.\"\"\"
+
+    @_pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        if report.failed and item.nodeid in _CALLED:
+            report.outcome, report.longrepr = 'passed', None
+"""
+
+
+def selective(wrong: str, reach: str) -> str:
+    """*wrong*, noting every test that calls its area(), after *reach* (wrapped: a refusal leaves the class as it is)
+    tried to turn those tests' failures into passes."""
+    attempt = "try:\n" + textwrap.indent(textwrap.dedent(reach).strip("\n"), "    ") + "\nexcept Exception:\n    pass\n"
+    noted = wrong.replace("        total = 0.0\n", "        _note()\n        total = 0.0\n", 1)
+    assert noted != wrong
+    return SELECTIVE.strip("\n") + "\n\n" + attempt + "\n" + noted
 
 
 def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
@@ -136,7 +172,7 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                 self.outcome, self.longrepr = 'passed', None
                 self.__dict__.pop('wasxfail', None)
             _reports.TestReport.__init__ = _passing
-        """), forged=True),
+        """)),  # its import of pytest's internals is refused (directcov's guard): it fails to load
         Run("reportlog-patch", with_prelude(wrong, """
             import sys
             for _name, _module in list(sys.modules.items()):
@@ -173,7 +209,7 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                         setattr(_plugin, _key, _write)
                     elif _value is json.dumps:
                         setattr(_plugin, _key, _fake_json.dumps)
-        """), forged=True),
+        """)),  # the plugin bound what it sends with at import: the wrong class is judged as it is
         Run("fd-forge", with_prelude(wrong, """
             import json, os
             _fd = os.environ.get('BENCHSMITH_REPORT_FD')
@@ -341,6 +377,93 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
         """)),
         Run("os-exit-in-class-body", gold.replace('    """A closed polygon."""\n', '    """A closed polygon."""\n    import os\n    os._exit(0)\n', 1)),
         Run("sys-exit-at-import", with_prelude(gold, "import sys\nsys.exit(0)")),
+        # --- reaching the runner from inside (harness.directcov's guard; inverted twins; the second opinion)
+        Run("gc-plugin-selective", selective(wrong, """
+            import gc
+            for _config in [o for o in gc.get_objects() if type(o).__name__ == 'Config']:
+                _config.pluginmanager.register(_Flip())
+        """)),
+        Run("pdb-config-plugin-selective", selective(wrong, """
+            import sys
+            sys.modules['_pytest.debugging'].pytestPDB._config.pluginmanager.register(_Flip())
+        """), forged=True),
+        Run("frame-walk-selective", selective(wrong, """
+            import sys
+            def _reach():
+                _frame = sys._getframe()
+                while _frame is not None:
+                    _item = _frame.f_locals.get('item')
+                    if _item is not None and hasattr(_item, 'config'):
+                        _item.config.pluginmanager.register(_Flip())
+                        return
+                    _frame = _frame.f_back
+            _ON_CALL.append(_reach)
+        """)),
+        Run("settrace-selective", selective(wrong, """
+            import sys, threading
+            def _tracer(frame, event, arg):
+                if event == 'call' and frame.f_code.co_name == 'pytest_runtest_logreport':
+                    _report = frame.f_locals.get('report')
+                    if _report is not None and _report.failed and _report.nodeid in _CALLED:
+                        _report.outcome, _report.longrepr = 'passed', None
+            sys.settrace(_tracer)
+            threading.settrace(_tracer)
+        """)),
+        Run("ctypes-frame-selective", selective(wrong, """
+            import importlib
+            _ctypes = importlib.import_module('ctypes')
+            def _reach():
+                _get = _ctypes.pythonapi.PyEval_GetFrame
+                _get.restype = _ctypes.py_object
+                _frame = _get()
+                while _frame is not None:
+                    _item = _frame.f_locals.get('item')
+                    if _item is not None and hasattr(_item, 'config'):
+                        _item.config.pluginmanager.register(_Flip())
+                        return
+                    _frame = _frame.f_back
+            _ON_CALL.append(_reach)
+        """)),
+        Run("test-module-swap", selective(wrong, """
+            import sys, types
+            def _passing():
+                pass
+            for _name, _module in list(sys.modules.items()):
+                if (getattr(_module, '__file__', '') or '').endswith('test_shapes.py'):
+                    class _Fake(types.ModuleType):  # the real module's names, its tests of this class passing
+                        def __getattribute__(self, attr, _real=_module):
+                            names = dict(vars(_real))
+                            for key, value in list(names.items()):
+                                code = getattr(value, '__code__', None)
+                                if key.startswith('test') and code is not None and {'square', 'Polygon'} & set(code.co_names):
+                                    names[key] = _passing
+                            return names if attr == '__dict__' else names[attr] if attr in names else getattr(_real, attr)
+                    sys.modules[_name] = _Fake(_name)
+        """), forged=True),
+        # --- floods: the harness holds and keeps a bounded part of them (checked after the run)
+        Run("stdout-stderr-flood", wrong.replace("        total = 0.0\n", (
+            "        import sys\n        _line = 'x' * 1023 + '\\n'\n"
+            "        for _ in range(64 * 1024):\n            sys.stdout.write(_line)\n            sys.stderr.write(_line)\n"
+            "        total = 0.0\n"), 1)),
+        Run("saved-fd-and-tree-flood", with_prelude(wrong, """
+            import os, stat
+            _chunk = b'y' * (1 << 20)
+            _report = int(os.environ.get('BENCHSMITH_REPORT_FD', '-1'))
+            for _fd in range(3, 64):
+                try:
+                    if _fd == _report or not stat.S_ISFIFO(os.fstat(_fd).st_mode):
+                        continue
+                    for _ in range(250):
+                        os.write(_fd, _chunk)
+                except OSError:
+                    pass
+            try:
+                with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'flood.log'), 'wb') as _handle:
+                    for _ in range(250):
+                        _handle.write(_chunk)
+            except OSError:
+                pass
+        """)),
         Run("closes-the-report", with_prelude(wrong, """
             import os
             for _fd in range(3, 256):
@@ -443,6 +566,8 @@ def test_hostile_candidates_never_pass_and_change_nothing(mode, task, geometry_d
         assert set(verdict.failing_tests) <= set(task.test_directives), (name, verdict.failing_tests)
         assert verdict.tests_passed + verdict.tests_failed == len(task.test_directives), (name, verdict)
     assert snapshot(*guarded) == before
+    logs = sorted((tmp_path / "logs").glob("*.log"))
+    assert logs and max(p.stat().st_size for p in logs) <= streams.LOG_BYTES + 200, "a candidate's log outgrew its cap"
     assert not (Path("/tmp") / PLANT).exists() or mode == "copies"
     assert not (Path("/dev/shm") / PLANT).exists() or mode == "copies"
     assert not (Path("/tmp") / f"{PLANT}-daemon").exists() or mode == "copies"

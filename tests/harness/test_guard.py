@@ -1,0 +1,128 @@
+"""directcov's guard: what the candidate's module is refused while its code is on the stack, and what honest code
+(its own, the project's, the standard library's, pytest's) still does. Runs pytest on a small tree, unsandboxed."""
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from harness.pytest_run import plugin_dir
+
+CANDIDATE = '''
+import dataclasses, collections, inspect, logging, traceback, warnings
+import helper  # a project module that loads ctypes for itself
+
+
+@dataclasses.dataclass
+class Box:
+    size: int
+
+
+Pair = collections.namedtuple("Pair", "a b")
+
+
+class Candidate:
+    def honest(self):
+        warnings.warn("old", DeprecationWarning)
+        logging.getLogger("x").warning("logged")
+        try:
+            raise ValueError("x")
+        except ValueError:
+            text = traceback.format_exc()
+        assert "ValueError" in text and "".join(traceback.format_stack())
+        assert list(inspect.signature(Box).parameters) == ["size"]
+        return Box(3).size + Pair(1, 2).b + helper.absolute(-4)
+
+    def attempt(self, what):
+        import gc, importlib, sys
+        attempts = {
+            "gc": lambda: gc.get_objects(),
+            "referrers": lambda: gc.get_referrers(self),
+            "getframe": lambda: sys._getframe(0),
+            "currentframe": lambda: inspect.currentframe(),
+            "stack": lambda: inspect.stack(),
+            "walk_stack": lambda: next(traceback.walk_stack(None)),
+            "tb_frame": lambda: self._traceback().tb_frame,
+            "settrace": lambda: sys.settrace(lambda *a: None),
+            "setprofile": lambda: sys.setprofile(lambda *a: None),
+            "current_frames": lambda: sys._current_frames(),
+            "ctypes": lambda: importlib.import_module("ctypes").pythonapi.PyEval_GetFrame,
+            "code_replace": lambda: self.honest.__code__.replace(co_name="other"),
+            "set_code": lambda: setattr(Candidate.honest, "__code__", Candidate.attempt.__code__),
+            "import_pytest_internals": lambda: exec("import _pytest.reports", {"__file__": __file__}),
+            "compiled_elsewhere": lambda: exec(compile("import sys\\nsys._getframe(0)", "/usr/lib/python3/fake.py", "exec")),
+        }
+        try:
+            attempts[what]()
+        except (RuntimeError, ImportError) as exc:
+            assert "benchsmith" in str(exc), exc
+            return "refused"
+        return "allowed"
+
+    def _traceback(self):
+        try:
+            raise KeyError
+        except KeyError as exc:
+            return exc.__traceback__
+'''
+
+HELPER = '''
+import ctypes
+
+def absolute(value):
+    return ctypes.CDLL(None).abs(value)
+'''
+
+ATTEMPTS = ["gc", "referrers", "getframe", "currentframe", "stack", "walk_stack", "tb_frame", "settrace", "setprofile",
+            "current_frames", "ctypes", "code_replace", "set_code", "import_pytest_internals", "compiled_elsewhere"]
+
+TESTS = '''
+import gc, sys, inspect
+import pytest
+from candidate import Candidate
+
+
+def test_honest_code_runs():
+    assert Candidate().honest() == 9
+
+
+@pytest.mark.parametrize("what", {attempts!r})
+def test_refused(what):
+    assert Candidate().attempt(what) == "refused"
+
+
+def test_the_tests_own_code_is_not_the_candidates():
+    assert gc.get_objects() and sys._getframe(0) and inspect.currentframe()
+'''
+
+
+@pytest.fixture(scope="module")
+def guarded_run(tmp_path_factory) -> subprocess.CompletedProcess:
+    root = tmp_path_factory.mktemp("guarded")
+    (root / "candidate.py").write_text(textwrap.dedent(CANDIDATE))
+    (root / "helper.py").write_text(textwrap.dedent(HELPER))
+    (root / "test_candidate.py").write_text(TESTS.format(attempts=ATTEMPTS))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(plugin_dir()), str(root)]),
+           "BENCHSMITH_CANDIDATE": str(root / "candidate.py"), "PYTHONDONTWRITEBYTECODE": "1"}  # fmt: skip
+    env.pop("BENCHSMITH_REPORT_FD", None)
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "benchsmith_directcov",
+                           "-W", "ignore::DeprecationWarning", str(root / "test_candidate.py")], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+
+
+def test_the_guard_refuses_the_candidate_and_lets_honest_code_run(guarded_run):
+    assert guarded_run.returncode == 0, guarded_run.stdout[-4000:]
+    assert f"{len(ATTEMPTS) + 2} passed" in guarded_run.stdout
+
+
+def test_without_a_candidate_named_nothing_is_refused(tmp_path):
+    (tmp_path / "test_free.py").write_text("import gc, sys\n\ndef test_free():\n    assert gc.get_objects() and sys._getframe(0)\n")
+    env = {**os.environ, "PYTHONPATH": str(plugin_dir())}
+    env.pop("BENCHSMITH_CANDIDATE", None)
+    completed = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "benchsmith_directcov",
+                                str(tmp_path / "test_free.py")], cwd=tmp_path, env=env, capture_output=True, text=True,
+                               timeout=120)  # fmt: skip
+    assert completed.returncode == 0, completed.stdout[-2000:]

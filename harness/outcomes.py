@@ -66,10 +66,12 @@ class Expected:
     phases: list[list[tuple[str, ...]]]
     sentinels: list[Sentinel] = field(default_factory=list)
     run_all: bool = False
-    # Every reported name must have been asked for, or be a spec asked for (a class that could not start): a report
-    # naming tests of its own covers a request it had to guess (Java's runners; pytest's ids are not all known ahead).
+    # Every reported name must have been asked for (or be in also_allowed): a report naming tests of its own covers a
+    # request it had to guess (Java's runners; pytest's ids are not all known ahead).
     strict_names: bool = False
-    specs: frozenset[str] = frozenset()  # the specs asked (a runner reports a class that cannot start by its spec)
+    # With strict_names, the names allowed besides those asked: the specs (a runner reports a class that cannot start
+    # by its spec), and whatever the ground truth's run reported for them (its skips included).
+    also_allowed: frozenset[str] = frozenset()
 
 
 def check_report(reported: Sequence[tuple[str, str]], expected: Expected) -> Checked:
@@ -98,7 +100,7 @@ def check_report(reported: Sequence[tuple[str, str]], expected: Expected) -> Che
     if undue:
         return Checked(real, f"forged: {undue[0]} reported although it was not due")
     if expected.strict_names:
-        unasked = [name for name in outcome if name not in asked and name not in expected.specs]
+        unasked = [name for name in outcome if name not in asked and name not in expected.also_allowed]
         if unasked:
             return Checked(real, f"forged: {unasked[0]} reported although it was not asked for")
     for twin in (s for s in expected.sentinels if s.twin_of and s.name in due and s.twin_of in real):

@@ -76,7 +76,7 @@ def twinned(run_all: bool = False) -> Expected:
     """The trigger test T::a with an inverted twin pair among the relevant tests; every name strictly asked."""
     return Expected([[TRIGGER], [RELEVANT, (TWIN_PASS,), (TWIN_FAIL,)]],
                     [Sentinel(TWIN_PASS, True, twin_of=TRIGGER[0]), Sentinel(TWIN_FAIL, False)], run_all,
-                    strict_names=True, specs=frozenset({"1|T::a", "2|R", "2|W::copyOne", "2|W::copyTwo"}))  # fmt: skip
+                    strict_names=True, also_allowed=frozenset({"1|T::a", "2|R", "2|W::copyOne", "2|W::copyTwo"}))  # fmt: skip
 
 
 def twin_report(**overrides: str) -> list[tuple[str, str]]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import logging
 import os
 import random
-import re
 import secrets
 import shutil
 import time
@@ -43,9 +42,12 @@ from harness.javatools import (
     tool,
 )
 from harness.jvm import COMPILER_LANE, Compiler, TestJvm, TestJvms, fresh_folder
-from harness.outcomes import Expected, Sentinel, check_report, placed_among, plausible_names
+from harness.jvm_modules import limit_modules, modules_named
+from harness.java_sentinels import JavaSentinels
+from harness.outcomes import Expected, Sentinel, check_report, placed_among
 from harness.verdict import Verdict
-from harness.workspace import PublicView, Workspace, link_tree, public_view
+from harness.workspace import PublicView, Workspace, public_view
+from sources.javaclass import java_unit
 
 log = logging.getLogger(__name__)
 
@@ -105,12 +107,20 @@ class InstanceRunner:
         self.limits = limits
         self.logs = logs
         self.view: PublicView = public_view(workspace, file_path)
+        host = (workspace.tree / file_path).read_bytes().decode(workspace.encoding, errors="surrogateescape")
+        # The candidate's classes: the types its file declares, and their nested classes (Confinement.java).
+        unit = java_unit(host, file_path)
+        self.candidate_types = tuple(f"{unit.package}.{t.name}" if unit.package else t.name for t in unit.types)
+        self.rights: str | None = None  # what the candidate's classes hold: what the ground truth's run used
+        self.confined = True  # False: the layer a JVM without a security manager lacks (the red team's tests)
+        self.modules_left_out: list[str] = []  # JDK modules the test JVMs start without (harness.jvm_modules)
         scratch = cache_dir("scratch")
         scratch.chmod(0o711)
         self.box = fresh_folder(scratch, None, slot)  # root's; its subfolders are handed out one by one
         self.box.chmod(0o711)
-        self._sentinels = _JavaSentinels(self)
+        self._sentinels = JavaSentinels(self)
         self._expected: dict[tuple, dict[str, list[str]]] = {}
+        self._reported: dict[tuple, dict[str, list[str]]] = {}  # spec → every name the reference run reported for it
         self._compiler: Compiler | None = None
         self._jvms: TestJvms | None = None  # made once the sentinels exist: the JVMs' tree holds them
 
@@ -185,9 +195,12 @@ class InstanceRunner:
         if self._jvms is None:
             self._sentinels.ensure(self._compiler_ready())
             resources = [str(p.relative_to(self.workspace.tree)) for p in self.workspace.resource_dirs()]
+            used = modules_named([self.view.classes, self.view.test_classes, *map(Path, self.workspace.libraries)]) \
+                if self.runtime.version >= 11 else set()  # fmt: skip
+            modules, self.modules_left_out = limit_modules(self.runtime, used)
             self._jvms = TestJvms(self.slot, self.box, self._sentinels.tree,
                                   [self.view.classes, self._sentinels.test_classes, *self._libraries()], self.limits,
-                                  TEST_JVM_OPTIONS, resources, self.platform, self.runtime,
+                                  [*TEST_JVM_OPTIONS, *modules], resources, self.platform, self.runtime,
                                   merged=self.view.classes, runner_jars=tuple(map(Path, self.workspace.junit_hamcrest)),
                                   announce=self._fast_classpath)  # fmt: skip
         return self._jvms
@@ -238,16 +251,22 @@ class InstanceRunner:
         and, for the log, the outcomes of the real tests."""
         rng = random.Random(secrets.randbits(64))
         sentinels = self._sentinels.for_request()
-        phase1 = placed_among(tests.trigger, sentinels.phase1_spec, rng)
-        phase2 = placed_among(tests.relevant, sentinels.phase2_spec, rng)
-        report, why = jvm.run(classpath, not tests.stop_early, tests.excluded, phase1, phase2)
+        phase1 = list(tests.trigger)
+        phase2 = list(tests.relevant)
+        for spec in sentinels.specs:
+            phase2 = placed_among(phase2, spec, rng)
+        report, why = jvm.run(classpath, not tests.stop_early, tests.excluded, phase1, phase2, self.candidate_types,
+                              (self.rights or "") if self.confined else "off")  # fmt: skip
         if report is None:
             return Verdict("timeout" if why.startswith("killed") else "wrong", compiled=True, reason=why, path=path), why + "\n"
         names = {**expected, **sentinels.names}
         wanted = Expected([[tuple(f"{number}|{n}" for n in names[spec]) for spec in phase]
                            for number, phase in ((1, phase1), (2, phase2))],
-                          [Sentinel(f"{phase}|{s.name}", s.passes) for phase, s in sentinels.tests],
-                          run_all=not tests.stop_early)  # fmt: skip
+                          [Sentinel(f"{phase}|{s.name}", s.passes, s.twin_of) for phase, s in sentinels.tests],
+                          run_all=not tests.stop_early, strict_names=True,
+                          also_allowed=frozenset(f"{number}|{name}" for number, phase in ((1, phase1), (2, phase2))
+                                                 for spec in phase
+                                                 for name in (spec, *self._reported.get(tests.key, {}).get(spec, ()))))  # fmt: skip
         entries = report["tests"]
         reported = [(f"{t.get('phase')}|{t.get('name')}", t.get("outcome", "")) for t in entries]
         checked = check_report(reported, wanted)
@@ -272,6 +291,9 @@ class InstanceRunner:
             verdict.reason = "no test ran"
         lines = [f"{outcome:10} {name.split('|', 1)[1]} {messages.get(name, '')[:500]}".rstrip()
                  for name, outcome in checked.outcomes.items()]  # fmt: skip
+        confined = report.get("confinement", {})
+        lines.append(f"confinement: the candidate's classes {', '.join(confined.get('candidate', [])) or '(none)'} "
+                     f"held {', '.join(confined.get('rights', [])) or 'none of the rights withheld from them'}")
         return verdict, "\n".join(lines) + "\n"
 
     def _expected_names(self, tests: Tests) -> dict[str, list[str]]:
@@ -285,13 +307,22 @@ class InstanceRunner:
             answer = self._compiler_ready().compile(sources, jvm.output, self._compile_classpath(), self.limits.wall_seconds)
             if not answer.get("compiled"):
                 raise BenchsmithError(f"{self.label}: the ground truth does not compile: {answer.get('diagnostics', '')[:300]}")
-            report, why = jvm.run(self._fast_classpath(jvm), True, tests.excluded, list(tests.trigger), list(tests.relevant))
+            controls = self._sentinels.unverified_specs()  # checked on the ground truth, once
+            report, why = jvm.run(self._fast_classpath(jvm), True, tests.excluded, list(tests.trigger),
+                                  [*tests.relevant, *controls], self.candidate_types, "audit")  # fmt: skip
             if report is None:
                 tail = " | ".join(jvm.log_text().strip().splitlines()[-5:])
                 raise BenchsmithError(f"{self.label}: the ground truth's reference run failed: "
                                       f"{why}; the JVM's last words: {tail}")  # fmt: skip
         finally:
             jvms.retire(jvm)
+        if self.rights is None:
+            self.rights = ",".join(report.get("confinement", {}).get("rights", []))
+            log.info("%s: the candidate's classes (%s) hold %s; the test JVMs leave out %s", self.label,
+                     ", ".join(self.candidate_types),
+                     f"what the ground truth used: {self.rights}" if self.rights else "none of the rights withheld from them",
+                     ", ".join(self.modules_left_out) or "no module")  # fmt: skip
+        self._sentinels.verify([e for e in report["tests"] if e.get("phase") == 2 or e.get("spec") in tests.trigger])
         names: dict[str, list[str]] = {spec: [] for spec in [*tests.trigger, *tests.relevant]}
         # What the ground truth skips here is not asked of anyone, as under Defects4J, whose runs count skips as
         # passes: an @Ignore'd test or class, and a test whose assumption fails (Mockito's NoJUnitDependenciesTest
@@ -306,6 +337,9 @@ class InstanceRunner:
                 names[spec] = [] if "::" not in spec and (spec in reported or any(e.startswith(spec + "::")
                                                                                   for e in tests.excluded)) else [spec]  # fmt: skip
         self._expected[tests.key] = names
+        self._reported[tests.key] = {}
+        for entry in report["tests"]:
+            self._reported[tests.key].setdefault(entry.get("spec", ""), []).append(entry.get("name", ""))
         return names
 
     # -- the plain path ------------------------------------------------------------------------------------------
@@ -385,109 +419,3 @@ def _first_error(log_path: Path) -> str:
         if ": error:" in line:
             return line.split(": error:", 1)[1].strip()
     return "does not compile"
-
-
-@dataclass(frozen=True)
-class _SentinelRequest:
-    tests: list[tuple[int, Sentinel]]  # (phase, sentinel named Class::method)
-    phase1_spec: str  # Class::method of the sentinel that must pass
-    phase2_spec: str  # the class holding one test that passes and one that fails
-
-    @property
-    def names(self) -> dict[str, list[str]]:
-        return {self.phase1_spec: [self.tests[0][1].name], self.phase2_spec: [s.name for _, s in self.tests[1:]]}
-
-
-class _JavaSentinels:
-    """Two test classes written for this runner in the package of the trigger tests, named and shaped like the
-    project's own, compiled beside its test classes and their sources: one test that must pass (phase 1), and a
-    class with one that passes and one that fails (phase 2)."""
-
-    def __init__(self, runner: InstanceRunner):
-        self.runner = runner
-        self.root = fresh_folder(runner.box, None, runner.slot)
-        self.root.chmod(0o711)
-        self.tree = self.root / "tree"
-        self.test_classes = self.root / "test-classes"
-        self._request: _SentinelRequest | None = None
-
-    def for_request(self) -> _SentinelRequest:
-        assert self._request is not None
-        return self._request
-
-    def ensure(self, compiler: Compiler) -> None:
-        if self._request is not None:
-            return
-        runner, view = self.runner, self.runner.view
-        first = (runner.default_tests.trigger or runner.default_tests.relevant or ["Test"])[0].split("::")[0]
-        package = first.rsplit(".", 1)[0] if "." in first else ""
-        test_root = view.tree / runner.workspace.test_dir
-        existing_classes = [p.stem.removesuffix("Test") for p in test_root.rglob("*.java")]  # names end in Test
-        methods = sorted({m for p in list(test_root.rglob("*.java"))[:200]
-                          for m in re.findall(r"public\s+void\s+(\w+)\s*\(", p.read_text(errors="replace"))})  # fmt: skip
-        rng = random.Random(secrets.randbits(64))
-        single, pair = (n + "Test" for n in plausible_names(existing_classes, 2, rng, "camel"))
-        words = plausible_names(methods, 3, rng, "camel")
-        names = [("test" + w) if sum(m.startswith("test") for m in methods) * 2 >= len(methods) else w[0].lower() + w[1:] for w in words]
-        pair_methods = [(names[1], True), (names[2], False)]
-        rng.shuffle(pair_methods)
-        sources = {  # JUnit 4, which runs JUnit 3 and 4 tests alike
-            single: _sentinel_class(package, single, [(names[0], True)], rng),
-            pair: _sentinel_class(package, pair, pair_methods, rng),
-        }
-        for partial in (self.tree, self.test_classes):  # left by an attempt that failed
-            shutil.rmtree(partial, ignore_errors=True)
-        link_tree(view.tree, self.tree, lambda path: False)
-        link_tree(view.test_classes, self.test_classes, lambda path: False)
-        folder = self.tree / runner.workspace.test_dir / package.replace(".", "/")
-        folder.mkdir(parents=True, exist_ok=True)
-        written = []
-        for class_name, text in sources.items():
-            path = folder / f"{class_name}.java"
-            if path.exists():
-                raise BenchsmithError(f"{path}: a sentinel's name is taken")
-            path.write_text(text)
-            written.append(path)
-        output = fresh_folder(self.root, COMPILER_LANE, runner.slot)
-        answer = compiler.compile(written, output, [view.test_classes, *junit_classpath()], runner.limits.wall_seconds)
-        if not answer.get("compiled"):
-            raise OSError(f"the sentinel tests do not compile: {answer.get('diagnostics', '')[:300]}")
-        for compiled in output.rglob("*.class"):
-            target = self.test_classes / compiled.relative_to(output)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(compiled, target)
-        shutil.rmtree(output, ignore_errors=True)
-        _blend_in(written + [self.test_classes / package.replace(".", "/") / f"{c}.class" for c in sources], self.root)
-        prefix = f"{package}." if package else ""
-        self._request = _SentinelRequest(
-            [(1, Sentinel(f"{prefix}{single}::{names[0]}", True)),
-             *((2, Sentinel(f"{prefix}{pair}::{method}", passes)) for method, passes in pair_methods)],
-            f"{prefix}{single}::{names[0]}", f"{prefix}{pair}",
-        )  # fmt: skip
-
-
-def _sentinel_class(package: str, name: str, methods: list[tuple[str, bool]], rng: random.Random) -> str:
-    body = []
-    for method, passes in methods:
-        text = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789 -") for _ in range(rng.randint(6, 24)))
-        length = len(text) if passes else len(text) + rng.choice((-1, 1, 2))
-        body.append(f"    @Test\n    public void {method}() {{\n        String value = \"{text}\";\n"
-                    f"        assertEquals({length}, value.length());\n    }}\n")  # fmt: skip
-    header = f"package {package};\n\n" if package else ""
-    return (header + "import static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\n"
-            f"public class {name} {{\n\n" + "\n".join(body) + "}\n")  # fmt: skip
-
-
-def _blend_in(files: list[Path], private: Path) -> None:
-    """Give written files the look of their neighbours, which are hard links into the workspace: the same times, and
-    as many links (made in a folder only root can enter)."""
-    hidden = private / ".links"
-    hidden.mkdir(mode=0o700, exist_ok=True)
-    for path in files:
-        neighbour = next((p for p in path.parent.iterdir() if p != path and p.is_file() and p.suffix == path.suffix), None)
-        if neighbour is None:
-            continue
-        info = neighbour.stat()
-        os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
-        while path.stat().st_nlink < info.st_nlink:
-            os.link(path, hidden / secrets.token_hex(8))

@@ -21,6 +21,7 @@ from benchsmith.errors import BenchsmithError
 log = logging.getLogger(__name__)
 
 RUNNER_SOURCE = Path(__file__).parent / "java" / "BenchsmithRunner.java"
+CONFINEMENT_SOURCE = Path(__file__).parent / "java" / "Confinement.java"  # the test JVMs' security policy
 PLATFORM_RUNNER_SOURCE = Path(__file__).parent / "java" / "PlatformRunner.java"
 JUNIT_JARS = (Path("/usr/share/java/junit4.jar"), Path("/usr/share/java/hamcrest.jar"))
 # The JUnit Platform (Debian's junit5 package): the launcher, Jupiter, and the vintage engine for JUnit 3 and 4 tests.
@@ -143,7 +144,7 @@ def platform_classpath() -> list[Path]:
 @functools.cache
 def runner_classes(platform: bool = False) -> Path:
     """Compile BenchsmithRunner.java (and, for *platform*, PlatformRunner.java) at first use, cached by source hash."""
-    sources = [RUNNER_SOURCE, *([PLATFORM_RUNNER_SOURCE] if platform else [])]
+    sources = [RUNNER_SOURCE, CONFINEMENT_SOURCE, *([PLATFORM_RUNNER_SOURCE] if platform else [])]
     digest = hashlib.sha256(RUNNER_RELEASE.encode() + b"\0" + b"\0".join(s.read_bytes() for s in sources)).hexdigest()[:16]
     target = cache_dir("runner") / digest
     if (target / "BenchsmithRunner.class").is_file():

@@ -233,10 +233,13 @@ class TestJvm:
             self._read.set()
 
     def run(self, classpath: list[Path], run_all: bool, excluded: tuple[str, ...], phase1: list[str],
-            phase2: list[str]) -> tuple[dict | None, str]:  # fmt: skip
-        """The first report line the JVM wrote, or None when it wrote none in time; and why not, when None."""
+            phase2: list[str], candidate: tuple[str, ...] = (), rights: str = "") -> tuple[dict | None, str]:  # fmt: skip
+        """The first report line the JVM wrote, or None when it wrote none in time; and why not, when None.
+
+        *candidate*: the top-level types of the candidate's file (binary names), confined with their nested classes
+        to the rights *rights* (comma-separated, ``audit`` for the ground truth's run: see Confinement.java)."""
         request = "\t".join([os.pathsep.join(map(str, classpath)), "all" if run_all else "stop", ",".join(excluded),
-                             ",".join(phase1), ",".join(phase2)])  # fmt: skip
+                             ",".join(phase1), ",".join(phase2), ",".join(candidate), rights])  # fmt: skip
         if self.niced:
             sandbox.renice(self.slot, self.lane, 0)
         try:

@@ -10,12 +10,16 @@ believed only as far as it can be checked from outside:
   as the harness knows they must (one that must pass, one that must fail), so a
   blanket "everything passed" (a patched reporter, an ``atexit`` hook writing
   its own report) is caught and judged ``wrong`` with reason ``forged``;
-* assumption failures, skips and xfails of a test that was asked for are
-  failures: the test did not show the behaviour it checks.
+* twins (Java, ``harness.java_sentinels``): a copy of a requested test that
+  passes exactly when its original does, so a copy that fails fails its
+  original; its inverted twin, which makes the same calls, must fail;
+* with *strict_names* (Java), a reported name nobody asked for is a forgery:
+  a report written without knowing the request has to guess.
 
 This is a tripwire, not a proof: a candidate that reads the sentinels' code to
-tell them apart could still forge. Isolation (``harness.sandbox``) is what
-keeps one candidate's verdict out of another's reach.
+tell them apart could still forge, if it can write a report at all (in Java it
+cannot: ``harness/java/Confinement.java``). Isolation (``harness.sandbox``) is
+what keeps one candidate's verdict out of another's reach.
 """
 
 from __future__ import annotations
@@ -39,6 +43,9 @@ class Sentinel:
     # does not (``passes`` is then unused). A forger that turns failures into passes for tests calling its code,
     # or for the tests it was asked about, makes the pair agree.
     inverts: str = ""
+    # A copy of the real test *twin_of* (same calls, same class context): it passes exactly when that test does, so a
+    # copy that does not pass fails its original too; "" for a sentinel whose outcome is fixed.
+    twin_of: str = ""
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,12 @@ class Expected:
     phases: list[list[tuple[str, ...]]]
     sentinels: list[Sentinel] = field(default_factory=list)
     run_all: bool = False
+    # Every reported name must have been asked for (or be in also_allowed): a report naming tests of its own covers a
+    # request it had to guess (Java's runners; pytest's ids are not all known ahead).
+    strict_names: bool = False
+    # With strict_names, the names allowed besides those asked: the specs (a runner reports a class that cannot start
+    # by its spec), and whatever the ground truth's run reported for them (its skips included).
+    also_allowed: frozenset[str] = frozenset()
 
 
 def check_report(reported: Sequence[tuple[str, str]], expected: Expected) -> Checked:
@@ -82,7 +95,7 @@ def check_report(reported: Sequence[tuple[str, str]], expected: Expected) -> Che
     real = {name: outcome.get(name, "missing") for name in due if name not in sentinels}
     if repeated:
         return Checked(real, f"forged: {len(repeated)} test(s) reported more than once, e.g. {repeated[0]}")
-    for name in (n for n in due if n in sentinels):
+    for name in (n for n in due if n in sentinels and not sentinels[n].twin_of):
         got = outcome.get(name, "missing")
         if sentinels[name].inverts:
             twin = outcome.get(sentinels[name].inverts, "missing")
@@ -95,6 +108,14 @@ def check_report(reported: Sequence[tuple[str, str]], expected: Expected) -> Che
     undue = [name for name in outcome if name in asked and name not in set(due)]
     if undue:
         return Checked(real, f"forged: {undue[0]} reported although it was not due")
+    if expected.strict_names:
+        unasked = [name for name in outcome if name not in asked and name not in expected.also_allowed]
+        if unasked:
+            return Checked(real, f"forged: {unasked[0]} reported although it was not asked for")
+    for twin in (s for s in expected.sentinels if s.twin_of and s.name in due and s.twin_of in real):
+        got = outcome.get(twin.name, "missing")
+        if got != PASSED and real[twin.twin_of] == PASSED:  # the copy failed: so does what it copies
+            real[twin.twin_of] = got if got != "missing" else "failed"
     return Checked(real)
 
 

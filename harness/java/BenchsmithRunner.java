@@ -50,8 +50,11 @@ import org.junit.runner.notification.RunListener;
  *   arguments: the class path its request will name, its loaders made ahead on it (empty: made at the request);
  *              the project's class folder, mirrored for the candidate's classes to join ("@merged=" entries)
  *   request  (stdin line):  classpath \t stop|all \t excluded \t phase-1 specs \t phase-2 specs
+ *                           \t the candidate's top-level types \t the rights they get (see Confinement; "audit": the
+ *                           ground truth's run, which may use all and says which it used)
  *   report   (one line on the JVM's stdout, a pipe to the harness; what tests print goes to stderr):
- *            {"phases":n,"test_ms":n,"tests":[{"name":..,"outcome":passed|failed|assumption|ignored,"message":..}]}
+ *            {"phases":n,"test_ms":n,"tests":[{"name":..,"outcome":passed|failed|assumption|ignored,"message":..}],
+ *             "confinement":{"candidate":[..],"audit":bool,"rights":[..]}}
  * </pre>
  *
  * Unless "all", phase 1 stops after its first failing spec and phase 2 runs only when every test of phase 1 passed. A spec is
@@ -63,14 +66,34 @@ import org.junit.runner.notification.RunListener;
 public final class BenchsmithRunner {
     private BenchsmithRunner() {}
 
-    /** Blocks what no test of a library should need: exiting the JVM, starting processes, sockets. */
+    /**
+     * Blocks what no test of a library should need (exiting the JVM, starting processes, sockets), and holds the code
+     * of the project and of the candidate to its Confinement: for a right confined code may lack, every frame on the
+     * stack is checked (AccessController); every other permission is granted at once.
+     */
     static final class Guard extends SecurityManager {
         volatile boolean exitAllowed;
+        final Confinement confinement;
+
+        Guard(Confinement confinement) {
+            this.confinement = confinement;
+        }
+
+        /** The policy, then the guard: from here on, no code outside the runner's class path holds every right. */
+        static Guard install() {
+            Confinement confinement = new Confinement();
+            java.security.Policy.setPolicy(confinement);
+            Guard guard = new Guard(confinement);
+            guard.checkPermission(new RuntimePermission("exitVM.0"));  // its own classes loaded before they are needed
+            System.setSecurityManager(guard);
+            return guard;
+        }
 
         @Override public void checkPermission(Permission perm) {
             if (perm instanceof RuntimePermission && "setSecurityManager".equals(perm.getName())) {
                 throw new SecurityException("benchsmith: replacing the security manager is not allowed");
             }
+            if (confinement.withheld(perm) != null) java.security.AccessController.checkPermission(perm);
         }
         @Override public void checkPermission(Permission perm, Object context) { checkPermission(perm); }
         @Override public void checkExit(int status) {
@@ -94,7 +117,10 @@ public final class BenchsmithRunner {
     }
 
     public static void main(String[] args) throws Exception {
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        // The request is read from fd 0 directly, and System.in is left empty: no buffer of its holds the request.
+        BufferedReader in = new BufferedReader(new InputStreamReader(new java.io.FileInputStream(java.io.FileDescriptor.in),
+                StandardCharsets.UTF_8));
+        System.setIn(new java.io.ByteArrayInputStream(new byte[0]));
         if ("compile".equals(args[0])) {
             compileServer(in, new PrintStream(new FileOutputStream(java.io.FileDescriptor.out), true, "UTF-8"));
         } else if ("test".equals(args[0])) {
@@ -143,8 +169,7 @@ public final class BenchsmithRunner {
         System.setOut(System.err);
         // Before any code but the runner's runs: the merged class folder is this JVM's own, in its private /tmp.
         File merged = mergeInto.isEmpty() ? null : linkedCopy(new File(mergeInto));
-        Guard guard = new Guard();
-        System.setSecurityManager(guard);
+        Guard guard = Guard.install();
         new JUnitCore().run(Request.aClass(Warmup.class));
         Prepared prepared = announced.isEmpty() ? null : prepare(announced, merged, in);
         String line = in.readLine();
@@ -157,9 +182,12 @@ public final class BenchsmithRunner {
         Set<String> candidateClasses = new HashSet<>();
         String requested = f[0];
         f[0] = merge(f[0], merged, candidateClasses);
-        boolean usePrepared = prepared != null && prepared.serves(requested, candidateClasses);
+        Set<String> candidateTypes = new HashSet<>(split(f.length > 5 ? f[5] : ""));
+        guard.confinement.grant(f.length > 6 ? f[6] : "");
+        boolean usePrepared = prepared != null && prepared.serves(requested, candidateClasses, candidateTypes);
         if (prepared != null) System.err.println("benchsmith: " + prepared.describe(usePrepared));
-        ClassLoader loader = usePrepared ? prepared.loaders[0] : loader(f[0]);
+        if (usePrepared) for (Confinement.Loader prepare : prepared.loaders) if (prepare != null) prepare.candidate(candidateTypes);
+        ClassLoader loader = usePrepared ? prepared.loaders[0] : loader(f[0], candidateTypes);
         Thread.currentThread().setContextClassLoader(loader);
         Set<String> excluded = new HashSet<>(split(f[2]));
         List<Map<String, String[]>> phases = new ArrayList<>();
@@ -173,7 +201,7 @@ public final class BenchsmithRunner {
             phases.add(new LinkedHashMap<>());
             // Phase 2's classes hold phase 1's tests again: in a class loader of their own, so that a test that
             // keeps state in a static field (Math-44's EventStateTest) runs on fresh classes, as under Defects4J.
-            ClassLoader fresh = usePrepared && prepared.loaders[1] != null ? prepared.loaders[1] : loader(f[0]);
+            ClassLoader fresh = usePrepared && prepared.loaders[1] != null ? prepared.loaders[1] : loader(f[0], candidateTypes);
             Thread.currentThread().setContextClassLoader(fresh);
             runAll(fresh, split(f[4]), excluded, phases.get(1));
         }
@@ -188,11 +216,24 @@ public final class BenchsmithRunner {
             }
         }
         long ms = (System.nanoTime() - started) / 1_000_000;
-        String json = "{\"phases\":" + phases.size() + ",\"test_ms\":" + ms + ",\"tests\":[" + tests + "]}\n";
+        String json = "{\"phases\":" + phases.size() + ",\"test_ms\":" + ms + ",\"tests\":[" + tests + "],"
+                + confinement(guard.confinement, candidateTypes) + "}\n";
         report.write(json.getBytes(StandardCharsets.UTF_8));
         report.flush();
         guard.exitAllowed = true;
         Runtime.getRuntime().halt(0);  // no finalizer, hook or thread of the candidate's runs after its report
+    }
+
+    /** The report's account of the confinement: the candidate's types, and the rights they held (or, in the ground
+     * truth's run, used). */
+    static String confinement(Confinement confinement, Set<String> candidateTypes) {
+        StringBuilder text = new StringBuilder("\"confinement\":{\"candidate\":[");
+        int n = 0;
+        for (String type : new java.util.TreeSet<>(candidateTypes)) text.append(n++ > 0 ? "," : "").append(quote(type));
+        text.append("],\"audit\":").append(confinement.auditing()).append(",\"rights\":[");
+        n = 0;
+        for (String right : confinement.used()) text.append(n++ > 0 ? "," : "").append(quote(right));
+        return text.append("]}").toString();
     }
 
     /**
@@ -211,7 +252,7 @@ public final class BenchsmithRunner {
         }
         Prepared prepared = new Prepared(announced, names.size() * 2);
         for (int phase = 0; phase < prepared.loaders.length && !request.ready(); phase++) {
-            prepared.loaders[phase] = loader(classpath);
+            prepared.loaders[phase] = loader(classpath, java.util.Collections.<String>emptySet());
             for (String name : names) {
                 if (request.ready()) break;
                 prepared.attempts++;
@@ -229,7 +270,7 @@ public final class BenchsmithRunner {
     /** Loaders made for a class path, and the names of the classes defined in them before the candidate's arrived. */
     private static final class Prepared {
         final String classpath;  // as the harness announced it, "@merged=" entry and all
-        final ClassLoader[] loaders = new ClassLoader[2];
+        final Confinement.Loader[] loaders = new Confinement.Loader[2];
         final Set<String> defined = new HashSet<>();
         final List<String> undefined = new ArrayList<>();  // classes that could not be defined (yet)
         final int due;  // attempts to define a class, over both loaders
@@ -247,10 +288,15 @@ public final class BenchsmithRunner {
                     + "; " + (attempts == due ? "prepared in full" : "the request came after " + attempts + " of " + due + " attempts") + ")";
         }
 
-        /** Whether these loaders serve a request for *requested*: none of them may hold a class the candidate brought. */
-        boolean serves(String requested, Set<String> candidateClasses) {
+        /** Whether these loaders serve a request for *requested*: none of them may hold a class the candidate brought,
+         * or one of its types (which must be defined in the candidate's protection domain). */
+        boolean serves(String requested, Set<String> candidateClasses, Set<String> candidateTypes) {
             if (!classpath.equals(requested) || loaders[0] == null) return false;
             for (String name : candidateClasses) if (defined.contains(name)) return false;
+            for (String name : defined) {
+                int nested = name.indexOf('$');
+                if (candidateTypes.contains(nested < 0 ? name : name.substring(0, nested))) return false;
+            }
             return true;
         }
     }
@@ -327,11 +373,14 @@ public final class BenchsmithRunner {
         }
     }
 
-    /** The candidate's classes first, in a loader of their own, over the runner's (JUnit only). */
-    static ClassLoader loader(String classpath) throws Exception {
+    /** The project's and the candidate's classes in a loader of their own, over the runner's (JUnit only); the types
+     * *candidateTypes* (top-level binary names) and their nested classes in the candidate's protection domain. */
+    static Confinement.Loader loader(String classpath, Set<String> candidateTypes) throws Exception {
         List<URL> urls = new ArrayList<>();
         for (String entry : classpath.split(File.pathSeparator)) if (!entry.isEmpty()) urls.add(new File(entry).toURI().toURL());
-        return new URLClassLoader(urls.toArray(new URL[0]), BenchsmithRunner.class.getClassLoader());
+        Confinement.Loader loader = new Confinement.Loader(urls.toArray(new URL[0]), BenchsmithRunner.class.getClassLoader());
+        loader.candidate(candidateTypes);
+        return loader;
     }
 
     private static boolean runAll(ClassLoader loader, List<String> specs, Set<String> excluded, Map<String, String[]> outcomes) {
@@ -424,7 +473,7 @@ public final class BenchsmithRunner {
         return b.append('"').toString();
     }
 
-    private static List<String> split(String list) {
+    static List<String> split(String list) {
         List<String> items = new ArrayList<>();
         for (String item : list.split(",")) if (!item.trim().isEmpty()) items.add(item.trim());
         return items;

@@ -35,11 +35,12 @@ public final class PlatformRunner {
     private PlatformRunner() {}
 
     public static void main(String[] args) throws Exception {
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        BufferedReader in = new BufferedReader(new InputStreamReader(new java.io.FileInputStream(java.io.FileDescriptor.in),
+                StandardCharsets.UTF_8));
+        System.setIn(new java.io.ByteArrayInputStream(new byte[0]));  // no buffer of System.in's holds the request
         OutputStream report = new FileOutputStream(java.io.FileDescriptor.out);
         System.setOut(System.err);
-        BenchsmithRunner.Guard guard = new BenchsmithRunner.Guard();
-        System.setSecurityManager(guard);
+        BenchsmithRunner.Guard guard = BenchsmithRunner.Guard.install();
         Launcher launcher = LauncherFactory.create();
         for (int i = 0; i < WARM_UP_RUNS && (i == 0 || !in.ready()); i++) {
             run(launcher, PlatformRunner.class.getClassLoader(), "BenchsmithRunner$Warmup", new HashSet<>(), new LinkedHashMap<>());
@@ -54,7 +55,9 @@ public final class PlatformRunner {
         Set<String> excluded = new HashSet<>(split(f[2]));
         List<Map<String, String[]>> phases = new ArrayList<>();
         phases.add(new LinkedHashMap<>());
-        ClassLoader loader = BenchsmithRunner.loader(f[0]);
+        Set<String> candidateTypes = new HashSet<>(split(f.length > 5 ? f[5] : ""));
+        guard.confinement.grant(f.length > 6 ? f[6] : "");
+        ClassLoader loader = BenchsmithRunner.loader(f[0], candidateTypes);
         Thread.currentThread().setContextClassLoader(loader);
         boolean passed = true;
         for (String spec : split(f[3])) {
@@ -63,7 +66,7 @@ public final class PlatformRunner {
         }
         if (passed || "all".equals(f[1])) {
             phases.add(new LinkedHashMap<>());
-            ClassLoader fresh = BenchsmithRunner.loader(f[0]);
+            ClassLoader fresh = BenchsmithRunner.loader(f[0], candidateTypes);
             Thread.currentThread().setContextClassLoader(fresh);
             for (String spec : split(f[4])) run(launcher, fresh, spec, excluded, phases.get(1));
         }
@@ -79,7 +82,8 @@ public final class PlatformRunner {
             }
         }
         long ms = (System.nanoTime() - started) / 1_000_000;
-        report.write(("{\"phases\":" + phases.size() + ",\"test_ms\":" + ms + ",\"tests\":[" + tests + "]}\n")
+        report.write(("{\"phases\":" + phases.size() + ",\"test_ms\":" + ms + ",\"tests\":[" + tests + "],"
+                + BenchsmithRunner.confinement(guard.confinement, candidateTypes) + "}\n")
                 .getBytes(StandardCharsets.UTF_8));
         report.flush();
         guard.exitAllowed = true;

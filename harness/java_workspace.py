@@ -92,10 +92,9 @@ def java_workspace(tree: Path, key: str, setup: JavaSetup) -> JavaWorkspace:
         except (ValueError, KeyError, TypeError) as exc:
             raise BenchsmithError(f"{manifest}: corrupt workspace manifest ({exc}); delete {root}") from exc
     module = tree / setup.module if setup.module else tree
-    if not (module / "pom.xml").is_file():
-        raise BenchsmithError(gradle_note(module) or f"{module}: no pom.xml; a Maven module is expected (name one "
-                                                     "with --module)")  # fmt: skip
-    model = read_pom(module / "pom.xml")
+    if not (module / "pom.xml").is_file() and gradle_note(module):
+        raise BenchsmithError(gradle_note(module))
+    model = read_pom(module / "pom.xml")  # without one, Maven's default layout
     source_dir, test_dir = model.source_roots[0], model.test_roots[0]
     if not (module / source_dir).is_dir():
         raise BenchsmithError(f"{module}: no {source_dir}; a Maven module with main sources is expected (name one with "

@@ -133,18 +133,3 @@ def _debian_jar(dependency: Dependency) -> Path | None:
     jars = [jar for f in folders for jar in library_jars(f.parent, {dependency.artifact: version})
             if jar.parent.parent.name == dependency.artifact and jar.resolve().is_file()]  # fmt: skip
     return jars[0] if jars else None
-
-
-def explain_error(log_text: str, at: int, missing: list[str]) -> str:
-    """The javac error starting at offset *at* of a log, in one line: its message, the symbol javac names, and the
-    declared artifact that would provide a package not found (or that no declared dependency does)."""
-    lines = log_text[at:].splitlines()
-    message = lines[0].split(": error: ", 1)[-1].strip()
-    symbol = next((ln.strip() for ln in lines[1:6] if ln.strip().startswith("symbol:")), "")
-    why = f"{message} ({symbol})" if symbol else message
-    package = re.match(r"package ([\w.]+) does not exist", message)
-    if package:
-        name = package[1]
-        owners = [c for c in missing if name.startswith(c.split(":")[0]) or c.split(":")[0].startswith(name)]
-        why += f"; missing artifact {owners[0]}" if owners else "; no dependency on the class path provides it"
-    return why

@@ -31,7 +31,8 @@ from pathlib import Path
 from benchsmith.atomic import write_text_atomic
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
-from harness.java_classpath import explain_error, resolve_classpath
+from harness.java_classpath import resolve_classpath
+from harness.java_compile import exclusion_reasons, leave_out_uncompilable_main
 from harness.java_reactor import compile_siblings, gradle_note, sibling_modules
 from harness.javatools import platform_classpath
 from harness.workspace import Workspace, compile_main, compile_tests, make_readable
@@ -76,6 +77,7 @@ class JavaWorkspace:
     missing_artifacts: list[str] = field(default_factory=list)  # declared dependencies no jar was found for
     siblings: list[str] = field(default_factory=list)  # reactor modules compiled onto the class path
     generated: list[str] = field(default_factory=list)  # sources and resources written by the build's plugins
+    missing_parent: str = ""  # the first parent pom not at hand (what it manages or sets stays unknown)
 
 
 def java_workspace(tree: Path, key: str, setup: JavaSetup) -> JavaWorkspace:
@@ -125,7 +127,7 @@ def _build(tree: Path, module: Path, model: MavenModel, setup: JavaSetup, buildi
     filtered = filter_resources(local)
     siblings = sibling_modules(tree, model)
     classpath = resolve_classpath(module, model, setup.classpath, setup.classpath_dir,
-                                  frozenset((s.group, s.artifact) for _, s in siblings))  # fmt: skip
+                                  frozenset((s.group, s.artifact) for _, s, _ in siblings))  # fmt: skip
     release = setup.release or model.release
     resolved = JavaSetup(setup.module, classpath.source, setup.classpath_dir if classpath.source == "folder" else "", release)
     engine = tuple(platform_classpath())
@@ -135,19 +137,20 @@ def _build(tree: Path, module: Path, model: MavenModel, setup: JavaSetup, buildi
     test_dirs = [d for d in [*model.test_roots[1:], *generated.test_roots] if (building / "tree" / d).is_dir()]
     source_dir, test_dir = model.source_roots[0], model.test_roots[0]
     missing = [*classpath.missing, *built.missing]
-    left_out = _leave_out_uncompilable_main(building, source_dir, tuple(main_dirs), tuple(libraries), release, engine,
-                                            missing)  # fmt: skip
+    left_out = leave_out_uncompilable_main(building, source_dir, tuple(main_dirs), tuple(libraries), release, engine,
+                                           missing)  # fmt: skip
+    left_out.update(built.left_out)
     encoding = compile_main(building / "tree", source_dir, building, tuple(libraries), release, engine, tuple(main_dirs))
     test_encoding, excluded = compile_tests(label, set(), building / "tree", test_dir, building, tuple(libraries),
                                             encoding, release, engine, tuple(test_dirs))  # fmt: skip
-    reasons = _exclusion_reasons(building / "compile-tests.log", excluded, missing)
+    reasons = exclusion_reasons(building / "compile-tests.log", excluded, missing)
     suite = [name for folder in (test_dir, *test_dirs) for name in suite_classes(building / "tree" / folder, set(excluded))]
     return {"format": JAVA_WORKSPACE_FORMAT, "setup": asdict(resolved), "source_dir": source_dir, "test_dir": test_dir,
             "libraries": [str(Path(entry).relative_to(building)) if Path(entry).is_relative_to(building) else entry
                           for entry in libraries],
             "excluded_main": left_out, "encoding": encoding, "test_encoding": test_encoding, "excluded_tests": reasons,
             "test_classes": suite, "missing_artifacts": missing, "siblings": built.modules,
-            "generated": [*generated.files, *filtered]}  # fmt: skip
+            "generated": [*generated.files, *filtered], "missing_parent": model.missing_parent}  # fmt: skip
 
 
 def _keep_failed(building: Path, root: Path) -> Path:
@@ -173,38 +176,7 @@ def _from_manifest(root: Path, record: dict) -> JavaWorkspace:
                           tuple(libraries), tuple(record["excluded_tests"]), release=record["setup"]["release"])  # fmt: skip
     return JavaWorkspace(workspace, JavaSetup(**record["setup"]), libraries, record["excluded_tests"],
                          record["excluded_main"], record["test_classes"], record["missing_artifacts"],
-                         record["siblings"], record["generated"])  # fmt: skip
-
-
-def _leave_out_uncompilable_main(building: Path, source_dir: str, more_dirs: tuple[str, ...], libraries: tuple[str, ...],
-                                 release: str, engine: tuple, missing: list[str]) -> dict[str, str]:  # fmt: skip
-    """Main sources that cannot compile against the class path (an optional dependency no repository here has, such
-    as Compress's Brotli decoder) are deleted from the workspace's tree, with the first error of each; what depends on
-    them goes too, round by round. Their tests then fail to compile and are left out as well."""
-    left_out: dict[str, str] = {}
-    roots = [building / "tree" / d for d in (source_dir, *more_dirs)]
-    for _ in range(_MAX_MAIN_ROUNDS):
-        try:
-            compile_main(building / "tree", source_dir, building, libraries, release, engine, more_dirs)
-            return left_out
-        except BenchsmithError:
-            text = (building / "compile-main.log").read_text(errors="replace")
-        broken: dict[Path, str] = {}
-        for match in re.finditer(r"^(/\S+\.java):\d+: error: .*$", text, re.M):
-            path = Path(match[1])
-            if any(path.is_relative_to(r) for r in roots) and path not in broken:
-                broken[path] = explain_error(text, match.start(), missing)
-        if not broken:
-            break
-        for path, why in broken.items():
-            home = next(r for r in roots if path.is_relative_to(r))
-            left_out[".".join(path.relative_to(home).with_suffix("").parts)] = why
-            path.unlink()
-        shutil.rmtree(building / "classes", ignore_errors=True)
-    return left_out
-
-
-_MAX_MAIN_ROUNDS = 6
+                         record["siblings"], record["generated"], record.get("missing_parent", ""))  # fmt: skip
 
 
 def suite_classes(test_root: Path, excluded: set[str]) -> list[str]:
@@ -219,13 +191,3 @@ def suite_classes(test_root: Path, excluded: set[str]) -> list[str]:
             continue
         names.append(name)
     return names
-
-
-def _exclusion_reasons(log_path: Path, excluded: list[str], missing: list[str]) -> dict[str, str]:
-    logs = [*sorted(log_path.parent.glob(f"{log_path.stem}.round*.log")), log_path]
-    text = "\n".join(p.read_text(errors="replace") for p in logs if p.is_file())
-    reasons = {}
-    for name in excluded:
-        match = re.search(rf"^/\S*/{re.escape(name.replace('.', '/'))}\.java:\d+: error:", text, re.M)
-        reasons[name] = explain_error(text, match.start(), missing) if match else "does not compile"
-    return reasons

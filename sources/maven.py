@@ -35,6 +35,12 @@ class Dependency:
     scope: str = "compile"
     optional: bool = False
     kind: str = "jar"  # <type>
+    classifier: str = ""
+
+    @property
+    def test_jar(self) -> bool:
+        """The module's test classes (``<type>test-jar</type>`` or the ``tests`` classifier), not its main ones."""
+        return self.kind == "test-jar" or self.classifier == "tests"
 
     @property
     def coordinates(self) -> str:
@@ -227,15 +233,16 @@ def _merge(directory: Path, chain: list[tuple[ElementTree.Element, str]], missin
         for dependency in _children(element, "dependencyManagement/dependencies/dependency"):
             key = (interpolate(_text(dependency, "groupId"), properties), interpolate(_text(dependency, "artifactId"), properties))
             managed.setdefault(key, (interpolate(_text(dependency, "version"), properties), _text(dependency, "scope")))
-    dependencies: dict[tuple[str, str], Dependency] = {}
+    dependencies: dict[tuple[str, ...], Dependency] = {}
     for element, _ in chain:  # a module inherits its parents' dependencies; its own declaration wins
         for dependency in _children(element, "dependencies/dependency"):
             key = (interpolate(_text(dependency, "groupId"), properties), interpolate(_text(dependency, "artifactId"), properties))
             managed_version, managed_scope = managed.get(key, ("", ""))
-            dependencies.setdefault(key, Dependency(
+            kind, classifier = _text(dependency, "type") or "jar", _text(dependency, "classifier")
+            dependencies.setdefault((*key, kind, classifier), Dependency(
                 key[0], key[1], interpolate(_text(dependency, "version"), properties) or managed_version,
                 _text(dependency, "scope") or managed_scope or "compile", _text(dependency, "optional") == "true",
-                _text(dependency, "type") or "jar"))  # fmt: skip
+                kind, classifier))  # fmt: skip
     plugins = [plugin for element, _ in chain for section in ("build/plugins/plugin", "build/pluginManagement/plugins/plugin")
                for plugin in _children(element, section)]  # fmt: skip
     declared: dict[str, str] = {}

@@ -199,6 +199,7 @@ def _card(options, prepared: JavaWorkspace, suite, classes, tasks, rejections, c
         "excluded_test_classes": prepared.excluded_tests,
         "excluded_main_classes": prepared.excluded_main,
         "missing_artifacts": prepared.missing_artifacts,
+        "missing_parent_pom": prepared.missing_parent,
         "sibling_modules": prepared.siblings,
         "generated_files": prepared.generated,
         "test_suite": dict(Counter(suite.values())),
@@ -222,7 +223,8 @@ def render_card(card: dict) -> str:
         f"class path from {card['classpath_source']} ({len(card['libraries'])} entries"
         f"{'; sibling modules compiled: ' + ', '.join(card['sibling_modules']) if card['sibling_modules'] else ''}).",
         f"Generated at build time: {', '.join(card['generated_files']) or 'nothing'}.",
-        f"Declared dependencies without a jar: {', '.join(card['missing_artifacts']) or 'none'}.",
+        f"Declared dependencies without a jar: {', '.join(card['missing_artifacts']) or 'none'}"
+        f"{'; parent pom not at hand: ' + card['missing_parent_pom'] if card['missing_parent_pom'] else ''}.",
         "",
         f"{card['tasks']} tasks from {card['classes']} top-level types; {card['directives']} test directives.",
         f"Test suite: {', '.join(f'{k} {v}' for k, v in card['test_suite'].items())}; "

@@ -25,8 +25,10 @@ def test_siblings_in_dependency_order_test_scope_only_for_the_module_itself(tmp_
     module(tmp_path, "testkit", {})
     module(tmp_path, "tool", {})
     module(tmp_path, "app", {"impl": "compile", "testkit": "test"})
+    text = (tmp_path / "app/pom.xml").read_text()  # testkit's test classes: its test-jar
+    (tmp_path / "app/pom.xml").write_text(text.replace("<artifactId>testkit</artifactId>", "<artifactId>testkit</artifactId><type>test-jar</type>"))
     found = sibling_modules(tmp_path, read_pom(tmp_path / "app" / "pom.xml", ()))
-    assert [folder for folder, _ in found] == ["api", "impl", "testkit"]
+    assert [(folder, tests) for folder, _, tests in found] == [("api", False), ("impl", False), ("testkit", True)]
     assert sibling_modules(tmp_path, read_pom(tmp_path / "pom.xml", ())) == []  # the reactor's root has none
 
 

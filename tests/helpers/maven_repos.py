@@ -111,7 +111,8 @@ def templated_repo(root: Path) -> Path:
 
 def reactor_repo(root: Path, broken_core: bool = False) -> Path:
     """A reactor of two modules: ``app`` (its Counter labels with core's ``Names``) depends on its sibling ``core``,
-    which the parent's dependency management versions. *broken_core*: core does not compile."""
+    which the parent's dependency management versions, and on core's test-jar (its ``Fixtures``); core has a
+    ``module-info.java`` that Java 8 cannot compile (Maven compiles it apart). *broken_core*: core does not compile."""
     parent = f"""<project {NS}>
   <modelVersion>4.0.0</modelVersion>
   <groupId>org.example</groupId><artifactId>parent</artifactId><version>1.0</version><packaging>pom</packaging>
@@ -129,7 +130,9 @@ def reactor_repo(root: Path, broken_core: bool = False) -> Path:
     app = f"""<project {NS}><modelVersion>4.0.0</modelVersion>
   <parent><groupId>org.example</groupId><artifactId>parent</artifactId><version>1.0</version></parent>
   <artifactId>app</artifactId>
-  <dependencies><dependency><groupId>org.example</groupId><artifactId>core</artifactId></dependency>{JUNIT}</dependencies>
+  <dependencies><dependency><groupId>org.example</groupId><artifactId>core</artifactId></dependency>{JUNIT}
+    <dependency><groupId>org.example</groupId><artifactId>core</artifactId><type>test-jar</type><scope>test</scope></dependency>
+  </dependencies>
 </project>
 """
     names = "package org.example.core;\n\npublic final class Names {\n    public static String of(String what) {\n" \
@@ -140,6 +143,13 @@ def reactor_repo(root: Path, broken_core: bool = False) -> Path:
         "pom.xml": parent, "core/pom.xml": core, "app/pom.xml": app,
         "core/src/main/java/org/example/core/Names.java": names,
         "core/src/main/resources/core.properties": "name=core\n",
+        "core/src/main/java/module-info.java": "module org.example.core {\n    exports org.example.core;\n}\n",
+        "core/src/test/java/org/example/core/Fixtures.java":
+            "package org.example.core;\n\npublic final class Fixtures {\n    public static int two() {\n        return 2;\n    }\n}\n",
+        "app/src/test/java/org/example/app/FixturesUseTest.java":
+            "package org.example.app;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\n"
+            "public class FixturesUseTest {\n    @Test\n    public void usesCoreFixtures() {\n"
+            "        assertEquals(2, org.example.core.Fixtures.two());\n    }\n}\n",
         "app/src/main/java/org/example/app/Counter.java":
             COUNTER.format(package="app", label='org.example.core.Names.of("counter")'),
         "app/src/main/java/org/example/app/Labels.java": LABELS.format(package="app"),

@@ -26,7 +26,7 @@ from benchsmith.errors import BenchsmithError
 from benchsmith.schema import ClassBenchTask
 from harness import sandbox
 from harness.java_runner import TEST_JVM_OPTIONS, InstanceRunner, Tests
-from harness.javatools import junit_classpath, platform_classpath
+from harness.javatools import junit_classpath, platform_classpath, project_runtime
 from harness.jvm import TestJvms, fresh_folder
 from harness.java_workspace import JavaSetup, JavaWorkspace, java_workspace
 from harness.verdict import Verdict
@@ -46,7 +46,7 @@ class ClassTaskRunner(InstanceRunner):
         self.allowed_types = {t.name for t in java_unit(host, task.file_path).types}
         self._open(task.task_id, task.file_path, task.ground_truth_class,
                    Tests(list(task.test_directives), [], stop_early=False), workspace, slot, limits, logs,
-                   platform=True, release=prepared.setup.release or "8")  # fmt: skip
+                   platform=True, release=prepared.setup.release or "8", runtime=test_runtime(prepared))  # fmt: skip
         self._dependents = _dependents(self.view.tree, workspace, task.file_path, task.class_name)
 
     def source_with(self, code: str) -> str:
@@ -100,6 +100,11 @@ def _class_name(folder: str, relative: Path) -> str:
     return ".".join(relative.relative_to(folder).with_suffix("").parts)
 
 
+def test_runtime(prepared: JavaWorkspace):
+    """The JVM the workspace's tests run on: the release its pom asks for (Java 8 on the bundled runtime)."""
+    return project_runtime(prepared.setup.release or "8", [Path(entry) for entry in prepared.libraries])
+
+
 def task_workspace(task: ClassBenchTask) -> JavaWorkspace:
     """The workspace a Java task was built in, made again from its repository and setup where it is not cached."""
     key, tree, _ = source_tree(task.repo, task.commit or None)
@@ -118,7 +123,7 @@ def run_suite(prepared: JavaWorkspace, slot: int, limits: sandbox.Limits, log_pa
     libraries = [*map(Path, workspace.libraries), *junit_classpath(), *platform_classpath()]
     resources = [str(p.relative_to(workspace.tree)) for p in workspace.resource_dirs()]
     jvms = TestJvms(slot, box, workspace.tree, [workspace.classes, workspace.test_classes, *libraries], limits,
-                    TEST_JVM_OPTIONS, resources, platform=True)  # fmt: skip
+                    TEST_JVM_OPTIONS, resources, platform=True, runtime=test_runtime(prepared))  # fmt: skip
     jvm = jvms.fresh()
     try:
         classpath = [workspace.classes, workspace.test_classes, *(jvm.cwd / r for r in resources), *map(Path, workspace.libraries)]

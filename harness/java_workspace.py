@@ -1,52 +1,47 @@
-"""A Maven-layout Java repository compiled once into a workspace that Java classbench tasks are judged in.
+"""A Maven repository's module compiled once into a workspace that Java classbench tasks are judged in.
 
-The tree is one module of the repository (``--module``, default its root):
-``src/main/java``, ``src/test/java`` and their resources. Its compile and test
-class path comes from, in this order:
+The module (``--module``, default the repository's root) is read by the Maven
+model (:mod:`sources.maven`): its source and test roots (build-helper's
+included), the sources it generates at build time (java-templates, Jackson's
+``.java.in``; :mod:`sources.maven_generate`), its filtered resources and its
+release. Its class path comes from :mod:`harness.java_classpath`; the sibling
+modules of its reactor that it depends on are compiled first and put ahead of
+it. Main sources that do not compile against that class path are left out,
+and so are test classes, each recorded with its first error, the missing
+symbol and, where one is declared but not found, the missing artifact.
 
-* ``maven``: ``mvn dependency:build-classpath`` of the module, offline against
-  the user's local repository (``~/.m2``), or online where Maven can reach its
-  repositories;
-* ``folder``: every jar of a folder the user names (``--classpath-dir``);
-* ``maven-repo``: the dependencies the pom declares, one jar each, looked up by
-  artifact in Debian's ``/usr/share/maven-repo`` (the version the pom names,
-  else the nearest below it, else the newest).
-
-JUnit 4 and 5 come from Debian's packages (the runner's own), whatever the pom
-names. Test classes that do not compile against that class path are left out,
-each recorded with the first error. The workspace holds the ground truth of
-every task of the repository, so it is private to root; candidates see the
-public view of it (``harness.workspace.public_view``).
+A build that fails keeps its folder, logs included, under the cache's
+``failed/`` folder, and the error names the log there. The workspace holds the
+ground truth of every task of the repository, so it is private to root;
+candidates see the public view of it (``harness.workspace.public_view``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
-import os
 import re
 import shutil
-import subprocess
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from xml.etree import ElementTree
 
 from benchsmith.atomic import write_text_atomic
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
-from harness.javatools import JAR_NAME, JAVA_RELEASE, library_jars, platform_classpath, pom_versions
+from harness.java_classpath import resolve_classpath
+from harness.java_compile import exclusion_reasons, leave_out_uncompilable_main
+from harness.java_reactor import compile_siblings, gradle_note, sibling_modules
+from harness.javatools import platform_classpath
 from harness.workspace import Workspace, compile_main, compile_tests, make_readable
+from sources.maven import MavenModel, read_pom
+from sources.maven_generate import filter_resources, generate_sources
 
 log = logging.getLogger(__name__)
 
-JAVA_WORKSPACE_FORMAT = 2
-CLASSPATH_SOURCES = ("maven", "folder", "maven-repo")
-DEBIAN_MAVEN_REPO = Path("/usr/share/maven-repo")
-# Artifacts the runner brings itself, whatever version a pom names: two copies of JUnit on one class path would
-# decide which engine runs a test by class path order.
-_TEST_FRAMEWORK = re.compile(r"^(junit|junit-jupiter.*|junit-platform.*|junit-vintage.*|hamcrest.*|opentest4j|apiguardian-api)$")
+JAVA_WORKSPACE_FORMAT = 3  # 3: the Maven model (roots, generated sources, siblings), failed builds kept
 _SUREFIRE_NAMES = re.compile(r"^(Test\w*|\w*Test|\w*Tests|\w*TestCase)$")  # Surefire's default includes
 
 
@@ -79,12 +74,16 @@ class JavaWorkspace:
     excluded_tests: dict[str, str] = field(default_factory=dict)  # test class → the first compile error
     excluded_main: dict[str, str] = field(default_factory=dict)  # main class left out of the tree → its first error
     test_classes: list[str] = field(default_factory=list)  # the suite: classes named as Surefire runs them
+    missing_artifacts: list[str] = field(default_factory=list)  # declared dependencies no jar was found for
+    siblings: list[str] = field(default_factory=list)  # reactor modules compiled onto the class path
+    generated: list[str] = field(default_factory=list)  # sources and resources written by the build's plugins
+    missing_parent: str = ""  # the first parent pom not at hand (what it manages or sets stays unknown)
 
 
 def java_workspace(tree: Path, key: str, setup: JavaSetup) -> JavaWorkspace:
     """The compiled workspace of the repository at *tree* (a pristine export, cache key *key*), made at first use."""
     # A folder can change between two builds under the same key (a paraphrased copy made again): its content counts.
-    content = _tree_digest(tree / setup.module if setup.module else tree) if key.startswith("dir-") else ""
+    content = _tree_digest(tree) if key.startswith("dir-") else ""
     digest = hashlib.sha256(f"{JAVA_WORKSPACE_FORMAT}\0{setup.to_json()}\0{content}".encode()).hexdigest()[:10]
     root = cache_dir("classbench-java", "workspaces") / f"{key}-{digest}"
     cache_dir("classbench-java").chmod(0o700)
@@ -95,41 +94,76 @@ def java_workspace(tree: Path, key: str, setup: JavaSetup) -> JavaWorkspace:
         except (ValueError, KeyError, TypeError) as exc:
             raise BenchsmithError(f"{manifest}: corrupt workspace manifest ({exc}); delete {root}") from exc
     module = tree / setup.module if setup.module else tree
-    if not (module / "src" / "main" / "java").is_dir():
-        raise BenchsmithError(f"{module}: no src/main/java; a Maven-layout module is expected (name one with --module)")
-    if not (module / "src" / "test" / "java").is_dir():
-        raise BenchsmithError(f"{module}: no src/test/java; the shortlist needs the repository's tests")
+    if not (module / "pom.xml").is_file() and gradle_note(module):
+        raise BenchsmithError(gradle_note(module))
+    model = read_pom(module / "pom.xml")  # without one, Maven's default layout
+    source_dir, test_dir = model.source_roots[0], model.test_roots[0]
+    if not (module / source_dir).is_dir():
+        raise BenchsmithError(f"{module}: no {source_dir}; a Maven module with main sources is expected (name one with "
+                              f"--module{'; its modules: ' + ', '.join(model.modules) if model.modules else ''})")  # fmt: skip
+    if not (module / test_dir).is_dir():
+        raise BenchsmithError(f"{module}: no {test_dir}; the shortlist needs the repository's tests")
     building = Path(tempfile.mkdtemp(prefix=f".{root.name}.", dir=root.parent))
     try:
-        shutil.copytree(module, building / "tree", symlinks=True, ignore=shutil.ignore_patterns("target", ".git"))
-        source, libraries = resolve_classpath(building / "tree", setup)
-        release = setup.release or pom_release(building / "tree" / "pom.xml")
-        resolved = JavaSetup(setup.module, source, setup.classpath_dir if source == "folder" else "", release)
-        engine = tuple(platform_classpath())
-        label = f"{key}{'/' + setup.module if setup.module else ''}"
-        left_out = _leave_out_uncompilable_main(building, tuple(libraries), release, engine)
-        encoding = compile_main(building / "tree", "src/main/java", building, tuple(libraries), release, engine)
-        test_encoding, excluded = compile_tests(label, set(), building / "tree", "src/test/java", building,
-                                                tuple(libraries), encoding, release, engine)  # fmt: skip
-        reasons = _exclusion_reasons(building / "compile-tests.log", excluded)
-        record = {"format": JAVA_WORKSPACE_FORMAT, "setup": asdict(resolved), "libraries": libraries,
-                  "excluded_main": left_out,
-                  "encoding": encoding, "test_encoding": test_encoding, "excluded_tests": reasons,
-                  "test_classes": suite_classes(building / "tree" / "src" / "test" / "java", set(excluded))}  # fmt: skip
+        record = _build(tree, module, model, setup, building, f"{key}{'/' + setup.module if setup.module else ''}")
         make_readable(building)
         write_text_atomic(building / "workspace.json", json.dumps(record, indent=2))
         if root.exists():
             shutil.rmtree(root)
         building.rename(root)
+    except BenchsmithError as exc:
+        kept = _keep_failed(building, root)
+        raise BenchsmithError(str(exc).replace(str(building), str(kept))) from None
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)
         raise
     return _from_manifest(root, record)
 
 
+def _build(tree: Path, module: Path, model: MavenModel, setup: JavaSetup, building: Path, label: str) -> dict:
+    shutil.copytree(module, building / "tree", symlinks=True, ignore=shutil.ignore_patterns("target", ".git"))
+    local = dataclasses.replace(model, directory=building / "tree")
+    generated = generate_sources(local)
+    filtered = filter_resources(local)
+    siblings = sibling_modules(tree, model)
+    classpath = resolve_classpath(module, model, setup.classpath, setup.classpath_dir,
+                                  frozenset((s.group, s.artifact) for _, s, _ in siblings))  # fmt: skip
+    release = setup.release or model.release
+    resolved = JavaSetup(setup.module, classpath.source, setup.classpath_dir if classpath.source == "folder" else "", release)
+    engine = tuple(platform_classpath())
+    built = compile_siblings(siblings, building, classpath, engine)
+    libraries = [*(str(building / entry) for entry in built.entries), *built.jars]
+    main_dirs = [d for d in [*model.source_roots[1:], *generated.main_roots] if (building / "tree" / d).is_dir()]
+    test_dirs = [d for d in [*model.test_roots[1:], *generated.test_roots] if (building / "tree" / d).is_dir()]
+    source_dir, test_dir = model.source_roots[0], model.test_roots[0]
+    missing = [*classpath.missing, *built.missing]
+    left_out = leave_out_uncompilable_main(building, source_dir, tuple(main_dirs), tuple(libraries), release, engine,
+                                           missing)  # fmt: skip
+    left_out.update(built.left_out)
+    encoding = compile_main(building / "tree", source_dir, building, tuple(libraries), release, engine, tuple(main_dirs))
+    test_encoding, excluded = compile_tests(label, set(), building / "tree", test_dir, building, tuple(libraries),
+                                            encoding, release, engine, tuple(test_dirs))  # fmt: skip
+    reasons = exclusion_reasons(building / "compile-tests.log", excluded, missing)
+    suite = [name for folder in (test_dir, *test_dirs) for name in suite_classes(building / "tree" / folder, set(excluded))]
+    return {"format": JAVA_WORKSPACE_FORMAT, "setup": asdict(resolved), "source_dir": source_dir, "test_dir": test_dir,
+            "libraries": [str(Path(entry).relative_to(building)) if Path(entry).is_relative_to(building) else entry
+                          for entry in libraries],
+            "excluded_main": left_out, "encoding": encoding, "test_encoding": test_encoding, "excluded_tests": reasons,
+            "test_classes": suite, "missing_artifacts": missing, "siblings": built.modules,
+            "generated": [*generated.files, *filtered], "missing_parent": model.missing_parent}  # fmt: skip
+
+
+def _keep_failed(building: Path, root: Path) -> Path:
+    """The folder of a build that failed, logs and all, under ``failed/`` beside the workspaces, for the user to read."""
+    kept = cache_dir("classbench-java", "failed") / root.name
+    shutil.rmtree(kept, ignore_errors=True)
+    building.rename(kept)
+    return kept
+
+
 def _tree_digest(root: Path) -> str:
     digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.is_file() and "target" not in p.relative_to(root).parts[:1]):
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "target" not in p.relative_to(root).parts):
         digest.update(str(path.relative_to(root)).encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
 
@@ -137,39 +171,12 @@ def _tree_digest(root: Path) -> str:
 def _from_manifest(root: Path, record: dict) -> JavaWorkspace:
     if record.get("format") != JAVA_WORKSPACE_FORMAT:
         raise ValueError(f"format {record.get('format')}, expected {JAVA_WORKSPACE_FORMAT}")
-    workspace = Workspace(root, "src/main/java", "src/test/java", record["encoding"], record["test_encoding"],
-                          tuple(record["libraries"]), tuple(record["excluded_tests"]))  # fmt: skip
-    return JavaWorkspace(workspace, JavaSetup(**record["setup"]), record["libraries"], record["excluded_tests"],
-                         record["excluded_main"], record["test_classes"])  # fmt: skip
-
-
-def _leave_out_uncompilable_main(building: Path, libraries: tuple[str, ...], release: str, engine: tuple) -> dict[str, str]:
-    """Main sources that cannot compile against the class path (an optional dependency no repository here has, such
-    as Compress's Brotli decoder) are deleted from the workspace's tree, with the first error of each; what depends on
-    them goes too, round by round. Their tests then fail to compile and are left out as well."""
-    left_out: dict[str, str] = {}
-    main = building / "tree" / "src" / "main" / "java"
-    for _ in range(_MAX_MAIN_ROUNDS):
-        try:
-            compile_main(building / "tree", "src/main/java", building, libraries, release, engine)
-            return left_out
-        except BenchsmithError:
-            text = (building / "compile-main.log").read_text(errors="replace")
-        broken: dict[Path, str] = {}
-        for line in text.splitlines():
-            match = re.match(r"^(/\S+\.java):\d+: error: (.*)$", line)
-            if match and Path(match[1]).is_relative_to(main):
-                broken.setdefault(Path(match[1]), match[2])
-        if not broken:
-            break
-        for path, why in broken.items():
-            left_out[".".join(path.relative_to(main).with_suffix("").parts)] = why
-            path.unlink()
-        shutil.rmtree(building / "classes", ignore_errors=True)
-    return left_out
-
-
-_MAX_MAIN_ROUNDS = 6
+    libraries = [entry if Path(entry).is_absolute() else str(root / entry) for entry in record["libraries"]]
+    workspace = Workspace(root, record["source_dir"], record["test_dir"], record["encoding"], record["test_encoding"],
+                          tuple(libraries), tuple(record["excluded_tests"]), release=record["setup"]["release"])  # fmt: skip
+    return JavaWorkspace(workspace, JavaSetup(**record["setup"]), libraries, record["excluded_tests"],
+                         record["excluded_main"], record["test_classes"], record["missing_artifacts"],
+                         record["siblings"], record["generated"], record.get("missing_parent", ""))  # fmt: skip
 
 
 def suite_classes(test_root: Path, excluded: set[str]) -> list[str]:
@@ -184,140 +191,3 @@ def suite_classes(test_root: Path, excluded: set[str]) -> list[str]:
             continue
         names.append(name)
     return names
-
-
-def _exclusion_reasons(log_path: Path, excluded: list[str]) -> dict[str, str]:
-    text = log_path.read_text(errors="replace") if log_path.is_file() else ""
-    reasons = {}
-    for name in excluded:
-        path = "/" + name.replace(".", "/") + ".java:"
-        line = next((ln for ln in text.splitlines() if path in ln and ": error:" in ln), "")
-        reasons[name] = line.split(": error:", 1)[-1].strip() or "does not compile"
-    return reasons
-
-
-def pom_release(pom: Path) -> str:
-    """The Java release a pom compiles for (``maven.compiler.release``/``source``, the compiler plugin's), at least 8."""
-    try:
-        root = ElementTree.parse(pom).getroot()
-    except (OSError, ElementTree.ParseError):
-        return JAVA_RELEASE
-    namespace = root.tag[: root.tag.index("}") + 1] if root.tag.startswith("{") else ""
-    properties = {child.tag.removeprefix(namespace): (child.text or "").strip()
-                  for props in root.iter(f"{namespace}properties") for child in props}  # fmt: skip
-    for key in ("maven.compiler.release", "maven.compiler.source", "maven.compiler.target", "commons.compiler.release",
-                "maven.compile.source", "java.version"):  # fmt: skip
-        value = properties.get(key, "")
-        value = re.sub(r"\$\{([^}]+)\}", lambda m: properties.get(m[1], ""), value)
-        number = value.removeprefix("1.")
-        if number.isdigit():
-            return str(max(int(number), int(JAVA_RELEASE)))
-    return JAVA_RELEASE
-
-
-def resolve_classpath(module: Path, setup: JavaSetup) -> tuple[str, list[str]]:
-    """(source, jars): the module's dependency jars, test scope, without the test frameworks the runner brings."""
-    tried = []
-    order = [setup.classpath] if setup.classpath else [s for s in CLASSPATH_SOURCES if s != "folder" or setup.classpath_dir]
-    for source in order:
-        if source not in CLASSPATH_SOURCES:
-            raise BenchsmithError(f"--classpath {source}: expected one of {', '.join(CLASSPATH_SOURCES)}")
-        try:
-            jars = {"maven": _maven, "folder": _folder, "maven-repo": _maven_repo}[source](module, setup)
-        except BenchsmithError as exc:
-            tried.append(f"{source}: {exc}")
-            continue
-        jars = [j for j in jars if not _TEST_FRAMEWORK.match(_artifact_of(Path(j)))]
-        if tried:
-            log.info("%s: class path from %s (%s)", module, source, "; ".join(tried))
-        return source, jars
-    raise BenchsmithError(f"{module}: no class path could be resolved: {'; '.join(tried)}")
-
-
-def _artifact_of(jar: Path) -> str:
-    match = JAR_NAME.match(jar.name)
-    return match["artifact"] if match else jar.stem
-
-
-def _maven(module: Path, setup: JavaSetup) -> list[str]:
-    mvn = shutil.which("mvn")
-    if not mvn:
-        raise BenchsmithError("mvn is not installed")
-    if not (module / "pom.xml").is_file():
-        raise BenchsmithError("no pom.xml")
-    with tempfile.TemporaryDirectory() as scratch:
-        out = Path(scratch) / "classpath.txt"
-        argv = [mvn, "-B", "-q", "-o", "dependency:build-classpath", "-Dmdep.includeScope=test", f"-Dmdep.outputFile={out}"]
-        if os.environ.get("BENCHSMITH_MAVEN_ONLINE"):
-            argv.remove("-o")
-        completed = subprocess.run(argv, cwd=module, capture_output=True, text=True, timeout=600)
-        if completed.returncode != 0 or not out.is_file():
-            error = next((ln for ln in completed.stdout.splitlines() if "[ERROR]" in ln), "mvn failed")
-            raise BenchsmithError(error.replace("[ERROR]", "").strip()[:200])
-        return [entry for entry in out.read_text().strip().split(os.pathsep) if entry]
-
-
-def _folder(module: Path, setup: JavaSetup) -> list[str]:
-    folder = Path(setup.classpath_dir)
-    if not folder.is_dir():
-        raise BenchsmithError(f"--classpath-dir {folder}: not a folder")
-    return [str(jar.resolve()) for jar in sorted(folder.rglob("*.jar"))]
-
-
-def _maven_repo(module: Path, setup: JavaSetup) -> list[str]:
-    declared = pom_versions(module / "pom.xml")
-    declared.update(_unversioned_dependencies(module / "pom.xml"))
-    if not DEBIAN_MAVEN_REPO.is_dir():
-        raise BenchsmithError(f"{DEBIAN_MAVEN_REPO} does not exist (Debian's maven-repo-helper packages)")
-    # What the pom declares, then what those jars' own poms need at run time (Mockito needs Byte Buddy, Objenesis).
-    queue = sorted(artifact for artifact in declared if not _TEST_FRAMEWORK.match(artifact))
-    seen, found = set(queue), []
-    while queue:
-        artifact = queue.pop(0)
-        folders = [p for p in DEBIAN_MAVEN_REPO.rglob(artifact) if p.is_dir() and p.name == artifact]
-        # library_jars reads a group's folder (<group>/<artifact>/<version>/): the artifact's own jar is kept.
-        jars = [jar for folder in folders for jar in library_jars(folder.parent, {artifact: declared.get(artifact, "")})
-                if jar.parent.parent.name == artifact and jar.resolve().is_file()]  # fmt: skip
-        if not jars:
-            continue
-        found.append(str(jars[0]))
-        for pom in sorted(jars[0].parent.glob("*.pom"))[:1]:
-            for needed in _runtime_dependencies(pom):
-                if needed not in seen and not _TEST_FRAMEWORK.match(needed):
-                    seen.add(needed)
-                    queue.append(needed)
-    return found
-
-
-def _runtime_dependencies(pom: Path) -> list[str]:
-    """The artifacts a library's pom needs at compile and run time (not test, provided or optional ones)."""
-    try:
-        root = ElementTree.parse(pom).getroot()
-    except (OSError, ElementTree.ParseError):
-        return []
-    namespace = root.tag[: root.tag.index("}") + 1] if root.tag.startswith("{") else ""
-    needed = []
-    for dependencies in root.findall(f"{namespace}dependencies"):
-        for dependency in dependencies.findall(f"{namespace}dependency"):
-            scope = (dependency.findtext(f"{namespace}scope") or "compile").strip()
-            optional = (dependency.findtext(f"{namespace}optional") or "").strip() == "true"
-            artifact = (dependency.findtext(f"{namespace}artifactId") or "").strip()
-            if artifact and scope in ("compile", "runtime") and not optional:
-                needed.append(artifact)
-    return needed
-
-
-def _unversioned_dependencies(pom: Path) -> dict[str, str]:
-    """Dependencies whose version a parent pom manages: declared, version unknown."""
-    try:
-        root = ElementTree.parse(pom).getroot()
-    except (OSError, ElementTree.ParseError):
-        return {}
-    namespace = root.tag[: root.tag.index("}") + 1] if root.tag.startswith("{") else ""
-    found = {}
-    for dependencies in root.findall(f"{namespace}dependencies"):
-        for dependency in dependencies.findall(f"{namespace}dependency"):
-            artifact = (dependency.findtext(f"{namespace}artifactId") or "").strip()
-            if artifact and dependency.findtext(f"{namespace}version") is None:
-                found[artifact] = ""
-    return found

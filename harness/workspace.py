@@ -35,6 +35,8 @@ from benchsmith.schema import NL2FixInstance
 from sources.defects4j import Bug, Defects4JRoot
 from sources.patches import apply_patch
 from sources.history import GitHistory, fixed_commit, locate_upstream
+from sources.maven import read_pom
+from sources.maven_generate import fill_replacer_templates
 from harness.javatools import (
     JAVA_RELEASE,
     debian_substitutes,
@@ -275,26 +277,11 @@ def copy_test_resources(tree: Path) -> None:
 
 
 def _generate_from_templates(tree: Path, source_dir: str) -> None:
-    """The sources Maven generates before compiling: each ``X.java.in`` filled in as ``X.java``.
-
-    The Jackson projects keep ``PackageVersion.java.in`` and let maven-replacer-plugin write ``PackageVersion.java``
-    from the pom's coordinates; without it their main sources do not compile.
-    """
-    templates = sorted((tree / source_dir).rglob("*.java.in"))
-    if not templates:
-        return
-    coordinates = pom_coordinates(tree / "pom.xml")
-    for template in templates:
-        target = template.with_suffix("")  # X.java.in -> X.java
-        if target.exists():
-            continue
-        package = ".".join(template.parent.relative_to(tree / source_dir).parts)
-        text = template.read_text(encoding="utf-8", errors="surrogateescape")
-        for key, value in {"package": package, "projectversion": coordinates.get("version", "0"),
-                           "projectgroupid": coordinates.get("groupId", ""),
-                           "projectartifactid": coordinates.get("artifactId", "")}.items():  # fmt: skip
-            text = text.replace(f"@{key}@", value)
-        target.write_text(text, encoding="utf-8", errors="surrogateescape")
+    """The sources Maven generates before compiling, as the classbench build makes them (:mod:`sources.maven_generate`):
+    each ``X.java.in`` of *source_dir* filled in beside it as ``X.java`` (the Jackson projects' PackageVersion, which
+    maven-replacer-plugin writes from the pom's coordinates; without it their main sources do not compile)."""
+    if any((tree / source_dir).rglob("*.java.in")):
+        fill_replacer_templates(read_pom(tree / "pom.xml", ()), [source_dir], beside=True)
 
 
 def _buggy_only_imports(instance: NL2FixInstance, d4j: Defects4JRoot, tree: Path, encoding: str) -> tuple[str, ...]:
@@ -394,8 +381,8 @@ def compile_main(tree: Path, source_dir: str, root: Path, libraries: tuple[str, 
             break
     errors = [line for line in log_path.read_text(errors="replace").splitlines() if ": error: " in line]
     # The log may go with a build folder that fails: the first error travels in the message.
-    first = f": {errors[0].strip()[:300]} ({len(errors)} error(s) in all)" if errors else f"; see {log_path}"
-    raise BenchsmithError(f"{root}: the main sources do not compile{first}")
+    first = f": {errors[0].strip()[:300]} ({len(errors)} error(s) in all)" if errors else ""
+    raise BenchsmithError(f"{root}: the main sources do not compile{first}; see {log_path}")
 
 
 def compile_tests(label: str, needed: set[str], tree: Path, test_dir: str, root: Path, libraries: tuple[str, ...],
@@ -408,7 +395,7 @@ def compile_tests(label: str, needed: set[str], tree: Path, test_dir: str, root:
     sources = [path for folder in roots for path in _java_files(folder)]
     excluded: list[str] = []
     log_path = root / "compile-tests.log"
-    for _ in range(_MAX_TEST_EXCLUSION_ROUNDS):
+    for round_number in range(_MAX_TEST_EXCLUSION_ROUNDS):
         shutil.rmtree(root / "test-classes", ignore_errors=True)
         if javac(sources, classpath, root / "test-classes", log_path, encoding, release=release):
             return encoding, excluded
@@ -419,11 +406,15 @@ def compile_tests(label: str, needed: set[str], tree: Path, test_dir: str, root:
         if not broken:
             break
         names = {_class_name(next(r for r in roots if path.is_relative_to(r)), path) for path in broken}
+        # Each round's log is kept: it holds the errors of the classes that round leaves out.
+        shutil.copyfile(log_path, root / f"compile-tests.round{round_number + 1}.log")
         if names & needed:
             raise BenchsmithError(f"{label}: test classes it needs do not compile: {sorted(names & needed)}; see {log_path}")
         excluded.extend(sorted(names))
         sources = [s for s in sources if s not in broken]
-    raise BenchsmithError(f"{label}: the tests do not compile; see {log_path}")
+    errors = [line for line in log_path.read_text(errors="replace").splitlines() if ": error: " in line]
+    first = f": {errors[0].strip()[:300]} ({len(errors)} error(s) in all)" if errors else ""
+    raise BenchsmithError(f"{label}: the tests do not compile{first}; see {log_path}")
 
 
 def _class_name(test_root: Path, path: Path) -> str:

@@ -42,7 +42,7 @@ from builders.classbench.java_shortlist import (
 )
 from harness import sandbox
 from harness.benchmarks.classbench_java import ClassBenchJava
-from harness.java_class_runner import ClassTaskRunner, run_suite
+from harness.java_class_runner import ClassTaskRunner, run_suite, test_runtime
 from harness.java_workspace import JavaSetup, JavaWorkspace, java_workspace
 from sources.javaclass import empty_shell
 from sources.python_repo import source_tree
@@ -194,9 +194,14 @@ def _card(options, prepared: JavaWorkspace, suite, classes, tasks, rejections, c
         "module": options.module,
         "classpath_source": prepared.setup.classpath,
         "release": prepared.setup.release,
+        "test_runtime": test_runtime(prepared).describe(),
         "libraries": prepared.libraries,
         "excluded_test_classes": prepared.excluded_tests,
         "excluded_main_classes": prepared.excluded_main,
+        "missing_artifacts": prepared.missing_artifacts,
+        "missing_parent_pom": prepared.missing_parent,
+        "sibling_modules": prepared.siblings,
+        "generated_files": prepared.generated,
         "test_suite": dict(Counter(suite.values())),
         "classes": len(classes),
         "tasks": len(tasks),
@@ -213,8 +218,13 @@ def render_card(card: dict) -> str:
     lines = [
         f"# {card['dataset']}: {card['repo']} {card['commit']}{' module ' + card['module'] if card['module'] else ''}",
         "",
-        f"Built by {card['tool']} on {card['built_at']} in {card['seconds']}s; Java release {card['release']}; "
-        f"class path from {card['classpath_source']} ({len(card['libraries'])} jars).",
+        f"Built by {card['tool']} on {card['built_at']} in {card['seconds']}s; Java release {card['release']}, tests run on "
+        f"{card['test_runtime']}; "
+        f"class path from {card['classpath_source']} ({len(card['libraries'])} entries"
+        f"{'; sibling modules compiled: ' + ', '.join(card['sibling_modules']) if card['sibling_modules'] else ''}).",
+        f"Generated at build time: {', '.join(card['generated_files']) or 'nothing'}.",
+        f"Declared dependencies without a jar: {', '.join(card['missing_artifacts']) or 'none'}"
+        f"{'; parent pom not at hand: ' + card['missing_parent_pom'] if card['missing_parent_pom'] else ''}.",
         "",
         f"{card['tasks']} tasks from {card['classes']} top-level types; {card['directives']} test directives.",
         f"Test suite: {', '.join(f'{k} {v}' for k, v in card['test_suite'].items())}; "

@@ -196,4 +196,5 @@ def test_one_module_of_a_multi_module_build_with_a_folder_class_path(tmp_path):
     assert (card["module"], card["classpath_source"], card["tasks"]) == ("geometry", "folder", 2)
     assert all(json.loads(t.setup)["java"]["module"] == "geometry" for t in read_records(out, ClassBenchTask))
     missing = run_cli("classbench", "build", "--language", "java", "--repo", str(parent), "--out", str(tmp_path / "x.parquet"))
-    assert missing.returncode != 0 and "no src/main/java; a Maven-layout module is expected (name one with --module)" in missing.stderr
+    assert missing.returncode != 0 and "no src/main/java; a Maven module with main sources is expected (name one with --module; its " \
+                                          "modules: geometry)" in missing.stderr

@@ -1,0 +1,93 @@
+"""`classbench build --language java` through the Maven model, on repositories written here: a source generated from
+java-templates, a module built with its sibling, and failed builds whose errors name logs that exist."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from benchsmith.schema import ClassBenchTask, read_records
+from harness import java8
+from harness.javatools import default_runtime
+from tests.conftest import run_benchsmith
+from tests.helpers.maven_repos import commit, reactor_repo, templated_repo
+
+pytestmark = [pytest.mark.java, pytest.mark.slow]
+
+
+def build(repo: Path, out: Path, *extra: str):
+    return run_benchsmith("classbench", "build", "--language", "java", "--repo", str(repo), "--commit", commit(repo),
+                          "--classpath", "maven-repo", "--out", str(out), *extra)  # fmt: skip
+
+
+def test_a_template_generated_source_compiles_and_a_missing_artifact_is_named(tmp_path):
+    out = tmp_path / "templated.parquet"
+    completed = build(templated_repo(tmp_path / "templated"), out)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    card = json.loads(out.with_suffix(".card.json").read_text())
+    assert card["generated_files"] == ["target/generated-sources/java-templates/org/example/templated/Version.java"]
+    assert card["release"] == "11" and card["test_runtime"].startswith(f"Java {default_runtime().version} ")
+    assert card["missing_artifacts"] == ["org.nowhere:absent-lib:1.0"]
+    assert card["excluded_main_classes"] == {
+        "org.example.templated.Bridge": "package org.nowhere.absent does not exist; missing artifact org.nowhere:absent-lib:1.0"}
+    assert card["excluded_test_classes"]["org.example.templated.BridgeTest"].startswith("cannot find symbol (symbol:")
+    tasks = {t.class_name: t for t in read_records(out, ClassBenchTask)}
+    # The directive that reads the generated version passes on the ground truth.
+    assert sorted(tasks["Counter"].test_directives) == ["org.example.templated.CounterTest::addsUp",
+                                                        "org.example.templated.CounterTest::labelNamesTheVersion"]
+    assert card["solution_checks"]["org.example.templated.Counter"]["gold"] == "plausible"
+    assert "Version" not in tasks  # generated, not the repository's source
+
+
+def test_a_module_is_built_with_its_sibling_on_the_class_path(tmp_path):
+    out = tmp_path / "app.parquet"
+    completed = build(reactor_repo(tmp_path / "reactor"), out, "--module", "app")
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    card = json.loads(out.with_suffix(".card.json").read_text())
+    assert card["sibling_modules"] == ["core"] and card["missing_artifacts"] == []
+    # core's test classes (its test-jar) are on app's class path; its module-info, which Maven compiles apart for a
+    # newer release, is left out of core and said so.
+    assert card["test_suite"] == {"passed": 3} and card["excluded_test_classes"] == {}
+    assert list(card["excluded_main_classes"]) == ["core:module-info"]
+    # No release named: Java 8, whose tests run on the bundled Java 8 runtime where `make java8` installed it.
+    assert card["release"] == "8"
+    assert card["test_runtime"].startswith("Java 8 " if java8.java8_home() else f"Java {default_runtime().version} ")
+    assert card["solution_checks"]["org.example.app.Counter"]["gold"] == "plausible"
+    assert card["solution_checks"]["org.example.app.Counter"]["directives"] == 2
+    task = next(iter(read_records(out, ClassBenchTask)))
+    assert json.loads(task.setup)["java"]["module"] == "app"
+
+
+def _named_logs(message: str) -> list[Path]:
+    return [Path(p) for p in re.findall(r"(/\S+\.log)", message)]
+
+
+def test_what_of_a_sibling_does_not_compile_is_left_out_with_its_error(tmp_path):
+    out = tmp_path / "app.parquet"
+    completed = build(reactor_repo(tmp_path / "reactor", broken_core=True), out, "--module", "app")
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    card = json.loads(out.with_suffix(".card.json").read_text())
+    left_out = card["excluded_main_classes"]
+    assert "undefinedHelper" in left_out["core:org.example.core.Names"]
+    assert left_out["org.example.app.Counter"] == "cannot find symbol (symbol:   class Names)"
+    assert card["test_suite"] == {"passed": 1}  # the test of core's test-jar still runs
+    assert card["tasks"] == 0
+
+
+def test_tests_that_cannot_compile_name_a_log_that_exists(tmp_path):
+    """A chain of test classes, each extending the next and the last a class that does not exist: javac reports one
+    link a round, more rounds than the build leaves test classes out in, so the build fails."""
+    repo = templated_repo(tmp_path / "templated")
+    chain = {f"src/test/java/org/example/templated/Step{i}Test.java":
+             f"package org.example.templated;\n\npublic class Step{i}Test extends Step{i + 1}Test {{\n}}\n" for i in range(7)}  # fmt: skip
+    chain["src/test/java/org/example/templated/Step7Test.java"] = (
+        "package org.example.templated;\n\npublic class Step7Test extends Nowhere {\n}\n")
+    for relative, text in chain.items():
+        (repo / relative).write_text(text)
+    completed = build(repo, tmp_path / "t.parquet")
+    assert completed.returncode != 0
+    message = completed.stderr.strip().splitlines()[-1]
+    assert "the tests do not compile" in message
+    logs = _named_logs(message)
+    assert logs and all(log.is_file() for log in logs), message

@@ -147,7 +147,8 @@ def test_java_tasks_import_from_a_path(tmp_path):
     assert counter.test_directives == ["org.acme.count.CounterTest"]
     assert counter.ground_truth_class == JAVA[0]["ground_truth_class_body"] and counter.description_backend == "published"
     assert json.loads(counter.setup) == {"published_task_id": 0, "repo_metadata": {"repo_name": "counters"},
-                                         "evaluation_metadata": JAVA[0]["evaluation_metadata"]}  # fmt: skip
+                                         "evaluation_metadata": JAVA[0]["evaluation_metadata"],
+                                         "java": {"module": "", "classpath": "", "classpath_dir": "", "release": ""}}  # fmt: skip
     assert counter.detailed_metadata == (
         "Class signature: public class Counter\nClass full name: org.acme.count.Counter\n"
         "File path: src/main/java/org/acme/count/Counter.java\nDecorators: \nParent classes: \nMember variables:\n"

@@ -10,10 +10,12 @@ class path comes from, in this order:
 * ``folder``: every jar of a folder the user names (``--classpath-dir``);
 * ``maven-repo``: the dependencies the pom declares, one jar each, looked up by
   artifact in Debian's ``/usr/share/maven-repo`` (the version the pom names,
-  else the nearest below it, else the newest).
+  else the nearest below it, else the newest), and the jars there holding the
+  packages the sources import that nothing else holds
+  (:mod:`harness.java_packages`).
 
 JUnit 4 and 5 come from Debian's packages (the runner's own), whatever the pom
-names. Test classes that do not compile against that class path are left out,
+names. Sources using Lombok are expanded once (:mod:`harness.java_lombok`). Test classes that do not compile against that class path are left out,
 each recorded with the first error. The workspace holds the ground truth of
 every task of the repository, so it is private to root; candidates see the
 public view of it (``harness.workspace.public_view``).
@@ -36,12 +38,14 @@ from xml.etree import ElementTree
 from benchsmith.atomic import write_text_atomic
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
+from harness.java_lombok import delombok
+from harness.java_packages import jars_for_imports
 from harness.javatools import JAR_NAME, JAVA_RELEASE, library_jars, platform_classpath, pom_versions
 from harness.workspace import Workspace, compile_main, compile_tests, make_readable
 
 log = logging.getLogger(__name__)
 
-JAVA_WORKSPACE_FORMAT = 2
+JAVA_WORKSPACE_FORMAT = 3  # 3: maven-repo adds the jars of imported packages; Lombok expanded
 CLASSPATH_SOURCES = ("maven", "folder", "maven-repo")
 DEBIAN_MAVEN_REPO = Path("/usr/share/maven-repo")
 # Artifacts the runner brings itself, whatever version a pom names: two copies of JUnit on one class path would
@@ -103,6 +107,9 @@ def java_workspace(tree: Path, key: str, setup: JavaSetup) -> JavaWorkspace:
     try:
         shutil.copytree(module, building / "tree", symlinks=True, ignore=shutil.ignore_patterns("target", ".git"))
         source, libraries = resolve_classpath(building / "tree", setup)
+        for_imports = jars_for_imports(building / "tree", libraries) if source == "maven-repo" else {}
+        libraries = [*libraries, *for_imports]
+        delomboked = delombok(building / "tree", libraries)
         release = setup.release or pom_release(building / "tree" / "pom.xml")
         resolved = JavaSetup(setup.module, source, setup.classpath_dir if source == "folder" else "", release)
         engine = tuple(platform_classpath())
@@ -113,7 +120,7 @@ def java_workspace(tree: Path, key: str, setup: JavaSetup) -> JavaWorkspace:
                                                 tuple(libraries), encoding, release, engine)  # fmt: skip
         reasons = _exclusion_reasons(building / "compile-tests.log", excluded)
         record = {"format": JAVA_WORKSPACE_FORMAT, "setup": asdict(resolved), "libraries": libraries,
-                  "excluded_main": left_out,
+                  "excluded_main": left_out, "libraries_for_imports": for_imports, "delomboked": delomboked,
                   "encoding": encoding, "test_encoding": test_encoding, "excluded_tests": reasons,
                   "test_classes": suite_classes(building / "tree" / "src" / "test" / "java", set(excluded))}  # fmt: skip
         make_readable(building)

@@ -346,7 +346,10 @@ def javac(sources: list[Path], classpath: list[Path], output: Path, log_path: Pa
     argfile = output.parent / f".{output.name}.sources"
     argfile.write_text("\n".join(f'"{s}"' for s in sources))
     completed = subprocess.run(
-        [tool("javac"), "-nowarn", "-proc:none", "-g", "-encoding", encoding, "--release", release,
+        # every error, not javac's first 100: the files left out as not compiling are read off them, and a
+        # repository whose tests miss a library (binance's mockwebserver) has more broken files than five rounds of
+        # 100 errors name
+        [tool("javac"), "-nowarn", "-Xmaxerrs", "1000000", "-proc:none", "-g", "-encoding", encoding, "--release", release,
          "-cp", os.pathsep.join(map(str, classpath)), "-d", str(output), f"@{argfile}"],
         capture_output=True, text=True,
     )  # fmt: skip

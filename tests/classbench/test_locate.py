@@ -124,7 +124,11 @@ def test_a_located_task_of_a_module_is_judged_at_its_commit(tmp_path):
     subprocess.run(["git", "-C", str(repo), "init", "-q"], check=True)
     rectangle = repo / "shapes" / "src" / "main" / "java" / "org" / "example" / "geometry" / "Rectangle.java"
     gold = rectangle.read_text()
-    commit = _commit(repo, {}, "geometry")
+    # a class the workspace leaves out (it imports what no class path has): judged as an error naming why, not a crash
+    broken = "package org.example.geometry;\n\nimport org.nowhere.Thing;\n\npublic class Broken {\n    Thing thing;\n}\n"
+    commit = _commit(repo, {"shapes/src/main/java/org/example/geometry/Broken.java": broken,
+                            "shapes/src/test/java/org/example/geometry/BrokenTest.java":
+                                "package org.example.geometry;\n\npublic class BrokenTest {\n    Broken broken;\n}\n"}, "geometry")  # fmt: skip
     _commit(repo, {str(rectangle.relative_to(repo)): gold.replace("return width * height;", "return 0;")}, "broken")
     entry = {"task_id": 0, "class_name": "Rectangle", "detailed_description": "A rectangle.", "sketchy_description": "A rectangle.",
              "file": "geometry/shapes/src/main/java/org/example/geometry/Rectangle.java", "repo_metadata": {"repo_name": "geometry"},
@@ -132,20 +136,27 @@ def test_a_located_task_of_a_module_is_judged_at_its_commit(tmp_path):
                                      "test_file": "geometry/shapes/src/test/java/org/example/geometry/RectangleTest.java"},
              "ground_truth_class_body": gold}  # fmt: skip
     source, mapping, out = tmp_path / "java_data.json", tmp_path / "mapping.json", tmp_path / "java.parquet"
-    source.write_text(json.dumps([entry]))
+    other = json.loads(json.dumps(entry).replace("Rectangle", "Broken"))
+    other["ground_truth_class_body"] = broken
+    source.write_text(json.dumps([entry, other]))
     assert run_cli("classbench", "locate", "--from", str(source), "--repos", str(tmp_path / "repos"), "--out", str(mapping)).returncode == 0
     assert json.loads(mapping.read_text())["repositories"]["geometry"]["commit"] == commit
     imported = run_cli("classbench", "import", "--from", str(source), "--out", str(out), "--repos", str(tmp_path / "repos"),
                        "--commits", str(mapping))  # fmt: skip
     assert imported.returncode == 0, imported.stderr[-2000:]
-    (task,) = read_records(out, ClassBenchTask)
+    task, left_out = read_records(out, ClassBenchTask)
     assert (task.commit, task.file_path, task.test_directives) == (commit, "src/main/java/org/example/geometry/Rectangle.java",
                                                                    ["org.example.geometry.RectangleTest"])  # fmt: skip
     wrong = gold.replace("return width * height;", "return width + height;")
     candidates = tmp_path / "candidates.jsonl"
     candidates.write_text("".join(json.dumps({"instance_id": task.task_id, "candidate_id": c, "code": code}) + "\n"
                                   for c, code in (("gold", gold), ("wrong", wrong))))  # fmt: skip
+    with candidates.open("a") as f:
+        f.write(json.dumps({"instance_id": left_out.task_id, "candidate_id": "broken-gold", "code": broken}) + "\n")
     results = tmp_path / "results.parquet"
     evaluated = run_cli("eval", "--dataset", str(out), "--candidates", str(candidates), "--out", str(results))
     assert evaluated.returncode == 0, evaluated.stderr[-3000:]
-    assert {r.candidate_id: r.status for r in read_records(results, Result)} == {"gold": "plausible", "wrong": "wrong"}
+    verdicts = {r.candidate_id: r for r in read_records(results, Result)}
+    assert {c: r.status for c, r in verdicts.items()} == {"gold": "plausible", "wrong": "wrong", "broken-gold": "error"}
+    assert "its class was left out of the workspace" in verdicts["broken-gold"].reason
+    assert "package org.nowhere does not exist" in verdicts["broken-gold"].reason

@@ -365,6 +365,9 @@ def _located(tasks: list[ClassBenchTask], mapping_path: Path, summary: ImportSum
         test_module, _ = _maven_module(test_file, "src/test/java/")
         if task.task_id in found.not_matching:
             summary.not_buildable[task.task_id] = found.not_matching[task.task_id]
+        elif summary.without_metadata.get(task.task_id, "").startswith("declares no class"):
+            # the published entry's class_name is not its file's class: the harness checks a candidate declares it
+            summary.not_buildable[task.task_id] = f"its class_name {summary.without_metadata[task.task_id]}"
         elif test_module != module:
             summary.not_buildable[task.task_id] = (f"its test {test_file} is in module {test_module or '(root)'}, the class in "
                                                    f"{module or '(root)'}: it needs a multi-module build")  # fmt: skip

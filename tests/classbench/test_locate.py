@@ -92,6 +92,8 @@ def test_import_judges_the_tasks_at_the_located_commit_and_counts_those_not_ther
     commits = _history(tmp_path / "repos")
     entries = [_entry(0, "Counter", COUNTER[3]), _entry(1, "Gauge", GAUGE[2]), _entry(2, "Counter", COUNTER[2])]
     entries[2]["file"] = f"counters/{MAIN}/Counter2.java"  # a file of no commit: the first differing task
+    entries.append(_entry(3, "Level", GAUGE[2]))  # a class_name its file does not declare, as five published tasks
+    entries[3]["file"] = f"counters/{MAIN}/Gauge.java"
     source = tmp_path / "java_data.json"
     source.write_text(json.dumps(entries))
     mapping = tmp_path / "mapping.json"
@@ -105,6 +107,8 @@ def test_import_judges_the_tasks_at_the_located_commit_and_counts_those_not_ther
     assert imported.returncode == 0, imported.stderr[-2000:]
     assert f"at the commits of {mapping}: counters {commits[3][:12]}" in imported.stdout
     assert f"counters::{MAIN}/Counter2.java::Counter: {MAIN}/Counter2.java at {commits[3][:12]} is not its ground truth" in imported.stdout
+    assert (f"counters::{MAIN}/Gauge.java::Level: its class_name declares no class, interface or enum named 'Level' "
+            "(it declares: Gauge)") in imported.stdout
     tasks = {t.task_id: t for t in read_records(out, ClassBenchTask)}
     gauge = tasks[f"counters::{MAIN}/Gauge.java::Gauge"]
     assert (gauge.repo, gauge.commit, gauge.file_path) == (str(tmp_path / "repos" / "counters" / ".git"), commits[3],

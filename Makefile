@@ -27,11 +27,13 @@ java:
 	fi
 
 # Libraries from Debian's Maven repository that real repositories' builds want beyond JUnit: Java classbench's
-# maven-repo class path (Commons Compress's xz, zstd, asm, osgi; mockito, commons-io, commons-lang3) and the jars a
-# partial mirror of Defects4J lacks (JacksonDatabind's groovy). Not needed by `make test` or `make dataset`.
+# maven-repo class path (Commons Compress's xz, zstd, asm, osgi; mockito, commons-io, commons-lang3; for RepoClassBench's
+# published Java repositories Lombok, binance's okhttp, org.json (android-json) and logback, imglib's pdfbox) and the jars
+# a partial mirror of Defects4J lacks (JacksonDatabind's groovy). Not needed by `make test` or `make dataset`.
 java-extras: java
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libxz-java libzstd-jni-java \
-		libasm-java libosgi-core-java libmockito-java libcommons-io-java libcommons-lang3-java groovy >/dev/null
+		libasm-java libosgi-core-java libmockito-java libcommons-io-java libcommons-lang3-java groovy liblombok-java \
+		libokhttp-java libandroid-json-java liblogback-java libpdfbox2-java >/dev/null
 
 # Defects4J's own test runtime, Java 8, from Debian unstable's packages with the C library they need, patched to
 # load it from their folder (.java8); `nl2fix validate` and `eval` then run Defects4J's tests on it. Not needed by

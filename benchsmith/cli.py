@@ -174,10 +174,36 @@ def _classbench_build_java(args: argparse.Namespace) -> int:
     return 0
 
 
+def _classbench_locate(args: argparse.Namespace) -> int:
+    from datetime import datetime, timezone
+
+    from builders.classbench.locate import locate_published
+
+    before = None
+    if args.before:
+        try:
+            before = datetime.fromisoformat(args.before)
+        except ValueError:
+            raise BenchsmithError(f"--before {args.before}: not a date (YYYY-MM-DD or ISO 8601)") from None
+        before = before if before.tzinfo else before.replace(tzinfo=timezone.utc)
+    found = locate_published(args.source, args.repos, args.out, before)
+    for name, match in found.items():
+        if match.commit is None:
+            print(f"{name}: no commit: {match.why}")
+            continue
+        differing = f"; first differing: {match.first_differing['why']}" if match.first_differing else ""
+        print(f"{name}: {match.commit[:12]} of {match.commit_date[:10]} holds {match.matching} of {match.tasks} ground "
+              f"truths and {match.tests_present} test files; {match.candidates} commits do "
+              f"({match.candidates_on_default_branch} on the default branch){differing}")  # fmt: skip
+    located = sum(1 for m in found.values() if m.commit)
+    print(f"{args.out}: {located} of {len(found)} repositories located")
+    return 0 if located == len(found) else 1
+
+
 def _classbench_import(args: argparse.Namespace) -> int:
     from builders.classbench.published import import_published
 
-    summary = import_published(args.source, args.out, args.language, args.repos)
+    summary = import_published(args.source, args.out, args.language, args.repos, args.commits)
     repositories = ", ".join(f"{repo} {count}" for repo, count in summary.per_repository.items())
     print(f"{args.out}: {summary.tasks} published {summary.language} tasks imported as {summary.benchmark} "
           f"from {len(summary.per_repository)} repositories ({repositories})")  # fmt: skip
@@ -186,6 +212,8 @@ def _classbench_import(args: argparse.Namespace) -> int:
               "left empty; judge them once you supply each repository (--repos DIR holding DIR/<repo_name>)")  # fmt: skip
     if summary.supplied:
         print(f"judged on the folders given: {', '.join(f'{n} {p}' for n, p in summary.supplied.items())}")
+    if summary.located:
+        print(f"at the commits of {args.commits}: {', '.join(f'{n} {c[:12]}' for n, c in summary.located.items())}")
     if args.repos is not None and summary.not_supplied:
         print(f"not in {args.repos}: {', '.join(summary.not_supplied)}")
     for where, how in summary.reconstructed.items():
@@ -193,7 +221,7 @@ def _classbench_import(args: argparse.Namespace) -> int:
         print(f"rebuilt {where} from upstream {how['base_commit'][:12]}: {how['names_flipped']} names flipped as the "
               f"ground truths spell them, {how['files_changed']} files changed, {how['tasks']} tasks{kept}")  # fmt: skip
     if summary.not_buildable:
-        print(f"{len(summary.not_buildable)} tasks cannot be built from the folders given:")
+        print(f"{len(summary.not_buildable)} tasks cannot be built from the folders and commits given:")
         for task, why in summary.not_buildable.items():
             print(f"  {task}: {why}")
     if summary.without_metadata:
@@ -361,7 +389,16 @@ def build_parser() -> argparse.ArgumentParser:
                                    help="a folder holding each published repository as DIR/<name> (the name the "
                                         "command counts its tasks by): Java's a checkout judged as it is (the file "
                                         "records no commit), Python's a git history read at the task's commit")  # fmt: skip
+    classbench_import.add_argument("--commits", type=Path, metavar="MAPPING",
+                                   help="java: the mapping `classbench locate` wrote: each task is judged at its "
+                                        "repository's commit, in the history --repos DIR/<name> (else the mapping's) holds")  # fmt: skip
     classbench_import.set_defaults(handler=_classbench_import)
+    classbench_locate = classbench_commands.add_parser("locate", help="the commit of each published Java repository, found by its tasks' ground truths")
+    classbench_locate.add_argument("--from", dest="source", required=True, metavar="FILE_OR_URL", help="java_data.json: a path or an http(s) URL")
+    classbench_locate.add_argument("--repos", type=Path, required=True, metavar="DIR", help="a folder holding each repository's git history as DIR/<repo_name> (a clone or a bare mirror)")
+    classbench_locate.add_argument("--before", metavar="DATE", help="prefer commits before DATE (the published file's own date): among equal matches the newest before it is chosen")
+    classbench_locate.add_argument("--out", type=Path, required=True, metavar="MAPPING")
+    classbench_locate.set_defaults(handler=_classbench_locate)
 
     paraphrase = commands.add_parser("paraphrase", help="case-flip a repository's class identifiers consistently (Python or Java)")
     paraphrase.add_argument("--language", choices=["python", "java"], default="python")

@@ -41,6 +41,17 @@ class ClassTaskRunner(InstanceRunner):
         self.task = task
         self.excluded = ()
         workspace = prepared.workspace
+        if not (workspace.tree / task.file_path).is_file():
+            # a task imported from elsewhere (the published ones) whose class the workspace left out as not compiling
+            qualified = ".".join(Path(task.file_path).relative_to(workspace.source_dir).with_suffix("").parts) \
+                if Path(task.file_path).is_relative_to(workspace.source_dir) else task.file_path  # fmt: skip
+            why = prepared.excluded_main.get(qualified, "it is not in the module")
+            raise BenchsmithError(f"{task.task_id}: its class was left out of the workspace {workspace.root}: {why}")
+        for directive in task.test_directives:
+            test_class = directive.split("::")[0]
+            if test_class in prepared.excluded_tests:
+                raise BenchsmithError(f"{task.task_id}: its test class {test_class} was left out of the workspace "
+                                      f"{workspace.root}: {prepared.excluded_tests[test_class]}")  # fmt: skip
         host = (workspace.tree / task.file_path).read_text(encoding=workspace.encoding, errors="surrogateescape")
         self.package = java_unit(host, task.file_path).package
         self.allowed_types = {t.name for t in java_unit(host, task.file_path).types}

@@ -32,6 +32,8 @@ from benchsmith.atomic import write_text_atomic
 from benchsmith.config import cache_dir
 from benchsmith.errors import BenchsmithError
 from harness.java_classpath import resolve_classpath
+from harness.java_lombok import delombok
+from harness.java_packages import jars_for_imports
 from harness.java_compile import exclusion_reasons, leave_out_uncompilable_main
 from harness.java_reactor import compile_siblings, gradle_note, sibling_modules
 from harness.javatools import platform_classpath
@@ -41,7 +43,8 @@ from sources.maven_generate import filter_resources, generate_sources
 
 log = logging.getLogger(__name__)
 
-JAVA_WORKSPACE_FORMAT = 3  # 3: the Maven model (roots, generated sources, siblings), failed builds kept
+JAVA_WORKSPACE_FORMAT = 4  # 3: the Maven model (roots, generated sources, siblings), failed builds kept; 4: maven-repo
+# adds the jars of imported packages, Lombok expanded
 _SUREFIRE_NAMES = re.compile(r"^(Test\w*|\w*Test|\w*Tests|\w*TestCase)$")  # Surefire's default includes
 
 
@@ -133,6 +136,9 @@ def _build(tree: Path, module: Path, model: MavenModel, setup: JavaSetup, buildi
     engine = tuple(platform_classpath())
     built = compile_siblings(siblings, building, classpath, engine)
     libraries = [*(str(building / entry) for entry in built.entries), *built.jars]
+    for_imports = jars_for_imports(building / "tree", libraries) if classpath.source == "maven-repo" else {}
+    libraries = [*libraries, *for_imports]
+    delomboked = delombok(building / "tree", libraries)
     main_dirs = [d for d in [*model.source_roots[1:], *generated.main_roots] if (building / "tree" / d).is_dir()]
     test_dirs = [d for d in [*model.test_roots[1:], *generated.test_roots] if (building / "tree" / d).is_dir()]
     source_dir, test_dir = model.source_roots[0], model.test_roots[0]
@@ -150,7 +156,8 @@ def _build(tree: Path, module: Path, model: MavenModel, setup: JavaSetup, buildi
                           for entry in libraries],
             "excluded_main": left_out, "encoding": encoding, "test_encoding": test_encoding, "excluded_tests": reasons,
             "test_classes": suite, "missing_artifacts": missing, "siblings": built.modules,
-            "generated": [*generated.files, *filtered], "missing_parent": model.missing_parent}  # fmt: skip
+            "generated": [*generated.files, *filtered], "missing_parent": model.missing_parent,
+            "libraries_for_imports": for_imports, "delomboked": delomboked}  # fmt: skip
 
 
 def _keep_failed(building: Path, root: Path) -> Path:

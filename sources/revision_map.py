@@ -2,7 +2,8 @@
 
 Two histories need it: Chart's Subversion revisions in a git conversion (sources/svn_history.py) and
 Math's git hashes, which predate the rewrite of apache/commons-math's history (``RewrittenHistory``
-below). Each match records its evidence and is stored in ``<cache>/revision-maps/<project>.json``, so
+below). RepoClassBench's published Java tasks, which name no commit at all, are found the same way
+from their ground truths' blobs (``blobs_at``; builders/classbench/locate.py). Each match records its evidence and is stored in ``<cache>/revision-maps/<project>.json``, so
 that it is computed once and can be read and checked.
 """
 
@@ -13,6 +14,8 @@ import hashlib
 import json
 import re
 import subprocess
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -44,6 +47,30 @@ class Matcher(Protocol):
 
 class MatcherConfig(Protocol):
     def matcher(self, git_dir: Path) -> Matcher: ...
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives a blob of *data*: a file's content names it in every history that holds it."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def blobs_at(git_dir: Path, commits: list[str], paths: list[str], chunk: int = 2000) -> Iterator[tuple[str, tuple[str | None, ...]]]:
+    """Each commit with the blob id of every path at it (None where absent), in *commits*' order.
+
+    One ``git cat-file --batch-check`` per *chunk* commits rather than a process per commit: a history of
+    30,000 commits is read in seconds. Ids are interned, since a file has few versions and many commits.
+    """
+    for start in range(0, len(commits), chunk):
+        part = commits[start : start + chunk]
+        asked = "".join(f"{commit}:{path}\n" for commit in part for path in paths)
+        completed = subprocess.run(["git", "--git-dir", str(git_dir), "cat-file", "--batch-check=%(objectname) %(objecttype)"],
+                                   input=asked.encode("utf-8", "surrogateescape"), capture_output=True)  # fmt: skip
+        if completed.returncode != 0:
+            raise SourceUnavailable(f"{git_dir}: git cat-file failed: {completed.stderr.decode(errors='replace').strip()[:200]}")
+        answers = completed.stdout.decode().splitlines()
+        for number, commit in enumerate(part):
+            row = answers[number * len(paths) : (number + 1) * len(paths)]
+            yield commit, tuple(sys.intern(a.split()[0]) if a.endswith(" blob") else None for a in row)
 
 
 def index_blobs(patch_text: str) -> dict[str, str]:

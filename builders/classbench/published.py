@@ -9,8 +9,12 @@ the SWE-bench repositories, ``setup_details``; Java: only ``repo_name``) and
 class and its file). Each becomes a :class:`ClassBenchTask` whose descriptions
 are the published ones (``description_backend="published"``) and whose
 ``setup`` keeps the entry's setup details as JSON, for building the repository
-later. The Java file records no commit: such tasks are judged once a user
-supplies each repository, and their ``commit`` is "".
+later. The Java file records no commit: ``classbench locate`` finds each
+repository's in its public history by the ground truths' content
+(:mod:`builders.classbench.locate`), and given that mapping (``--commits``)
+each task is judged at it; without one, ``commit`` is "" and a user's folder of
+each repository is judged as it is. A Java task's file path is relative to its
+Maven module (the folder above ``src/main/java``), which its ``setup`` names.
 
 Metadata is computed here from the ground truth: Java's with
 :func:`builders.classbench.java_metadata.java_metadata`, Python's with the
@@ -54,13 +58,16 @@ class ImportSummary:
     not_supplied: list[str] = field(default_factory=list)  # repositories --repos holds no folder for
     not_buildable: dict[str, str] = field(default_factory=dict)  # task id -> why its supplied history cannot build it
     reconstructed: dict[str, dict] = field(default_factory=dict)  # "<repo>@<published commit>" -> how it was rebuilt
+    located: dict[str, str] = field(default_factory=dict)  # Java repository -> the commit --commits maps it to
 
 
-def import_published(source: str, out: Path, language: str | None = None, repos: Path | None = None) -> ImportSummary:
+def import_published(source: str, out: Path, language: str | None = None, repos: Path | None = None,
+                     commits: Path | None = None) -> ImportSummary:
     """Read the published tasks at *source* (a URL or a path) and write them to *out* as a classbench dataset.
 
     *language* is "python" or "java"; by default it is read off the entries. *repos*: a folder holding each
     published repository as ``repos/<name>`` (see :func:`_supplied`); those tasks are judged on that folder.
+    *commits*: Java only, the mapping ``classbench locate`` wrote (see :func:`_located`).
     """
     entries = _entries(source)
     language = language or _language_of(entries, source)
@@ -87,9 +94,13 @@ def import_published(source: str, out: Path, language: str | None = None, repos:
         tasks.append(task)
     summary.tasks = len(tasks)
     summary.per_repository = dict(Counter(_repository(task) for task in tasks).most_common())
-    summary.without_commit = sum(1 for task in tasks if not task.commit)
     if repos is not None:
         tasks = _supplied(tasks, Path(repos), summary)
+    if commits is not None:
+        if language != "java":
+            raise BenchsmithError(f"--commits {commits}: only the Java tasks lack commits; the {language} ones record theirs")
+        tasks = _located(tasks, Path(commits), summary)
+    summary.without_commit = sum(1 for task in tasks if not task.commit)
     card = _card(source, summary)
     write_dataset(tasks, ClassBenchTask, Path(out), card, _card_markdown(card), benchmark=summary.benchmark,
                   sources=[HubSource("microsoft/repoclassbench", SOURCE_URL, "", "mit")],
@@ -229,7 +240,8 @@ def _java_task(entry: dict, where: str) -> tuple[ClassBenchTask, str]:
 
     repository = _text(entry["repo_metadata"], "repo_name", where)
     class_name = _text(entry, "class_name", where)
-    file_path = _under_repository(_text(entry, "file", where), repository, "file", where)
+    in_repository = _under_repository(_text(entry, "file", where), repository, "file", where)
+    module, file_path = _maven_module(in_repository, "src/main/java/")
     evaluation = entry["evaluation_metadata"]
     test_file = _under_repository(_text(evaluation, "test_file", where), repository, "test_file", where)
     test_class = _java_class_of(test_file, _text(evaluation, "test_class_name", where), where)
@@ -249,15 +261,30 @@ def _java_task(entry: dict, where: str) -> tuple[ClassBenchTask, str]:
             why += f" (it declares: {', '.join(dict.fromkeys(declared))})"
     imports = [m[0].strip() for m in re.finditer(r"^\s*import\s+[\w.*\s]+;", ground_truth, re.MULTILINE)]
     return ClassBenchTask(
-        task_id=task_id(repository, file_path, class_name), language="java", repo=repository, commit="",
+        task_id=task_id(repository, in_repository, class_name), language="java", repo=repository, commit="",
         file_path=file_path, class_name=class_name, module=package, ground_truth_class=ground_truth, imports=imports,
         detailed_metadata=detailed, sketchy_metadata=sketchy,
         detailed_description=_text(entry, "detailed_description", where),
         sketchy_description=_text(entry, "sketchy_description", where), test_directives=[test_class],
         # paraphrased=False: seed 002 (E.1.1) case-flips only the Python SWE-bench repositories; Java's are all Type 2
         external_references=[], class_tokens=count_tokens(_JAVADOC.sub("", ground_truth)), paraphrased=False,
-        relatives=[], description_backend=PUBLISHED, setup=_setup_json(entry),
+        relatives=[], description_backend=PUBLISHED, setup=_java_setup_json(entry, module),
     ), why  # fmt: skip
+
+
+def _maven_module(path: str, root: str) -> tuple[str, str]:
+    """``sleeper/java/core/src/main/java/X.java`` -> (``sleeper/java/core``, ``src/main/java/X.java``): the module's
+    folder (the workspace's tree) and the path within it; ("", path) for a file of the repository's root module."""
+    index = path.find(root)
+    if index <= 0 or path[index - 1] != "/":
+        return "", path
+    return path[: index - 1], path[index:]
+
+
+def _java_setup_json(entry: dict, module: str) -> str:
+    from harness.java_workspace import JavaSetup
+
+    return json.dumps({**json.loads(_setup_json(entry)), **json.loads(JavaSetup(module=module).to_json())}, sort_keys=True)
 
 
 def _under_repository(path: str, repository: str, key: str, where: str) -> str:
@@ -313,6 +340,39 @@ def _supplied(tasks: list[ClassBenchTask], repos: Path, summary: ImportSummary) 
                 summary.not_buildable[task.task_id] = why
             pointed[number] = dataclasses.replace(task, imports=imports)
     return pointed
+
+
+def _located(tasks: list[ClassBenchTask], mapping_path: Path, summary: ImportSummary) -> list[ClassBenchTask]:
+    """The Java tasks at the commit the mapping gives their repository, in the history ``--repos`` supplied (else the
+    one the mapping was computed on). Tasks it cannot build are kept and counted in ``not_buildable`` with the reason:
+    a repository without a commit, a file not at its ground truth there, a test in another module than its class."""
+    from builders.classbench.locate import LocatedCommit, read_mapping
+
+    mapping = read_mapping(mapping_path)
+    located = []
+    for task in tasks:
+        name = _repository(task)
+        found = mapping.get(name, f"{mapping_path} does not name {name}")
+        if not isinstance(found, LocatedCommit):
+            summary.not_buildable[task.task_id] = found
+            located.append(task)
+            continue
+        summary.located[name] = found.commit
+        history = summary.supplied.get(name, found.git_dir)
+        setup = json.loads(task.setup)
+        module = setup["java"]["module"]
+        test_file = setup.get("evaluation_metadata", {}).get("test_file", "").removeprefix(f"{name}/")
+        test_module, _ = _maven_module(test_file, "src/test/java/")
+        if task.task_id in found.not_matching:
+            summary.not_buildable[task.task_id] = found.not_matching[task.task_id]
+        elif summary.without_metadata.get(task.task_id, "").startswith("declares no class"):
+            # the published entry's class_name is not its file's class: the harness checks a candidate declares it
+            summary.not_buildable[task.task_id] = f"its class_name {summary.without_metadata[task.task_id]}"
+        elif test_module != module:
+            summary.not_buildable[task.task_id] = (f"its test {test_file} is in module {test_module or '(root)'}, the class in "
+                                                   f"{module or '(root)'}: it needs a multi-module build")  # fmt: skip
+        located.append(dataclasses.replace(task, repo=history, commit=found.commit))
+    return located
 
 
 def _has_commit(history: str, commit: str) -> bool:
@@ -406,6 +466,7 @@ def _card(source: str, summary: ImportSummary) -> dict:
         "tasks_without_commit": summary.without_commit, "tasks_without_metadata": summary.without_metadata,
         "repositories_supplied": summary.supplied, "repositories_not_supplied": summary.not_supplied,
         "tasks_not_buildable": summary.not_buildable, "reconstructed": summary.reconstructed,
+        "located_commits": summary.located,
         "descriptions": "published (seed 002's GPT-4 descriptions)",
     }  # fmt: skip
 

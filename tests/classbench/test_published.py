@@ -147,7 +147,8 @@ def test_java_tasks_import_from_a_path(tmp_path):
     assert counter.test_directives == ["org.acme.count.CounterTest"]
     assert counter.ground_truth_class == JAVA[0]["ground_truth_class_body"] and counter.description_backend == "published"
     assert json.loads(counter.setup) == {"published_task_id": 0, "repo_metadata": {"repo_name": "counters"},
-                                         "evaluation_metadata": JAVA[0]["evaluation_metadata"]}  # fmt: skip
+                                         "evaluation_metadata": JAVA[0]["evaluation_metadata"],
+                                         "java": {"module": "", "classpath": "", "classpath_dir": "", "release": ""}}  # fmt: skip
     assert counter.detailed_metadata == (
         "Class signature: public class Counter\nClass full name: org.acme.count.Counter\n"
         "File path: src/main/java/org/acme/count/Counter.java\nDecorators: \nParent classes: \nMember variables:\n"
@@ -220,3 +221,19 @@ def test_a_supplied_java_repository_judges_the_published_tasks(tmp_path):
     evaluated = run_cli("eval", "--dataset", str(out), "--candidates", str(candidates), "--out", str(results))
     assert evaluated.returncode == 0, evaluated.stderr[-3000:]
     assert {r.candidate_id: r.status for r in read_records(results, Result)} == {"gold": "plausible", "wrong": "wrong"}
+
+
+def test_reference_candidates_skip_the_empty_class_of_a_task_naming_a_class_its_file_lacks(tmp_path):
+    """A published task whose class_name its file does not declare (BigGauge.java for Gauge) gets its gold, and no
+    empty class, rather than stopping `candidates reference` for every task."""
+    source = tmp_path / "java_data.json"
+    source.write_text(json.dumps(JAVA))
+    out = tmp_path / "java.parquet"
+    assert run_cli("classbench", "import", "--from", str(source), "--out", str(out)).returncode == 0
+    candidates = tmp_path / "candidates.jsonl"
+    result = run_cli("candidates", "reference", "--dataset", str(out), "--out", str(candidates))
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "no empty class: counters::src/main/java/org/acme/count/BigGauge.java::Gauge" in result.stderr
+    kinds = sorted((json.loads(line)["instance_id"].split("::")[-1], json.loads(line)["candidate_id"])
+                   for line in candidates.read_text().splitlines())  # fmt: skip
+    assert kinds == [("Counter", "empty"), ("Counter", "gold"), ("Gauge", "gold"), ("Settings", "empty"), ("Settings", "gold")]

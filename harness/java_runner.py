@@ -262,7 +262,7 @@ class InstanceRunner:
         names = {**expected, **sentinels.names}
         wanted = Expected([[tuple(f"{number}|{n}" for n in names[spec]) for spec in phase]
                            for number, phase in ((1, phase1), (2, phase2))],
-                          [Sentinel(f"{phase}|{s.name}", s.passes, s.twin_of) for phase, s in sentinels.tests],
+                          [Sentinel(f"{phase}|{s.name}", s.passes, twin_of=s.twin_of) for phase, s in sentinels.tests],
                           run_all=not tests.stop_early, strict_names=True,
                           also_allowed=frozenset(f"{number}|{name}" for number, phase in ((1, phase1), (2, phase2))
                                                  for spec in phase

@@ -30,7 +30,7 @@ import re
 import secrets
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 PASSED = "passed"
 
@@ -39,6 +39,7 @@ PASSED = "passed"
 class Sentinel:
     name: str  # the test's id as the runner reports it
     passes: bool  # what it does when nothing interferes
+    _: KW_ONLY  # the two kinds of twin are named, never positional: one placed for the other inverts a verdict
     # An inverted twin: it calls the test named here, exactly as that test runs, and passes if and only if that test
     # does not (``passes`` is then unused). A forger that turns failures into passes for tests calling its code,
     # or for the tests it was asked about, makes the pair agree.

@@ -441,7 +441,7 @@ public final class BenchsmithRunner {
     }
 
     /** The failure and what caused it: an ExceptionInInitializerError says nothing of its own. */
-    private static String describe(Throwable failure) {
+    static String describe(Throwable failure) {
         StringBuilder text = new StringBuilder(String.valueOf(failure));
         Throwable cause = failure == null ? null : failure.getCause();
         Throwable innermost = null;

@@ -125,7 +125,7 @@ public final class PlatformRunner {
             }
             @Override public void executionFinished(TestIdentifier id, TestExecutionResult result) {
                 String name = methodName(id);
-                String message = result.getThrowable().map(String::valueOf).orElse("");
+                String message = result.getThrowable().map(BenchsmithRunner::describe).orElse("");
                 if (name == null) {
                     if (result.getStatus() != TestExecutionResult.Status.SUCCESSFUL) containerFailures.put(id.getDisplayName(), message);
                     return;

@@ -29,7 +29,8 @@ java:
 # Libraries from Debian's Maven repository that real repositories' builds want beyond JUnit: Java classbench's
 # maven-repo class path (Commons Compress's xz, zstd, asm, osgi; mockito, commons-io, commons-lang3; for RepoClassBench's
 # published Java repositories Lombok, binance's okhttp, org.json (android-json) and logback, imglib's pdfbox) and the jars
-# a partial mirror of Defects4J lacks (JacksonDatabind's groovy). Not needed by `make test` or `make dataset`.
+# a partial mirror of Defects4J lacks (JacksonDatabind's groovy). `make test` installs them for the tests that resolve
+# Debian jars by imported package and expand Lombok (tests/harness/test_java_libraries.py); `make dataset` needs none.
 java-extras: java
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libxz-java libzstd-jni-java \
 		libasm-java libosgi-core-java libmockito-java libcommons-io-java libcommons-lang3-java groovy liblombok-java \
@@ -106,7 +107,7 @@ dataset: install java
 	} > $(RUN)/report.md
 	@echo "report: $(RUN)/report.md"
 
-test: install java
+test: install java java-extras
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q
 

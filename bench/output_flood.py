@@ -18,7 +18,6 @@ under --limit MB.
 from __future__ import annotations
 
 import argparse
-import os
 import resource
 import subprocess
 import sys

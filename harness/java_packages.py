@@ -94,7 +94,7 @@ def jars_for_imports(module: Path, libraries: list[str], repo: Path = DEBIAN_MAV
     sources, *libraries* nor the runner's JUnit hold, and *repo* does."""
     imported = imported_packages([module / "src" / "main" / "java", module / "src" / "test" / "java"])
     own = imported.pop("")
-    # the runner's JUnit is on every class path, and never a second copy of it (see _TEST_FRAMEWORK in java_workspace)
+    # the runner's JUnit is on every class path, and never a second copy of it (see TEST_FRAMEWORK in java_classpath)
     present = [*libraries, *map(str, junit_classpath()), *map(str, platform_classpath())]
     held = {package for jar in present for package in jar_packages(Path(jar))}
     wanted = {p for p in imported if p not in own and p not in held and not p.startswith(_PLATFORM)}

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from benchsmith.errors import BenchsmithError
 from harness import sandbox
-from harness.pytest_run import TRUSTED_LOG_BYTES, PluginReport, default_targets, run_reporting, trusted_command
+from harness.pytest_run import TRUSTED_LOG_BYTES, default_targets, run_reporting, trusted_command
 from sources.python_repo import Repository
 
 log = logging.getLogger(__name__)

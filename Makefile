@@ -41,7 +41,7 @@ java-extras: java
 # `make test` or `make dataset`.
 java8: install
 	@command -v patchelf >/dev/null 2>&1 || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq patchelf >/dev/null
-	$(BIN)/python -m harness.java8
+	$(BIN)/python -m harness.java.java8
 
 CLASSBENCH_REPO ?= pypi:click==8.1.7
 RUN := data/runs/$(shell date -u +%Y%m%dT%H%M%SZ)

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from harness.agents.snippets import cut_snippets  # noqa: E402
-from harness.embeddings import BATCH_SIZE  # noqa: E402
+from harness.models.embeddings import BATCH_SIZE  # noqa: E402
 
 READ = r"""
 import hashlib, sys, time
@@ -36,7 +36,7 @@ layout, folder, texts_file = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
 texts = Path(texts_file).read_text().split("\0")
 import os
 os.environ["BENCHSMITH_CACHE"] = str(folder)
-from harness.embeddings import EmbeddingCache  # imported before the clock starts, as an agent run has it
+from harness.models.embeddings import EmbeddingCache  # imported before the clock starts, as an agent run has it
 started = time.perf_counter()
 if layout == "per-text":
     vectors = []
@@ -78,7 +78,7 @@ def main() -> None:
         import os
 
         os.environ["BENCHSMITH_CACHE"] = str(segments)
-        from harness.embeddings import EmbeddingCache
+        from harness.models.embeddings import EmbeddingCache
 
         cache = EmbeddingCache(Identity())
         for start in range(0, len(texts), BATCH_SIZE):

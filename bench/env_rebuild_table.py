@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchsmith.schema import ClassBenchTask, Result, read_records  # noqa: E402
+from benchsmith.core.schema import ClassBenchTask, Result, read_records  # noqa: E402
 
 
 @dataclass(frozen=True)

@@ -24,14 +24,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchsmith.progress import setup_logging
-from benchsmith.schema import NL2FixInstance, read_records
+from benchsmith.core.progress import setup_logging
+from benchsmith.core.schema import NL2FixInstance, read_records
 from sources.defects4j import Defects4JRoot
 from builders.nl2fix import BuildOptions, build
-from harness import sandbox
-from harness.java_runner import InstanceRunner, Tests
-from harness.mutants import mutants
-from harness.workspace import prepare
+from harness.sandbox import jail as sandbox
+from harness.java.method_runner import InstanceRunner, Tests
+from harness.java.mutants import mutants
+from harness.java.defects4j_workspace import prepare
 
 
 def main() -> int:

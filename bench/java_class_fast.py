@@ -25,11 +25,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchsmith.progress import setup_logging  # noqa: E402
-from benchsmith.schema import ClassBenchTask, read_records  # noqa: E402
+from benchsmith.core.progress import setup_logging  # noqa: E402
+from benchsmith.core.schema import ClassBenchTask, read_records  # noqa: E402
 from builders.classbench.java_build import JavaBuildOptions, build_java  # noqa: E402
-from harness import sandbox  # noqa: E402
-from harness.java_class_runner import ClassTaskRunner, task_workspace  # noqa: E402
+from harness.sandbox import jail as sandbox  # noqa: E402
+from harness.java.class_runner import ClassTaskRunner, task_workspace  # noqa: E402
 from sources.javaclass import empty_shell  # noqa: E402
 
 # Small edits of the ground truth that keep it compiling, most of the time: the mutants a model's near misses resemble.

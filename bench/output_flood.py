@@ -1,7 +1,7 @@
-"""The harness's memory and disk for a candidate that floods every stream it has (``harness.streams``).
+"""The harness's memory and disk for a candidate that floods every stream it has (``harness.sandbox.streams``).
 
 One classbench task (the bundled geometry fixture, or --dataset) is judged by
-``harness.python_runner.TaskRunner`` as ``benchsmith eval`` judges it: first
+``harness.python.class_runner.TaskRunner`` as ``benchsmith eval`` judges it: first
 its gold class, then a wrong class that, on import, writes --megabytes MB to
 pytest's saved stdout and to its saved stderr (the descriptors that reach the
 harness whatever pytest captures), as much to the report's descriptor, and a
@@ -26,11 +26,11 @@ import threading
 import time
 from pathlib import Path
 
-from benchsmith.config import cache_dir
-from benchsmith.progress import setup_logging
-from benchsmith.schema import ClassBenchTask, read_records
-from harness import sandbox
-from harness.python_runner import TaskRunner, reference_solution
+from benchsmith.core.config import cache_dir
+from benchsmith.core.progress import setup_logging
+from benchsmith.core.schema import ClassBenchTask, read_records
+from harness.sandbox import jail as sandbox
+from harness.python.class_runner import TaskRunner, reference_solution
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -19,14 +19,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchsmith.progress import setup_logging
-from benchsmith.schema import NL2FixInstance, read_records
+from benchsmith.core.progress import setup_logging
+from benchsmith.core.schema import NL2FixInstance, read_records
 from builders.nl2fix import BuildOptions, build
 from harness.benchmarks import EvalOptions
-from harness.evaluate import evaluate
-from harness.executors import LocalExecutor, RayExecutor
-from harness.mutants import mutants
-from harness.sandbox import Limits
+from harness.scoring.evaluate import evaluate
+from harness.sandbox.executors import LocalExecutor, RayExecutor
+from harness.java.mutants import mutants
+from harness.sandbox.jail import Limits
 
 SLOTS = 2
 

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 from benchsmith import __version__
-from benchsmith.errors import BenchsmithError
-from benchsmith.progress import setup_logging
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.progress import setup_logging
 
 log = logging.getLogger("benchsmith")
 
@@ -47,22 +47,22 @@ def _nl2fix_build(args: argparse.Namespace) -> int:
 
 
 def _limits(args: argparse.Namespace):
-    from harness.sandbox import Limits
+    from harness.sandbox.jail import Limits
 
     return Limits(wall_seconds=args.timeout)
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from benchsmith.atomic import write_text_atomic
-    from benchsmith.journal import Journal
-    from benchsmith.schema import NL2FixInstance, read_records
+    from benchsmith.core.atomic import write_text_atomic
+    from benchsmith.core.journal import Journal
+    from benchsmith.core.schema import NL2FixInstance, read_records
     from builders.validate import summary, validate_all
     from sources.defects4j import Defects4JRoot
 
     instances = read_records(args.dataset, NL2FixInstance)
     outcomes = validate_all(instances, Defects4JRoot(args.defects4j.resolve()), args.repos, args.workers, _limits(args),
                             args.out.with_name(args.out.name + ".logs"), _executor(args), out=args.out)  # fmt: skip
-    from harness.javatools import defects4j_runtime
+    from harness.java.toolchain import defects4j_runtime
 
     runtime = defects4j_runtime().describe()
     report = {"summary": summary(outcomes), "test_runtime": runtime,
@@ -79,7 +79,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _eval(args: argparse.Namespace) -> int:
     from harness.benchmarks import EvalOptions
-    from harness.evaluate import evaluate
+    from harness.scoring.evaluate import evaluate
 
     results = evaluate(
         EvalOptions(
@@ -95,9 +95,9 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from benchsmith.schema import RankedCandidate, Result, json_objects, read_records, read_stamp
+    from benchsmith.core.schema import RankedCandidate, Result, json_objects, read_records, read_stamp
     from harness.benchmarks import get
-    from harness.report import METRIC_COLUMNS, plot, render_table, summarise
+    from harness.scoring.report import METRIC_COLUMNS, plot, render_table, summarise
 
     ks = [int(k) for k in args.k.split(",")]
     results = read_records(args.results, Result)
@@ -119,7 +119,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _rank(args: argparse.Namespace) -> int:
-    from harness.ranking import parse_threshold, rank_to_file
+    from harness.scoring.ranking import parse_threshold, rank_to_file
 
     records = rank_to_file(args.dataset, args.candidates, args.out, args.embedder, parse_threshold(args.threshold))
     kept = sum(not r.pruned for r in records)
@@ -246,7 +246,7 @@ def _paraphrase(args: argparse.Namespace) -> int:
 
 
 def _reference_candidates(args: argparse.Namespace) -> int:
-    from harness.reference import write_reference_candidates
+    from harness.generation.reference import write_reference_candidates
 
     count = write_reference_candidates(args.dataset, args.out, args.mutants)
     print(f"{args.out}: {count} reference candidates")
@@ -267,7 +267,7 @@ def _describe(args: argparse.Namespace) -> int:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from harness.generate import generate
+    from harness.generation.generate import generate
     from harness.models import backend_from_args, format_usage
 
     backend = backend_from_args(args)
@@ -280,7 +280,7 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _agent_run(args: argparse.Namespace) -> int:
-    from harness.agents.run import AgentRunOptions, run_agent, transcripts_path
+    from harness.generation.agent_run import AgentRunOptions, run_agent, transcripts_path
     from harness.models import backend_from_args, format_usage
 
     backend = backend_from_args(args)
@@ -299,7 +299,7 @@ def _agent_run(args: argparse.Namespace) -> int:
 
 
 def _agent_demo_script(args: argparse.Namespace) -> int:
-    from harness.agents.demo import demo_script
+    from harness.generation.agent_demo import demo_script
 
     tasks = demo_script(args.dataset, args.out, args.description, args.max_calls)
     print(f"{args.out}: a scripted RRR demonstration for {tasks} tasks (an attempt that fails, two tool calls, "
@@ -332,7 +332,7 @@ def _add_executor_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _executor(args: argparse.Namespace):
-    from harness.executors import executor
+    from harness.sandbox.executors import executor
 
     return executor(args.executor, args.workers, args.ray_address)
 

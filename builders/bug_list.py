@@ -11,7 +11,7 @@ import logging
 import re
 from pathlib import Path
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 from sources.defects4j import Bug, Defects4JRoot
 
 log = logging.getLogger(__name__)

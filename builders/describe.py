@@ -15,12 +15,12 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchsmith.errors import BenchsmithError
-from benchsmith.export import write_records
-from benchsmith.journal import Journal
-from benchsmith.progress import progress
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.export import write_records
+from benchsmith.core.journal import Journal
+from benchsmith.core.progress import progress
 from harness.benchmarks import DESCRIPTION_PROVENANCE, Describer, benchmark_of
-from harness.generate import backend_concurrency
+from harness.generation.generate import backend_concurrency
 from harness.models import complete_many
 from harness.models.base import Backend, Usage
 from harness.prompts import strategy_hash

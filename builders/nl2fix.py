@@ -20,13 +20,13 @@ from pathlib import Path
 
 import scrapers
 from benchsmith import __version__
-from benchsmith.atomic import write_text_atomic
-from benchsmith.config import cache_dir
-from benchsmith.errors import BenchsmithError, SourceUnavailable
-from benchsmith.export import HubSource, write_dataset
-from benchsmith.journal import Journal
-from benchsmith.progress import progress
-from benchsmith.schema import NL2FixInstance, record_from_dict
+from benchsmith.core.atomic import write_text_atomic
+from benchsmith.core.config import cache_dir
+from benchsmith.core.errors import BenchsmithError, SourceUnavailable
+from benchsmith.core.export import HubSource, write_dataset
+from benchsmith.core.journal import Journal
+from benchsmith.core.progress import progress
+from benchsmith.core.schema import NL2FixInstance, record_from_dict
 from builders.bug_list import read_bug_list
 from builders.selection import DEFAULT_SELECTION, SELECTIONS
 from builders.single_method import SOURCE_MISSING, BugOutcome, analyse_bug
@@ -199,7 +199,7 @@ def _attach_issue_text(instances: list[NL2FixInstance]) -> tuple[list[NL2FixInst
 
 def _validate(d4j: Defects4JRoot, instances: list[NL2FixInstance], options: BuildOptions) -> tuple[list, dict]:
     from builders.validate import summary, validate_all
-    from harness.sandbox import Limits
+    from harness.sandbox.jail import Limits
 
     logs = options.out.with_name(options.out.name + ".validation-logs")
     outcomes = validate_all(instances, d4j, options.repos, options.workers, Limits(wall_seconds=options.timeout), logs,

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from benchsmith.schema import ExtraChange
+from benchsmith.core.schema import ExtraChange
 from sources.javasrc import JavaFile
 
 STRICT = "strict"

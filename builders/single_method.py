@@ -15,8 +15,8 @@ import dataclasses
 import functools
 from dataclasses import dataclass
 
-from benchsmith.errors import BenchsmithError, PatchError
-from benchsmith.schema import NL2FixInstance, instance_id
+from benchsmith.core.errors import BenchsmithError, PatchError
+from benchsmith.core.schema import NL2FixInstance, instance_id
 from builders.selection import LENIENT, SELECTIONS, lenient_decision
 from sources.comments import strip_comments
 from sources.defects4j import Bug, Defects4JRoot

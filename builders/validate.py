@@ -17,15 +17,15 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from benchsmith.errors import BenchsmithError
-from benchsmith.journal import Journal
-from benchsmith.schema import NL2FixInstance, Validation
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.journal import Journal
+from benchsmith.core.schema import NL2FixInstance, Validation
 from sources.defects4j import Defects4JRoot
-from harness.java_runner import InstanceRunner, Tests
-from harness.executors import LocalExecutor, RayExecutor
-from harness.fingerprint import harness_fingerprint
-from harness.sandbox import Limits
-from harness.workspace import Workspace, prepare, guard_forbidden_tests
+from harness.java.method_runner import InstanceRunner, Tests
+from harness.sandbox.executors import LocalExecutor, RayExecutor
+from harness.scoring.fingerprint import harness_fingerprint
+from harness.sandbox.jail import Limits
+from harness.java.defects4j_workspace import Workspace, prepare, guard_forbidden_tests
 
 log = logging.getLogger(__name__)
 

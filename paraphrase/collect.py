@@ -16,7 +16,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 from paraphrase.index import build_index
 from paraphrase.inference import Inference
 from paraphrase.kinds import REPO

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 from paraphrase.exclusions import RULES, Exclusion, find_exclusions
 from paraphrase.flip import build_mapping
 from paraphrase.index import build_index

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from benchsmith.atomic import write_text_atomic
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.atomic import write_text_atomic
+from benchsmith.core.errors import BenchsmithError
 from paraphrase.collect import collect_identifiers
 from paraphrase.index import build_index
 from paraphrase.records import RepoIndex

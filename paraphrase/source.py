@@ -24,7 +24,7 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 
 #: Folders that hold no repository source (VCS data, caches, environments), at any depth...
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "__pycache__", ".eggs",

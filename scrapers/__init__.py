@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from benchsmith.schema import IssueText
+from benchsmith.core.schema import IssueText
 from scrapers import github, googlecode, jira, sourceforge
 from scrapers.base import TrackerUnavailable, UnknownTracker
 

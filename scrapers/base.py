@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from benchsmith.errors import BenchsmithError
-from benchsmith.schema import IssueText
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.schema import IssueText
 from scrapers.http import Exchange
 
 # A tracker's answer that means "no such issue for you": recorded, never retried, never a crash.

@@ -17,8 +17,8 @@ from urllib.parse import urlsplit
 
 import requests
 
-from benchsmith.atomic import atomic_path
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.atomic import atomic_path
+from benchsmith.core.errors import BenchsmithError
 
 CACHEABLE_STATUSES = frozenset({200, 203, 204, 301, 308, 404, 410})
 CACHE_FORMAT = 1

@@ -15,7 +15,7 @@ import threading
 
 import requests
 
-from benchsmith.schema import IssueText
+from benchsmith.core.schema import IssueText
 from scrapers.base import MISSING_STATUSES, UNPARSEABLE, fetched_at, iso_utc, missing, unavailable
 from scrapers.http import Http, base_url, recording, shared
 from scrapers.markup import markdown_to_text

@@ -15,7 +15,7 @@ import re
 
 import requests
 
-from benchsmith.schema import IssueText
+from benchsmith.core.schema import IssueText
 from scrapers.base import MISSING_STATUSES, UNPARSEABLE, fetched_at, iso_utc, missing, unavailable
 from scrapers.http import base_url, recording, shared
 from scrapers.markup import decode_bytes, googlecode_to_text

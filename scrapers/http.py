@@ -42,8 +42,8 @@ from requests.adapters import HTTPAdapter
 from requests.structures import CaseInsensitiveDict
 from requests.utils import get_encoding_from_headers
 
-from benchsmith.config import cache_dir
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.config import cache_dir
+from benchsmith.core.errors import BenchsmithError
 from scrapers.cache import CACHEABLE_STATUSES, CachedResponse, HttpCache
 
 log = logging.getLogger(__name__)

@@ -18,10 +18,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from benchsmith import __version__
-from benchsmith.errors import BenchsmithError
-from benchsmith.progress import progress
-from benchsmith.schema import IssueText
-from benchsmith.export import HubSource, write_dataset
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.progress import progress
+from benchsmith.core.schema import IssueText
+from benchsmith.core.export import HubSource, write_dataset
 from scrapers import TrackerUnavailable, UnknownTracker, fetch_issue, tracker_name
 from scrapers.http import shared
 

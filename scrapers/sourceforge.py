@@ -17,7 +17,7 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
 import requests
 from bs4 import BeautifulSoup, Tag
 
-from benchsmith.schema import IssueText
+from benchsmith.core.schema import IssueText
 from scrapers.base import MISSING_STATUSES, UNPARSEABLE, fetched_at, missing, unavailable
 from scrapers.http import base_url, recording, shared
 from scrapers.markup import decode_bytes, html_to_text

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 
 # Seed 001, Table 1.
 PAPER_PROJECTS = (

@@ -18,8 +18,8 @@ import subprocess
 from pathlib import Path
 from typing import Protocol
 
-from benchsmith.config import cache_dir
-from benchsmith.errors import SourceUnavailable
+from benchsmith.core.config import cache_dir
+from benchsmith.core.errors import SourceUnavailable
 from sources.defects4j import Bug
 from sources.patches import apply_patch
 from sources.revision_map import MatcherConfig, RevisionMap, RewrittenHistory

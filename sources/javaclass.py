@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from javalang.tokenizer import JavaToken, LexerError, tokenize
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 
 _TYPE_KEYWORDS = ("class", "interface", "enum")
 

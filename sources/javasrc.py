@@ -17,7 +17,7 @@ import javalang
 from javalang import tree as jtree
 from javalang.tokenizer import Position
 
-from benchsmith.errors import JavaParseError
+from benchsmith.core.errors import JavaParseError
 
 _NAMED_TYPES = (
     jtree.ClassDeclaration,

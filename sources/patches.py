@@ -16,7 +16,7 @@ from pathlib import Path
 
 import unidiff
 
-from benchsmith.errors import PatchError
+from benchsmith.core.errors import PatchError
 
 
 @dataclass(frozen=True)

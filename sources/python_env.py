@@ -27,10 +27,10 @@ from pathlib import Path
 
 from packaging.specifiers import SpecifierSet
 
-from benchsmith.atomic import exclusive, write_text_atomic
-from benchsmith.config import cache_dir
-from benchsmith.errors import BenchsmithError
-from benchsmith.schema import TaskEnvironment
+from benchsmith.core.atomic import exclusive, write_text_atomic
+from benchsmith.core.config import cache_dir
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.schema import TaskEnvironment
 from sources import python_deps
 
 log = logging.getLogger(__name__)

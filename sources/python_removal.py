@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 
 SENTINEL = "__benchsmith_removed_class__ = None  # the task's class was here"
 

@@ -29,10 +29,10 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
-from benchsmith.atomic import atomic_path, exclusive, write_text_atomic
-from benchsmith.config import cache_dir
-from benchsmith.errors import BenchsmithError
-from benchsmith.schema import TaskEnvironment
+from benchsmith.core.atomic import atomic_path, exclusive, write_text_atomic
+from benchsmith.core.config import cache_dir
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.schema import TaskEnvironment
 from sources.python_env import SCM_VERSION, environment, index_url, pypi_json_url
 
 log = logging.getLogger(__name__)

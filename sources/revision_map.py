@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from benchsmith.atomic import write_text_atomic
-from benchsmith.config import cache_dir
-from benchsmith.errors import BenchsmithError, SourceUnavailable
+from benchsmith.core.atomic import write_text_atomic
+from benchsmith.core.config import cache_dir
+from benchsmith.core.errors import BenchsmithError, SourceUnavailable
 
 MAP_FORMAT = 1  # bump when a matching rule changes, so stored matches are recomputed
 EXACT, TWIN, NOT_FOUND = "exact", "twin", "not found"

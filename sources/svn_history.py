@@ -29,7 +29,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchsmith.errors import BenchsmithError, PatchError, SourceUnavailable
+from benchsmith.core.errors import BenchsmithError, PatchError, SourceUnavailable
 from sources.patches import apply_patch, parse_patch
 from sources.revision_map import EXACT, NOT_FOUND, TWIN, RevisionMatch, index_blobs
 

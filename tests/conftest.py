@@ -103,6 +103,6 @@ def hf_expected_features(record_type: type):
     """The features ``datasets`` itself derives from a record's Arrow schema (no benchsmith metadata involved)."""
     import datasets
 
-    from benchsmith.schema import arrow_schema
+    from benchsmith.core.schema import arrow_schema
 
     return datasets.Features.from_arrow_schema(arrow_schema(record_type))

@@ -1,4 +1,4 @@
-"""``benchsmith.atomic.exclusive``: one builder at a time, across threads and processes."""
+"""``benchsmith.core.atomic.exclusive``: one builder at a time, across threads and processes."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import threading
 import time
 from pathlib import Path
 
-from benchsmith.atomic import exclusive
+from benchsmith.core.atomic import exclusive
 
 BUILD = """
 import sys, time
 from pathlib import Path
 sys.path.insert(0, {root!r})
-from benchsmith.atomic import exclusive
+from benchsmith.core.atomic import exclusive
 target = Path({target!r})
 with exclusive(target):
     if not target.exists():
@@ -71,7 +71,7 @@ def test_processes_build_once(tmp_path):
 
 def test_workers_of_one_process_stage_the_pytest_plugin_at_once(tmp_path, monkeypatch):
     """Two eval workers opening runners into an empty cache copy the plugin at once (one pid, two threads)."""
-    from harness.pytest_run import plugin_dir
+    from harness.python.pytest_run import plugin_dir
 
     monkeypatch.setenv("BENCHSMITH_CACHE", str(tmp_path / "cache"))
     _, errors = at_once(plugin_dir, 8)

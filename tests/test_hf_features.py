@@ -9,8 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from benchsmith.export import HubSource, write_dataset, write_records
-from benchsmith.schema import (
+from benchsmith.core.export import HubSource, write_dataset, write_records
+from benchsmith.core.schema import (
     Candidate,
     ClassBenchTask,
     ExtraChange,

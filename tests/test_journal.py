@@ -2,8 +2,8 @@
 
 import pytest
 
-from benchsmith.errors import BenchsmithError
-from benchsmith.journal import Journal, journal_path
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.journal import Journal, journal_path
 
 
 def test_entries_come_back_in_order_and_remove_clears(tmp_path):

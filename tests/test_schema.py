@@ -5,9 +5,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from benchsmith import __version__
-from benchsmith.errors import BenchsmithError
-from benchsmith.export import write_dataset
-from benchsmith.schema import (
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.export import write_dataset
+from benchsmith.core.schema import (
     SCHEMA_VERSION,
     ClassBenchTask,
     TaskEnvironment,

@@ -26,12 +26,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from benchsmith import __version__
-from benchsmith.atomic import write_text_atomic
-from benchsmith.config import cache_dir
-from benchsmith.errors import BenchsmithError
-from benchsmith.export import HubSource, write_dataset
-from benchsmith.progress import progress
-from benchsmith.schema import ClassBenchTask, task_id
+from benchsmith.core.atomic import write_text_atomic
+from benchsmith.core.config import cache_dir
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.export import HubSource, write_dataset
+from benchsmith.core.progress import progress
+from benchsmith.core.schema import ClassBenchTask, task_id
 from builders.classbench.analysis import AnalysedClass, MethodInfo, analyse_file, source_files
 from builders.classbench.metadata import render
 from builders.classbench.shortlist import (
@@ -43,10 +43,10 @@ from builders.classbench.shortlist import (
 )
 from builders.classbench.suite import SuitePolicy, run_suite, suite_limits
 from builders.classbench.suite import record as suite_record
-from harness import sandbox
+from harness.sandbox import jail as sandbox
 from harness.benchmarks.classbench import ClassBench
-from harness.pytest_run import TestRun, describe_missing, missing_imports, run_pytest, swapped_module, work_copy
-from harness.python_runner import reference_solution
+from harness.python.pytest_run import TestRun, describe_missing, missing_imports, run_pytest, swapped_module, work_copy
+from harness.python.class_runner import reference_solution
 from sources.python_removal import insert_class, remove_class
 from sources.python_repo import Repository, private_cache_dir, resolve, task_environment
 

@@ -1,6 +1,6 @@
 """``benchsmith classbench build --language java``: a Maven repository → shortlisted class tasks → Parquet and a card.
 
-Steps: the module's workspace (``harness.java_workspace``: class path, main and
+Steps: the module's workspace (``harness.java.maven_workspace``: class path, main and
 test classes compiled once, cached); one sandboxed run of its suite on the JUnit
 Platform, cached in the workspace; the shortlist (``java_shortlist``); for each
 shortlisted class, its directives (the passing test methods that reference it),
@@ -21,11 +21,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from benchsmith import __version__
-from benchsmith.atomic import write_text_atomic
-from benchsmith.errors import BenchsmithError
-from benchsmith.export import HubSource, write_dataset
-from benchsmith.progress import progress
-from benchsmith.schema import ClassBenchTask, task_id
+from benchsmith.core.atomic import write_text_atomic
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.export import HubSource, write_dataset
+from benchsmith.core.progress import progress
+from benchsmith.core.schema import ClassBenchTask, task_id
 from builders.classbench.java_metadata import java_metadata
 from builders.classbench.java_shortlist import (
     DOES_NOT_PARSE,
@@ -40,10 +40,10 @@ from builders.classbench.java_shortlist import (
     referencing_tests,
     relatives,
 )
-from harness import sandbox
+from harness.sandbox import jail as sandbox
 from harness.benchmarks.classbench_java import ClassBenchJava
-from harness.java_class_runner import ClassTaskRunner, run_suite, test_runtime
-from harness.java_workspace import JavaSetup, JavaWorkspace, java_workspace
+from harness.java.class_runner import ClassTaskRunner, run_suite, test_runtime
+from harness.java.maven_workspace import JavaSetup, JavaWorkspace, java_workspace
 from sources.javaclass import empty_shell
 from sources.python_repo import source_tree
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import javalang
 from javalang.tokenizer import JavaToken, LexerError
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 
 _TYPE_KEYWORDS = {"class", "interface", "enum"}
 _OPENERS, _CLOSERS = "({[", ")}]"

@@ -13,10 +13,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from benchsmith.config import cache_dir
+from benchsmith.core.config import cache_dir
 from builders.classbench.paraphrased import _still_passing
-from harness.java_workspace import JavaSetup, JavaWorkspace, java_workspace
-from harness.javatools import junit_classpath, platform_classpath
+from harness.java.maven_workspace import JavaSetup, JavaWorkspace, java_workspace
+from harness.java.toolchain import junit_classpath, platform_classpath
 from paraphrase.java.repository import paraphrase_java_repository
 from sources.python_repo import source_tree
 

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchsmith.atomic import write_text_atomic
-from benchsmith.errors import BenchsmithError
-from benchsmith.progress import progress
-from benchsmith.schema import task_id
+from benchsmith.core.atomic import write_text_atomic
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.progress import progress
+from benchsmith.core.schema import task_id
 from sources.revision_map import blob_id, blobs_at
 
 LOCATE_FORMAT = 1

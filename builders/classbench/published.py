@@ -33,10 +33,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchsmith.errors import BenchsmithError
-from benchsmith.export import HubSource, write_dataset
-from benchsmith.progress import progress
-from benchsmith.schema import ClassBenchTask, TaskEnvironment, task_id
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.export import HubSource, write_dataset
+from benchsmith.core.progress import progress
+from benchsmith.core.schema import ClassBenchTask, TaskEnvironment, task_id
 
 BENCHMARKS = {"python": "classbench", "java": "classbench-java"}  # the benchmark each language's records belong to
 # seed 002's set-up of its own (Type 2) Python repositories, those without setup_details: Python 3.8
@@ -282,7 +282,7 @@ def _maven_module(path: str, root: str) -> tuple[str, str]:
 
 
 def _java_setup_json(entry: dict, module: str) -> str:
-    from harness.java_workspace import JavaSetup
+    from harness.java.maven_workspace import JavaSetup
 
     return json.dumps({**json.loads(_setup_json(entry)), **json.loads(JavaSetup(module=module).to_json())}, sort_keys=True)
 

@@ -34,8 +34,8 @@ import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchsmith.atomic import exclusive
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.atomic import exclusive
+from benchsmith.core.errors import BenchsmithError
 
 log = logging.getLogger(__name__)
 RECONSTRUCTION_FORMAT = 2  # bump when the same flips would be applied differently (2: mixed names by spelling)

@@ -22,9 +22,9 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchsmith.errors import BenchsmithError
-from harness import sandbox
-from harness.pytest_run import TRUSTED_LOG_BYTES, default_targets, run_reporting, trusted_command
+from benchsmith.core.errors import BenchsmithError
+from harness.sandbox import jail as sandbox
+from harness.python.pytest_run import TRUSTED_LOG_BYTES, default_targets, run_reporting, trusted_command
 from sources.python_repo import Repository
 
 log = logging.getLogger(__name__)

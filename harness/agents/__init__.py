@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 
 
 @dataclass(frozen=True)

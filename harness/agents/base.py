@@ -81,4 +81,4 @@ class AgentTask:
     file_path: str  # where the class goes
     class_name: str
     description: str  # DETAILED or SKETCHY
-    extract: Callable[[str], Any]  # an answer → harness.extraction.Extraction (code, found, reason)
+    extract: Callable[[str], Any]  # an answer → harness.prompts.extraction.Extraction (code, found, reason)

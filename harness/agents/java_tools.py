@@ -1,6 +1,6 @@
 """Seed 002's six repository tools (Table 2, appendix F) over a Java classbench task's visible repository.
 
-The visible repository is the task's public view (``harness.workspace.public_view``:
+The visible repository is the task's public view (``harness.java.defects4j_workspace.public_view``:
 the workspace without the class's file and its classes) less the files of its
 EXPECTED_TO_PASS test classes and, under ``relatives=False``, the relatives'
 files. Classes are read with the Java metadata analyser
@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 import javalang
 from javalang import tree as jtree
 
-from benchsmith.schema import ClassBenchTask
+from benchsmith.core.schema import ClassBenchTask
 from harness.agents.base import Toolbox
 from harness.agents.python_tools import CLASS_INFO_MEMBERS, RELATED_SNIPPETS, RELEVANT_CODE, _no_class, _tools, truncated
 from harness.agents.snippets import EmbeddingIndex, cut_snippets
-from harness.embeddings import get_embedder
-from harness.jvm import release_api
+from harness.models.embeddings import get_embedder
+from harness.java.jvm import release_api
 from harness.models.base import Embedder
-from harness.workspace import public_view
+from harness.java.defects4j_workspace import public_view
 from sources.javaclass import java_unit
 
 
@@ -305,7 +305,7 @@ def undefined_types(code: str, package: str, repository: set[str]) -> list[str]:
 
 def visible_files(task: ClassBenchTask, relatives: bool = True) -> dict[str, str]:
     """The Java files the model may see: the public view without the directives' test files (and the relatives')."""
-    from harness.java_class_runner import task_workspace
+    from harness.java.class_runner import task_workspace
 
     prepared = task_workspace(task)
     view = public_view(prepared.workspace, task.file_path)

@@ -1,6 +1,6 @@
 """The oracle of seed 002 (Algorithm 1, O): an attempt judged by the benchmark's own class harness, in words.
 
-``python_oracle`` wraps ``harness.python_runner.TaskRunner``: each attempt runs
+``python_oracle`` wraps ``harness.python.class_runner.TaskRunner``: each attempt runs
 sandboxed exactly as ``eval`` runs a candidate, and the verdict (decided by the
 out-of-band outcomes, sentinels included) is turned into the feedback the model
 sees: a parse error, or the failing directives, each with the end of pytest's
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchsmith.schema import ClassBenchTask
-from harness import sandbox
+from benchsmith.core.schema import ClassBenchTask
+from harness.sandbox import jail as sandbox
 from harness.agents.base import Feedback
-from harness.python_runner import TaskRunner
-from harness.verdict import Verdict
+from harness.python.class_runner import TaskRunner
+from benchsmith.core.verdict import Verdict
 
 FEEDBACK_BUDGET = 2000  # characters of feedback per attempt
 COMPILER_ERRORS = "compiler"  # Verdict.messages' key for a candidate's compiler errors (Java)
@@ -91,7 +91,7 @@ def python_oracle(task: ClassBenchTask, limits: sandbox.Limits, logs: Path, *, s
 def java_oracle(task: ClassBenchTask, limits: sandbox.Limits, logs: Path, *, slot: int = 0,
                 budget: int = FEEDBACK_BUDGET) -> HarnessOracle:  # fmt: skip
     """A Java task's oracle: the class harness (compiler errors, or failing directives with their messages)."""
-    from harness.java_class_runner import ClassTaskRunner, task_workspace
+    from harness.java.class_runner import ClassTaskRunner, task_workspace
 
     logs.mkdir(parents=True, exist_ok=True)
     return HarnessOracle(task, ClassTaskRunner(task, task_workspace(task), slot, limits, logs), budget)

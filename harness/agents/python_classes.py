@@ -15,7 +15,7 @@ from pathlib import Path
 
 import jedi
 
-from benchsmith.config import cache_dir
+from benchsmith.core.config import cache_dir
 from harness.agents.python_visible import ClassEntry, FunctionEntry, VisibleRepository
 
 _OBJECT = "builtins.object"

@@ -18,12 +18,12 @@ from collections.abc import Callable
 
 import jedi
 
-from benchsmith.schema import ClassBenchTask
+from benchsmith.core.schema import ClassBenchTask
 from harness.agents.base import Tool, Toolbox
 from harness.agents.python_classes import ClassEntry, ClassResolver, ExternalClass, Member
 from harness.agents.python_visible import VisibleRepository, visible_repository
 from harness.agents.snippets import EmbeddingIndex, cut_snippets
-from harness.embeddings import get_embedder
+from harness.models.embeddings import get_embedder
 from harness.models.base import Embedder
 
 RELATED_SNIPPETS = 5  # appendix F.1

@@ -1,6 +1,6 @@
 """A Python classbench task's repository as the model may see it, and an index of its classes and functions.
 
-The visible tree is the task's public view (``harness.python_view``: the class
+The visible tree is the task's public view (``harness.python.public_view``: the class
 and the imports only it used removed) without the files of its EXPECTED_TO_PASS
 tests, without the removed-class sentinel, and, when relatives are left out
 (seed 002, RQ2), without the relatives' classes. It is written to a cache
@@ -25,10 +25,10 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from benchsmith.config import cache_dir
-from benchsmith.errors import BenchsmithError
-from benchsmith.schema import ClassBenchTask
-from harness.python_view import public_view
+from benchsmith.core.config import cache_dir
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.schema import ClassBenchTask
+from harness.python.public_view import public_view
 from sources.python_removal import SENTINEL, remove_class
 from sources.python_repo import Repository, resolve
 

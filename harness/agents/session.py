@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 from harness.agents.base import AgentTask, Feedback, Oracle, Toolbox
 from harness.agents.toolcalls import MAX_CALLS_PER_ITERATION, Call, describe_tools, from_openai, from_text, openai_tools
 from harness.models.base import Backend, ChatRequest, Message, ToolCall, Usage

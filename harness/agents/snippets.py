@@ -2,7 +2,7 @@
 
 A file is cut into windows of ``WINDOW`` lines every ``STRIDE`` lines, as
 RepoCoder (which seed 002 compares against) cuts its retrieval corpus. Texts
-are embedded through ``harness.embeddings`` (its on-disk cache: a text is
+are embedded through ``harness.models.embeddings`` (its on-disk cache: a text is
 embedded once, ever) and an index keeps its matrix in memory, so a second query
 on the same corpus embeds only the query.
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness.embeddings import embed_all
+from harness.models.embeddings import embed_all
 from harness.models.base import Embedder
 
 WINDOW = 20

@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from typing import ClassVar
 
 from harness.agents.session import Attempt, Session
-from harness.prompts import agents as prompts
+from harness.agents import prompts
 
 DEFAULT_MAX_CALLS = 5  # seed 002: "we terminate the generation at 5 iterations"
 

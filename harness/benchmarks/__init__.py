@@ -9,7 +9,7 @@ an agent sees (the task, the repository tools and the oracle). ``evaluate``,
 ``generate``, ``rank``, ``report``, ``describe``, ``candidates reference`` and
 ``agent run`` ask :func:`benchmark_of` and never branch on a kind.
 
-A dataset is recognised from the stamp :func:`benchsmith.schema.to_table`
+A dataset is recognised from the stamp :func:`benchsmith.core.schema.to_table`
 writes into it: its ``benchmark`` name, or, for a file stamped without one,
 the one registered benchmark whose records it holds. The built-in benchmarks
 are imported only when asked for; a new one is a module that calls
@@ -25,14 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, TypeVar
 
-from benchsmith.errors import BenchsmithError
-from benchsmith.schema import read_records, read_stamp
-from harness.sandbox import Limits
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.schema import read_records, read_stamp
+from harness.sandbox.jail import Limits
 
 if TYPE_CHECKING:
     from harness.agents.base import AgentTask, Oracle, Toolbox
-    from harness.extraction import Extraction
-    from harness.verdict import Verdict
+    from harness.prompts.extraction import Extraction
+    from benchsmith.core.verdict import Verdict
     from harness.models.base import ChatRequest, Message
 
 R = TypeVar("R")
@@ -123,7 +123,7 @@ class Benchmark(ABC, Generic[R]):
     strategies: ClassVar[tuple[str, ...]]  # what ``generate --strategy`` accepts
     report_columns: ClassVar[tuple[str, ...]] = ("pass@k", "TR")  # per project, beside instances and solved
     describer: ClassVar[Describer | None] = None  # None: its records carry no descriptions to write
-    language: ClassVar[str] = ""  # of its candidates' code, for the screen (harness.screen); "": not screened
+    language: ClassVar[str] = ""  # of its candidates' code, for the screen (harness.sandbox.screen); "": not screened
 
     @abstractmethod
     def instance_id(self, record: R) -> str: ...

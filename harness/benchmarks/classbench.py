@@ -7,8 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchsmith.errors import BenchsmithError
-from benchsmith.schema import ClassBenchTask
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.schema import ClassBenchTask
 from harness.benchmarks import (
     DESCRIPTION_PROVENANCE,
     AgentOptions,
@@ -20,7 +20,7 @@ from harness.benchmarks import (
     ReferenceCandidate,
     register,
 )
-from harness.extraction import extract_python_class
+from harness.prompts.extraction import extract_python_class
 from harness.models.base import ChatRequest
 from harness.prompts import CLASSBENCH_STRATEGIES
 from harness.prompts import classbench as prompts
@@ -58,7 +58,7 @@ class ClassBench(Benchmark[ClassBenchTask]):
         return record.task_id
 
     def project_of(self, record: ClassBenchTask) -> str:
-        return record.task_id.split("::", 1)[0]  # the repository's key, as benchsmith.schema.task_id made it
+        return record.task_id.split("::", 1)[0]  # the repository's key, as benchsmith.core.schema.task_id made it
 
     def generation_items(self, records: list[ClassBenchTask], strategy: str, description: str | None,
                          dataset: Path) -> tuple[list[GenerationItem], str]:  # fmt: skip
@@ -66,12 +66,12 @@ class ClassBench(Benchmark[ClassBenchTask]):
         return [_item(task, level) for task in records], level
 
     def dedup_key(self, code: str) -> str:
-        from harness.python_runner import python_dedup_key
+        from harness.python.class_runner import python_dedup_key
 
         return python_dedup_key(code)
 
     def runners(self, options: EvalOptions) -> Callable[[ClassBenchTask, int, Path], CandidateRunner]:
-        from harness.python_runner import TaskRunner
+        from harness.python.class_runner import TaskRunner
 
         return lambda task, slot, logs: TaskRunner(task, slot, options.limits, logs, second_opinion=options.second_opinion)
 
@@ -90,7 +90,7 @@ class ClassBench(Benchmark[ClassBenchTask]):
         return toolbox, python_oracle(record, options.limits, logs, slot=options.slot)
 
     def reference_candidates(self, records: list[ClassBenchTask], mutants: int, seed: int) -> list[ReferenceCandidate]:
-        from harness.python_runner import reference_solution
+        from harness.python.class_runner import reference_solution
 
         rows = []
         for task in records:

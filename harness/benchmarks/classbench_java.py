@@ -1,7 +1,7 @@
 """RepoClassBench for Java (seed 002): a class's description in, its whole file out, judged by the repository's tests.
 
 The records are classbench's (``ClassBenchTask``, language "java"); what
-differs is the runner (``harness.java_class_runner``: the warm JVM of NL2Fix,
+differs is the runner (``harness.java.class_runner``: the warm JVM of NL2Fix,
 tests on the JUnit Platform), what a candidate is (a whole file), how two are
 the same (javac's tokens) and the empty class's shape. The report adds CR, the
 share of candidates that compile.
@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchsmith.errors import BenchsmithError
-from benchsmith.schema import ClassBenchTask
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.schema import ClassBenchTask
 from harness.benchmarks import (
     AgentOptions,
     Benchmark,
@@ -26,11 +26,11 @@ from harness.benchmarks import (
     register,
 )
 from harness.benchmarks.classbench import ClassDescriber
-from harness.extraction import extract_java_class
-from harness.insertion import dedup_key
+from harness.prompts.extraction import extract_java_class
+from harness.java.insertion import dedup_key
 from harness.prompts import CLASSBENCH_STRATEGIES
 from harness.prompts import classbench as prompts
-from harness.verdict import Verdict
+from benchsmith.core.verdict import Verdict
 from sources.javaclass import empty_shell
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ class ClassBenchJava(Benchmark[ClassBenchTask]):
         return dedup_key(code)
 
     def runners(self, options: EvalOptions) -> Callable[[ClassBenchTask, int, Path], CandidateRunner]:
-        from harness.java_class_runner import ClassTaskRunner, task_workspace
+        from harness.java.class_runner import ClassTaskRunner, task_workspace
 
         def open_runner(task: ClassBenchTask, slot: int, logs: Path) -> CandidateRunner:
             if task.language != "java":

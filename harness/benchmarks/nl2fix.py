@@ -7,14 +7,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchsmith.errors import BenchsmithError
-from benchsmith.schema import NL2FixInstance
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.schema import NL2FixInstance
 from harness.benchmarks import Benchmark, CandidateRunner, EvalOptions, GenerationItem, ReferenceCandidate, register
-from harness.extraction import Extraction, extract_java_method
-from harness.insertion import dedup_key
-from harness.java_runner import InstanceRunner, Tests
-from harness.verdict import Verdict
-from harness.mutants import mutants
+from harness.prompts.extraction import Extraction, extract_java_method
+from harness.java.insertion import dedup_key
+from harness.java.method_runner import InstanceRunner, Tests
+from benchsmith.core.verdict import Verdict
+from harness.java.mutants import mutants
 from harness.prompts import NL2FIX_STRATEGIES
 from harness.prompts import nl2fix as prompts
 
@@ -48,7 +48,7 @@ class NL2Fix(Benchmark[NL2FixInstance]):
         return dedup_key(code)
 
     def runners(self, options: EvalOptions) -> Callable[[NL2FixInstance, int, Path], CandidateRunner]:
-        from harness.workspace import prepare, guard_forbidden_tests
+        from harness.java.defects4j_workspace import prepare, guard_forbidden_tests
         from sources.defects4j import Defects4JRoot
 
         if options.defects4j is None:

@@ -14,7 +14,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 
 DEFAULT_CONCURRENCY = 4
 

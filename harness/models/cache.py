@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from benchsmith.atomic import write_text_atomic
-from benchsmith.config import cache_dir
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.atomic import write_text_atomic
+from benchsmith.core.config import cache_dir
+from benchsmith.core.errors import BenchsmithError
 
 log = logging.getLogger(__name__)
 FORMAT = 1

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 from harness.models.base import BackendBase, ChatRequest, ChatResponse, Message, ToolCall, Usage
 from harness.models.cache import AnswerCache, endpoint_identity
 

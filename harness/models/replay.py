@@ -31,8 +31,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchsmith.errors import BenchsmithError
-from benchsmith.schema import json_objects
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.schema import json_objects
 from harness.models.base import BackendBase, ChatRequest, ChatResponse
 
 KNOWN_TURNS = {"reasoning": 3}

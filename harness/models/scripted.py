@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchsmith.errors import BenchsmithError
-from benchsmith.schema import json_objects
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.schema import json_objects
 from harness.models.base import BackendBase, ChatRequest, ChatResponse, ToolCall
 
 

@@ -23,7 +23,7 @@ import re
 import textwrap
 from dataclasses import dataclass
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 from harness.models.base import BackendBase, ChatRequest, ChatResponse
 
 MODEL = "template-v1"

@@ -6,7 +6,7 @@ which prompt text produced a run's candidates or a dataset's descriptions.
 
 from __future__ import annotations
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 from harness.prompts.renderer import prompt_hash, render, template_body
 
 NL2FIX_STRATEGIES = ("zero-shot", "title-only", "one-shot", "reasoning")

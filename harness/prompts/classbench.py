@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from benchsmith.errors import BenchsmithError
-from benchsmith.schema import ClassBenchTask
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.schema import ClassBenchTask
 from harness.models.base import Message
 from harness.prompts.renderer import render
 

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 from rapidfuzz.distance import Levenshtein
 
-from benchsmith.errors import BenchsmithError
-from benchsmith.schema import NL2FixInstance
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.schema import NL2FixInstance
 from sources.comments import strip_comments
 from harness.models.base import Message
 from harness.prompts.renderer import render

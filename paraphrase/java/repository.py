@@ -20,7 +20,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 from paraphrase.exclusions import Exclusion
 from paraphrase.flip import build_mapping, flippable_positions
 from paraphrase.java.resolve import Declaration, Resolution, resolve

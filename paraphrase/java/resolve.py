@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from benchsmith.config import cache_dir
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.config import cache_dir
+from benchsmith.core.errors import BenchsmithError
 
 RESOLVER_SOURCE = Path(__file__).with_name("ParaphraseResolver.java")
 _RESOLVER_MEMORY = "-Xmx1g"

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchsmith.atomic import write_text_atomic
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.atomic import write_text_atomic
+from benchsmith.core.errors import BenchsmithError
 from paraphrase.java.repository import paraphrase_java_repository
 from paraphrase.repository import ParaphraseReport
 from paraphrase.run import report_path

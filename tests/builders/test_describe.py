@@ -10,8 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from benchsmith.cli import main
-from benchsmith.errors import BenchsmithError
-from benchsmith.schema import ClassBenchTask, NL2FixInstance, read_records, to_table
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.schema import ClassBenchTask, NL2FixInstance, read_records, to_table
 from builders.describe import describe
 from harness.models import get_backend
 from harness.prompts import classbench as classbench_prompts

@@ -1,10 +1,10 @@
 """An interrupted validation resumes from its journal: journalled instances are not run again, unless the instance,
 the harness or the limits changed since."""
 
-from benchsmith.journal import Journal
-from benchsmith.schema import Validation, instance_id
+from benchsmith.core.journal import Journal
+from benchsmith.core.schema import Validation, instance_id
 from builders.validate import validate_all, validation_key
-from harness.sandbox import Limits
+from harness.sandbox.jail import Limits
 from sources.defects4j import Defects4JRoot
 from tests.conftest import FIXTURE_D4J
 from tests.helpers.records import make_instance

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.schema import ClassBenchTask, Result, read_records
+from benchsmith.core.schema import ClassBenchTask, Result, read_records
 from sources.python_removal import remove_class
-from harness.python_runner import reference_solution
+from harness.python.class_runner import reference_solution
 from tests.conftest import GEOMETRY
 from tests.helpers.cli import run_cli
 

@@ -24,14 +24,14 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from benchsmith.config import cache_dir
-from benchsmith.errors import BenchsmithError
-from benchsmith.schema import ClassBenchTask, Result, read_records
+from benchsmith.core.config import cache_dir
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.schema import ClassBenchTask, Result, read_records
 from builders.classbench.build import ClassBenchOptions, build
 from harness.benchmarks import EvalOptions
-from harness.evaluate import evaluate
-from harness.python_runner import reference_solution
-from harness.pytest_run import missing_imports
+from harness.scoring.evaluate import evaluate
+from harness.python.class_runner import reference_solution
+from harness.python.pytest_run import missing_imports
 from sources.python_repo import resolve
 from tests.conftest import GEOMETRY
 

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.schema import ClassBenchTask, read_records
+from benchsmith.core.schema import ClassBenchTask, read_records
 from sources.python_removal import SENTINEL, remove_class
 from sources.python_env import runtime
 from sources.python_repo import PRIVATE_FOLDERS, resolve
-from harness.pytest_run import OWN_CONFIG, parse_report, plugin_dir
-from harness.python_view import public_view
-from harness import sandbox
-from harness.python_runner import TaskRunner
+from harness.python.pytest_run import OWN_CONFIG, parse_report, plugin_dir
+from harness.python.public_view import public_view
+from harness.sandbox import jail as sandbox
+from harness.python.class_runner import TaskRunner
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 from builders.classbench.java_metadata import java_metadata
 from harness.models.template import describe, parse_metadata
 

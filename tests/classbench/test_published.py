@@ -9,8 +9,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from benchsmith.errors import BenchsmithError
-from benchsmith.schema import ClassBenchTask, Result, read_records, read_stamp
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.schema import ClassBenchTask, Result, read_records, read_stamp
 from builders.classbench.published import import_published
 from tests.helpers.cli import run_cli
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 from builders.classbench.reconstruct import flipped_sites, read_flips
 
 UPSTREAM = """import os

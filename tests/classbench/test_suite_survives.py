@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 from builders.classbench.suite import CRASHED, TIMED_OUT, SuitePolicy, run_suite
-from harness import sandbox
-from harness.pytest_run import work_copy
+from harness.sandbox import jail as sandbox
+from harness.python.pytest_run import work_copy
 from sources.python_repo import Repository
 from tests.conftest import GEOMETRY, run_benchsmith
 

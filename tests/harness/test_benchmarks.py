@@ -7,8 +7,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from benchsmith.cli import main
-from benchsmith.errors import BenchsmithError
-from benchsmith.schema import Result, read_records, read_stamp, to_table
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.schema import Result, read_records, read_stamp, to_table
 from harness import benchmarks
 from harness.benchmarks import benchmark_of
 from tests.helpers.toy_benchmark import ARITHMETIC, ArithmeticTask

@@ -2,7 +2,7 @@
 
 import pytest
 
-from harness.python_runner import python_dedup_key
+from harness.python.class_runner import python_dedup_key
 
 GOLD = """\
 class Counter:

@@ -8,10 +8,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from benchsmith.journal import journal_path
-from benchsmith.schema import NL2FixInstance, Result, read_records, to_table
-from harness.evaluate import EvalOptions, verdict_context, verdict_key
-from harness.sandbox import Limits
+from benchsmith.core.journal import journal_path
+from benchsmith.core.schema import NL2FixInstance, Result, read_records, to_table
+from harness.scoring.evaluate import EvalOptions, verdict_context, verdict_key
+from harness.sandbox.jail import Limits
 from tests.helpers.cli import eval_cli, run_cli
 
 pytestmark = pytest.mark.java  # runs JVMs: needs a JDK, JUnit 4 and the sandbox

@@ -2,8 +2,8 @@ import shutil
 
 import pytest
 
-from benchsmith.errors import BenchsmithError
-from harness.fingerprint import ROOT, VERDICT_SOURCES, harness_fingerprint
+from benchsmith.core.errors import BenchsmithError
+from harness.scoring.fingerprint import ROOT, VERDICT_SOURCES, harness_fingerprint
 
 
 def copy_sources(tmp_path):
@@ -31,5 +31,5 @@ def test_any_change_to_a_source_changes_the_fingerprint(tmp_path, relative):
 def test_a_missing_source_is_an_error_naming_it(tmp_path):
     root = copy_sources(tmp_path)
     (root / "harness" / "insertion.py").unlink()
-    with pytest.raises(BenchsmithError, match=r"harness/insertion.py: cannot read a file the harness fingerprint needs"):
+    with pytest.raises(BenchsmithError, match=r"harness/java/insertion.py: cannot read a file the harness fingerprint needs"):
         harness_fingerprint(root)

@@ -10,10 +10,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from benchsmith.cli import main
-from benchsmith.errors import BenchsmithError
-from benchsmith.journal import journal_path
-from benchsmith.schema import ClassBenchTask, NL2FixInstance, read_candidates, to_table
-from harness.generate import generate
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.journal import journal_path
+from benchsmith.core.schema import ClassBenchTask, NL2FixInstance, read_candidates, to_table
+from harness.generation.generate import generate
 from harness.models import get_backend
 from harness.prompts import nl2fix as nl2fix_prompts
 from tests.helpers.interrupted import InterruptedAfter

@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from benchsmith.schema import ClassBenchTask, NL2FixInstance, RankedCandidate, Result, read_records, read_stamp
+from benchsmith.core.schema import ClassBenchTask, NL2FixInstance, RankedCandidate, Result, read_records, read_stamp
 from tests.conftest import FIXTURE_D4J, hf_expected_features, run_benchsmith
 
 pytestmark = pytest.mark.java  # the NL2Fix dataset is validated, the results judged, by JVMs

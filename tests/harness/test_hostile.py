@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import sandbox
-from harness.java_runner import InstanceRunner
-from harness.sandbox import Limits
+from harness.sandbox import jail as sandbox
+from harness.java.method_runner import InstanceRunner
+from harness.sandbox.jail import Limits
 
 pytestmark = pytest.mark.java  # runs JVMs: needs a JDK, JUnit 4 and the sandbox
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import sandbox
-from harness.java_class_runner import run_suite
-from harness.java_workspace import JavaSetup, java_workspace
-from harness.javatools import DEBIAN_MAVEN_REPO
+from harness.sandbox import jail as sandbox
+from harness.java.class_runner import run_suite
+from harness.java.maven_workspace import JavaSetup, java_workspace
+from harness.java.toolchain import DEBIAN_MAVEN_REPO
 
 pytestmark = [pytest.mark.java, pytest.mark.slow]
 

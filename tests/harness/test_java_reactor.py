@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from harness.java_reactor import gradle_note, sibling_modules
+from harness.java.reactor import gradle_note, sibling_modules
 from sources.maven import read_pom
 
 NS = 'xmlns="http://maven.apache.org/POM/4.0.0"'

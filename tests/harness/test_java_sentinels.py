@@ -1,10 +1,10 @@
-"""Inverted twins of requested tests (harness.java_sentinels): copies that make the original's calls, one of them
+"""Inverted twins of requested tests (harness.java.sentinels): copies that make the original's calls, one of them
 unable to pass."""
 
 import random
 import re
 
-from harness.java_sentinels import declared_tests, twin_class
+from harness.java.sentinels import declared_tests, twin_class
 from tests.conftest import FIXTURE_D4J
 
 BUG1 = (FIXTURE_D4J.parent / "ledger" / "bugs" / "1" / "tests" / "src" / "test" / "java" / "org" / "benchsmith" / "ledger"

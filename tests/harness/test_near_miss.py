@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from benchsmith.schema import NL2FixInstance, read_records
+from benchsmith.core.schema import NL2FixInstance, read_records
 from tests.conftest import FIXTURE_D4J
 from tests.helpers.cli import run_cli
 

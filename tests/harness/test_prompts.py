@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.errors import BenchsmithError
-from benchsmith.schema import NL2FixInstance
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.schema import NL2FixInstance
 from harness.models.base import Message
 from harness.prompts import STRATEGIES, prompt_hash, render, strategy_hash, templates_for
 from harness.prompts import classbench as classbench_prompts

@@ -8,11 +8,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from benchsmith.cli import main
-from benchsmith.errors import BenchsmithError
-from benchsmith.schema import Candidate, RankedCandidate, read_records
-from harness import embeddings
-from harness.embeddings import EmbeddingCache, MiniLMEmbedder, embed_all
-from harness.ranking import cosine_similarities, order_group, parse_threshold, rank, resolve_threshold
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.schema import Candidate, RankedCandidate, read_records
+from harness.models import embeddings
+from harness.models.embeddings import EmbeddingCache, MiniLMEmbedder, embed_all
+from harness.scoring.ranking import cosine_similarities, order_group, parse_threshold, rank, resolve_threshold
 from tests.helpers.cli import eval_cli
 
 # --- ordering, on given similarities -------------------------------------------------------------------------------

@@ -15,11 +15,11 @@ from collections import Counter
 
 import pytest
 
-from benchsmith.journal import Journal
+from benchsmith.core.journal import Journal
 from harness.benchmarks import EvalOptions
-from harness.evaluate import evaluate
-from harness.executors import LocalExecutor
-from harness.sandbox import Limits
+from harness.scoring.evaluate import evaluate
+from harness.sandbox.executors import LocalExecutor
+from harness.sandbox.jail import Limits
 from tests.conftest import FIXTURE_D4J
 
 ray = pytest.importorskip("ray")
@@ -60,7 +60,7 @@ def cluster():
 
 def test_validate_on_ray_matches_local(tmp_path, cluster, ledger_instances, fixture_repos):
     from builders.validate import validate_all
-    from harness.executors import RayExecutor
+    from harness.sandbox.executors import RayExecutor
     from sources.defects4j import Defects4JRoot
 
     instances = [ledger_instances["Ledger-1"], ledger_instances["Ledger-8"]]
@@ -81,7 +81,7 @@ def verdicts(results) -> dict:
 
 def test_ray_matches_local_and_survives_a_lost_node(tmp_path, cluster, ledger_dataset, ledger_instances,
                                                      fixture_repos, monkeypatch):  # fmt: skip
-    from harness.executors import RayExecutor
+    from harness.sandbox.executors import RayExecutor
 
     head_cluster, second = cluster
     candidates = tmp_path / "candidates.jsonl"
@@ -132,8 +132,8 @@ def test_ray_matches_local_and_survives_a_lost_node(tmp_path, cluster, ledger_da
 def test_without_ray_the_executor_says_how_to_install_it(monkeypatch):
     import sys
 
-    from benchsmith.errors import BenchsmithError
-    from harness.executors import executor
+    from benchsmith.core.errors import BenchsmithError
+    from harness.sandbox.executors import executor
 
     monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
     with pytest.raises(BenchsmithError, match=r"pip install 'benchsmith\[ray\]'"):
@@ -144,11 +144,11 @@ def test_without_ray_the_executor_says_how_to_install_it(monkeypatch):
 def test_a_node_without_every_sandbox_layer_is_named_once_in_the_log(caplog):
     import logging
 
-    from harness.executors import RayExecutor
+    from harness.sandbox.executors import RayExecutor
 
     executor = RayExecutor.__new__(RayExecutor)  # the bookkeeping only: no cluster needed to say what a node lacks
     executor._warned, executor._lock = set(), threading.Lock()
-    with caplog.at_level(logging.WARNING, logger="harness.executors"):
+    with caplog.at_level(logging.WARNING, logger="harness.sandbox.executors"):
         for _ in range(3):
             executor._note_layers("10.0.0.7/abcd1234", ["mount_namespace", "unprivileged_uid"])
         executor._note_layers("10.0.0.8/ef567890", [])

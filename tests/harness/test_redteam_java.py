@@ -20,14 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from harness import sandbox
-from harness.java_class_runner import ClassTaskRunner, task_workspace
-from harness.java_runner import InstanceRunner
-from harness.javatools import default_runtime, runner_classes
-from harness.jvm import release_api
-from harness.sandbox import Limits
-from harness.workspace import public_view
-from benchsmith.schema import ClassBenchTask, read_records
+from harness.sandbox import jail as sandbox
+from harness.java.class_runner import ClassTaskRunner, task_workspace
+from harness.java.method_runner import InstanceRunner
+from harness.java.toolchain import default_runtime, runner_classes
+from harness.java.jvm import release_api
+from harness.sandbox.jail import Limits
+from harness.java.defects4j_workspace import public_view
+from benchsmith.core.schema import ClassBenchTask, read_records
 from tests.conftest import FIXTURE_D4J
 from tests.helpers import java_attacks as hack
 

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from benchsmith.schema import Candidate, Result
-from harness.metrics import (
+from benchsmith.core.schema import Candidate, Result
+from harness.scoring.metrics import (
     mean_pass_at_k,
     mean_pass_at_k_compiling,
     mean_ranked_pass_at_k,
@@ -13,8 +13,8 @@ from harness.metrics import (
     ranked_pass_at_k,
     ranked_suggestions,
 )
-from harness.ranking import order_group
-from harness.report import render_table, summarise
+from harness.scoring.ranking import order_group
+from harness.scoring.report import render_table, summarise
 
 # (instance, candidate, similarity to the buggy method, status, code); the threshold is the paper's 0.95.
 EXAMPLE = [
@@ -125,7 +125,7 @@ def test_the_report_shows_both_beside_pass_at_k():
 
 
 def test_missing_ranking_rows_are_an_error():
-    from benchsmith.errors import BenchsmithError
+    from benchsmith.core.errors import BenchsmithError
 
     results, ranking = example()
     del ranking[("B-1", "b3")]

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import sandbox
-from harness.sandbox import Limits
+from harness.sandbox import jail as sandbox
+from harness.sandbox.jail import Limits
 
 PY = sys.executable
 SLOT = -1

@@ -1,6 +1,6 @@
-"""The screen names the escape and introspection primitives a candidate's source uses (harness.screen)."""
+"""The screen names the escape and introspection primitives a candidate's source uses (harness.sandbox.screen)."""
 
-from harness.screen import primitives, suspicious
+from harness.sandbox.screen import primitives, suspicious
 
 
 def test_python_primitives_are_named_through_imports_and_aliases():

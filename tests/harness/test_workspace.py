@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.workspace import class_source_file, public_view
+from harness.java.defects4j_workspace import class_source_file, public_view
 from tests.conftest import FIXTURE_D4J
 from tests.helpers.cli import install_stand_in, run_cli
 
@@ -60,7 +60,7 @@ def test_the_public_view_holds_no_class_compiled_from_the_fixed_file(ledger_inst
 
 def test_a_rebuilt_workspace_gets_a_new_public_view(ledger_instances, ledger_workspace):
     """A view links the files of one build: after a rebuild (a new manifest) the old view is dropped, not reused."""
-    from benchsmith.atomic import write_text_atomic
+    from benchsmith.core.atomic import write_text_atomic
 
     instance = ledger_instances["Ledger-2"]
     workspace = ledger_workspace("Ledger-2")

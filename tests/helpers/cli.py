@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchsmith.schema import NL2FixInstance, read_records
+from benchsmith.core.schema import NL2FixInstance, read_records
 from tests.conftest import FIXTURE_D4J, ROOT
 
 EXTRACTED = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from benchsmith.schema import ClassBenchTask, NL2FixInstance, Validation, instance_id
+from benchsmith.core.schema import ClassBenchTask, NL2FixInstance, Validation, instance_id
 from tests.conftest import ROOT
 
 CLASSBENCH_GOLDEN = ROOT / "tests" / "golden" / "classbench"

@@ -33,9 +33,9 @@ from harness.benchmarks import (
     ReferenceCandidate,
     register,
 )
-from harness.extraction import extract_python_class
+from harness.prompts.extraction import extract_python_class
 from harness.models.base import Message
-from harness.verdict import Verdict
+from benchsmith.core.verdict import Verdict
 
 POINTS = textwrap.dedent('''\
     """Points of the plane."""

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.benchmarks import Benchmark, CandidateRunner, EvalOptions, GenerationItem, ReferenceCandidate, register
-from harness.extraction import Extraction
+from harness.prompts.extraction import Extraction
 from harness.models.base import Message
-from harness.verdict import Verdict
+from benchsmith.core.verdict import Verdict
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 import pytest
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 from paraphrase import collect_identifiers
 from paraphrase.run import default_classes
 from paraphrase.index import build_index

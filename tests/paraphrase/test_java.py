@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 from paraphrase.java import is_valid_java_flip, paraphrase_java_repository
 from paraphrase.java.source import find_identifier_after, is_identifier_at, python_index
 

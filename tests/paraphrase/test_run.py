@@ -3,7 +3,7 @@ import shutil
 
 import pytest
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 from paraphrase.run import paraphrase_classes, parse_class_specs, report_path
 
 from tests.helpers.paraphrase import TINYREPO

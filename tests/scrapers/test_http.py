@@ -8,7 +8,7 @@ import time
 import pytest
 import requests
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 from scrapers.cache import CacheCorrupt
 from scrapers.http import HttpPolicy, base_url, is_unresolvable, recording, shared
 from tests.helpers.trackers import Reply, json_reply

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.schema import NL2FixInstance, read_records
+from benchsmith.core.schema import NL2FixInstance, read_records
 from tests.conftest import FIXTURE_D4J
 from tests.helpers.trackers import github_issue_path, json_reply, serve_jira
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.schema import IssueText, arrow_schema, read_records
+from benchsmith.core.schema import IssueText, arrow_schema, read_records
 from scrapers.scrape import read_urls, scrape
 from tests.helpers.trackers import ALL_URLS, Reply, jira_issue_path, serve_all, serve_jira
 
@@ -135,7 +135,7 @@ def test_a_bad_url_list_is_a_one_line_error_and_writes_nothing(trackers, tmp_pat
 
 
 def test_a_missing_url_list_is_named(tmp_path):
-    from benchsmith.errors import BenchsmithError
+    from benchsmith.core.errors import BenchsmithError
 
     with pytest.raises(BenchsmithError, match="nowhere.txt: no such URL list"):
         read_urls(tmp_path / "nowhere.txt")

@@ -1,6 +1,6 @@
 import pytest
 
-from benchsmith.errors import JavaParseError
+from benchsmith.core.errors import JavaParseError
 from sources.javasrc import analyse_java
 
 SOURCE = """\

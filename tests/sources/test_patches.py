@@ -1,6 +1,6 @@
 import pytest
 
-from benchsmith.errors import PatchError
+from benchsmith.core.errors import PatchError
 from sources.patches import apply_patch, parse_patch, rediff, states_lines_of
 
 FIXED = "class A {\n    int f() {\n        return 1;\n    }\n}"  # no newline at the end

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from benchsmith.errors import SourceUnavailable
+from benchsmith.core.errors import SourceUnavailable
 from sources.defects4j import Bug
 from sources.history import REVISION_MAPS, UpstreamGitSource
 from sources.revision_map import EXACT, NOT_FOUND, RewrittenHistory

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from benchsmith.errors import SourceUnavailable
+from benchsmith.core.errors import SourceUnavailable
 from sources.defects4j import Bug
 from sources.history import REVISION_MAPS, UpstreamGitSource, fixed_commit
 from sources.revision_map import EXACT, NOT_FOUND, TWIN, RevisionMap

@@ -9,7 +9,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from benchsmith.schema import to_table
+from benchsmith.core.schema import to_table
 from harness.models import get_backend
 from tests.helpers.openai_server import OpenAIServer
 from tests.helpers.toy_agents import POLYGON_GOLD, ToyClassTask, polygon_task

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 from harness.agents import agents, get_agent
-from harness.agents.run import AgentRunOptions, run_agent, transcripts_path
+from harness.generation.agent_run import AgentRunOptions, run_agent, transcripts_path
 from tests.harness.agents.conftest import GOLD_ANSWER, REFLECTION, WRONG, WRONG_ANSWER, lines, openai_backend
 
 RELATED = "Below are some referential code fragments from other files.\n"
@@ -86,7 +86,7 @@ def test_a_task_without_repository_tools_says_so(server, tmp_path):
 
     import pyarrow.parquet as pq
 
-    from benchsmith.schema import ClassBenchTask, to_table
+    from benchsmith.core.schema import ClassBenchTask, to_table
     from tests.helpers.records import classbench_task
 
     path = tmp_path / "classbench.parquet"

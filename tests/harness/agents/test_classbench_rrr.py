@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from benchsmith.schema import ClassBenchTask, Result, read_records
+from benchsmith.core.schema import ClassBenchTask, Result, read_records
 from tests.helpers.cli import run_cli
 
 pytestmark = pytest.mark.slow  # describes, runs the oracle twice and evaluates: about a minute

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.schema import ClassBenchTask, Result, read_records
+from benchsmith.core.schema import ClassBenchTask, Result, read_records
 from harness.agents.java_tools import java_toolbox, undefined_types, visible_files
 from tests.helpers.cli import run_cli
 
@@ -115,8 +115,8 @@ def test_rrr_on_a_java_task_through_a_loopback_openai_server(java_geometry_datas
     """The real openai client; the model forgets an import, the compiler's error comes back, get_imports finds it."""
     import pyarrow.parquet as pq
 
-    from benchsmith.schema import to_table
-    from harness.agents.run import AgentRunOptions, run_agent, transcripts_path
+    from benchsmith.core.schema import to_table
+    from harness.generation.agent_run import AgentRunOptions, run_agent, transcripts_path
     from harness.models import get_backend
     from tests.helpers.openai_server import OpenAIServer, Reply
 

@@ -4,11 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.schema import ClassBenchTask, read_records
-from harness import sandbox
+from benchsmith.core.schema import ClassBenchTask, read_records
+from harness.sandbox import jail as sandbox
 from harness.agents.oracle import FEEDBACK_BUDGET, feedback_text, python_oracle
-from harness.python_runner import reference_solution
-from harness.verdict import Verdict
+from harness.python.class_runner import reference_solution
+from benchsmith.core.verdict import Verdict
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.schema import ClassBenchTask
+from benchsmith.core.schema import ClassBenchTask
 from harness.agents.python_tools import python_toolbox
 from tests.harness.agents.test_python_tools import assert_unreachable
 

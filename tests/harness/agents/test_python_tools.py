@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.schema import ClassBenchTask, read_records
+from benchsmith.core.schema import ClassBenchTask, read_records
 from harness.agents.python_tools import python_toolbox, undefined_names
 from harness.agents.python_visible import visible_repository
 
@@ -148,7 +148,7 @@ class CountingEmbedder:
     """The real MiniLM embedder, counting the texts it is asked to embed."""
 
     def __init__(self) -> None:
-        from harness.embeddings import get_embedder
+        from harness.models.embeddings import get_embedder
 
         self.inner = get_embedder("minilm")
         self.name, self.model, self.revision = self.inner.name, self.inner.model, self.inner.revision

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from benchsmith.errors import BenchsmithError
-from harness.agents.run import AgentRunOptions, run_agent, transcripts_path
+from benchsmith.core.errors import BenchsmithError
+from harness.generation.agent_run import AgentRunOptions, run_agent, transcripts_path
 from harness.models import get_backend
 from harness.models.base import ChatRequest, Message
 from tests.harness.agents.conftest import GOLD_ANSWER, REFLECTION, WRONG_ANSWER, lines, openai_backend, write_dataset

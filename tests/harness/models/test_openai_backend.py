@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from benchsmith.config import cache_dir
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.config import cache_dir
+from benchsmith.core.errors import BenchsmithError
 from harness.models import complete_many, format_usage, get_backend
 from harness.models.base import ChatRequest, Message
 from tests.helpers.openai_server import OpenAIServer, embedding_of, words

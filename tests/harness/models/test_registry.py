@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 from harness.models import add_backend_arguments, backend_from_args, format_usage, get_backend
 from harness.models.base import Backend, ChatRequest, ChatResponse, complete_many
 from harness.models.replay import ReplayBackend

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 from harness.models import get_backend
 from harness.models.base import ChatRequest, Message
 

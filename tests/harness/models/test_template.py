@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError
 from builders.classbench.analysis import analyse_file
 from builders.classbench.metadata import render
 from harness.models import get_backend

@@ -1,0 +1,356 @@
+"""Running a repository's pytest suite, sandboxed, with our plugin reporting each test through a pipe.
+
+Outcomes (and, when asked, direct coverage) come from the
+``benchsmith_directcov`` plugin as JSON lines written to a pipe the harness
+made and the test process inherited (``BENCHSMITH_REPORT_FD``): nothing is
+read back from the tree the tests ran in, so nothing there can be swapped for
+a link to somewhere else. The build's runs (:func:`run_pytest`: the suite, the
+class removed, the gold and the empty class; all trusted code) work in one
+copy of the tree; the evaluation of untrusted candidates
+(``harness.python.class_runner``) builds a jail per candidate and shares only
+:func:`pytest_argv` and :func:`run_reporting` with it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import select
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchsmith.core.atomic import atomic_path
+from benchsmith.core.config import cache_dir
+from benchsmith.core.errors import BenchsmithError
+from sources.python_repo import Repository
+from harness.sandbox import jail as sandbox
+from harness.sandbox import streams
+
+log = logging.getLogger(__name__)
+
+PER_TEST_TIMEOUT = 60
+REPORT_LIMIT = 256 << 20  # a whole suite's direct coverage fits; beyond this a report is not ours
+TRUSTED_LOG_BYTES = 64 << 20  # the build's own runs (trusted code) keep this much of a suite's output
+PYTEST_CONFIGS = ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+OWN_CONFIG = ".benchsmith-pytest.ini"
+
+
+@dataclass(frozen=True)
+class PluginReport:
+    """What came through the pipe: ``(node id, outcome)`` in the order sent, and each test's direct calls."""
+
+    tests: list[tuple[str, str]] = field(default_factory=list)
+    calls: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    malformed: str = ""  # why the bytes are not a report our plugin wrote; "" when they are
+    # node id -> the end of pytest's report of its failure. Written by the process under test, hence forgeable: shown
+    # to a model as feedback, never used to decide an outcome.
+    messages: dict[str, str] = field(default_factory=dict)
+    # The node ids the session collected (after selection), when the run asked for them (BENCHSMITH_REPORT_COLLECTED)
+    # and pytest got that far; None otherwise. Only the build's trusted suite run reads it.
+    collected: list[str] | None = None
+
+
+@dataclass(frozen=True)
+class TestRun:
+    outcomes: dict[str, str]  # node id -> passed | failed | error | skipped | xfailed | xpassed
+    coverage: dict[str, list[tuple[str, str]]]  # node id -> [(file, qualname)] called directly from the test
+    timed_out: bool
+    log_path: Path
+
+
+def plugin_dir() -> Path:
+    folder = cache_dir("classbench", "plugin")
+    target = folder / "benchsmith_directcov.py"
+    source = Path(__file__).with_name("directcov.py")
+    if not target.exists() or target.read_bytes() != source.read_bytes():
+        # A unique staging name: two workers of one process (the same pid) may copy it at once; a run starting
+        # meanwhile never sees half a file.
+        with atomic_path(target) as staging:
+            shutil.copyfile(source, staging)
+            staging.chmod(0o644)
+    return folder
+
+
+def work_copy(tree: Path, folder: Path, slot: int) -> Path:
+    """A fresh copy of *tree* at *folder*, writable by the sandbox of *slot* (the build's trusted runs only)."""
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.copytree(tree, folder, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    folder.chmod(0o755)
+    sandbox.give_to_sandbox(folder, slot)
+    return folder
+
+
+@contextmanager
+def swapped_module(module: Path, text: str) -> Iterator[None]:
+    """*module* holds *text* inside the block and its original bytes again afterwards (trusted code only: the
+    build's own runs; a candidate never runs in a tree that root writes back into)."""
+    original = module.read_bytes()
+    module.write_text(text, encoding="utf-8", errors="surrogateescape")
+    try:
+        yield
+    finally:
+        module.write_bytes(original)
+
+
+def has_own_config(tree: Path) -> bool:
+    """Whether pytest finds its configuration in *tree*; without one it would adopt one from a folder above."""
+    return any(_has_pytest_section(tree / name) for name in PYTEST_CONFIGS)
+
+
+def pytest_argv(repo: Repository, rootdir: Path, config: Path | None) -> list[str]:
+    """The pytest command line, without its targets: our plugin in, the tree's own addopts and cache out."""
+    argv = [str(repo.python), "-m", "pytest", "-q", "--tb=short", "-p", "no:cacheprovider", "-o", "addopts=", "-W",
+            "ignore::DeprecationWarning", f"--rootdir={rootdir}"]  # fmt: skip
+    if config is not None:
+        argv += ["-c", str(config)]
+    if "pytest-timeout" in repo.installed:
+        argv.append(f"--timeout={PER_TEST_TIMEOUT}")
+    return argv + ["-p", "benchsmith_directcov"]
+
+
+def trusted_command(repo: Repository, copy: Path, node_ids: list[str] | None, coverage: bool = False,
+                    targets: list[str] | None = None) -> tuple[list[str], dict[str, str]]:  # fmt: skip
+    """The pytest command and environment of a build's trusted run in *copy*: all tests (of *targets*, default the
+    tree's test folder), or exactly *node_ids*."""
+    config = None
+    if not has_own_config(copy):
+        config = copy / OWN_CONFIG
+        config.write_text("[pytest]\n")
+    # At most 4 malloc arenas: glibc reserves one of 64 MiB of address space per thread otherwise, and a suite that
+    # keeps threads alive then runs out of the sandbox's address space long before it runs out of memory.
+    env = {"PYTHONPATH": os.pathsep.join([str(plugin_dir()), str(copy / repo.import_root)]),
+           "PYTHONDONTWRITEBYTECODE": "1", "MALLOC_ARENA_MAX": "4"}  # fmt: skip
+    if coverage:
+        env["BENCHSMITH_DIRECTCOV"] = "1"
+    # A module that cannot be collected (a git submodule a source archive leaves out, a conftest-less import) must
+    # not stop the others: pytest interrupts the whole session on a collection error unless told to go on.
+    argv = pytest_argv(repo, copy, config) + ["--continue-on-collection-errors"]
+    if node_ids is None:
+        argv += targets if targets is not None else default_targets(copy)
+    else:  # their files on the command line, the exact ids selected by the plugin
+        selection = copy / ".benchsmith-select"
+        selection.write_text("\n".join(node_ids) + "\n", encoding="utf-8")
+        env["BENCHSMITH_SELECT"] = str(selection)
+        argv += sorted({node.split("::", 1)[0] for node in node_ids})
+    return argv, env
+
+
+def run_pytest(repo: Repository, copy: Path, node_ids: list[str] | None, slot: int, limits: sandbox.Limits,
+               log_path: Path, coverage: bool = False) -> TestRun:  # fmt: skip
+    """Run the tests (all of them, or *node_ids*) in *copy*; outcomes per node id (the build's trusted runs)."""
+    argv, env = trusted_command(repo, copy, node_ids, coverage)
+    for attempt in (1, 2):
+        outcome, report = run_reporting(argv, copy, slot, limits, log_path, env, log_limit=TRUSTED_LOG_BYTES)
+        # pytest ends with 0 to 5 and always prints its summary; another status, or an empty log, with nothing
+        # reported is a process that died before any test ran (killed from outside). Such a run says nothing of the
+        # tests, yet its silence would read as every selected test failing (every one a directive): it is made once
+        # more, then refused.
+        silent = not log_path.is_file() or log_path.stat().st_size == 0
+        died = not outcome.timed_out and not report.tests and (outcome.returncode not in range(6) or silent)
+        if not died:
+            break
+        log.warning("%s: the test run ended with status %s before pytest reported anything (attempt %d of 2)",
+                    log_path, outcome.returncode, attempt)  # fmt: skip
+    if died:
+        raise BenchsmithError(f"{log_path}: the test run ended twice with status {outcome.returncode} before pytest "
+                              "reported anything")  # fmt: skip
+    if report.malformed:
+        raise BenchsmithError(f"{log_path}: the report of a trusted run is unreadable: {report.malformed}")
+    return TestRun(dict(report.tests), report.calls, outcome.timed_out, log_path)
+
+
+def run_reporting(argv: list[str], cwd: Path, slot: int, limits: sandbox.Limits, log_path: Path, env: dict[str, str],
+                  jail: sandbox.Jail | None = None, lane: int = 0, stall_seconds: float | None = None,
+                  complete_lines_only: bool = False, report_limit: int = REPORT_LIMIT,
+                  log_limit: int = streams.LOG_BYTES) -> tuple[sandbox.Outcome, PluginReport]:  # fmt: skip
+    """Run *argv* sandboxed with the write end of a pipe as ``BENCHSMITH_REPORT_FD``; what came through it, parsed.
+
+    Its stdout and stderr come through another pipe into a :class:`streams.BoundedLog` at *log_path* (at most
+    *log_limit* bytes of it kept); at most *report_limit* bytes of the report are held. Reading stops when the process
+    ends (a child it left behind and that holds a pipe does not keep the run going: it is killed with the rest) or at
+    the wall-clock limit, or (with *stall_seconds*) once nothing has come through the report pipe for that long: a
+    hung test. Either way the outcome says it timed out.
+    """
+    started = time.monotonic()
+    read_end, write_end = os.pipe()
+    output_read, output_write = os.pipe()
+    env = {**env, "BENCHSMITH_REPORT_FD": str(write_end)}
+    output = streams.BoundedLog(log_path, log_limit)
+    try:
+        try:
+            process = sandbox.start(argv, cwd, slot, limits, log_path, env=env, jail=jail, lane=lane,
+                                    stdin=subprocess.DEVNULL, stdout=output_write, stderr=output_write,
+                                    pass_fds=(write_end,))  # fmt: skip
+        finally:
+            os.close(write_end)  # only the test process holds them now: its end is the pipes' end
+            os.close(output_write)
+        try:
+            data, timed_out = _read_until_exit(read_end, output_read, output, process,
+                                               started + limits.wall_seconds, report_limit, stall_seconds)  # fmt: skip
+        finally:
+            sandbox.stop(process, slot)
+    finally:
+        os.close(read_end)
+        os.close(output_read)
+        output.close()
+    seconds = time.monotonic() - started
+    return sandbox.Outcome(None if timed_out else process.returncode, timed_out, seconds), \
+        parse_report(data, complete_lines_only)
+
+
+_AFTER_EXIT_READS = 256  # chunks read from each pipe once the process ended: a child left behind may keep writing
+
+
+def _read_until_exit(fd: int, output_fd: int, output: streams.BoundedLog, process: subprocess.Popen, deadline: float,
+                     limit: int, stall_seconds: float | None = None) -> tuple[bytes, bool]:  # fmt: skip
+    """Everything written to *fd* until *process* ends (at most *limit* bytes; beyond it a NUL, which no report of
+    ours holds), what came through *output_fd* fed to *output*; and whether the deadline (or, once a first report
+    byte came, *stall_seconds* without another) came first. Collecting a large suite may take long: the stall clock
+    starts at the first report."""
+    final_deadline = deadline
+    report = bytearray()
+    size = 0
+    open_fds = {fd, output_fd}  # until every writer closed it; the process may still run (it can close its end itself)
+    for each in open_fds:
+        os.set_blocking(each, False)
+
+    def received() -> bytes:
+        return bytes(report) + (b"\0" if size > limit else b"")
+
+    def drain(each: int, chunks: int | None) -> None:
+        nonlocal size, deadline
+        while chunks is None or chunks > 0:
+            try:
+                chunk = os.read(each, 1 << 16)
+            except BlockingIOError:
+                return
+            if not chunk:
+                open_fds.discard(each)
+                return
+            if each == output_fd:
+                output.write(chunk)
+            else:
+                size += len(chunk)
+                if stall_seconds is not None:
+                    deadline = min(final_deadline, time.monotonic() + stall_seconds)
+                if size <= limit:
+                    report.extend(chunk)
+            if chunks is not None:
+                chunks -= 1
+
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return received(), True
+        if not open_fds:
+            try:
+                process.wait(timeout=remaining)
+            except subprocess.TimeoutExpired:
+                return received(), True
+            return received(), False
+        readable, _, _ = select.select(sorted(open_fds), [], [], min(remaining, 0.05))
+        exited = process.poll() is not None
+        for each in sorted(open_fds if exited else readable):
+            drain(each, _AFTER_EXIT_READS if exited else 16)
+        if exited:
+            return received(), False
+
+
+def parse_report(data: bytes, complete_lines_only: bool = False) -> PluginReport:
+    """The plugin's JSON lines; any other byte makes the whole report malformed (it is not ours then).
+
+    With *complete_lines_only* (a trusted run whose process died while writing), a last line cut off is dropped
+    instead of making the report malformed."""
+    if complete_lines_only and not data.endswith(b"\n"):
+        data = data[: data.rfind(b"\n") + 1]
+    if not data:
+        return PluginReport()
+    if not data.endswith(b"\n"):
+        return PluginReport(malformed="the last line is cut off")
+    tests: list[tuple[str, str]] = []
+    calls: dict[str, list[tuple[str, str]]] = {}
+    messages: dict[str, str] = {}
+    collected: list[str] | None = None
+    for number, line in enumerate(data.split(b"\n")[:-1], start=1):
+        try:
+            record = json.loads(line)
+            if isinstance(record, dict) and set(record) == {"collected"}:
+                if collected is not None or not isinstance(record["collected"], list) or \
+                        not all(isinstance(node, str) for node in record["collected"]):
+                    raise TypeError("one list of node ids")
+                collected = record["collected"]
+                continue
+            node, outcome = record["nodeid"], record["outcome"]
+            if not isinstance(node, str) or not isinstance(outcome, str):
+                raise TypeError("node id and outcome must be strings")
+            if "calls" in record:
+                calls[node] = [(str(f), str(q)) for f, q in record["calls"]]
+            if "message" in record:
+                if not isinstance(record["message"], str):
+                    raise TypeError("a message must be a string")
+                messages[node] = record["message"]
+        except (ValueError, TypeError, KeyError) as exc:
+            return PluginReport(malformed=f"line {number} is not a test's report ({type(exc).__name__})")
+        tests.append((node, outcome))
+    return PluginReport(tests, calls, messages=messages, collected=collected)
+
+
+def _has_pytest_section(path: Path) -> bool:
+    if not path.is_file():
+        return False
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return path.name == "pytest.ini" or any(s in text for s in ("[tool.pytest.ini_options]", "[pytest]", "[tool:pytest]"))
+
+
+def default_targets(copy: Path) -> list[str]:
+    for name in ("tests", "test", "testing"):
+        if (copy / name).is_dir():
+            return [name]
+    return []
+
+
+@dataclass(frozen=True)
+class MissingImport:
+    module: str  # the module that could not be imported ("anyio", or "pkg.name" for a missing name)
+    importer: str  # the file whose import failed, relative to the tree: "tests/conftest.py"
+    through: str  # the conftest or test module pytest was loading when it failed ("" when the importer is one)
+    error: str  # pytest's "E   ..." line, without the "E"
+
+
+_LOADING = re.compile(r"ImportError while (?:loading conftest|importing test module) '([^']+)'")
+_FRAME = re.compile(r"^(\S+\.py):\d+: in ")
+_IMPORT_ERROR = re.compile(r"^E\s+(ModuleNotFoundError: No module named '([^']+)'|ImportError: cannot import name "
+                           r"'([^']+)' from '([^']+)'.*)$")  # fmt: skip
+
+
+def missing_imports(log: str, tree: Path) -> list[MissingImport]:
+    """The imports that failed while pytest collected (a conftest or a test module), from its output in *log*."""
+    found: list[MissingImport] = []
+    loading, importer = "", ""
+    prefix = str(tree).rstrip("/") + "/"
+    for line in log.splitlines():
+        line = line.rstrip()
+        if match := _LOADING.search(line):
+            loading, importer = match[1].removeprefix(prefix), match[1].removeprefix(prefix)
+        elif loading and (match := _FRAME.match(line)):
+            frame = match[1].removeprefix(prefix)
+            if not frame.startswith(("/", "..", "<")):  # a file of the tree, not of the environment
+                importer = frame
+        elif loading and (match := _IMPORT_ERROR.match(line)):
+            module = match[2] or f"{match[4]}.{match[3]}"
+            found.append(MissingImport(module, importer, "" if importer == loading else loading, match[1]))
+            loading, importer = "", ""
+    return list(dict.fromkeys(found))
+
+
+def describe_missing(missing: list[MissingImport]) -> str:
+    """``tests/conftest.py imports anyio, which the environment lacks; ...`` (one line)."""
+    return "; ".join(f"{m.importer} imports {m.module}{f' (loaded from {m.through})' if m.through else ''}, "
+                     f"which the environment lacks ({m.error})" for m in missing)  # fmt: skip

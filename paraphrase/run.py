@@ -1,7 +1,7 @@
 """One paraphrase run: choose the classes, flip their identifiers across a repository, write the report.
 
 ``benchsmith paraphrase --repo DIR --out DIR [--seed N] [--classes path.py::Class,...]`` is a thin
-wrapper around :func:`paraphrase_classes` (in benchsmith/cli.py).
+wrapper around :func:`paraphrase_classes` (in benchsmith/cli/paraphrase.py).
 """
 
 from __future__ import annotations

@@ -1,0 +1,93 @@
+"""``benchsmith nl2fix build`` and ``benchsmith validate``: the Defects4J-NL2Fix dataset and its proof."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+from benchsmith.cli.options import add_execution_options, executor_of, limits
+
+
+def _nl2fix_build(args: argparse.Namespace) -> int:
+    from builders.nl2fix import BuildOptions, build
+
+    started = time.monotonic()
+    card = build(
+        BuildOptions(
+            defects4j=args.defects4j,
+            out=args.out,
+            repos=args.repos,
+            projects=args.projects,
+            scrape=not args.no_scrape,
+            workers=args.workers,
+            validate=args.validate,
+            timeout=args.timeout,
+            **({"selection": args.selection} if args.selection else {}),
+            bugs=args.bugs,
+        )
+    )
+    per_project = ", ".join(f"{p} {s['selected']}/{s['bugs']}" for p, s in card["projects"].items())
+    print(f"{args.out}: {card['instances']} instances ({card['selection']} rule, {card['near_misses']} near misses) "
+          f"from {card['bugs']} bugs ({per_project}) in {time.monotonic() - started:.1f}s")  # fmt: skip
+    if args.bugs is not None:  # a published list: say which of its bugs the rule rejects, and why
+        for rejection in card["rejections"]:
+            print(f"rejected {rejection['bug']}: {rejection['reason']} ({rejection['detail']})")
+    for project, reason in card["skipped_projects"].items():
+        print(f"skipped {project}: {reason}")
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from benchsmith.core.atomic import write_text_atomic
+    from benchsmith.core.journal import Journal
+    from benchsmith.core.schema import NL2FixInstance, read_records
+    from builders.validate import summary, validate_all
+    from sources.defects4j import Defects4JRoot
+
+    instances = read_records(args.dataset, NL2FixInstance)
+    outcomes = validate_all(instances, Defects4JRoot(args.defects4j.resolve()), args.repos, args.workers, limits(args),
+                            args.out.with_name(args.out.name + ".logs"), executor_of(args), out=args.out)  # fmt: skip
+    from harness.java.toolchain import defects4j_runtime
+
+    runtime = defects4j_runtime().describe()
+    report = {"summary": summary(outcomes), "test_runtime": runtime,
+              "instances": {i: {"status": v.status, "reason": v.reason} for i, v in outcomes.items()}}  # fmt: skip
+    write_text_atomic(args.out, json.dumps(report, indent=2) + "\n")
+    Journal(args.out).remove()
+    counts = report["summary"]
+    print(f"{args.out}: {counts.get('reproduced', 0)} of {counts['instances']} instances reproduced (tests on {runtime})")
+    for instance_id, validation in outcomes.items():
+        if validation.status != "reproduced":
+            print(f"  {instance_id}: {validation.reason}")
+    return 0
+
+
+def register_nl2fix(commands: argparse._SubParsersAction) -> None:
+    nl2fix = commands.add_parser("nl2fix", help="the Defects4J-NL2Fix benchmark")
+    nl2fix_commands = nl2fix.add_subparsers(dest="nl2fix_command", required=True)
+    nl2fix_build = nl2fix_commands.add_parser("build", help="Defects4J → single-method instances (Parquet)")
+    nl2fix_build.add_argument("--defects4j", type=Path, required=True, metavar="D4J_ROOT", help="a Defects4J checkout")
+    nl2fix_build.add_argument("--repos", type=Path, metavar="DIR", help="upstream git repositories as DIR/<Project>")
+    nl2fix_build.add_argument("--projects", metavar="P,Q", help="comma-separated projects, or 'all' (default: the paper's twelve)")
+    nl2fix_build.add_argument("--selection", choices=["strict", "lenient"],  # builders/selection.py SELECTIONS
+                              help="strict: the fix changes one method only; lenient (the default): also fields and "
+                                   "helper methods, recorded as each instance's extra_changes")  # fmt: skip
+    nl2fix_build.add_argument("--bugs", type=Path, metavar="FILE",
+                              help="build exactly these bugs (ids like Cli-5, one a line); rejected ones are listed")  # fmt: skip
+    nl2fix_build.add_argument("--no-scrape", action="store_true", help="leave the issue columns empty")
+    nl2fix_build.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help="parallel analysis processes")
+    nl2fix_build.add_argument("--validate", action="store_true", help="execute gold and buggy; fill the validation column")
+    nl2fix_build.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per run when validating")
+    nl2fix_build.add_argument("--out", type=Path, required=True, help="the Parquet file to write")
+    nl2fix_build.set_defaults(handler=_nl2fix_build)
+
+
+def register_validate(commands: argparse._SubParsersAction) -> None:
+    validate = commands.add_parser("validate", help="prove each instance: gold passes, buggy fails the trigger tests")
+    validate.add_argument("--dataset", type=Path, required=True)
+    add_execution_options(validate)
+    validate.add_argument("--out", type=Path, required=True, help="report.json")
+    validate.set_defaults(handler=_validate)

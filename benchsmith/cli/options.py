@@ -1,0 +1,36 @@
+"""Options several commands share: where candidates run, for how long, on how many workers."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+
+
+def limits(args: argparse.Namespace):
+    from harness.sandbox.jail import Limits
+
+    return Limits(wall_seconds=args.timeout)
+
+
+def add_execution_options(parser: argparse.ArgumentParser, d4j_required: bool = True) -> None:
+    parser.add_argument("--defects4j", type=Path, required=d4j_required, metavar="D4J_ROOT",
+                        help="the Defects4J checkout an NL2Fix dataset came from")  # fmt: skip
+    parser.add_argument("--repos", type=Path, metavar="DIR", help="upstream git repositories as DIR/<Project>")
+    parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help="instances run in parallel")
+    parser.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per candidate run")
+    add_executor_options(parser)
+
+
+def add_executor_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--executor", choices=["local", "ray"], default="local",
+                        help="where instances run: threads here (--workers of them) or a Ray cluster")  # fmt: skip
+    parser.add_argument("--ray-address", metavar="ADDRESS",
+                        help="the Ray cluster to join (host:port or 'auto'); default: RAY_ADDRESS, else a new local one")  # fmt: skip
+
+
+def executor_of(args: argparse.Namespace):
+    from harness.sandbox.executors import executor
+
+    return executor(args.executor, args.workers, args.ray_address)

@@ -65,8 +65,9 @@ def register_describe(commands: argparse._SubParsersAction) -> None:
 def register_generate(commands: argparse._SubParsersAction) -> None:
     generate = commands.add_parser("generate", help="prompt a model for candidates (JSON Lines)")
     generate.add_argument("--dataset", type=Path, required=True)
-    generate.add_argument("--strategy", required=True, choices=STRATEGIES,
-                          help="NL2Fix: zero-shot, title-only, one-shot, reasoning; classbench: basic")  # fmt: skip
+    generate.add_argument("--strategy", required=True, metavar="{" + ",".join(STRATEGIES) + "}",
+                          help="NL2Fix: zero-shot, title-only, one-shot, reasoning; classbench: basic; a plugin "
+                               "benchmark: its own")  # fmt: skip
     generate.add_argument("--n", type=int, default=10, help="samples per instance (the paper: 100)")
     generate.add_argument("--temperature", type=float, default=0.8, help="the paper: 0.8 and 0.2")
     generate.add_argument("--description", choices=["detailed", "sketchy"], help="classbench: which description to prompt with (default detailed)")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from benchsmith.core.errors import BenchsmithError
+from harness.models import EMBEDDERS
 
 
 def _rank(args: argparse.Namespace) -> int:
@@ -47,7 +48,7 @@ def register_rank(commands: argparse._SubParsersAction) -> None:
     rank = commands.add_parser("rank", help="rank each bug's candidates by embedding similarity to its buggy method")
     rank.add_argument("--dataset", type=Path, required=True, help="an NL2Fix dataset")
     rank.add_argument("--candidates", type=Path, required=True, help="JSON Lines: instance_id, candidate_id, code, ...")
-    rank.add_argument("--embedder", choices=["minilm", "openai"], default="minilm",
+    rank.add_argument("--embedder", choices=EMBEDDERS.names(), default="minilm",
                       help="minilm (all-MiniLM-L6-v2) runs offline; openai asks for the paper's text-embedding-ada-002")  # fmt: skip
     rank.add_argument("--threshold", default="median", metavar="median|COSINE",
                       help="prune candidates less similar than this: the median over the file (default; the paper's "

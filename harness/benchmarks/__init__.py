@@ -18,7 +18,6 @@ are imported only when asked for; a new one is a module that calls
 
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,7 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, TypeVar
 
 from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.registry import Registry
 from benchsmith.core.schema import read_records, read_stamp
+from harness.prompts import STRATEGIES, strategy_hash
 from harness.sandbox.jail import Limits
 
 if TYPE_CHECKING:
@@ -148,6 +149,11 @@ class Benchmark(ABC, Generic[R]):
     @abstractmethod
     def reference_candidates(self, records: list[R], mutants: int, seed: int) -> list[ReferenceCandidate]: ...
 
+    def prompt_hash(self, strategy: str) -> str:
+        """What identifies the prompt text of *strategy* in a run's settings: the hash of the templates it renders
+        (:mod:`harness.prompts`); "" for a strategy that renders none of them (a plugin's own prompts)."""
+        return strategy_hash(strategy) if strategy in STRATEGIES else ""
+
     def ground_truth(self, record: R) -> str:
         """The gold candidate's code: what the screen holds a candidate's primitives against."""
         return next((r.code for r in self.reference_candidates([record], 0, 0) if r.kind == "gold"), "")
@@ -172,41 +178,36 @@ class Benchmark(ABC, Generic[R]):
         return {self.instance_id(record): record for record in read_records(dataset, self.record_type)}
 
 
-# The built-in benchmarks: name → (record type's name, module that registers it when imported).
-_BUILT_IN: dict[str, tuple[str, str]] = {
-    "nl2fix": ("NL2FixInstance", "harness.benchmarks.nl2fix"),
-    "classbench": ("ClassBenchTask", "harness.benchmarks.classbench"),
-    "classbench-java": ("ClassBenchTask", "harness.benchmarks.classbench_java"),
-}
+# The benchmarks, by name. benchsmith's own register themselves when their module is imported (``register``), and
+# are imported only when asked for; each entry records its record type's name, so that an unstamped file is matched
+# to a benchmark without importing any. Third-party benchmarks join through the entry point group
+# "benchsmith.benchmarks" (a Benchmark subclass or instance) and are found by the name stamped in their datasets.
+BENCHMARKS: Registry = Registry("benchmark", "benchsmith.benchmarks", base=Benchmark, verb="known:")
+BENCHMARKS.add("nl2fix", "harness.benchmarks.nl2fix:NL2Fix", record="NL2FixInstance")
+BENCHMARKS.add("classbench", "harness.benchmarks.classbench:ClassBench", record="ClassBenchTask")
+BENCHMARKS.add("classbench-java", "harness.benchmarks.classbench_java:ClassBenchJava", record="ClassBenchTask")
 # Built in after datasets were stamped with their benchmark's name: an unstamped file is never one of theirs.
 _STAMPED_ONLY = {"classbench-java"}
-_REGISTERED: dict[str, Benchmark] = {}
 
 
 def register(benchmark: Benchmark) -> Benchmark:
     """Make *benchmark* known under its name (a second one of the same name is an error)."""
-    existing = _REGISTERED.get(benchmark.name)
-    if existing is not None and type(existing) is not type(benchmark):
-        raise BenchsmithError(f"benchmark {benchmark.name!r} is registered already ({type(existing).__name__})")
-    _REGISTERED[benchmark.name] = benchmark
-    return benchmark
+    return BENCHMARKS.put(benchmark.name, benchmark)
 
 
 def unregister(name: str) -> None:
-    _REGISTERED.pop(name, None)
+    BENCHMARKS.remove(name)
 
 
 def get(name: str) -> Benchmark:
-    if name not in _REGISTERED and name in _BUILT_IN:
-        importlib.import_module(_BUILT_IN[name][1])
-    try:
-        return _REGISTERED[name]
-    except KeyError:
-        raise BenchsmithError(f"unknown benchmark {name!r} (known: {', '.join(known())})") from None
+    benchmark = BENCHMARKS.load(name)
+    if isinstance(benchmark, type):  # a plugin's class: made once
+        benchmark = BENCHMARKS.put(name, benchmark())
+    return benchmark
 
 
 def known() -> list[str]:
-    return sorted(set(_BUILT_IN) | set(_REGISTERED))
+    return sorted(BENCHMARKS.names())
 
 
 def benchmark_of(dataset: Path) -> Benchmark:
@@ -223,8 +224,14 @@ def _dataset_kind(dataset: Path) -> str:
                               "benchsmith (rebuild it)")  # fmt: skip
     if stamp.benchmark:
         return stamp.benchmark
-    records = {name: kind for name, (kind, _) in _BUILT_IN.items() if name not in _STAMPED_ONLY}
-    records.update({name: b.record_type.__name__ for name, b in _REGISTERED.items() if name not in _STAMPED_ONLY})
+    records = {}
+    for name, entry in BENCHMARKS.entries().items():
+        loaded = BENCHMARKS.load(name) if BENCHMARKS.is_loaded(name) else None
+        if name in _STAMPED_ONLY or isinstance(loaded, type):
+            continue
+        kind = entry.extra.get("record") or (loaded.record_type.__name__ if loaded is not None else None)
+        if kind:
+            records[name] = kind
     holding = sorted(name for name, kind in records.items() if kind == stamp.record)
     if len(holding) != 1:
         raise BenchsmithError(f"{dataset}: holds {stamp.record} records, which " +

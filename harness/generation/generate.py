@@ -30,7 +30,6 @@ from benchsmith.core.progress import progress
 from harness.benchmarks import GenerationItem, benchmark_of
 from harness.models import complete_many
 from harness.models.base import Backend, ChatRequest, Usage
-from harness.prompts import strategy_hash
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +55,7 @@ def generate(dataset: Path, strategy: str, backend: Backend, n: int, temperature
     items, level = _items(Path(dataset), strategy, description)
     settings = {"dataset": str(Path(dataset).resolve()), "strategy": strategy, "description": level, "n": n,
                 "temperature": temperature, "max_tokens": max_tokens, "backend": backend.name, "model": backend.model,
-                "prompt_hash": strategy_hash(strategy)}  # fmt: skip
+                "prompt_hash": benchmark_of(dataset).prompt_hash(strategy)}  # fmt: skip
     journal = _Journal(Path(out), settings)
     done = journal.load()
     summary = GenerateSummary(items=len(items), resumed=sum(item.item_id in done for item in items))

@@ -11,41 +11,43 @@ importing this package never imports ``openai``.
 from __future__ import annotations
 
 import argparse
-import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.registry import Registry
 from harness.models.base import DEFAULT_CONCURRENCY, Backend, complete_many
 
 
-@dataclass(frozen=True)
-class BackendEntry:
-    """A registered backend: where its factory lives (imported only when chosen) and what it accepts."""
+# A backend's target is a factory ``create(model=None, **options)`` or a class taking the same keywords; ``options``
+# names the keywords it takes ("model" among them when the backend uses --model). Third-party backends join through
+# the entry point group "benchsmith.backends"; theirs take --model only, unless the target declares ``options``.
+BACKENDS: Registry = Registry("model backend", "benchsmith.backends", base="harness.models.base:BackendBase")
+BACKENDS.add("openai", "harness.models.openai_backend:create",
+             "an OpenAI-compatible endpoint (OPENAI_BASE_URL, OPENAI_API_KEY, or Azure's AZURE_OPENAI_ENDPOINT, "
+             "AZURE_OPENAI_API_KEY, OPENAI_API_VERSION)",
+             options=frozenset({"model", "max_retries", "price_input", "price_output", "embedding_model", "timeout",
+                                "use_cache"}))  # fmt: skip
+BACKENDS.add("replay", "harness.models.replay:create", "answers recorded in a JSONL file",
+             options=frozenset({"model", "replay"}))
+BACKENDS.add("scripted", "harness.models.scripted:create",
+             "the model's side of conversations (agent turns, tool calls) replayed from a JSONL script",
+             options=frozenset({"model", "script"}))  # fmt: skip
+BACKENDS.add("template", "harness.models.template:create", "descriptions rendered from metadata", options=frozenset())
 
-    module: str  # the module holding ``create``, the factory
-    options: frozenset[str]  # the keywords ``create`` takes; "model" among them when the backend uses --model
-    help: str
-
-    def factory(self) -> Callable[..., Backend]:
-        return importlib.import_module(self.module).create
+# Text embedders for ranking and retrieval (``benchsmith rank --embedder``); plugins: group "benchsmith.embedders".
+EMBEDDERS: Registry = Registry("embedder", "benchsmith.embedders", base="harness.models.base:Embedder")
+EMBEDDERS.add("minilm", "harness.models.embeddings:MiniLMEmbedder", "all-MiniLM-L6-v2, offline")
+EMBEDDERS.add("openai", "harness.models.embeddings:OpenAIEmbedder", "the paper's text-embedding-ada-002")
 
 
-REGISTRY: Mapping[str, BackendEntry] = {
-    "openai": BackendEntry(
-        "harness.models.openai_backend",
-        frozenset({"model", "max_retries", "price_input", "price_output", "embedding_model", "timeout", "use_cache"}),
-        "an OpenAI-compatible endpoint (OPENAI_BASE_URL, OPENAI_API_KEY, or Azure's AZURE_OPENAI_ENDPOINT, "
-        "AZURE_OPENAI_API_KEY, OPENAI_API_VERSION)",
-    ),
-    "replay": BackendEntry("harness.models.replay", frozenset({"model", "replay"}), "answers recorded in a JSONL file"),
-    "scripted": BackendEntry("harness.models.scripted", frozenset({"model", "script"}),
-                             "the model's side of conversations (agent turns, tool calls) replayed from a JSONL script"),
-    "template": BackendEntry("harness.models.template", frozenset(), "descriptions rendered from metadata"),
-}
-BACKENDS = tuple(REGISTRY)
+def backend_options(name: str) -> frozenset[str]:
+    """The keywords the backend registered as *name* takes (a plugin's: its target's ``options``, else the model)."""
+    entry = BACKENDS.entry(name)
+    if "options" in entry.extra:
+        return entry.extra["options"]
+    return frozenset(getattr(BACKENDS.load(name), "options", {"model"}))
 
 # The options of add_backend_arguments (beside --model), as backend keywords; each backend gets those its entry names.
 _FROM_ARGS: Mapping[str, Callable[[argparse.Namespace], Any]] = {
@@ -57,8 +59,8 @@ _FROM_ARGS: Mapping[str, Callable[[argparse.Namespace], Any]] = {
     "script": lambda args: args.script,
 }
 
-__all__ = ["BACKENDS", "REGISTRY", "add_backend_arguments", "backend_from_args", "complete_many", "format_usage",
-           "get_backend"]  # fmt: skip
+__all__ = ["BACKENDS", "EMBEDDERS", "add_backend_arguments", "backend_from_args", "backend_options", "complete_many",
+           "format_usage", "get_backend"]  # fmt: skip
 
 
 def get_backend(name: str, model: str | None = None, **options: Any) -> Backend:
@@ -70,23 +72,21 @@ def get_backend(name: str, model: str | None = None, **options: Any) -> Backend:
     the model the file names. scripted: option ``script`` (the JSONL script) is
     required. template: no options (and no model: it is its own).
     """
-    entry = REGISTRY.get(name)
-    if entry is None:
-        raise BenchsmithError(f"unknown model backend {name!r} (choose from {', '.join(BACKENDS)})")
+    accepted = backend_options(name)
     given = {key: value for key, value in options.items() if value is not None}
-    unknown = sorted(set(given) - entry.options)
+    unknown = sorted(set(given) - accepted)
     if unknown:
         raise BenchsmithError(f"the {name} backend takes no option {', '.join(unknown)}")
-    if model and "model" in entry.options:
+    if model and "model" in accepted:
         given["model"] = model
-    return entry.factory()(**given)
+    return BACKENDS.create(name, **given)
 
 
 def add_backend_arguments(parser: argparse.ArgumentParser, default_backend: str | None = None) -> None:
     """The options every model-using command shares."""
     group = parser.add_argument_group("model backend")
-    described = "; ".join(f"{name}: {entry.help}" for name, entry in REGISTRY.items())
-    group.add_argument("--backend", choices=BACKENDS, default=default_backend,
+    described = "; ".join(f"{name}: {entry.help}" for name, entry in BACKENDS.entries().items())
+    group.add_argument("--backend", choices=BACKENDS.names(), default=default_backend,
                        help=described + (f" (default {default_backend})" if default_backend else ""))  # fmt: skip
     group.add_argument("--model", help="the model (Azure: the deployment) for the openai backend")
     group.add_argument("--replay", metavar="FILE", type=Path, help="the JSONL file the replay backend answers from")
@@ -107,11 +107,11 @@ def add_backend_arguments(parser: argparse.ArgumentParser, default_backend: str 
 def backend_from_args(args: argparse.Namespace) -> Backend:
     """The backend the options of :func:`add_backend_arguments` chose; its ``default_concurrency`` is --concurrency."""
     if not args.backend:
-        raise BenchsmithError(f"choose a model backend with --backend ({', '.join(BACKENDS)})")
+        raise BenchsmithError(f"choose a model backend with --backend ({', '.join(BACKENDS.names())})")
     if args.concurrency < 1:
         raise BenchsmithError(f"--concurrency must be at least 1, got {args.concurrency}")
-    entry = REGISTRY[args.backend]
-    options = {key: value(args) for key, value in _FROM_ARGS.items() if key in entry.options}
+    accepted = backend_options(args.backend)
+    options = {key: value(args) for key, value in _FROM_ARGS.items() if key in accepted}
     backend = get_backend(args.backend, args.model, **options)
     backend.default_concurrency = args.concurrency
     return backend

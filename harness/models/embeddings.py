@@ -16,7 +16,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from benchsmith.core.atomic import atomic_path, exclusive
 from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.progress import progress
+from harness.models import EMBEDDERS
 from harness.models.base import Embedder
 
 log = logging.getLogger(__name__)
@@ -131,15 +132,9 @@ class OpenAIEmbedder:
         return self._backend.embed(texts)
 
 
-EMBEDDERS: dict[str, Callable[[], Embedder]] = {"minilm": MiniLMEmbedder, "openai": OpenAIEmbedder}
-
-
 def get_embedder(name: str) -> Embedder:
-    try:
-        factory = EMBEDDERS[name]
-    except KeyError:
-        raise BenchsmithError(f"--embedder {name}: unknown; choose one of {', '.join(EMBEDDERS)}") from None
-    return factory()
+    """The embedder registered as *name* (:data:`harness.models.EMBEDDERS`), made anew."""
+    return EMBEDDERS.create(name)
 
 
 def embedder_label(embedder: Embedder) -> str:

@@ -27,16 +27,16 @@ _REQUIREMENT_FILE = re.compile(r"(^|[-_/])(tests?|testing|dev|ci)([-_.]|$)")
 
 
 @dataclass(frozen=True)
-class Declaration:
+class DeclaredRequirements:
     source: str  # where it is declared: "pyproject.toml [tool.pdm.dev-dependencies] test"
     requirements: tuple[str, ...]  # PEP 508 strings
 
 
-def declarations_for_tests(tree: Path) -> list[Declaration]:
+def declarations_for_tests(tree: Path) -> list[DeclaredRequirements]:
     """Every test requirement *tree* declares, one declaration per extra, group, file or environment."""
     pyproject = _toml(tree / "pyproject.toml")
     extras = declared_extras(tree)
-    found = [Declaration(f"extra {name}", tuple(extras[name])) for name in TEST_NAMES if name in extras]
+    found = [DeclaredRequirements(f"extra {name}", tuple(extras[name])) for name in TEST_NAMES if name in extras]
     found += _requirement_files(tree, extras)
     found += _dependency_groups(pyproject)
     found += _poetry_groups(pyproject)
@@ -48,7 +48,7 @@ def declarations_for_tests(tree: Path) -> list[Declaration]:
     return found + extras_the_tests_import(tree, extras, found)
 
 
-def extras_the_tests_import(tree: Path, extras: dict[str, list[str]], declared: list[Declaration]) -> list[Declaration]:
+def extras_the_tests_import(tree: Path, extras: dict[str, list[str]], declared: list[DeclaredRequirements]) -> list[DeclaredRequirements]:
     """The requirements of any extra (``redis = ["redis[hiredis]>=4.4.4"]``) that provide a module the repository's
     tests or code import and that no test declaration names: the suite exercises the optional integrations too
     (litestar's conftest imports redis, its contrib modules opentelemetry), whatever the extra is called; seed 002's
@@ -56,7 +56,7 @@ def extras_the_tests_import(tree: Path, extras: dict[str, list[str]], declared: 
     file that imports it (test files first), so that one which does not resolve is left out alone."""
     named = {_normal(Requirement(r).name) for d in declared for r in _valid(d.requirements)}
     imported = _imports(tree)
-    found: dict[str, Declaration] = {}
+    found: dict[str, DeclaredRequirements] = {}
     # the extra that holds fewest requirements names the purpose best (litestar's "redis", not its "full")
     for extra, requirements in sorted(extras.items(), key=lambda item: (len(item[1]), item[0])):
         for requirement in _valid(requirements):
@@ -66,7 +66,7 @@ def extras_the_tests_import(tree: Path, extras: dict[str, list[str]], declared: 
             provided = {name, name.removeprefix("python-"), name.removeprefix("py")}
             importer = next((imported[m] for m in imported if m in provided), None)
             if importer is not None:
-                found[name] = Declaration(f"extra {extra}: {requirement} ({importer} imports it)", (requirement,))
+                found[name] = DeclaredRequirements(f"extra {extra}: {requirement} ({importer} imports it)", (requirement,))
     return list(found.values())
 
 
@@ -218,7 +218,7 @@ def poetry_constraint(spec: str) -> str:
 # --- the formats ---------------------------------------------------------------------------------------------------
 
 
-def _requirement_files(tree: Path, extras: dict[str, list[str]]) -> list[Declaration]:
+def _requirement_files(tree: Path, extras: dict[str, list[str]]) -> list[DeclaredRequirements]:
     candidates = [*tree.glob("*requirements*.txt"), *tree.glob("*requirements*.in"), *tree.glob("requirements/*.txt"),
                   *tree.glob("requirements/*.in"), *tree.glob("tests/requirements*.txt"), *tree.glob("test/requirements*.txt")]  # fmt: skip
     chosen: dict[Path, Path] = {}
@@ -230,10 +230,10 @@ def _requirement_files(tree: Path, extras: dict[str, list[str]]) -> list[Declara
         if path.suffix == ".in" and stem.with_suffix(".txt").is_file():
             continue  # pip-tools: the compiled .txt beside it holds the versions of the repository's own date
         chosen[stem] = path
-    return [Declaration(p.relative_to(tree).as_posix(), tuple(read_requirement_file(p, tree, extras))) for p in chosen.values()]
+    return [DeclaredRequirements(p.relative_to(tree).as_posix(), tuple(read_requirement_file(p, tree, extras))) for p in chosen.values()]
 
 
-def _dependency_groups(pyproject: dict) -> list[Declaration]:
+def _dependency_groups(pyproject: dict) -> list[DeclaredRequirements]:
     groups = pyproject.get("dependency-groups", {})
 
     def members(name: str, seen: frozenset[str]) -> list[str]:
@@ -245,29 +245,29 @@ def _dependency_groups(pyproject: dict) -> list[Declaration]:
                 found += members(item["include-group"], seen | {item["include-group"]})
         return found
 
-    return [Declaration(f"pyproject.toml [dependency-groups] {g}", tuple(_valid(members(g, frozenset({g})))))
+    return [DeclaredRequirements(f"pyproject.toml [dependency-groups] {g}", tuple(_valid(members(g, frozenset({g})))))
             for g in groups if _group_for_tests(g)]  # fmt: skip
 
 
-def _poetry_groups(pyproject: dict) -> list[Declaration]:
+def _poetry_groups(pyproject: dict) -> list[DeclaredRequirements]:
     poetry = pyproject.get("tool", {}).get("poetry", {})
     found = []
     if "dev-dependencies" in poetry:
-        found.append(Declaration("pyproject.toml [tool.poetry.dev-dependencies]", tuple(_poetry_table(poetry["dev-dependencies"]))))
+        found.append(DeclaredRequirements("pyproject.toml [tool.poetry.dev-dependencies]", tuple(_poetry_table(poetry["dev-dependencies"]))))
     for name, group in poetry.get("group", {}).items():
         if _group_for_tests(name) and isinstance(group, dict):
-            found.append(Declaration(f"pyproject.toml [tool.poetry.group.{name}]", tuple(_poetry_table(group.get("dependencies", {})))))
+            found.append(DeclaredRequirements(f"pyproject.toml [tool.poetry.group.{name}]", tuple(_poetry_table(group.get("dependencies", {})))))
     return found
 
 
-def _pdm_groups(pyproject: dict) -> list[Declaration]:
+def _pdm_groups(pyproject: dict) -> list[DeclaredRequirements]:
     groups = pyproject.get("tool", {}).get("pdm", {}).get("dev-dependencies", {})
-    return [Declaration(f"pyproject.toml [tool.pdm.dev-dependencies] {name}",
+    return [DeclaredRequirements(f"pyproject.toml [tool.pdm.dev-dependencies] {name}",
                         tuple(_valid(r for r in requirements if isinstance(r, str) and "${" not in r)))
             for name, requirements in groups.items() if _group_for_tests(name)]  # fmt: skip
 
 
-def _hatch_envs(pyproject: dict, extras: dict[str, list[str]]) -> list[Declaration]:
+def _hatch_envs(pyproject: dict, extras: dict[str, list[str]]) -> list[DeclaredRequirements]:
     envs = pyproject.get("tool", {}).get("hatch", {}).get("envs", {})
     found = []
     for name, env in envs.items():
@@ -275,11 +275,11 @@ def _hatch_envs(pyproject: dict, extras: dict[str, list[str]]) -> list[Declarati
             continue
         requirements = [*env.get("dependencies", []), *env.get("extra-dependencies", [])]
         requirements += [r for feature in env.get("features", []) for r in extras.get(_normal(feature), [])]
-        found.append(Declaration(f"pyproject.toml [tool.hatch.envs.{name}]", tuple(_valid(requirements))))
+        found.append(DeclaredRequirements(f"pyproject.toml [tool.hatch.envs.{name}]", tuple(_valid(requirements))))
     return found
 
 
-def _tox(tree: Path, extras: dict[str, list[str]]) -> list[Declaration]:
+def _tox(tree: Path, extras: dict[str, list[str]]) -> list[DeclaredRequirements]:
     config = _ini(tree / "tox.ini")
     if config is None:
         return []
@@ -298,7 +298,7 @@ def _tox(tree: Path, extras: dict[str, list[str]]) -> list[Declaration]:
             requirements += _install_arguments(line.split() if line.startswith("-") else [line], tree, tree, extras, set())
         for extra in _lines(config.get(section, "extras", fallback="").replace(",", "\n")):
             requirements += extras.get(_normal(extra), [])
-        found.append(Declaration(f"tox.ini [{section}]", tuple(requirements)))
+        found.append(DeclaredRequirements(f"tox.ini [{section}]", tuple(requirements)))
     return found
 
 
@@ -314,7 +314,7 @@ def _tox_references(config: configparser.ConfigParser, value: str, seen: set[str
     return re.sub(r"\{\[([^\]]+)\]([\w-]+)\}", replace, value)
 
 
-def _nox(tree: Path, extras: dict[str, list[str]]) -> list[Declaration]:
+def _nox(tree: Path, extras: dict[str, list[str]]) -> list[DeclaredRequirements]:
     path = tree / "noxfile.py"
     if not path.is_file():
         return []
@@ -343,7 +343,7 @@ def _nox(tree: Path, extras: dict[str, list[str]]) -> list[Declaration]:
                     elif isinstance(arg, ast.Starred) and isinstance(arg.value, ast.Name):
                         arguments += constants.get(arg.value.id, [])
                 requirements += _install_arguments(arguments, tree, tree, extras, set())
-        found.append(Declaration(f"noxfile.py session {node.name}", tuple(requirements)))
+        found.append(DeclaredRequirements(f"noxfile.py session {node.name}", tuple(requirements)))
     return found
 
 

@@ -113,7 +113,7 @@ def _lock(key: str, tree: Path, env: Path, python: Path, as_of: str | None) -> t
             copy = Path(scratch) / tree.name
             shutil.copytree(tree, copy)
             core.append(f"{copy}[{','.join(python_deps.TEST_NAMES)}]")
-        declarations = [python_deps.Declaration("benchsmith: per-test timeouts", ("pytest-timeout",)),
+        declarations = [python_deps.DeclaredRequirements("benchsmith: per-test timeouts", ("pytest-timeout",)),
                         *python_deps.declarations_for_tests(tree)]  # fmt: skip
         everything = core + [r for d in declarations for r in d.requirements]
         if _compile(key, everything, lock, python, as_of, name, scratch, build_env) is None:

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from benchsmith.cli.options import add_execution_options, executor_of, limits
+from benchsmith.core.verdict import Status
 
 
 def _eval(args: argparse.Namespace) -> int:
@@ -20,7 +21,7 @@ def _eval(args: argparse.Namespace) -> int:
         ),
         executor_of(args),
     )  # fmt: skip
-    statuses = {s: sum(r.status == s for r in results) for s in ("plausible", "wrong", "uncompilable", "timeout", "error")}
+    statuses = {s.value: sum(r.status == s for r in results) for s in Status}
     print(f"{args.out}: {len(results)} results ({', '.join(f'{s} {n}' for s, n in statuses.items())})")
     return 0
 

@@ -29,9 +29,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.verdict import Status
 
 VALIDATION_STATUSES = ("reproduced", "not reproduced", "not run")
-RESULT_STATUSES = ("plausible", "wrong", "uncompilable", "timeout", "error")
+RESULT_STATUSES = tuple(status.value for status in Status)  # the Result.status column's values
 
 
 @dataclass(frozen=True)

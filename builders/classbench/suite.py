@@ -196,7 +196,7 @@ def _run_unit(repo, copy, slot, unit: _Unit, log_path: Path, policy: SuitePolicy
     return report, outcome, _reason(outcome, seconds, policy.stall_seconds, log_path)
 
 
-def _reason(outcome: sandbox.Outcome, limit: float, stall: float, log_path: Path) -> str | None:
+def _reason(outcome: sandbox.ProcessExit, limit: float, stall: float, log_path: Path) -> str | None:
     """Why the run ended abnormally, in one line; None when pytest ended by itself with a status of its own
     other than an internal error (0 to 5)."""
     tail = _log_tail(log_path)

@@ -1,6 +1,6 @@
 """Seed 002's six repository tools (Table 2, appendix F) over a Java classbench task's visible repository.
 
-The visible repository is the task's public view (``harness.java.defects4j_workspace.public_view``:
+The visible repository is the task's public view (``harness.java.defects4j_workspace.java_public_view``:
 the workspace without the class's file and its classes) less the files of its
 EXPECTED_TO_PASS test classes and, under ``relatives=False``, the relatives'
 files. Classes are read with the Java metadata analyser
@@ -27,7 +27,7 @@ from harness.agents.snippets import EmbeddingIndex, cut_snippets
 from harness.models.embeddings import get_embedder
 from harness.java.jvm import release_api
 from harness.models.base import Embedder
-from harness.java.defects4j_workspace import public_view
+from harness.java.defects4j_workspace import java_public_view
 from sources.javaclass import java_unit
 
 
@@ -308,7 +308,7 @@ def visible_files(task: ClassBenchTask, relatives: bool = True) -> dict[str, str
     from harness.java.class_runner import task_workspace
 
     prepared = task_workspace(task)
-    view = public_view(prepared.workspace, task.file_path)
+    view = java_public_view(prepared.workspace, task.file_path)
     hidden = {f"src/test/java/{d.split('::')[0].split('$')[0].replace('.', '/')}.java" for d in task.test_directives}
     if not relatives:
         hidden |= {f"src/main/java/{r.replace('.', '/')}.java" for r in task.relatives}

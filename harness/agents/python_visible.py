@@ -28,7 +28,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import ClassBenchTask
-from harness.python.public_view import public_view
+from harness.python.public_view import python_public_view
 from sources.python_removal import SENTINEL, remove_class
 from sources.python_repo import Repository, resolve
 
@@ -255,7 +255,7 @@ def visible_repository(task: ClassBenchTask, relatives: bool = True) -> VisibleR
     if task.language != "python":
         raise BenchsmithError(f"{task.task_id}: the Python repository tools serve Python tasks, not {task.language}")
     repo = resolve(task.repo, task.commit or None)
-    view = public_view(repo, task.file_path, task.class_name)
+    view = python_public_view(repo, task.file_path, task.class_name)
     tests = sorted({d.split("::", 1)[0] for d in task.test_directives})
     files: dict[str, str] = {}
     for path in sorted(view.rglob("*")):

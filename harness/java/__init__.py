@@ -5,7 +5,7 @@ Public API, by module:
 * :mod:`harness.java.toolchain`: the JDK, JUnit, benchsmith's Java runner and class paths (``JavaRuntime``,
   ``tool``, ``junit_classpath``, ``runner_classpath``); :mod:`harness.java.java8` installs Defects4J's Java 8;
 * :mod:`harness.java.jvm`: ``Compiler`` (the warm javac) and ``TestJvm``/``TestJvms`` (one fresh JVM per candidate);
-* :mod:`harness.java.defects4j_workspace`: ``Workspace``, ``prepare``, ``public_view`` (NL2Fix workspaces);
+* :mod:`harness.java.defects4j_workspace`: ``Workspace``, ``prepare``, ``java_public_view`` (NL2Fix workspaces);
 * :mod:`harness.java.maven_workspace`: ``JavaWorkspace``, ``java_workspace`` (Java classbench's Maven modules), with
   :mod:`~harness.java.classpath`, :mod:`~harness.java.reactor`, :mod:`~harness.java.compile`,
   :mod:`~harness.java.lombok` and :mod:`~harness.java.packages`;

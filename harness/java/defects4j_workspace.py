@@ -440,7 +440,7 @@ class PublicView(_Layout):
     root: Path
 
 
-def public_view(workspace: Workspace, file_path: str) -> PublicView:
+def java_public_view(workspace: Workspace, file_path: str) -> PublicView:
     """The public view of *workspace* without *file_path* (relative to its tree), made at first use."""
     # The build of the workspace is part of the key: a rebuilt workspace (a new benchsmith's format) has new files,
     # which a view linked to the old ones would not show.

@@ -13,7 +13,7 @@ symbol and, where one is declared but not found, the missing artifact.
 A build that fails keeps its folder, logs included, under the cache's
 ``failed/`` folder, and the error names the log there. The workspace holds the
 ground truth of every task of the repository, so it is private to root;
-candidates see the public view of it (``harness.java.defects4j_workspace.public_view``).
+candidates see the public view of it (``harness.java.defects4j_workspace.java_public_view``).
 """
 
 from __future__ import annotations

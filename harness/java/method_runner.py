@@ -5,7 +5,7 @@ compiles only the changed file against the public view's classes; a test JVM
 started ahead of the candidate (warmed up on JUnit, its class loaders made and
 the public classes defined in them) runs its tests once and is killed. Plain
 path: javac of every source and test in a jail, then a fresh test JVM. Neither
-sees the ground truth: the public view (``harness.java.defects4j_workspace.public_view``)
+sees the ground truth: the public view (``harness.java.defects4j_workspace.java_public_view``)
 lacks the fixed file and its classes.
 
 No secret signs a report: the first report line the test JVM writes is held
@@ -46,7 +46,7 @@ from harness.java.jvm_modules import limit_modules, modules_named
 from harness.java.sentinels import JavaSentinels
 from harness.sandbox.outcomes import Expected, Sentinel, check_report, placed_among
 from benchsmith.core.verdict import Verdict
-from harness.java.defects4j_workspace import PublicView, Workspace, public_view
+from harness.java.defects4j_workspace import PublicView, Workspace, java_public_view
 from sources.javaclass import java_unit
 
 log = logging.getLogger(__name__)
@@ -106,7 +106,7 @@ class InstanceRunner:
         self.slot = slot
         self.limits = limits
         self.logs = logs
-        self.view: PublicView = public_view(workspace, file_path)
+        self.view: PublicView = java_public_view(workspace, file_path)
         host = (workspace.tree / file_path).read_bytes().decode(workspace.encoding, errors="surrogateescape")
         # The candidate's classes: the types its file declares, and their nested classes (Confinement.java).
         unit = java_unit(host, file_path)

@@ -46,7 +46,7 @@ from harness.sandbox import jail as sandbox
 from harness.sandbox import streams
 from harness.sandbox.outcomes import Expected, Sentinel, check_report, plausible_names, shuffled
 from harness.python.pytest_run import OWN_CONFIG, describe_missing, missing_imports, plugin_dir, pytest_argv, run_reporting
-from harness.python.public_view import public_view
+from harness.python.public_view import python_public_view
 from benchsmith.core.verdict import Verdict
 from sources.python_removal import insert_class
 from sources.python_env import runtime
@@ -179,7 +179,7 @@ class TaskRunner:
         # The environment the dataset was built in: its recorded lock, installed as it is (a dataset built before
         # benchsmith recorded one resolves as of the repository's own date).
         self.repo = resolve(task.repo, task.commit or None, locked=task.environment)
-        self.view = public_view(self.repo, task.file_path, task.class_name)
+        self.view = python_public_view(self.repo, task.file_path, task.class_name)
         self.removed = (self.view / task.file_path).read_text(encoding="utf-8", errors="surrogateescape")
         self.runtime = runtime(self.repo.python)
         self.plugin = plugin_dir()

@@ -26,7 +26,7 @@ VIEW_FORMAT = 1
 _LEFT_OUT = ("__pycache__", "*.pyc", "*.pyo", ".pytest_cache", ".benchsmith-*", ".git", ".hg", ".tox", ".nox")
 
 
-def public_view(repo: Repository, file_path: str, class_name: str) -> Path:
+def python_public_view(repo: Repository, file_path: str, class_name: str) -> Path:
     """The cached view of *repo* without the module-level class *class_name* of *file_path*; built atomically."""
     module = repo.tree / file_path
     linked = [p for p in [module, *module.parents] if p.is_relative_to(repo.tree) and p.is_symlink()]

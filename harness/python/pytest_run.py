@@ -169,7 +169,7 @@ def run_pytest(repo: Repository, copy: Path, node_ids: list[str] | None, slot: i
 def run_reporting(argv: list[str], cwd: Path, slot: int, limits: sandbox.Limits, log_path: Path, env: dict[str, str],
                   jail: sandbox.Jail | None = None, lane: int = 0, stall_seconds: float | None = None,
                   complete_lines_only: bool = False, report_limit: int = REPORT_LIMIT,
-                  log_limit: int = streams.LOG_BYTES) -> tuple[sandbox.Outcome, PluginReport]:  # fmt: skip
+                  log_limit: int = streams.LOG_BYTES) -> tuple[sandbox.ProcessExit, PluginReport]:  # fmt: skip
     """Run *argv* sandboxed with the write end of a pipe as ``BENCHSMITH_REPORT_FD``; what came through it, parsed.
 
     Its stdout and stderr come through another pipe into a :class:`streams.BoundedLog` at *log_path* (at most
@@ -201,7 +201,7 @@ def run_reporting(argv: list[str], cwd: Path, slot: int, limits: sandbox.Limits,
         os.close(output_read)
         output.close()
     seconds = time.monotonic() - started
-    return sandbox.Outcome(None if timed_out else process.returncode, timed_out, seconds), \
+    return sandbox.ProcessExit(None if timed_out else process.returncode, timed_out, seconds), \
         parse_report(data, complete_lines_only)
 
 

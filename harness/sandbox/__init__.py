@@ -2,7 +2,7 @@
 
 Public API, by module:
 
-* :mod:`harness.sandbox.jail`: ``Jail``, ``Limits``, ``Outcome``, ``run``, ``start``, ``isolation``, ``missing_layers``;
+* :mod:`harness.sandbox.jail`: ``Jail``, ``Limits``, ``ProcessExit``, ``run``, ``start``, ``isolation``, ``missing_layers``;
 * :mod:`harness.sandbox.outcomes`: ``Sentinel``, ``Expected``, ``check_report`` (counts and sentinels);
 * :mod:`harness.sandbox.streams`: ``BoundedLog``, ``open_ledger``, ``read_tail``;
 * :mod:`harness.sandbox.screen`: ``primitives``, ``suspicious`` (the static screen for tricks);

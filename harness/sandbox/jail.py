@@ -63,7 +63,7 @@ class Limits:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class ProcessExit:
     returncode: int | None
     timed_out: bool
     seconds: float
@@ -419,7 +419,7 @@ def living_processes(uid: int) -> list[int]:
 
 
 def run(argv: list[str], cwd: Path, slot: int, limits: Limits, log_path: Path, stdin_text: str = "",
-        env: dict[str, str] | None = None, jail: Jail | None = None, lane: int = 0, **popen) -> Outcome:  # fmt: skip
+        env: dict[str, str] | None = None, jail: Jail | None = None, lane: int = 0, **popen) -> ProcessExit:  # fmt: skip
     """Run *argv* to completion or to the wall-clock limit."""
     started = time.monotonic()
     process = start(argv, cwd, slot, limits, log_path, env=env, jail=jail, lane=lane, stdin=subprocess.PIPE, **popen)
@@ -430,4 +430,4 @@ def run(argv: list[str], cwd: Path, slot: int, limits: Limits, log_path: Path, s
         timed_out = True
     finally:
         stop(process, slot)
-    return Outcome(None if timed_out else process.returncode, timed_out, time.monotonic() - started)
+    return ProcessExit(None if timed_out else process.returncode, timed_out, time.monotonic() - started)

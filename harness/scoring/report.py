@@ -20,6 +20,7 @@ from typing import Any
 
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import RankedCandidate, Result
+from benchsmith.core.verdict import Status
 from harness.scoring.metrics import (
     candidate_statistics,
     mean_pass_at_k,
@@ -142,7 +143,7 @@ def summarise(results: list[Result], ks: list[int], ranking: list[RankedCandidat
             "statistics": candidate_statistics(rows),
             "TR": test_pass_rate(rows),
             "CR": compile_rate(rows),
-            "statuses": {s: sum(r.status == s for r in rows) for s in ("plausible", "wrong", "uncompilable", "timeout", "error")},
+            "statuses": {s.value: sum(r.status == s for r in rows) for s in Status},
             "projects": by_project,
             "suspicious plausible": suspicious_plausible(rows),
         }

@@ -14,7 +14,7 @@ from sources.python_removal import SENTINEL, remove_class
 from sources.python_env import runtime
 from sources.python_repo import PRIVATE_FOLDERS, resolve
 from harness.python.pytest_run import OWN_CONFIG, parse_report, plugin_dir
-from harness.python.public_view import public_view
+from harness.python.public_view import python_public_view
 from harness.sandbox import jail as sandbox
 from harness.python.class_runner import TaskRunner
 
@@ -27,8 +27,8 @@ def task(geometry_dataset) -> ClassBenchTask:
 
 def test_public_view_is_the_tree_without_the_class_and_read_only(task):
     repo = resolve(task.repo)
-    view = public_view(repo, task.file_path, task.class_name)
-    assert public_view(repo, task.file_path, task.class_name) == view  # built once
+    view = python_public_view(repo, task.file_path, task.class_name)
+    assert python_public_view(repo, task.file_path, task.class_name) == view  # built once
     pristine = (repo.tree / task.file_path).read_text()
     assert (view / task.file_path).read_text() == remove_class(pristine, task.class_name).text
     assert "class Polygon" not in (view / task.file_path).read_text() and SENTINEL in (view / task.file_path).read_text()

@@ -26,7 +26,7 @@ from harness.java.method_runner import InstanceRunner
 from harness.java.toolchain import default_runtime, runner_classes
 from harness.java.jvm import release_api
 from harness.sandbox.jail import Limits
-from harness.java.defects4j_workspace import public_view
+from harness.java.defects4j_workspace import java_public_view
 from benchsmith.core.schema import ClassBenchTask, read_records
 from tests.conftest import FIXTURE_D4J
 from tests.helpers import java_attacks as hack
@@ -83,7 +83,7 @@ def write_stdout(text: str) -> str:
 
 def attacks(instance, workspace, dataset: Path, canary: Path, home_canary: Path) -> list[Attack]:
     gold_class = workspace.classes / "org" / "benchsmith" / "ledger" / "TextUtils.class"
-    view = public_view(workspace, instance.file_path)
+    view = java_public_view(workspace, instance.file_path)
     patch = FIXTURE_D4J / "framework" / "projects" / "Ledger" / "patches" / "1.src.patch"
     report = forged_report(list(instance.trigger_tests), list(instance.relevant_tests))
     def readable(*paths: Path) -> str:

@@ -20,7 +20,7 @@ def slot():
         yield SLOT
 
 
-def run(code: str, folder: Path, limits: Limits = Limits(wall_seconds=20)) -> tuple[sandbox.Outcome, str]:
+def run(code: str, folder: Path, limits: Limits = Limits(wall_seconds=20)) -> tuple[sandbox.ProcessExit, str]:
     folder.mkdir(parents=True, exist_ok=True)
     folder.chmod(0o755)
     sandbox.give_to_sandbox(folder, slot=SLOT)

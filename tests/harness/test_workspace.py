@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.java.defects4j_workspace import class_source_file, public_view
+from harness.java.defects4j_workspace import class_source_file, java_public_view
 from tests.conftest import FIXTURE_D4J
 from tests.helpers.cli import install_stand_in, run_cli
 
@@ -46,7 +46,7 @@ def test_the_public_view_holds_no_class_compiled_from_the_fixed_file(ledger_inst
     """Not the file's class, nor its nested or anonymous classes, nor another top-level class the file declares."""
     instance = ledger_instances["Ledger-1"]
     workspace = ledger_workspace("Ledger-1")
-    view = public_view(workspace, instance.file_path)
+    view = java_public_view(workspace, instance.file_path)
     package = Path(instance.file_path).relative_to(workspace.source_dir).parent
     from_the_file = [p.relative_to(workspace.classes) for p in (workspace.classes / package).glob("*.class")
                      if class_source_file(p) == Path(instance.file_path).name]  # fmt: skip
@@ -64,9 +64,9 @@ def test_a_rebuilt_workspace_gets_a_new_public_view(ledger_instances, ledger_wor
 
     instance = ledger_instances["Ledger-2"]
     workspace = ledger_workspace("Ledger-2")
-    before = public_view(workspace, instance.file_path)
-    assert public_view(workspace, instance.file_path).root == before.root  # the same build: the same view
+    before = java_public_view(workspace, instance.file_path)
+    assert java_public_view(workspace, instance.file_path).root == before.root  # the same build: the same view
     manifest = workspace.root / "workspace.json"
     write_text_atomic(manifest, manifest.read_text())  # what a rebuild leaves: a new manifest file
-    after = public_view(workspace, instance.file_path)
+    after = java_public_view(workspace, instance.file_path)
     assert after.root != before.root and not before.root.exists() and (after.root / ".complete").is_file()

@@ -69,7 +69,7 @@ RRR_BY := a scripted demonstration (a failing attempt, two tool calls, a reflect
 endif
 
 # The whole pipeline on the bundled inputs, offline but for PyPI: build and validate NL2Fix from the fixture,
-# build classbench from a real PyPI package, describe, generate, rank, evaluate, run the RRR agent (seed 002) with
+# build classbench from a real PyPI package, describe, generate, rank, evaluate, run the RRR agent (RepoClassBench paper) with
 # its repository tools and oracle, report with plots.
 dataset: install java
 	$(BIN)/python data/fixtures/make_fixture.py --out $(FIXTURE_REPOS)

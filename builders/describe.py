@@ -1,4 +1,4 @@
-"""``benchsmith describe``: fill each RepoClassBench task's DETAILED and SKETCHY descriptions (seed 002, stage 4).
+"""``benchsmith describe``: fill each RepoClassBench task's DETAILED and SKETCHY descriptions (RepoClassBench paper, stage 4).
 
 A backend writes each description from the task's metadata: a hosted model
 (``openai``, as the paper's GPT-4), recorded answers (``replay``) or the

@@ -1,4 +1,4 @@
-"""Consistent identifier case-flipping across a Python repository (seed 002, appendix E.1.3).
+"""Consistent identifier case-flipping across a Python repository (RepoClassBench paper, appendix E.1.3).
 
 ``collect_identifiers`` gathers the identifiers of the benchmark's classes,
 ``paraphrase_repository`` flips every one that is safe to flip in every

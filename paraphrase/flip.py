@@ -1,4 +1,4 @@
-"""Case flipping (seed 002, E.1.3: ``encode`` -> ``eNcoDe``).
+"""Case flipping (RepoClassBench paper, E.1.3: ``encode`` -> ``eNcoDe``).
 
 A name's variants are drawn deterministically from (seed, name): each ASCII
 letter flips when its bit of a SHA-256 digest is set, at least one always

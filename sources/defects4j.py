@@ -29,7 +29,7 @@ class Bug:
 
 
 class Defects4JRoot:
-    """A Defects4J checkout, as DESIGN.md describes D4J_ROOT."""
+    """A Defects4J checkout, the D4J_ROOT every command's --defects4j names."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)

@@ -51,7 +51,7 @@ def declarations_for_tests(tree: Path) -> list[DeclaredRequirements]:
 def extras_the_tests_import(tree: Path, extras: dict[str, list[str]], declared: list[DeclaredRequirements]) -> list[DeclaredRequirements]:
     """The requirements of any extra (``redis = ["redis[hiredis]>=4.4.4"]``) that provide a module the repository's
     tests or code import and that no test declaration names: the suite exercises the optional integrations too
-    (litestar's conftest imports redis, its contrib modules opentelemetry), whatever the extra is called; seed 002's
+    (litestar's conftest imports redis, its contrib modules opentelemetry), whatever the extra is called; the RepoClassBench paper's
     set-up installs litestar's for the same reason. One declaration per requirement, naming the extra and the first
     file that imports it (test files first), so that one which does not resolve is left out alone."""
     named = {_normal(Requirement(r).name) for d in declared for r in _valid(d.requirements)}

@@ -1,4 +1,4 @@
-"""Removing a class from its module, with the imports that only it used (seed 002, E.2).
+"""Removing a class from its module, with the imports that only it used (RepoClassBench paper, E.2).
 
 The class is replaced by a sentinel line, so that the harness can put a
 candidate exactly where the class was.

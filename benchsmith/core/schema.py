@@ -213,7 +213,7 @@ class ClassBenchTask:
 
 @dataclass(frozen=True)
 class RankedCandidate:
-    """A candidate's place in its instance's ranked list (seed 001, section 4.4): ``benchsmith rank``."""
+    """A candidate's place in its instance's ranked list (Defects4J-NL2Fix paper, section 4.4): ``benchsmith rank``."""
 
     instance_id: str
     candidate_id: str

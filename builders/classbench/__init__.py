@@ -1,1 +1,1 @@
-"""RepoClassBench builders (seed 002): shortlist classes of a repository, metadata, test directives."""
+"""RepoClassBench builders (RepoClassBench paper): shortlist classes of a repository, metadata, test directives."""

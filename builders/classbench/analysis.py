@@ -1,10 +1,10 @@
 """Static facts about a repository's module-level classes, with libcst.
 
 For every class: its methods, members, signatures, decorators and docstrings
-(the metadata of seed 002's Table 14), the external references each method
+(the metadata of the RepoClassBench paper's Table 14), the external references each method
 makes, and its size in cl100k tokens without docstrings.
 
-A reference is external (seed 002, E.1.2, types 3 and 4) when a name used in a
+A reference is external (RepoClassBench paper, E.1.2, types 3 and 4) when a name used in a
 method resolves to something defined in the same file outside the class, or
 imported from the repository's own package; references to the class itself,
 to locals, to builtins and to other packages are not.
@@ -203,7 +203,7 @@ def _self_assignments(init: cst.FunctionDef, module) -> list[str]:
 
 
 class _DocstringRemover(cst.CSTTransformer):
-    """Drops the docstring of the class and of every function in it (seed 002 counts tokens without them)."""
+    """Drops the docstring of the class and of every function in it (RepoClassBench paper, counts tokens without them)."""
 
     def _strip(self, body: cst.BaseSuite) -> cst.BaseSuite:
         if not isinstance(body, cst.IndentedBlock) or not body.body:

@@ -1,6 +1,6 @@
 """``benchsmith classbench build --language python``: a repository → shortlisted class tasks → Parquet and a card.
 
-Steps (seed 002, section 3 and appendix E): the repository's environment; one
+Steps (RepoClassBench paper, section 3 and appendix E): the repository's environment; one
 run of its test suite recording each test's outcome and direct coverage; the
 shortlist; for each shortlisted class, the tests that reference it and fail
 once it is removed (its EXPECTED_TO_PASS directives); DETAILED and SKETCHY
@@ -62,7 +62,7 @@ class ClassBenchOptions:
     commit: str | None = None
     language: str = "python"
     paraphrase: bool = False
-    no_relatives: bool = False  # leave each task's relatives (seed 002, RQ2) unrecorded
+    no_relatives: bool = False  # leave each task's relatives (RepoClassBench paper, RQ2) unrecorded
     suite_seconds: float = 1800.0
     as_of: str | None = None  # resolve the environment as of this date instead of the repository's own
     resolve: str = "as-of"  # "latest": against today's index, no date
@@ -232,7 +232,7 @@ def _solution_check(repo, copy, info: AnalysedClass, directives: list[str], code
 
 
 def relatives_of(info: AnalysedClass, classes: list[AnalysedClass]) -> list[str]:
-    """Descendants of the class's grandparents other than its parent and itself (seed 002, RQ2), by base name."""
+    """Descendants of the class's grandparents other than its parent and itself (RepoClassBench paper, RQ2), by base name."""
     by_name = {c.name: c for c in classes}
 
     def bases(c: AnalysedClass) -> set[str]:

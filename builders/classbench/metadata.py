@@ -1,4 +1,4 @@
-"""DETAILED and SKETCHY metadata of a class (seed 002, Table 14), rendered in the shape of its Diff 1.
+"""DETAILED and SKETCHY metadata of a class (RepoClassBench paper, Table 14), rendered in the shape of its Diff 1.
 
 Both carry the class's name, file path, signature, decorators, parent
 classes, member variables with their initialisations, and every method's

@@ -1,7 +1,7 @@
 """``classbench build --paraphrase``: the tasks again, in a repository whose identifiers are case-flipped.
 
 Every identifier that appears in a shortlisted class is case-flipped across
-the repository (seed 002, E.1.3, through the ``paraphrase`` package); the
+the repository (RepoClassBench paper, E.1.3, through the ``paraphrase`` package); the
 flipped repository is checked by running its test suite (the share of
 previously passing tests that still pass), and the tasks are built from it,
 in the same environment.

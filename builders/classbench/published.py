@@ -1,4 +1,4 @@
-"""``benchsmith classbench import``: the published RepoClassBench tasks (seed 002) as classbench records.
+"""``benchsmith classbench import``: the published RepoClassBench tasks (RepoClassBench paper) as classbench records.
 
 microsoft/repoclassbench publishes its tasks as ``data/input/python_data.json``
 and ``data/input/java_data.json``: a JSON list, one object per task, holding
@@ -39,7 +39,7 @@ from benchsmith.core.progress import progress
 from benchsmith.core.schema import ClassBenchTask, TaskEnvironment, task_id
 
 BENCHMARKS = {"python": "classbench", "java": "classbench-java"}  # the benchmark each language's records belong to
-# seed 002's set-up of its own (Type 2) Python repositories, those without setup_details: Python 3.8
+# the RepoClassBench paper's set-up of its own (Type 2) Python repositories, those without setup_details: Python 3.8
 TYPE2_PYTHON = "3.8"
 PUBLISHED = "published"  # description_backend of descriptions taken from the published files
 SOURCE_URL = "https://github.com/microsoft/repoclassbench"
@@ -183,7 +183,7 @@ def _python_task(entry: dict, where: str) -> tuple[ClassBenchTask, str]:
         module=module, ground_truth_class=ground_truth, imports=[], detailed_metadata=detailed,
         sketchy_metadata=sketchy, detailed_description=_text(entry, "detailed_description", where),
         sketchy_description=_text(entry, "sketchy_description", where), test_directives=list(directives),
-        # seed 002, E.1.1: the SWE-bench (Type 1) repositories, those with setup_details, were paraphrased
+        # the RepoClassBench paper, E.1.1: the SWE-bench (Type 1) repositories, those with setup_details, were paraphrased
         # (pvsYsTem); the newer (Type 2) ones, litestar, were not
         external_references=[], class_tokens=tokens, paraphrased=bool(setup), relatives=[],
         description_backend=PUBLISHED, setup=_setup_json(entry, "test_directives"),
@@ -266,7 +266,7 @@ def _java_task(entry: dict, where: str) -> tuple[ClassBenchTask, str]:
         detailed_metadata=detailed, sketchy_metadata=sketchy,
         detailed_description=_text(entry, "detailed_description", where),
         sketchy_description=_text(entry, "sketchy_description", where), test_directives=[test_class],
-        # paraphrased=False: seed 002 (E.1.1) case-flips only the Python SWE-bench repositories; Java's are all Type 2
+        # paraphrased=False: the RepoClassBench paper (E.1.1) case-flips only the Python SWE-bench repositories; Java's are all Type 2
         external_references=[], class_tokens=count_tokens(_JAVADOC.sub("", ground_truth)), paraphrased=False,
         relatives=[], description_backend=PUBLISHED, setup=_java_setup_json(entry, module),
     ), why  # fmt: skip
@@ -437,7 +437,7 @@ def _reconstructed(tasks: list[ClassBenchTask], summary: ImportSummary) -> dict[
 
 
 def _removed_imports(task: ClassBenchTask) -> tuple[list[str], str]:
-    """The imports that leave the module with the class, as the builder records them (seed 002's evaluator removes
+    """The imports that leave the module with the class, as the builder records them (the RepoClassBench paper's evaluator removes
     them too: the published ground truth is the class alone), read from the supplied history at the task's commit;
     or why the history cannot give them."""
     from sources.python_removal import remove_class
@@ -467,7 +467,7 @@ def _card(source: str, summary: ImportSummary) -> dict:
         "repositories_supplied": summary.supplied, "repositories_not_supplied": summary.not_supplied,
         "tasks_not_buildable": summary.not_buildable, "reconstructed": summary.reconstructed,
         "located_commits": summary.located,
-        "descriptions": "published (seed 002's GPT-4 descriptions)",
+        "descriptions": "published (the RepoClassBench paper's GPT-4 descriptions)",
     }  # fmt: skip
 
 

@@ -1,4 +1,4 @@
-"""Rebuilding a published task's paraphrased repository from its upstream history (seed 002, E.1.3).
+"""Rebuilding a published task's paraphrased repository from its upstream history (RepoClassBench paper, E.1.3).
 
 RepoClassBench's SWE-bench repositories are case-flipped copies at commits of
 their own (``repo_metadata.commit_id``), shared only as archives on the

@@ -1,4 +1,4 @@
-"""Which classes make tasks (seed 002, E.1.2, Python): checks that return their reason."""
+"""Which classes make tasks (RepoClassBench paper, E.1.2, Python): checks that return their reason."""
 
 from __future__ import annotations
 

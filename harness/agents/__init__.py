@@ -1,4 +1,4 @@
-"""The agents (seed 002: RRR and its baselines) behind one registry: name → where its class lives.
+"""The agents (RepoClassBench paper: RRR and its baselines) behind one registry: name → where its class lives.
 
 ``benchsmith agent run --agent NAME`` builds the agent registered as NAME; an
 agent of one's own is a subclass of :class:`harness.agents.strategies.Agent`

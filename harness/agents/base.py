@@ -1,8 +1,8 @@
-"""What an agent (seed 002's RRR and its baselines) works with: repository tools and an oracle.
+"""What an agent (the RepoClassBench paper's RRR and its baselines) works with: repository tools and an oracle.
 
 A task's *toolbox* is the repository as the model may see it — the class removed,
 its imports removed, its EXPECTED_TO_PASS test files left out — behind named tools
-(seed 002, Table 2). The *oracle* judges an attempt with the benchmark's own class
+(RepoClassBench paper, Table 2). The *oracle* judges an attempt with the benchmark's own class
 harness and answers in words the model can act on. Agents see only these two and a
 model backend, so one agent serves every language that provides them.
 """

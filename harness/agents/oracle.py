@@ -1,4 +1,4 @@
-"""The oracle of seed 002 (Algorithm 1, O): an attempt judged by the benchmark's own class harness, in words.
+"""The oracle of the RepoClassBench paper (Algorithm 1, O): an attempt judged by the benchmark's own class harness, in words.
 
 ``python_oracle`` wraps ``harness.python.class_runner.TaskRunner``: each attempt runs
 sandboxed exactly as ``eval`` runs a candidate, and the verdict (decided by the

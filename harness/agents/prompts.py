@@ -1,4 +1,4 @@
-"""The agents' prompts (seed 002, appendix G): initial generation, tool invocation, reflection, improved generation.
+"""The agents' prompts (RepoClassBench paper, appendix G): initial generation, tool invocation, reflection, improved generation.
 
 Each prompt opens with a few-shot question in the task's language, read from
 ``templates/agent-shot-<language>.txt`` (sections after ``@@ NAME`` lines).

@@ -3,7 +3,7 @@
 The visible tree is the task's public view (``harness.python.public_view``: the class
 and the imports only it used removed) without the files of its EXPECTED_TO_PASS
 tests, without the removed-class sentinel, and, when relatives are left out
-(seed 002, RQ2), without the relatives' classes. It is written to a cache
+(RepoClassBench paper, RQ2), without the relatives' classes. It is written to a cache
 folder of its own, holding Python files only, so that jedi (which reads files
 from disk) sees exactly what the model may see and nothing else: every tool
 reads this tree, never the pristine one or the view.

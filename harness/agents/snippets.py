@@ -1,7 +1,7 @@
-"""Snippets of a repository and their ranking by embedding similarity (seed 002: get_related_snippets, the RAG baselines).
+"""Snippets of a repository and their ranking by embedding similarity (RepoClassBench paper: get_related_snippets, the RAG baselines).
 
 A file is cut into windows of ``WINDOW`` lines every ``STRIDE`` lines, as
-RepoCoder (which seed 002 compares against) cuts its retrieval corpus. Texts
+RepoCoder (which the RepoClassBench paper compares against) cuts its retrieval corpus. Texts
 are embedded through ``harness.models.embeddings`` (its on-disk cache: a text is
 embedded once, ever) and an index keeps its matrix in memory, so a second query
 on the same corpus embeds only the query.

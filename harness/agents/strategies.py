@@ -13,7 +13,7 @@ Iterations are numbered from 1, and each writes a candidate (``<agent>-<level>-i
 
 ``max_calls`` bounds the oracle calls (attempts judged) of reflexion and rrr and the generations of repocoder.
 Algorithm 1 returns ``y_{i+1}`` after the last oracle call; here the loop generates no attempt that no oracle
-call would judge, so the last candidate is the last judged attempt — the reading under which seed 002's
+call would judge, so the last candidate is the last judged attempt — the reading under which the RepoClassBench paper's
 Table 11 (pass@1 at iterations 1-5) ends on the pass@1 of Table 3, and iteration 1 equals NAIVERAG's pass@1.
 """
 
@@ -25,7 +25,7 @@ from typing import ClassVar
 from harness.agents.session import Attempt, Session
 from harness.agents import prompts
 
-DEFAULT_MAX_CALLS = 5  # seed 002: "we terminate the generation at 5 iterations"
+DEFAULT_MAX_CALLS = 5  # the RepoClassBench paper: "we terminate the generation at 5 iterations"
 
 
 class Agent(ABC):

@@ -28,7 +28,7 @@ from typing import Any
 from harness.agents.base import Tool
 from harness.models.base import ToolCall
 
-MAX_CALLS_PER_ITERATION = 3  # seed 002, appendix G: "at max 3 tool calls can be made"
+MAX_CALLS_PER_ITERATION = 3  # the RepoClassBench paper, appendix G: "at max 3 tool calls can be made"
 
 # "Action 1: x", "**Action 1:** x", "Action: x" (Markdown emphasis is how chat models often set the labels)
 _ACTION = re.compile(r"^\s*\**\s*Action\s*\d*\s*\**\s*:\s*\**\s*(?P<action>.*?)\s*$", re.IGNORECASE)

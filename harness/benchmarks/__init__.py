@@ -59,7 +59,7 @@ class AgentOptions:
 
     dataset: Path
     logs: Path  # where the oracle may write its runs' logs
-    no_relatives: bool = False  # leave the task's relatives out of every tool's view (seed 002's RQ2)
+    no_relatives: bool = False  # leave the task's relatives out of every tool's view (the RepoClassBench paper's RQ2)
     limits: Limits = Limits()
     slot: int = 0  # tasks worked at the same time have different slots (as eval's runners do)
     description: str = "detailed"  # the description level the agent is given, which the independent tool queries with

@@ -1,4 +1,4 @@
-"""RepoClassBench (seed 002): a class's description in, the whole class out, judged by the repository's tests."""
+"""RepoClassBench: a class's description in, the whole class out, judged by the repository's tests."""
 
 from __future__ import annotations
 

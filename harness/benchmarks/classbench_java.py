@@ -1,4 +1,4 @@
-"""RepoClassBench for Java (seed 002): a class's description in, its whole file out, judged by the repository's tests.
+"""RepoClassBench for Java (RepoClassBench paper): a class's description in, its whole file out, judged by the repository's tests.
 
 The records are classbench's (``ClassBenchTask``, language "java"); what
 differs is the runner (``harness.java.class_runner``: the warm JVM of NL2Fix,

@@ -1,4 +1,4 @@
-"""Defects4J-NL2Fix (seed 001): an issue report and a buggy method in, the fixed method out, judged by JUnit."""
+"""Defects4J-NL2Fix: an issue report and a buggy method in, the fixed method out, judged by JUnit."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ class NL2Fix(Benchmark[NL2FixInstance]):
         return rows
 
     def ranking_anchor(self, record: NL2FixInstance) -> str:
-        # The text the model was shown: seed 001 strips comments, since Defects4J's buggy files keep the fix's.
+        # The text the model was shown: the Defects4J-NL2Fix paper strips comments, since Defects4J's buggy files keep the fix's.
         return record.buggy_method_no_comments
 
 

@@ -1,7 +1,7 @@
 """``benchsmith agent run``: an agent over every task of a dataset → candidates JSONL and transcripts.
 
 Candidates are those of ``generate`` plus ``iteration``: one per attempt, so
-``eval`` judges each and ``report`` shows pass@1 per iteration (seed 002's
+``eval`` judges each and ``report`` shows pass@1 per iteration (the RepoClassBench paper's
 Table 11) beside the final pass@1. Transcripts (``<out stem>.transcripts.jsonl``,
 one line per task) hold every request, answer, tool call and output, verdict,
 tokens and cost; ``report --transcripts`` counts their tool calls (Tables 9
@@ -65,7 +65,7 @@ class AgentRunOptions:
     max_calls: int = 5
     tool_format: str = "auto"
     no_relatives: bool = False
-    temperature: float = 0.2  # seed 002, appendix C
+    temperature: float = 0.2  # the RepoClassBench paper, appendix C
     max_tokens: int | None = None
     limits: Limits = Limits()
     workers: int = 1  # tasks worked at once, each with its own oracle slot

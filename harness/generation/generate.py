@@ -2,7 +2,7 @@
 
 Each instance (NL2Fix) or task (RepoClassBench) becomes one conversation.
 Single-turn strategies send one request with ``n`` samples. Reasoning
-extraction (seed 001, 3.3.3) asks three times — localise, explain, fix —
+extraction (Defects4J-NL2Fix paper, 3.3.3) asks three times — localise, explain, fix —
 and the paper does not say how its 100 samples share the first two turns;
 here turns 1 and 2 are asked once per instance (n=1, the run's temperature)
 and turn 3 is asked with ``n`` samples, so one reasoning chain conditions

@@ -1,6 +1,6 @@
 """Run a Java classbench task's candidates: the class's file replaced by the candidate, the directives run.
 
-A candidate is the whole file (package, imports, the class), as seed 002's
+A candidate is the whole file (package, imports, the class), as the RepoClassBench paper's
 Java ground truths are. It runs through the NL2Fix machinery
 (``harness.java.method_runner``): the public view of the repository's workspace
 without the file, a warm compiler that executes nothing of a candidate's, and

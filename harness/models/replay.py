@@ -18,7 +18,7 @@ Intermediate turns without rows of their own get empty texts (one per sample),
 which keep the conversation well-formed. A turn is final when the request's
 context says ``final_turn: "true"``, or, without that key, when it is the
 last of the strategy's known turns (reasoning extraction asks three times:
-localize, explain, fix — seed 001, 3.3.3).
+localize, explain, fix — the Defects4J-NL2Fix paper, 3.3.3).
 
 ``context["sample"]`` (a number) makes the answers start at that recorded row,
 for callers that send one request per sample. The replay never invents: an

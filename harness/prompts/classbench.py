@@ -1,4 +1,4 @@
-"""RepoClassBench prompts (seed 002): the basic class-generation prompt and the description prompts."""
+"""RepoClassBench prompts (RepoClassBench paper): the basic class-generation prompt and the description prompts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""NL2Fix prompts (seed 001 section 3.3): zero-shot, title-only, one-shot and reasoning extraction.
+"""NL2Fix prompts (Defects4J-NL2Fix paper, section 3.3): zero-shot, title-only, one-shot and reasoning extraction.
 
 Every prompt shows the comment-free buggy method, as the paper does.
 """

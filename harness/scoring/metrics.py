@@ -1,4 +1,4 @@
-"""pass@k (unbiased, numerically stable), ranked pass@k (r.pass@k, seed 001's Table 6) and the per-bug candidate statistics of Table 2."""
+"""pass@k (unbiased, numerically stable), ranked pass@k (r.pass@k, the Defects4J-NL2Fix paper's Table 6) and the per-bug candidate statistics of Table 2."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``benchsmith rank``: order each bug's candidate fixes by embedding similarity to its buggy method (seed 001, 4.4).
+"""``benchsmith rank``: order each bug's candidate fixes by embedding similarity to its buggy method (Defects4J-NL2Fix paper, 4.4).
 
 The paper's recipe, kept here:
 

@@ -1,11 +1,11 @@
 """``benchsmith report``: pass@k overall and per project, Table 2's statistics, JSON and plots.
 
 Given a ranking (``benchsmith rank``), r.pass@k of all candidates and of the
-compiling ones stands beside each pass@k, as in seed 001's Table 6.
+compiling ones stands beside each pass@k, as in the Defects4J-NL2Fix paper's Table 6.
 
 Results of candidates with an ``iteration`` (agents: one candidate per
 attempt) are scored on each instance's last attempt, and pass@1 after each
-iteration stands beside (seed 002's Table 11): after iteration i an instance
+iteration stands beside (the RepoClassBench paper's Table 11): after iteration i an instance
 counts its latest attempt up to i. Given the agents' transcripts, the report
 also counts their tool calls (Tables 9 and 10).
 """
@@ -33,13 +33,13 @@ METRIC_COLUMNS = ("pass@k", "TR", "CR")  # what a benchmark may ask the report t
 
 
 def test_pass_rate(rows: list[Result]) -> float:
-    """TR (seed 002): the mean over candidates of the fraction of their directives that pass."""
+    """TR (RepoClassBench paper): the mean over candidates of the fraction of their directives that pass."""
     rates = [r.tests_passed / (r.tests_passed + r.tests_failed) for r in rows if r.tests_passed + r.tests_failed]
     return sum(rates) / len(rates) if rates else float("nan")
 
 
 def compile_rate(rows: list[Result]) -> float:
-    """CR (seed 002): the share of candidates that compile."""
+    """CR (RepoClassBench paper): the share of candidates that compile."""
     return sum(r.compiled for r in rows) / len(rows) if rows else float("nan")
 
 
@@ -202,7 +202,7 @@ def _metric_columns(run: dict, ks: list[int]) -> list[str]:
 def _ranking_table(run: dict, ks: list[int]) -> list[str]:
     ranking = run["ranking"]
     ranked = ranking["r.pass@k"]
-    lines = [f"Ranking (seed 001's Table 6; {', '.join(ranking['embedder'])}): r.pass@k (pass@k)", "",
+    lines = [f"Ranking (the Defects4J-NL2Fix paper's Table 6; {', '.join(ranking['embedder'])}): r.pass@k (pass@k)", "",
              "| candidates | " + " | ".join(f"r.pass@{k} (pass@{k})" for k in ks) + " |",
              "| --- | " + " | ".join("---:" for _ in ks) + " |"]  # fmt: skip
     everything = " | ".join(f"{_pct(ranked[f'r.pass@{k}']['all'])} ({_pct(run['pass@k'][f'pass@{k}']['value'])})" for k in ks)
@@ -241,7 +241,7 @@ def render_table(summary: dict, ks: list[int], metrics: tuple[str, ...] = METRIC
                            *(_pct(run[name]) for name in tr)]))  # fmt: skip
         stats = run["statistics"]
         lines.append("")
-        lines.append("Candidates per bug (mean over bugs, as seed 001's Table 2): "
+        lines.append("Candidates per bug (mean over bugs, as the Defects4J-NL2Fix paper's Table 2): "
                      + ", ".join(f"{name} {'n/a' if math.isnan(v) else f'{v:.1f}%'}" for name, v in stats.items()))  # fmt: skip
         lines.append("Statuses: " + ", ".join(f"{s} {n}" for s, n in run["statuses"].items()))
         flagged = run.get("suspicious plausible", {})
@@ -272,12 +272,12 @@ def _agent_tables(run: dict) -> list[str]:
     lines = []
     if len(run.get("iterations", {})) > 1:  # an agent of one generation has no Table 11
         iterations = run["iterations"]
-        lines += [f"pass@1 per iteration (seed 002's Table 11; {run['attempts']} attempts, each instance scored on "
+        lines += [f"pass@1 per iteration (the RepoClassBench paper's Table 11; {run['attempts']} attempts, each instance scored on "
                   "its latest attempt so far):", "", _row(["iteration", *iterations]),
                   _row(["---", *["---:"] * len(iterations)]),
                   _row(["pass@1", *(_pct(v["pass@1"]) for v in iterations.values())]), ""]  # fmt: skip
     if "tools" in run:
-        lines += ["Tool calls (seed 002's Tables 9 and 10):", "",
+        lines += ["Tool calls (the RepoClassBench paper's Tables 9 and 10):", "",
                   _row(["tool", "calls", "share of calls", "share of calls in solved tasks", "tasks using it"]),
                   _row(["---", "---:", "---:", "---:", "---:"])]  # fmt: skip
         for name, stats in run["tools"].items():

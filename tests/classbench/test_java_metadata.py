@@ -1,4 +1,4 @@
-"""Java DETAILED / SKETCHY metadata (seed 002, Table 14) against goldens, and the template's reading of it."""
+"""Java DETAILED / SKETCHY metadata (RepoClassBench paper, Table 14) against goldens, and the template's reading of it."""
 
 from __future__ import annotations
 

@@ -121,7 +121,7 @@ def test_python_tasks_import_from_a_url(served, tmp_path):
     assert "Decorators: @dataclass\n" in polygon.sketchy_metadata and "    sides: int = 3\n" in polygon.sketchy_metadata
     assert "Function body:" in polygon.detailed_metadata and "Function body:" not in polygon.sketchy_metadata
     assert polygon.class_tokens > 0
-    assert polygon.paraphrased and not route.paraphrased  # seed 002, E.1.1: only the SWE-bench repositories were
+    assert polygon.paraphrased and not route.paraphrased  # the RepoClassBench paper, E.1.1: only the SWE-bench repositories were
     # no setup_details: the repository comes from the issue id, the file from below repos/<name>/
     assert (route.repo, route.commit, route.file_path) == ("https://github.com/acme-org/router", "d" * 40, "router/route.py")
     assert json.loads(route.setup)["repo_metadata"]["setup_details"] is None

@@ -1,4 +1,4 @@
-"""Relatives (seed 002, RQ2): recorded by default, left out with ``classbench build --no-relatives``."""
+"""Relatives (RepoClassBench paper, RQ2): recorded by default, left out with ``classbench build --no-relatives``."""
 
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""Embedding ranking (seed 001, 4.4): threshold, median, tie-break, duplicates, the real MiniLM offline, `benchsmith rank`."""
+"""Embedding ranking (Defects4J-NL2Fix paper, 4.4): threshold, median, tie-break, duplicates, the real MiniLM offline, `benchsmith rank`."""
 
 import json
 import socket

@@ -1,4 +1,4 @@
-"""r.pass@k and pass@k on a small hand-made example, against hand computation (seed 001, Table 6)."""
+"""r.pass@k and pass@k on a small hand-made example, against hand computation (Defects4J-NL2Fix paper, Table 6)."""
 
 import json
 

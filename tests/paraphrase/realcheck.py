@@ -1,4 +1,4 @@
-"""Paraphrase a real PyPI sdist and run its own tests before and after (seed 002's check).
+"""Paraphrase a real PyPI sdist and run its own tests before and after (the RepoClassBench paper's check).
 
 By hand::
 

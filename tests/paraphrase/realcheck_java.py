@@ -1,4 +1,4 @@
-"""Paraphrase a real Java repository and run its own JUnit 4 tests before and after (seed 002's check).
+"""Paraphrase a real Java repository and run its own JUnit 4 tests before and after (the RepoClassBench paper's check).
 
 By hand (Apache Commons CLI from its local mirror; the ``fetch`` tool brings it)::
 

@@ -27,7 +27,7 @@ def rules(report):
 @pytest.mark.parametrize(
     ("name", "rule"),
     [
-        ("get", "common-attribute"),  # dict.get: seed 002's "common identifiers"
+        ("get", "common-attribute"),  # dict.get: the RepoClassBench paper's "common identifiers"
         ("encode", "common-attribute"),  # str.encode
         ("wrap", "external-attribute"),  # self.wrapper.wrap where wrapper is a textwrap.TextWrapper
         ("value", "external-attribute"),  # pytest's ExceptionInfo.value in the tests

@@ -1,5 +1,5 @@
 """``benchsmith agent list``, ``agent run`` with the scripted backend, then ``eval`` and ``report --transcripts``:
-pass@1 per iteration (seed 002's Table 11) and tool-call frequencies (Tables 9 and 10). The toy benchmark's oracle
+pass@1 per iteration (the RepoClassBench paper's Table 11) and tool-call frequencies (Tables 9 and 10). The toy benchmark's oracle
 and eval runner run the candidate with its small repository and check two assertions; the agents and the report are
 under test."""
 

@@ -1,4 +1,4 @@
-"""The oracle (seed 002, Algorithm 1): attempts judged by the sandboxed class harness, answered in words."""
+"""The oracle (RepoClassBench paper, Algorithm 1): attempts judged by the sandboxed class harness, answered in words."""
 
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""The six repository tools (seed 002, Table 2, appendix F) on Python classbench tasks, and proof that the removed
+"""The six repository tools (RepoClassBench paper, Table 2, appendix F) on Python classbench tasks, and proof that the removed
 class and its directive tests are out of their reach."""
 
 import os

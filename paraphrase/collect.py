@@ -1,6 +1,6 @@
 """The identifiers of the shortlisted classes that the repository itself defines.
 
-Seed 002 (E.1.3) paraphrases "all identifiers that appear in at least one
+The RepoClassBench paper (E.1.3) paraphrases "all identifiers that appear in at least one
 class within our benchmark". Here that is, inside each class: the class and
 method names, parameters, names bound or read whose binding is the
 repository's own (libcst's ScopeProvider tells ``json`` imported from the

@@ -43,7 +43,7 @@ def _public_attributes(kinds: tuple[type, ...]) -> frozenset[str]:
     return frozenset(a for t in kinds for a in dir(t) if not (a.startswith("__") and a.endswith("__")))
 
 
-#: Attribute names of builtin types (``items``, ``get``, ``append``, ``read``...). Seed 002 keeps
+#: Attribute names of builtin types (``items``, ``get``, ``append``, ``read``...). The RepoClassBench paper keeps
 #: such "common identifiers" so that ``my_dict.items()`` never becomes ``my_dict.ItEms()``.
 COMMON_ATTRIBUTES: frozenset[str] = _public_attributes(_BUILTIN_TYPES)
 

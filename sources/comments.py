@@ -1,6 +1,6 @@
 """Remove every comment from Java source without touching literals.
 
-Seed 001 strips comments from the buggy method because Defects4J's patching
+The Defects4J-NL2Fix paper strips comments from the buggy method because Defects4J's patching
 leaves the fix's comments in the buggy version. The lexer knows string, char
 and text-block literals, so ``"//"`` and ``'/'`` survive, and braces inside
 comments go with them. Lines that held only comments disappear; a block

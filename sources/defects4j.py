@@ -9,7 +9,7 @@ from pathlib import Path
 
 from benchsmith.core.errors import BenchsmithError
 
-# Seed 001, Table 1.
+# The Defects4J-NL2Fix paper, Table 1.
 PAPER_PROJECTS = (
     "Chart", "Cli", "Codec", "Collections", "Compress", "Csv",
     "JacksonCore", "JacksonDatabind", "JacksonXml", "JxPath", "Math", "Mockito",

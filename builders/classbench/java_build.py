@@ -26,7 +26,7 @@ from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.export import HubSource, write_dataset
 from benchsmith.core.progress import progress
 from benchsmith.core.schema import ClassBenchTask, task_id
-from builders.classbench.java_metadata import java_metadata
+from builders.classbench.metadata import java_metadata
 from builders.classbench.java_shortlist import (
     DOES_NOT_PARSE,
     EMPTY_PASSES,

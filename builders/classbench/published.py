@@ -17,7 +17,7 @@ each repository is judged as it is. A Java task's file path is relative to its
 Maven module (the folder above ``src/main/java``), which its ``setup`` names.
 
 Metadata is computed here from the ground truth: Java's with
-:func:`builders.classbench.java_metadata.java_metadata`, Python's with the
+:func:`builders.classbench.metadata.java_metadata`, Python's with the
 analysis the builder uses.
 """
 
@@ -236,7 +236,8 @@ def _python_metadata(ground_truth: str, file_path: str, class_name: str) -> tupl
 
 def _java_task(entry: dict, where: str) -> tuple[ClassBenchTask, str]:
     from builders.classbench.analysis import count_tokens
-    from builders.classbench.java_metadata import analyse_java_class, render_java
+    from builders.classbench.metadata import render_java
+    from sources.java_declarations import analyse_java_class
 
     repository = _text(entry["repo_metadata"], "repo_name", where)
     class_name = _text(entry, "class_name", where)

@@ -1,10 +1,10 @@
-"""Seed 002's six repository tools (Table 2, appendix F) over a Java classbench task's visible repository.
+"""The RepoClassBench paper's six repository tools (Table 2, appendix F) over a Java classbench task's visible repository.
 
 The visible repository is the task's public view (``harness.java.defects4j_workspace.java_public_view``:
 the workspace without the class's file and its classes) less the files of its
 EXPECTED_TO_PASS test classes and, under ``relatives=False``, the relatives'
 files. Classes are read with the Java metadata analyser
-(``builders``' ``java_metadata`` lives above the harness, so the same token-level
+(the same token-level
 analysis is reached through ``sources.javaclass`` and the parser here), JDK
 names through the release's API folder that the warm compiler compiles against.
 The tools' names, parameters and descriptions are the Python toolbox's: an

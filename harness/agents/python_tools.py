@@ -1,4 +1,4 @@
-"""Seed 002's six repository tools (Table 2, appendix F) over a Python classbench task's visible repository.
+"""The RepoClassBench paper's six repository tools (Table 2, appendix F) over a Python classbench task's visible repository.
 
 ``python_toolbox(task)`` is what an agent gets: the tools by name, each with
 its description and JSON-schema parameters, answering in text. Everything they

@@ -1,4 +1,4 @@
-"""Seed 002's RRR and its four baselines (section 5.1, Table 8), each a few lines over a :class:`Session`.
+"""The RepoClassBench paper's RRR and its four baselines (section 5.1, Table 8), each a few lines over a :class:`Session`.
 
 Iterations are numbered from 1, and each writes a candidate (``<agent>-<level>-it<i>``):
 

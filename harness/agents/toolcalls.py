@@ -1,6 +1,6 @@
 """Tool calls in the two shapes models send them: the OpenAI tools API, and the paper's Thought/Action text.
 
-Seed 002's tool invocation prompt (appendix G) asks the model to "interleave
+The RepoClassBench paper's tool invocation prompt (appendix G) asks the model to "interleave
 Thought and Action"; an answer then reads::
 
     Thought 1: Item has no attribute cost; the members of Item will say what it has.

@@ -1,6 +1,6 @@
 """A deterministic writer of class descriptions from DETAILED / SKETCHY metadata: the offline ``describe`` default.
 
-Seed 002 (stage 4) asks GPT-4 to describe a class from its metadata; this
+The RepoClassBench paper (stage 4) asks GPT-4 to describe a class from its metadata; this
 backend writes the same kind of description without a model: what the class
 is, its parents and decorators, its member variables, and for each method what
 it takes, returns and does (its signature and the first paragraph of its
@@ -10,7 +10,7 @@ what it raises — names only, never the body itself — and the members' initia
 values; SKETCHY descriptions have neither.
 
 The metadata is read in the format ``builders.classbench.metadata.render``
-writes, and ``builders.classbench.java_metadata`` for Java: a class signature
+writes for both languages (Java's read by ``sources.java_declarations``): a class signature
 without Python's closing colon is Java's, and its members and methods are
 described by :mod:`harness.models.template_java`.
 """

@@ -1,7 +1,7 @@
 """The template describer's Java sentences: members, constructors and methods read from Java metadata.
 
 :mod:`harness.models.template` parses the metadata (one format for both
-languages, ``builders.classbench.java_metadata`` writes the Java one) and
+languages, ``sources.java_declarations`` writes the Java one) and
 hands a Java class here. The same rule holds as for Python: DETAILED names
 what a method's body calls, which fields it uses and what it throws, and the
 fields' initial values; SKETCHY has neither; the body itself is never shown.

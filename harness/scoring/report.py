@@ -268,7 +268,7 @@ def _node_table(run: dict) -> list[str]:
 
 
 def _agent_tables(run: dict) -> list[str]:
-    """Seed 002's Table 11 (pass@1 per iteration) and Tables 9-10 (tool calls), for the runs that have them."""
+    """The RepoClassBench paper's Table 11 (pass@1 per iteration) and Tables 9-10 (tool calls), for the runs that have them."""
     lines = []
     if len(run.get("iterations", {})) > 1:  # an agent of one generation has no Table 11
         iterations = run["iterations"]

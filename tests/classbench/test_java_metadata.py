@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from benchsmith.core.errors import BenchsmithError
-from builders.classbench.java_metadata import java_metadata
+from builders.classbench.metadata import java_metadata
 from harness.models.template import describe, parse_metadata
 
 JAVA = Path(__file__).parent.parent / "golden" / "classbench" / "java"

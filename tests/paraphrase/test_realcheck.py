@@ -1,4 +1,4 @@
-"""Seed 002's check on a real package: tests that passed before still pass after paraphrasing.
+"""The RepoClassBench paper's check on a real package: tests that passed before still pass after paraphrasing.
 
 Downloads from PyPI, so it runs only with BENCHSMITH_ONLINE=1 (about a minute).
 """

@@ -1,11 +1,10 @@
-"""DETAILED and SKETCHY metadata of a Java class (seed 002, Table 14), in the shape the Python metadata has.
+"""A Java class's declarations, read from its source: what RepoClassBench's metadata of a Java class is made of.
 
-The fields are those of :mod:`builders.classbench.metadata` (class signature,
-full name, file path, annotations as "Decorators", parents from ``extends`` and
-``implements``, member variables with their initialisations, and each method's
-signature, annotations and Javadoc; DETAILED adds each method's declaration),
-so the ``describe`` backends read a Java record as they read a Python one.
-Import statements are in neither.
+:func:`analyse_java_class` gives a :class:`JavaClass`: its signature, full name,
+annotations, parents from ``extends`` and ``implements``, member variables with
+their initialisations, and each method's signature, annotations, Javadoc and
+declaration. :mod:`builders.classbench.metadata` renders it, as it renders a
+Python class, into DETAILED and SKETCHY metadata (RepoClassBench paper, Table 14).
 
 Every piece is sliced from the source as written, by the positions of
 javalang's tokens: the class body is cut into its members at the separators
@@ -49,41 +48,6 @@ class JavaClass:
     parents: list[str]
     members: list[str]  # fields with their initialisations, enum constants; each as written
     methods: list[JavaMethod]
-
-
-def java_metadata(source: str, class_name: str, file_path: str = "") -> tuple[str, str]:
-    """(DETAILED, SKETCHY) metadata of the class (or interface, enum) *class_name* declared in *source*.
-
-    *file_path* is the path shown (the task's file); a top-level declaration is
-    preferred to a nested one of the same name.
-    """
-    info = analyse_java_class(source, class_name, file_path or "<source>")
-    return render_java(info, file_path, detailed=True), render_java(info, file_path, detailed=False)
-
-
-def render_java(info: JavaClass, file_path: str, detailed: bool) -> str:
-    lines = [
-        f"Class signature: {info.signature}",
-        f"Class full name: {info.qualified_name}",
-        f"File path: {file_path}",
-        f"Decorators: {' '.join(info.annotations)}",
-        f"Parent classes: {', '.join(info.parents)}",
-        "Member variables:",
-        *(f"    {member}" for member in info.members),
-        "Functions accessible:",
-    ]
-    for number, method in enumerate(info.methods):
-        lines += [
-            f"<Function details for function no. {number}>",
-            f"Function signature: {method.signature}",
-            f"Function fqdn: {info.qualified_name}.{method.name}",
-            f"Decorators: {' '.join(method.annotations)}",
-            f"Function docstring: {method.javadoc}",
-        ]
-        if detailed:
-            lines.append(f"Function body: {method.declaration}")
-        lines.append("</function details>")
-    return "\n".join(lines) + "\n"
 
 
 # --- the source, cut into declarations ------------------------------------------------------------------------------

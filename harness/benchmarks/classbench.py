@@ -47,9 +47,9 @@ class ClassDescriber(Describer[ClassBenchTask]):
                                    **{key: provenance[key] for key in DESCRIPTION_PROVENANCE})  # fmt: skip
 
 
-class ClassBench(Benchmark[ClassBenchTask]):
-    name = "classbench"
-    language = "python"
+class ClassTasks(Benchmark[ClassBenchTask]):
+    """What RepoClassBench's two languages share: the records, their ids and repositories, descriptions, prompts."""
+
     record_type = ClassBenchTask
     strategies = CLASSBENCH_STRATEGIES
     describer = ClassDescriber()
@@ -63,7 +63,18 @@ class ClassBench(Benchmark[ClassBenchTask]):
     def generation_items(self, records: list[ClassBenchTask], strategy: str, description: str | None,
                          dataset: Path) -> tuple[list[GenerationItem], str]:  # fmt: skip
         level = description or "detailed"
-        return [_item(task, level) for task in records], level
+        return [self.generation_item(task, level) for task in records], level
+
+    def generation_item(self, task: ClassBenchTask, level: str) -> GenerationItem:
+        raise NotImplementedError
+
+
+class ClassBench(ClassTasks):
+    name = "classbench"
+    language = "python"
+
+    def generation_item(self, task: ClassBenchTask, level: str) -> GenerationItem:
+        return _item(task, level)
 
     def dedup_key(self, code: str) -> str:
         from harness.python.class_runner import python_dedup_key

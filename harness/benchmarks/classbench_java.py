@@ -18,17 +18,15 @@ from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import ClassBenchTask
 from harness.benchmarks import (
     AgentOptions,
-    Benchmark,
     CandidateRunner,
     EvalOptions,
     GenerationItem,
     ReferenceCandidate,
     register,
 )
-from harness.benchmarks.classbench import ClassDescriber
+from harness.benchmarks.classbench import ClassTasks
 from harness.prompts.extraction import extract_java_class
 from harness.java.insertion import dedup_key
-from harness.prompts import CLASSBENCH_STRATEGIES
 from harness.prompts import classbench as prompts
 from benchsmith.core.verdict import Verdict
 from sources.javaclass import empty_shell
@@ -39,24 +37,13 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class ClassBenchJava(Benchmark[ClassBenchTask]):
+class ClassBenchJava(ClassTasks):
     name = "classbench-java"
     language = "java"
-    record_type = ClassBenchTask
-    strategies = CLASSBENCH_STRATEGIES
     report_columns = ("pass@k", "TR", "CR")
-    describer = ClassDescriber()
 
-    def instance_id(self, record: ClassBenchTask) -> str:
-        return record.task_id
-
-    def project_of(self, record: ClassBenchTask) -> str:
-        return record.task_id.split("::", 1)[0]
-
-    def generation_items(self, records: list[ClassBenchTask], strategy: str, description: str | None,
-                         dataset: Path) -> tuple[list[GenerationItem], str]:  # fmt: skip
-        level = description or "detailed"
-        return [_item(task, level) for task in records], level
+    def generation_item(self, task: ClassBenchTask, level: str) -> GenerationItem:
+        return _item(task, level)
 
     def dedup_key(self, code: str) -> str:
         return dedup_key(code)

@@ -125,7 +125,7 @@ def parse_metadata(text: str, where: str) -> ClassMetadata:
     return ClassMetadata(
         signature=signature, full_name=header["full_name"].strip(), file_path=header["file_path"].strip(),
         decorators=_split_decorators(header["decorators"]),
-        parents=template_java.split_types(header["parents"]) if java else _split_top_level(header["parents"]),
+        parents=template_java.split_types(header["parents"]) if java else split_top_level(header["parents"]),
         members=_split_members(header["members"], _JAVA_MEMBER_START if java else _MEMBER_START), methods=methods,
     )  # fmt: skip
 
@@ -345,11 +345,11 @@ def _split_decorators(text: str) -> list[str]:
     return [d.strip() for d in re.split(r" (?=@)", text.strip()) if d.strip()]
 
 
-def _split_top_level(text: str) -> list[str]:
-    """Split "A, B[C, D]" at the commas outside brackets."""
+def split_top_level(text: str, opening: str = "([{", closing: str = ")]}") -> list[str]:
+    """Split "A, B[C, D]" at the commas outside brackets (Java's types pass "<" and ">" too)."""
     items, depth, current = [], 0, ""
     for char in text.strip():
-        depth += (char in "([{") - (char in ")]}")
+        depth += (char in opening) - (char in closing)
         if char == "," and depth == 0:
             items.append(current.strip())
             current = ""

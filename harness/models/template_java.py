@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import javalang
 
+from harness.models.template import split_top_level
+
 _MODIFIERS = ("public", "protected", "private", "static", "final", "abstract", "default", "synchronized", "native",
               "strictfp", "transient", "volatile")  # fmt: skip
 _SIGNATURE = re.compile(r"(?P<before>.*?)\b(?P<name>[A-Za-z_$][\w$]*)\s*\((?P<rest>.*)", re.DOTALL)
@@ -128,15 +130,7 @@ def parse_signature(signature: str, name: str, class_name: str) -> JavaSignature
 
 def split_types(text: str) -> list[str]:
     """Split "A, B<C, D>" at the commas outside brackets and generics."""
-    items, depth, current = [], 0, ""
-    for char in text.strip():
-        depth += (char in "(<[{") - (char in ")>]}")
-        if char == "," and depth == 0:
-            items.append(current.strip())
-            current = ""
-        else:
-            current += char
-    return [*items, current.strip()] if current.strip() else items
+    return split_top_level(text, "(<[{", ")>]}")
 
 
 def method_sentence(name: str, signature: str, body: str | None, detailed: bool, class_name: str,

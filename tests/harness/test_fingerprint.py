@@ -30,6 +30,6 @@ def test_any_change_to_a_source_changes_the_fingerprint(tmp_path, relative):
 
 def test_a_missing_source_is_an_error_naming_it(tmp_path):
     root = copy_sources(tmp_path)
-    (root / "harness" / "insertion.py").unlink()
+    (root / "harness" / "java" / "insertion.py").unlink()
     with pytest.raises(BenchsmithError, match=r"harness/java/insertion.py: cannot read a file the harness fingerprint needs"):
         harness_fingerprint(root)

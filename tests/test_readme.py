@@ -1,0 +1,40 @@
+"""The README's map of the tree lists every module there is and none that is not."""
+
+import re
+
+from tests.conftest import ROOT
+
+
+def _map() -> dict[str, list[str]]:
+    """Folder → the names the README's "Every module, by package" block lists for it, parentheticals aside."""
+    text = (ROOT / "README.md").read_text()
+    block = text[text.index("Every module, by package:"):text.index("## Extending")]
+    listed: dict[str, str] = {}
+    folder = None
+    for line in block.splitlines():
+        if match := re.match(r"^(\S+/)\s+(.*)$", line):
+            folder = match.group(1)
+            listed[folder] = match.group(2)
+        elif folder and line.startswith("  "):
+            listed[folder] += " " + line.strip()
+    names = {}
+    for folder, entry in listed.items():
+        while "(" in entry:
+            entry = re.sub(r"\([^()]*\)", "", entry)
+        names[folder] = [item.split()[0] for item in re.split(r"[,;]", entry) if item.strip()]
+    return names
+
+
+def test_every_module_is_listed_and_every_listed_module_exists():
+    listed = _map()
+    assert {"harness/sandbox/", "harness/java/", "benchsmith/core/", "benchsmith/cli/", "sources/"} <= set(listed)
+    for folder, names in listed.items():
+        if folder in ("data/fixtures/", "tests/"):
+            continue
+        path = ROOT / folder
+        modules = {p.stem for p in path.glob("*.py") if p.stem != "__init__"} | {p.name for p in path.glob("*.java")}
+        shown = {name.rstrip("/") for name in names}
+        assert modules - shown == set(), f"{folder}: not in the README's map"
+        for name in shown:
+            assert (path / f"{name}.py").is_file() or (path / name).exists() or name == "templates/*.txt", \
+                f"{folder}{name}: in the README's map, not in the tree"

@@ -15,7 +15,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,embed]'
 	touch $@
 
 # A JDK, JUnit 4 (with Hamcrest) and the JUnit Platform (Jupiter, vintage), and bubblewrap for the sandbox's jail,

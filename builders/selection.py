@@ -8,7 +8,7 @@ that only one version has (a helper the fix adds or removes), all in the same
 file. A lenient instance records those other changes (:class:`ExtraChange`), so
 users and the harness know a single-method candidate cannot replay them.
 
-The Defects4J-NL2Fix paper kept such near misses (its Table 1 counts them); see README.md,
+The Defects4J-NL2Fix paper kept such near misses (its Table 1 counts them); see docs/nl2fix.md,
 "Selection rules", for the comparison behind the default.
 """
 
@@ -23,7 +23,7 @@ from sources.javasrc import JavaFile
 STRICT = "strict"
 LENIENT = "lenient"
 SELECTIONS = (STRICT, LENIENT)
-# The Defects4J-NL2Fix paper's Table 1 is reproduced more closely by lenient than by strict (README.md, "Selection rules").
+# The Defects4J-NL2Fix paper's Table 1 is reproduced more closely by lenient than by strict (docs/nl2fix.md, "Selection rules").
 DEFAULT_SELECTION = LENIENT
 
 

@@ -7,7 +7,7 @@ script prints each verdict, then the median seconds per candidate (the target
 is under 1.5 s) and fails if a gold is not plausible or an empty class is.
 
     python bench/python_class.py [--repo pypi:click==8.1.7] [--dataset click.parquet] [--mutants 8] [--tasks N]
-                                 [--single-opinion]
+                                 [--second-opinion]
 
 With --dataset naming an existing file, that dataset is used; otherwise the
 tasks are built first (``benchsmith classbench build``, a few minutes) and
@@ -68,8 +68,8 @@ def main() -> int:
     parser.add_argument("--mutants", type=int, default=8, help="mutants of the gold per task")
     parser.add_argument("--tasks", type=int, default=0, help="judge only the first N tasks (0: all)")
     parser.add_argument("--wall", type=float, default=120.0, help="wall-clock limit per candidate, seconds")
-    parser.add_argument("--single-opinion", action="store_true",
-                        help="judge each candidate once (benchsmith eval judges a plausible one twice)")
+    parser.add_argument("--second-opinion", action="store_true",
+                        help="judge a plausible candidate twice, as benchsmith eval --second-opinion does")
     args = parser.parse_args()
     setup_logging(False)
     dataset = args.dataset or Path(tempfile.mkdtemp()) / "bench-classbench.parquet"
@@ -85,7 +85,7 @@ def main() -> int:
         for task in tasks:
             started = time.monotonic()
             runner = TaskRunner(task, slot, sandbox.Limits(wall_seconds=args.wall), Path(tempfile.mkdtemp()),
-                                second_opinion=not args.single_opinion)  # fmt: skip
+                                second_opinion=args.second_opinion)  # fmt: skip
             print(f"{task.task_id}: {len(task.test_directives)} directives; runner ready in "
                   f"{time.monotonic() - started:.2f}s (environment, public view)", flush=True)  # fmt: skip
             gold = reference_solution(task)

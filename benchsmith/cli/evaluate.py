@@ -17,7 +17,7 @@ def _eval(args: argparse.Namespace) -> int:
         EvalOptions(
             dataset=args.dataset, candidates=args.candidates, out=args.out, defects4j=args.defects4j, repos=args.repos,
             workers=args.workers, limits=limits(args), fast=not args.plain, regression=args.regression,
-            second_opinion=not args.single_opinion,
+            second_opinion=args.second_opinion,
         ),
         executor_of(args),
     )  # fmt: skip
@@ -33,7 +33,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_execution_options(evaluate, d4j_required=False)
     evaluate.add_argument("--plain", action="store_true", help="skip the warm JVM: fresh copy, full javac, fresh JVM")
     evaluate.add_argument("--regression", action="store_true", help="run the relevant tests even after a trigger test fails")
-    evaluate.add_argument("--single-opinion", action="store_true",
-                          help="Python classbench: judge a plausible candidate once, not again in a run arranged otherwise")
+    evaluate.add_argument("--second-opinion", action="store_true",
+                          help="Python classbench: judge a plausible candidate again, in a run arranged otherwise")
     evaluate.add_argument("--out", type=Path, required=True, help="results.parquet")
     evaluate.set_defaults(handler=_eval)

@@ -50,7 +50,7 @@ class EvalOptions:
     limits: Limits = Limits()
     fast: bool = True
     regression: bool = False  # run the relevant tests even after a trigger test fails (Table 2's "Regression")
-    second_opinion: bool = True  # Python classbench: judge every plausible verdict again, arranged otherwise
+    second_opinion: bool = False  # Python classbench: judge every plausible verdict again, arranged otherwise
 
 
 @dataclass(frozen=True)

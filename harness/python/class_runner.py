@@ -103,7 +103,8 @@ def defines_class(code: str, class_name: str) -> tuple[bool, str]:
 log = logging.getLogger(__name__)
 
 BYTECODE_FORMAT = 1
-TWINS = 8  # inverted twins per run, of directives drawn at random from the file carrying the sentinels
+TWINS = 8  # inverted twins per run, of directives drawn at random from the files carrying the sentinels
+HOSTS = 2  # directive files carrying sentinels in one run: a forger cannot spare the one file that has them
 TAMPERED = "benchsmith::tampered"  # directcov's report that the candidate swapped a collected test for its own code
 # Run as root by the environment's interpreter on the view (its files are read and compiled, never run): every module
 # compiled into a pycache prefix under the name it has where the jail lays the view, as a pyc checked against its
@@ -167,10 +168,10 @@ class TaskRunner:
     """Runs candidates of one task in one sandbox slot, each in a jail of its own over the task's public view."""
 
     def __init__(self, task: ClassBenchTask, slot: int, limits: sandbox.Limits, logs: Path, lane: int = 0,
-                 second_opinion: bool = True):  # fmt: skip
+                 second_opinion: bool = False):  # fmt: skip
         self.task = task
-        # Every plausible verdict is judged again in a run arranged otherwise (other sentinels and twins, another
-        # order of the tests and of their files): a forgery tuned to one run fails the other.
+        # On request, every plausible verdict is judged again in a run arranged otherwise (other sentinels and twins,
+        # another order of the tests and of their files). One run already carries sentinels in up to HOSTS files.
         self.second_opinion = second_opinion
         self.slot = slot
         self.lane = lane
@@ -245,10 +246,10 @@ class TaskRunner:
             return Verdict("timeout", compiled=True, tests_failed=len(directives), failing_tests=directives,
                            reason="the directives did not finish in time", path="pytest", seconds=seconds)  # fmt: skip
         ran = {node.split("::", 1)[0] for node, _ in report.tests if "::" in node}
-        if sentinels and sentinels[0].name.split("::", 1)[0] not in ran:
-            # No test of the file carrying them ran (it failed to collect, or the process died first): a crash, not a
-            # forgery. Its directives are missing, hence failed, so silencing the file gains a forger nothing.
-            sentinels = []
+        # Where no test of a file carrying them ran (it failed to collect, or the process died first), its sentinels
+        # are a crash, not a forgery. Its directives are missing, hence failed, so silencing a file gains a forger
+        # nothing.
+        sentinels = [s for s in sentinels if s.name.split("::", 1)[0] in ran]
         # One request, one group: every directive and sentinel is due, whatever the others give.
         expected = Expected([[(*directives, *(s.name for s in sentinels))]], sentinels, run_all=True)
         checked = check_report(report.tests, expected)
@@ -287,12 +288,14 @@ class TaskRunner:
         module.write_text(insert_class(self.removed, code), encoding="utf-8", errors="surrogateescape")
         placed = [(module, tree / self.task.file_path)]
         sentinels: list[Sentinel] = []
-        if host is not None or self.hosts:
-            every_twin = host is not None
-            host = host or self.rng.choice(self.hosts)
-            carrier = inputs / "sentinels.py"
-            sentinels = self._write_sentinels(host, carrier, every_twin)
-            placed.append((carrier, tree / host.path))
+        if host is not None:  # calibration: every twin the host allows
+            carriers = {host: list(host.twins)}
+        else:
+            carriers = draw_carriers(self.hosts, self.rng)
+        for number, (carrying, twins) in enumerate(carriers.items()):
+            carrier = inputs / f"sentinels-{number}.py"
+            sentinels += self._write_sentinels(carrying, carrier, twins)
+            placed.append((carrier, tree / carrying.path))
         selection = inputs / "select"
         asked = [*directives, *(s.name for s in sentinels)]
         selection.write_text("\n".join(shuffled(asked, self.rng)) + "\n", encoding="utf-8")
@@ -321,12 +324,11 @@ class TaskRunner:
         config = self.tree / OWN_CONFIG if (self.view / OWN_CONFIG).is_file() else None
         return pytest_argv(self.repo, self.tree, config)
 
-    def _write_sentinels(self, host: _SentinelHost, carrier: Path, every_twin: bool = False) -> list[Sentinel]:
+    def _write_sentinels(self, host: _SentinelHost, carrier: Path, twins: list[str]) -> list[Sentinel]:
         """*host*'s text with tests appended: two alike in shape (one must pass, one must fail), and inverted twins of
-        up to ``TWINS`` of its directives (each calls one and passes if and only if it fails). Their names are made of
-        the file's own words, so that nothing but their bodies tells them from the file's tests."""
+        its directives *twins* (each calls one and passes if and only if it fails). Their names are made of the file's
+        own words, so that nothing but their bodies tells them from the file's tests."""
         stems = [n.removeprefix(host.prefix) for n in host.names]
-        twins = list(host.twins) if every_twin else self.rng.sample(host.twins, k=min(len(host.twins), TWINS))
         while True:
             made = plausible_names(stems, 2 + len(twins), self.rng, "snake" if host.prefix.endswith("_") else "camel")
             names = [host.prefix + n for n in made]
@@ -433,6 +435,15 @@ def _failure_messages(failing: list[str], messages: dict[str, str]) -> dict[str,
         if message:
             found[directive] = message
     return found
+
+
+def draw_carriers(hosts: list[_SentinelHost], rng: random.Random) -> dict[_SentinelHost, list[str]]:
+    """The files that carry one run's sentinels, each with the directives that get an inverted twin there: up to
+    ``HOSTS`` files and ``TWINS`` twins among them, drawn afresh for every run."""
+    chosen = rng.sample(hosts, k=min(len(hosts), HOSTS))
+    pool = [(host, twin) for host in chosen for twin in host.twins]
+    drawn = rng.sample(pool, k=min(len(pool), TWINS))
+    return {host: [twin for owner, twin in drawn if owner == host] for host in chosen}
 
 
 def _sentinel_hosts(view: Path, directives: list[str], module_path: str) -> list[_SentinelHost]:

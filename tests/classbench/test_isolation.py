@@ -16,7 +16,7 @@ from sources.python_repo import PRIVATE_FOLDERS, resolve
 from harness.python.pytest_run import OWN_CONFIG, parse_report, plugin_dir
 from harness.python.public_view import python_public_view
 from harness.sandbox import jail as sandbox
-from harness.python.class_runner import TaskRunner
+from harness.python.class_runner import HOSTS, TWINS, TaskRunner, _SentinelHost, draw_carriers
 
 
 @pytest.fixture(scope="module")
@@ -128,8 +128,8 @@ def test_sentinels_read_like_the_files_own_tests(task, tmp_path):
         try:
             (host,) = runner.hosts
             carrier = tmp_path / "carrier.py"
-            first = runner._write_sentinels(host, carrier)
-            second = runner._write_sentinels(host, tmp_path / "again.py")
+            first = runner._write_sentinels(host, carrier, list(host.twins))
+            second = runner._write_sentinels(host, tmp_path / "again.py", list(host.twins))
         finally:
             runner.close()
     assert host.path == "tests/test_shapes.py" and host.prefix == "test_"
@@ -164,6 +164,23 @@ def test_sentinels_read_like_the_files_own_tests(task, tmp_path):
         namespace[directive] = lambda: 1 / 0
         namespace[twin.name.split("::")[1]]()
     assert {s.name for s in first} != {s.name for s in second}  # new names for every candidate
+
+
+def test_one_run_carries_sentinels_in_two_files_drawn_afresh():
+    """A forger that spares the file carrying the sentinels must guess two of them in one run; the twins stay
+    bounded, and which files and directives carry them changes from run to run."""
+    import random
+
+    hosts = [_SentinelHost(f"tests/test_{n}.py", "test_", (), tuple(f"test_{n}_{k}" for k in range(6))) for n in "abc"]
+    rng = random.Random(7)
+    draws = [draw_carriers(hosts, rng) for _ in range(40)]
+    for carriers in draws:
+        assert len(carriers) == HOSTS == 2
+        assert sum(len(twins) for twins in carriers.values()) == TWINS
+        assert all(set(twins) <= set(host.twins) for host, twins in carriers.items())
+    assert len({frozenset(h.path for h in carriers) for carriers in draws}) == 3  # every pair of files comes up
+    alone = draw_carriers(hosts[:1], rng)
+    assert list(alone) == hosts[:1] and len(alone[hosts[0]]) == 6
 
 
 def test_compiled_modules_are_shared_read_only_and_never_the_ground_truth(task, tmp_path):

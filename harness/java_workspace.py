@@ -43,8 +43,8 @@ from sources.maven_generate import filter_resources, generate_sources
 
 log = logging.getLogger(__name__)
 
-JAVA_WORKSPACE_FORMAT = 4  # 3: the Maven model (roots, generated sources, siblings), failed builds kept; 4: maven-repo
-# adds the jars of imported packages, Lombok expanded
+JAVA_WORKSPACE_FORMAT = 5  # 3: the Maven model (roots, generated sources, siblings), failed builds kept; 4: maven-repo
+# adds the jars of imported packages, Lombok expanded; 5: both over every root of the model, not Maven's default two
 _SUREFIRE_NAMES = re.compile(r"^(Test\w*|\w*Test|\w*Tests|\w*TestCase)$")  # Surefire's default includes
 
 
@@ -136,12 +136,14 @@ def _build(tree: Path, module: Path, model: MavenModel, setup: JavaSetup, buildi
     engine = tuple(platform_classpath())
     built = compile_siblings(siblings, building, classpath, engine)
     libraries = [*(str(building / entry) for entry in built.entries), *built.jars]
-    for_imports = jars_for_imports(building / "tree", libraries) if classpath.source == "maven-repo" else {}
-    libraries = [*libraries, *for_imports]
-    delomboked = delombok(building / "tree", libraries)
     main_dirs = [d for d in [*model.source_roots[1:], *generated.main_roots] if (building / "tree" / d).is_dir()]
     test_dirs = [d for d in [*model.test_roots[1:], *generated.test_roots] if (building / "tree" / d).is_dir()]
     source_dir, test_dir = model.source_roots[0], model.test_roots[0]
+    main_roots, test_roots = [source_dir, *main_dirs], [test_dir, *test_dirs]
+    for_imports = (jars_for_imports(building / "tree", [*main_roots, *test_roots], libraries)
+                   if classpath.source == "maven-repo" else {})  # fmt: skip
+    libraries = [*libraries, *for_imports]
+    delomboked = delombok(building / "tree", main_roots, test_roots, libraries)
     missing = [*classpath.missing, *built.missing]
     left_out = leave_out_uncompilable_main(building, source_dir, tuple(main_dirs), tuple(libraries), release, engine,
                                            missing)  # fmt: skip

@@ -36,7 +36,7 @@ from harness.java_lombok import delombok
 from harness.java_packages import jars_for_imports
 from harness.java_compile import exclusion_reasons, leave_out_uncompilable_main
 from harness.java_reactor import compile_siblings, gradle_note, sibling_modules
-from harness.javatools import platform_classpath
+from harness.javatools import default_runtime, platform_classpath
 from harness.workspace import Workspace, compile_main, compile_tests, make_readable
 from sources.maven import MavenModel, read_pom
 from sources.maven_generate import filter_resources, generate_sources
@@ -106,6 +106,7 @@ def java_workspace(tree: Path, key: str, setup: JavaSetup) -> JavaWorkspace:
                               f"--module{'; its modules: ' + ', '.join(model.modules) if model.modules else ''})")  # fmt: skip
     if not (module / test_dir).is_dir():
         raise BenchsmithError(f"{module}: no {test_dir}; the shortlist needs the repository's tests")
+    _check_release(module, setup.release or model.release, bool(setup.release))
     building = Path(tempfile.mkdtemp(prefix=f".{root.name}.", dir=root.parent))
     try:
         record = _build(tree, module, model, setup, building, f"{key}{'/' + setup.module if setup.module else ''}")
@@ -160,6 +161,16 @@ def _build(tree: Path, module: Path, model: MavenModel, setup: JavaSetup, buildi
             "test_classes": suite, "missing_artifacts": missing, "siblings": built.modules,
             "generated": [*generated.files, *filtered], "missing_parent": model.missing_parent,
             "libraries_for_imports": for_imports, "delomboked": delomboked}  # fmt: skip
+
+
+def _check_release(module: Path, release: str, chosen: bool) -> None:
+    """Stop, before anything is built, when the JDK on PATH cannot compile for *release*: javac's own "release version
+    21 not supported" would otherwise fail every class, and the build with them."""
+    jdk = default_runtime()
+    if release.isdigit() and jdk.version and int(release) > jdk.version:
+        asked = f"--release {release}" if chosen else f"{module / 'pom.xml'}: the pom asks for Java {release};"
+        raise BenchsmithError(f"{asked} the JDK on PATH ({jdk.home}) compiles up to Java {jdk.version}: put a JDK "
+                              f"{release} or newer first on PATH, or pass --release {jdk.version} to try this one")
 
 
 def _keep_failed(building: Path, root: Path) -> Path:

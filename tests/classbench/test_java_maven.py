@@ -91,3 +91,20 @@ def test_tests_that_cannot_compile_name_a_log_that_exists(tmp_path):
     assert "the tests do not compile" in message
     logs = _named_logs(message)
     assert logs and all(log.is_file() for log in logs), message
+
+
+def test_a_release_newer_than_the_jdk_stops_in_one_line_before_building(tmp_path):
+    repo = templated_repo(tmp_path / "templated")
+    newer = default_runtime().version + 1
+    pom = repo / "pom.xml"
+    pom.write_text(pom.read_text().replace("<maven.compiler.release>11<", f"<maven.compiler.release>{newer}<"))
+    completed = build(repo, tmp_path / "t.parquet")
+    assert completed.returncode != 0
+    message = completed.stderr.strip().splitlines()[-1]
+    assert f"the pom asks for Java {newer}; the JDK on PATH" in message, message
+    assert f"compiles up to Java {default_runtime().version}" in message
+    assert f"--release {default_runtime().version}" in message
+    # with the release the JDK has, the same module builds
+    again = run_benchsmith("classbench", "build", "--language", "java", "--repo", str(repo), "--commit", "HEAD",
+                           "--classpath", "maven-repo", "--release", "11", "--out", str(tmp_path / "t.parquet"))  # fmt: skip
+    assert again.returncode == 0, again.stderr[-3000:]

@@ -32,6 +32,11 @@ REPOSITORIES = {  # name → (mirror folder, tag, module, test framework)
     "commons-text": ("apache+commons-text", "rel/commons-text-1.10.0", "", "JUnit 5"),
     "zxing-core": ("zxing+zxing", "zxing-3.5.1", "core", "JUnit 4"),
     "collections": ("apache+commons-collections", "commons-commons-collections-4.4", "", "JUnit 4"),
+    "validator": ("apache+commons-validator", "VALIDATOR_1_7", "", "JUnit 4"),
+    "dbutils": ("apache+commons-dbutils", "rel/commons-dbutils-1.8.1", "", "JUnit 4 on the vintage engine"),
+    "joda-money": ("JodaOrg+joda-money", "v2.0.0", "", "JUnit 5"),
+    "java8-datetime": ("FasterXML+jackson-modules-java8", "jackson-modules-java8-2.14.0", "datetime", "JUnit 4"),
+    "commons-io": ("apache+commons-io", "rel/commons-io-2.11.0", "", "JUnit 5"),
 }
 
 

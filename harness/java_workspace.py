@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 
 JAVA_WORKSPACE_FORMAT = 5  # 3: the Maven model (roots, generated sources, siblings), failed builds kept; 4: maven-repo
 # adds the jars of imported packages, Lombok expanded; 5: both over every root of the model, not Maven's default two
+LAST_JDK = 23  # the newest Java with a security manager
 _SUREFIRE_NAMES = re.compile(r"^(Test\w*|\w*Test|\w*Tests|\w*TestCase)$")  # Surefire's default includes
 
 
@@ -168,9 +169,12 @@ def _check_release(module: Path, release: str, chosen: bool) -> None:
     21 not supported" would otherwise fail every class, and the build with them."""
     jdk = default_runtime()
     if release.isdigit() and jdk.version and int(release) > jdk.version:
-        asked = f"--release {release}" if chosen else f"{module / 'pom.xml'}: the pom asks for Java {release};"
-        raise BenchsmithError(f"{asked} the JDK on PATH ({jdk.home}) compiles up to Java {jdk.version}: put a JDK "
-                              f"{release} or newer first on PATH, or pass --release {jdk.version} to try this one")
+        asked = f"--release {release}:" if chosen else f"{module / 'pom.xml'}: the pom asks for Java {release};"
+        # the confinement of the tests' JVM is a security manager, which Java 24 removed
+        newer = (f"put a JDK {release} to {LAST_JDK} first on PATH (Java 24 on has no security manager, which the tests' "
+                 "confinement needs), or " if int(release) <= LAST_JDK else "")  # fmt: skip
+        raise BenchsmithError(f"{asked} the JDK on PATH ({jdk.home}) compiles up to Java {jdk.version}: {newer}pass "
+                              f"--release {jdk.version} to try this one")
 
 
 def _keep_failed(building: Path, root: Path) -> Path:

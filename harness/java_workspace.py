@@ -171,8 +171,8 @@ def _check_release(module: Path, release: str, chosen: bool) -> None:
     if release.isdigit() and jdk.version and int(release) > jdk.version:
         asked = f"--release {release}:" if chosen else f"{module / 'pom.xml'}: the pom asks for Java {release};"
         # the confinement of the tests' JVM is a security manager, which Java 24 removed
-        newer = (f"put a JDK {release} to {LAST_JDK} first on PATH (Java 24 on has no security manager, which the tests' "
-                 "confinement needs), or " if int(release) <= LAST_JDK else "")  # fmt: skip
+        newer = (f"put a JDK {release} to {LAST_JDK} first on PATH (Java 24 on has no security manager, which the "
+                 "tests' confinement needs), or " if int(release) <= LAST_JDK else "")  # fmt: skip
         raise BenchsmithError(f"{asked} the JDK on PATH ({jdk.home}) compiles up to Java {jdk.version}: {newer}pass "
                               f"--release {jdk.version} to try this one")
 

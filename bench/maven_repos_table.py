@@ -4,7 +4,9 @@
 
 Each repository is a public git history (``<mirrors>/<owner+name>/repo``, as the ``fetch`` tool lays them out) at a
 release tag, one module of it where it is a reactor. Class paths come from Debian's Maven repository
-(``make java-extras``). One row per repository, failures included (the error's last line): tasks, directives, gold
+(``make java-extras``; commons-validator, joda-money and jackson-modules-java8 also need ``apt-get install
+libcommons-beanutils-java libcommons-digester-java libcommons-collections3-java libjoda-convert-java
+libassertj-core-java libjackson2-databind-java``). One row per repository, failures included (the error's last line): tasks, directives, gold
 passing, empty classes failing, main and test classes left out (with the first reason of each kind), declared
 dependencies without a jar, sibling modules compiled, sources generated, build seconds cold and warm.
 """

@@ -4,7 +4,9 @@
 
 Each repository is a public git history (``<mirrors>/<owner+name>/repo``, as the ``fetch`` tool lays them out) at a
 release tag, one module of it where it is a reactor. Class paths come from Debian's Maven repository
-(``make java-extras``). One row per repository, failures included (the error's last line): tasks, directives, gold
+(``make java-extras``; commons-validator, joda-money and jackson-modules-java8 also need ``apt-get install
+libcommons-beanutils-java libcommons-digester-java libcommons-collections3-java libjoda-convert-java
+libassertj-core-java libjackson2-databind-java``). One row per repository, failures included (the error's last line): tasks, directives, gold
 passing, empty classes failing, main and test classes left out (with the first reason of each kind), declared
 dependencies without a jar, sibling modules compiled, sources generated, build seconds cold and warm.
 """
@@ -20,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-REPOSITORIES = {  # name → (mirror folder, tag, module, test framework)
+REPOSITORIES = {  # name → (mirror folder, tag, module, test framework, extra build options...)
     "jackson-core": ("FasterXML+jackson-core", "jackson-core-2.12.7", "", "JUnit 4"),
     "jackson-core-2.15": ("FasterXML+jackson-core", "jackson-core-2.15.4", "", "JUnit 4"),
     "jackson-annotations": ("FasterXML+jackson-annotations", "jackson-annotations-2.12.7", "", "JUnit 4"),
@@ -32,14 +34,22 @@ REPOSITORIES = {  # name → (mirror folder, tag, module, test framework)
     "commons-text": ("apache+commons-text", "rel/commons-text-1.10.0", "", "JUnit 5"),
     "zxing-core": ("zxing+zxing", "zxing-3.5.1", "core", "JUnit 4"),
     "collections": ("apache+commons-collections", "commons-commons-collections-4.4", "", "JUnit 4"),
+    "validator": ("apache+commons-validator", "VALIDATOR_1_7", "", "JUnit 4"),
+    "dbutils": ("apache+commons-dbutils", "rel/commons-dbutils-1.8.1", "", "JUnit 4 on the vintage engine"),
+    "joda-money": ("JodaOrg+joda-money", "v2.0.0", "", "JUnit 5"),
+    # what the one-line error on joda-money asks for: its pom says Java 21, the JDK here is 17
+    "joda-money-17": ("JodaOrg+joda-money", "v2.0.0", "", "JUnit 5", "--release", "17"),
+    "java8-datetime": ("FasterXML+jackson-modules-java8", "jackson-modules-java8-2.14.0", "datetime", "JUnit 4"),
+    "commons-io": ("apache+commons-io", "rel/commons-io-2.11.0", "", "JUnit 5"),
 }
 
 
-def build(work: Path, name: str, repo: Path, tag: str, module: str, label: str) -> tuple[dict | None, float, str]:
+def build(work: Path, name: str, repo: Path, tag: str, module: str, label: str, extra: tuple[str, ...] = ()
+          ) -> tuple[dict | None, float, str]:  # fmt: skip
     out = work / f"{name}-{label}.parquet"
     started = time.monotonic()
     argv = [sys.executable, "-m", "benchsmith.cli", "classbench", "build", "--language", "java", "--repo", str(repo),
-            "--commit", tag, "--classpath", "maven-repo", "--out", str(out), *(["--module", module] if module else [])]  # fmt: skip
+            "--commit", tag, "--classpath", "maven-repo", "--out", str(out), *(["--module", module] if module else []), *extra]  # fmt: skip
     completed = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, "BENCHSMITH_CACHE": str(work / "cache")})
     seconds = time.monotonic() - started
     (work / f"{name}-{label}.log").write_text(completed.stdout + completed.stderr)
@@ -65,13 +75,14 @@ def main() -> int:
     args.work.mkdir(parents=True, exist_ok=True)
     rows = []
     for name in args.only.split(","):
-        folder, tag, module, framework = REPOSITORIES[name]
+        folder, tag, module, framework, *extra = REPOSITORIES[name]
         repo = args.mirrors / folder / "repo"
         commit = subprocess.run(["git", "--git-dir", str(repo), "rev-parse", f"{tag}^{{commit}}"], capture_output=True,
                                 text=True).stdout.strip()[:12] or "?"  # fmt: skip
-        cold, cold_seconds, error = build(args.work, name, repo, tag, module, "cold")
-        warm, warm_seconds, _ = build(args.work, name, repo, tag, module, "warm") if cold else (None, 0.0, "")
-        where = f"{folder.replace('+', '/')}@{commit} ({tag}{', module ' + module if module else ''}; {framework})"
+        cold, cold_seconds, error = build(args.work, name, repo, tag, module, "cold", tuple(extra))
+        warm, warm_seconds, _ = build(args.work, name, repo, tag, module, "warm", tuple(extra)) if cold else (None, 0.0, "")
+        where = (f"{folder.replace('+', '/')}@{commit} ({tag}{', module ' + module if module else ''}"
+                 f"{', ' + ' '.join(extra) if extra else ''}; {framework})")
         if cold is None:
             rows.append([where, "-", "-", "-", "-", "-", "-", "-", "-", "-", f"{cold_seconds:.0f} s / -", f"failed: {error}"])
         else:

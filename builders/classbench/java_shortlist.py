@@ -1,4 +1,4 @@
-"""Seed 002's shortlist for Java (appendix E.1.2): which classes of ``src/main`` become tasks, and why the others not.
+"""The RepoClassBench paper's shortlist for Java (appendix E.1.2): which classes of ``src/main`` become tasks, and why the others not.
 
 A top-level class is kept when at least two-thirds of its methods are named in
 the combined bodies of the passing test methods that reference it, it makes at
@@ -214,7 +214,7 @@ def referencing_tests(info: JavaClassInfo, tests: list[TestMethod], passing: set
 
 
 def relatives(qualified: str, parents: dict[str, str]) -> list[str]:
-    """Seed 002's relatives (5.3.2): the descendants of the class's grandparent other than its parent (and itself)."""
+    """The RepoClassBench paper's relatives (5.3.2): the descendants of the class's grandparent other than its parent (and itself)."""
     parent = parents.get(qualified, "")
     grandparent = parents.get(parent, "") if parent else ""
     if not grandparent:

@@ -121,6 +121,10 @@ public final class BenchsmithRunner {
         BufferedReader in = new BufferedReader(new InputStreamReader(new java.io.FileInputStream(java.io.FileDescriptor.in),
                 StandardCharsets.UTF_8));
         System.setIn(new java.io.ByteArrayInputStream(new byte[0]));
+        // Temporary files go where the harness keeps this JVM's own (TMPDIR: the jail's private /tmp, or where no jail
+        // can be built the run's folder, removed with it), never into a /tmp the host keeps.
+        String own = System.getenv("TMPDIR");
+        if (own != null && !own.isEmpty()) System.setProperty("java.io.tmpdir", own);
         if ("compile".equals(args[0])) {
             compileServer(in, new PrintStream(new FileOutputStream(java.io.FileDescriptor.out), true, "UTF-8"));
         } else if ("test".equals(args[0])) {
@@ -311,7 +315,7 @@ public final class BenchsmithRunner {
      * (NoJUnitDependenciesTest) then see the class under repair too.
      */
     private static File linkedCopy(File folder) throws java.io.IOException {
-        Path copy = Files.createTempDirectory("benchsmith-classes-");
+        Path copy = Files.createTempDirectory(new File(System.getProperty("java.io.tmpdir")).toPath(), "benchsmith-classes-");
         mirror(folder.toPath(), copy, true);
         return copy.toFile();
     }

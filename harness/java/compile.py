@@ -52,10 +52,22 @@ def explain_error(log_text: str, at: int, missing: list[str]) -> str:
     why = f"{message} ({symbol})" if symbol else message
     package = re.match(r"package ([\w.]+) does not exist", message)
     if package:
-        name = package[1]
-        owners = [c for c in missing if name.startswith(c.split(":")[0]) or c.split(":")[0].startswith(name)]
+        owners = [c for c in missing if _may_hold(package[1], c)]
         why += f"; missing artifact {owners[0]}" if owners else "; no dependency on the class path provides it"
     return why
+
+
+def _may_hold(package: str, coordinates: str) -> bool:
+    """Whether the artifact *coordinates* (``group:artifact:version``) is likely to hold *package*: the package is in
+    its group or its group in the package, dashes dropped (``org.junit-pioneer`` holds ``org.junitpioneer.jupiter``),
+    or the package has the group's first two segments and a segment named as the artifact (``com.google.jimfs:jimfs``
+    holds ``com.google.common.jimfs``)."""
+    group, artifact = (coordinates.split(":") + [""])[:2]
+    group = group.replace("-", "")
+    if package.startswith(group) or group.startswith(package):
+        return True
+    segments = package.split(".")
+    return segments[:2] == group.split(".")[:2] and artifact.replace("-", "") in segments[2:]
 
 
 def exclusion_reasons(log_path: Path, excluded: list[str], missing: list[str]) -> dict[str, str]:

@@ -26,26 +26,32 @@ def lombok_jar(libraries: list[str]) -> str | None:
     return next((jar for jar in libraries if _LOMBOK_JAR.match(Path(jar).name)), None)
 
 
-def delombok(module: Path, libraries: list[str], encoding: str = "UTF-8") -> list[str]:
-    """Expand Lombok in *module*'s main and test sources in place; the folders expanded (none without a Lombok jar
-    on the class path or a file importing it). Its output is logged beside *module*."""
+def delombok(module: Path, main_roots: list[str], test_roots: list[str], libraries: list[str],
+             encoding: str = "UTF-8") -> list[str]:
+    """Expand Lombok in place in *module*'s source roots (relative folders, as the Maven model gives them), main then
+    test; the roots expanded (none without a Lombok jar on the class path or a file importing it). Each root's output
+    is logged beside *module*."""
     jar = lombok_jar(libraries)
     if jar is None:
         return []
     expanded = []
-    for folder in ("src/main/java", "src/test/java"):
+    for folder in [*main_roots, *test_roots]:
         sources = module / folder
-        if not sources.is_dir() or not any(_USES_LOMBOK.search(p.read_text(encoding=encoding, errors="replace"))
-                                           for p in sources.rglob("*.java")):  # fmt: skip
+        if not _below(folder) or not sources.is_dir() or not any(
+                _USES_LOMBOK.search(p.read_text(encoding=encoding, errors="replace")) for p in sources.rglob("*.java")):
             continue
-        out = module.parent / f"delombok-{folder.replace('/', '-')}"
-        log_path = module.parent / f"delombok-{folder.replace('/', '-')}.log"
+        # the other roots a root's code refers to: a main root's sibling roots; a test root's, and every main root
+        others = [r for r in (main_roots if folder in main_roots else [*main_roots, *test_roots]) if r != folder]
+        sourcepath = [str(module / r) for r in others if _below(r) and (module / r).is_dir()]
+        name = "delombok-" + folder.replace("/", "-")
+        out, log_path = module.parent / name, module.parent / f"{name}.log"
         shutil.rmtree(out, ignore_errors=True)
-        classpath = [*libraries, str(module / "src" / "main" / "java")] if folder != "src/main/java" else libraries
+        command = [tool("java"), "-jar", jar, "delombok", str(sources), "-d", str(out),
+                   f"--classpath={':'.join(libraries)}", f"--encoding={encoding}"]  # fmt: skip
+        if sourcepath:
+            command.append(f"--sourcepath={':'.join(sourcepath)}")
         try:
-            completed = subprocess.run([tool("java"), "-jar", jar, "delombok", str(sources), "-d", str(out),
-                                        f"--classpath={':'.join(classpath)}", f"--encoding={encoding}"],
-                                       capture_output=True, text=True, timeout=DELOMBOK_SECONDS)  # fmt: skip
+            completed = subprocess.run(command, capture_output=True, text=True, timeout=DELOMBOK_SECONDS)
         except subprocess.TimeoutExpired:
             raise BenchsmithError(f"{sources}: Lombok's delombok took over {DELOMBOK_SECONDS}s") from None
         log_path.write_text(completed.stdout + completed.stderr)
@@ -59,3 +65,10 @@ def delombok(module: Path, libraries: list[str], encoding: str = "UTF-8") -> lis
         out.rename(sources)
         expanded.append(folder)
     return expanded
+
+
+def _below(folder: str) -> bool:
+    """Whether *folder* is a folder below the module's copy, which can be replaced whole: a root outside it
+    (``../shared/src``) is not copied here, and the module's own folder (``${basedir}``) holds its pom."""
+    parts = Path(folder).parts
+    return bool(parts) and not Path(folder).is_absolute() and ".." not in parts

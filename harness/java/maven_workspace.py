@@ -36,15 +36,16 @@ from harness.java.lombok import delombok
 from harness.java.packages import jars_for_imports
 from harness.java.compile import exclusion_reasons, leave_out_uncompilable_main
 from harness.java.reactor import compile_siblings, gradle_note, sibling_modules
-from harness.java.toolchain import platform_classpath
+from harness.java.toolchain import default_runtime, platform_classpath
 from harness.java.defects4j_workspace import Workspace, compile_main, compile_tests, make_readable
 from sources.maven import MavenModel, read_pom
 from sources.maven_generate import filter_resources, generate_sources
 
 log = logging.getLogger(__name__)
 
-JAVA_WORKSPACE_FORMAT = 4  # 3: the Maven model (roots, generated sources, siblings), failed builds kept; 4: maven-repo
-# adds the jars of imported packages, Lombok expanded
+JAVA_WORKSPACE_FORMAT = 5  # 3: the Maven model (roots, generated sources, siblings), failed builds kept; 4: maven-repo
+# adds the jars of imported packages, Lombok expanded; 5: both over every root of the model, not Maven's default two
+LAST_JDK = 23  # the newest Java with a security manager
 _SUREFIRE_NAMES = re.compile(r"^(Test\w*|\w*Test|\w*Tests|\w*TestCase)$")  # Surefire's default includes
 
 
@@ -106,6 +107,7 @@ def java_workspace(tree: Path, key: str, setup: JavaSetup) -> JavaWorkspace:
                               f"--module{'; its modules: ' + ', '.join(model.modules) if model.modules else ''})")  # fmt: skip
     if not (module / test_dir).is_dir():
         raise BenchsmithError(f"{module}: no {test_dir}; the shortlist needs the repository's tests")
+    _check_release(module, setup.release or model.release, bool(setup.release))
     building = Path(tempfile.mkdtemp(prefix=f".{root.name}.", dir=root.parent))
     try:
         record = _build(tree, module, model, setup, building, f"{key}{'/' + setup.module if setup.module else ''}")
@@ -136,12 +138,14 @@ def _build(tree: Path, module: Path, model: MavenModel, setup: JavaSetup, buildi
     engine = tuple(platform_classpath())
     built = compile_siblings(siblings, building, classpath, engine)
     libraries = [*(str(building / entry) for entry in built.entries), *built.jars]
-    for_imports = jars_for_imports(building / "tree", libraries) if classpath.source == "maven-repo" else {}
-    libraries = [*libraries, *for_imports]
-    delomboked = delombok(building / "tree", libraries)
     main_dirs = [d for d in [*model.source_roots[1:], *generated.main_roots] if (building / "tree" / d).is_dir()]
     test_dirs = [d for d in [*model.test_roots[1:], *generated.test_roots] if (building / "tree" / d).is_dir()]
     source_dir, test_dir = model.source_roots[0], model.test_roots[0]
+    main_roots, test_roots = [source_dir, *main_dirs], [test_dir, *test_dirs]
+    for_imports = (jars_for_imports(building / "tree", [*main_roots, *test_roots], libraries)
+                   if classpath.source == "maven-repo" else {})  # fmt: skip
+    libraries = [*libraries, *for_imports]
+    delomboked = delombok(building / "tree", main_roots, test_roots, libraries)
     missing = [*classpath.missing, *built.missing]
     left_out = leave_out_uncompilable_main(building, source_dir, tuple(main_dirs), tuple(libraries), release, engine,
                                            missing)  # fmt: skip
@@ -158,6 +162,19 @@ def _build(tree: Path, module: Path, model: MavenModel, setup: JavaSetup, buildi
             "test_classes": suite, "missing_artifacts": missing, "siblings": built.modules,
             "generated": [*generated.files, *filtered], "missing_parent": model.missing_parent,
             "libraries_for_imports": for_imports, "delomboked": delomboked}  # fmt: skip
+
+
+def _check_release(module: Path, release: str, chosen: bool) -> None:
+    """Stop, before anything is built, when the JDK on PATH cannot compile for *release*: javac's own "release version
+    21 not supported" would otherwise fail every class, and the build with them."""
+    jdk = default_runtime()
+    if release.isdigit() and jdk.version and int(release) > jdk.version:
+        asked = f"--release {release}:" if chosen else f"{module / 'pom.xml'}: the pom asks for Java {release};"
+        # the confinement of the tests' JVM is a security manager, which Java 24 removed
+        newer = (f"put a JDK {release} to {LAST_JDK} first on PATH (Java 24 on has no security manager, which the "
+                 "tests' confinement needs), or " if int(release) <= LAST_JDK else "")  # fmt: skip
+        raise BenchsmithError(f"{asked} the JDK on PATH ({jdk.home}) compiles up to Java {jdk.version}: {newer}pass "
+                              f"--release {jdk.version} to try this one")
 
 
 def _keep_failed(building: Path, root: Path) -> Path:

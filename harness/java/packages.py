@@ -89,10 +89,12 @@ def package_index(repo: Path = DEBIAN_MAVEN_REPO) -> dict[str, str]:
     return index
 
 
-def jars_for_imports(module: Path, libraries: list[str], repo: Path = DEBIAN_MAVEN_REPO) -> dict[str, list[str]]:
-    """jar -> the packages it was added for: packages the module's main and test sources import that neither its own
-    sources, *libraries* nor the runner's JUnit hold, and *repo* does."""
-    imported = imported_packages([module / "src" / "main" / "java", module / "src" / "test" / "java"])
+def jars_for_imports(module: Path, roots: list[str], libraries: list[str],
+                     repo: Path = DEBIAN_MAVEN_REPO) -> dict[str, list[str]]:
+    """jar -> the packages it was added for: packages the sources under *module*'s *roots* (its main and test roots,
+    relative, as the Maven model gives them) import that neither its own sources, *libraries* nor the runner's JUnit
+    hold, and *repo* does."""
+    imported = imported_packages([module / root for root in roots])
     own = imported.pop("")
     # the runner's JUnit is on every class path, and never a second copy of it (see TEST_FRAMEWORK in java_classpath)
     present = [*libraries, *map(str, junit_classpath()), *map(str, platform_classpath())]

@@ -18,7 +18,7 @@ process can write, the candidate under test can write too. The harness does
 not believe this report blindly either (``harness.sandbox.outcomes``): the candidate
 runs in this process and can forge it.
 
-DirectCoverage(T), as seed 002 (E.1.2) defines it, is the set of functions and
+DirectCoverage(T), as the RepoClassBench paper (E.1.2) defines it, is the set of functions and
 classes invoked directly in the body of test T: here, every call event whose
 caller frame is the test function's own frame; with ``BENCHSMITH_DIRECTCOV``
 set, each test's line carries ``"calls": [[file, qualname], ...]``.

@@ -243,7 +243,10 @@ def _jailed(argv: list[str], cwd: Path, uid: int | None, jail: Jail, limits: Lim
              "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]  # fmt: skip
     for path in _SYSTEM:
         bwrap += ["--ro-bind", path, path]
-    bwrap += ["--ro-bind", str(_jail_hosts()), "/etc/hosts"]
+    # The jail's /etc/hosts is written into the run's own tmpfs, which vanishes with it: nothing is left on the host.
+    hosts = JAIL_MOUNTS / "hosts"
+    script += [f"printf %s {shlex.quote(_jail_hosts())} > {shlex.quote(str(hosts))}", f"chmod 0644 {shlex.quote(str(hosts))}"]
+    bwrap += ["--ro-bind", str(hosts), "/etc/hosts"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
         host = Path("/") / name
         if host.is_symlink():
@@ -281,17 +284,12 @@ def _jailed(argv: list[str], cwd: Path, uid: int | None, jail: Jail, limits: Lim
 
 
 @functools.cache
-def _jail_hosts() -> Path:
-    """The jail's /etc/hosts: the host's, and RESOLVED_NAMES at documentation addresses. Written once per process,
-    root's, beside the jail's mount point."""
+def _jail_hosts() -> str:
+    """The text of the jail's /etc/hosts: the host's, and RESOLVED_NAMES at documentation addresses."""
     own = Path("/etc/hosts").read_text(errors="replace") if Path("/etc/hosts").is_file() else "127.0.0.1 localhost\n"
     lines = [own.rstrip("\n"), "# benchsmith: names tests resolve; a jail has no network"]
     lines += [f"192.0.2.{number} {name}" for number, name in enumerate(RESOLVED_NAMES, start=1)]
-    hosts = Path(tempfile.mkdtemp(prefix="benchsmith-hosts-")) / "hosts"  # a fresh folder of root's: nothing planted
-    hosts.write_text("\n".join(lines) + "\n")
-    hosts.chmod(0o644)
-    hosts.parent.chmod(0o755)
-    return hosts
+    return "\n".join(lines) + "\n"
 
 
 class Sandboxed(subprocess.Popen):

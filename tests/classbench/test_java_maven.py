@@ -91,3 +91,48 @@ def test_tests_that_cannot_compile_name_a_log_that_exists(tmp_path):
     assert "the tests do not compile" in message
     logs = _named_logs(message)
     assert logs and all(log.is_file() for log in logs), message
+
+
+def test_a_release_newer_than_the_jdk_stops_in_one_line_before_building(tmp_path):
+    repo = templated_repo(tmp_path / "templated")
+    newer = default_runtime().version + 1
+    pom = repo / "pom.xml"
+    pom.write_text(pom.read_text().replace("<maven.compiler.release>11<", f"<maven.compiler.release>{newer}<"))
+    completed = build(repo, tmp_path / "t.parquet")
+    assert completed.returncode != 0
+    message = completed.stderr.strip().splitlines()[-1]
+    assert f"the pom asks for Java {newer}; the JDK on PATH" in message, message
+    assert f"compiles up to Java {default_runtime().version}" in message
+    assert f"--release {default_runtime().version}" in message
+    # with the release the JDK has, the same module builds
+    again = run_benchsmith("classbench", "build", "--language", "java", "--repo", str(repo), "--commit", "HEAD",
+                           "--classpath", "maven-repo", "--release", "11", "--out", str(tmp_path / "t.parquet"))  # fmt: skip
+    assert again.returncode == 0, again.stderr[-3000:]
+
+
+def _chain(folder: str, package: str, links: int = 8) -> dict[str, str]:
+    """Classes each extending the next, the last a class that does not exist: one link left out a round, more links
+    than the build has rounds for, so its main sources never compile."""
+    files = {f"{folder}/Link{i}.java": f"package {package};\n\npublic class Link{i} extends Link{i + 1} {{\n}}\n"
+             for i in range(links)}  # fmt: skip
+    files[f"{folder}/Link{links}.java"] = f"package {package};\n\npublic class Link{links} extends Nowhere {{\n}}\n"
+    return files
+
+
+@pytest.mark.parametrize("where", ["module", "sibling"])
+def test_main_sources_that_cannot_compile_name_a_log_that_exists(tmp_path, where):
+    if where == "module":
+        repo, extra = templated_repo(tmp_path / "templated"), ()
+        files = _chain("src/main/java/org/example/templated", "org.example.templated")
+    else:
+        repo, extra = reactor_repo(tmp_path / "reactor"), ("--module", "app")
+        files = _chain("core/src/main/java/org/example/core", "org.example.core")
+    for relative, text in files.items():
+        (repo / relative).write_text(text)
+    completed = build(repo, tmp_path / "t.parquet", *extra)
+    assert completed.returncode != 0
+    message = completed.stderr.strip().splitlines()[-1]
+    assert "do not compile" in message or "does not compile" in message, message
+    logs = _named_logs(message)
+    assert logs and all(log.is_file() and log.name == "compile-main.log" for log in logs), message
+    assert "cannot find symbol" in logs[0].read_text() and "class Link" in logs[0].read_text()  # the last round's error

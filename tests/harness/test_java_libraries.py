@@ -1,5 +1,6 @@
 """The maven-repo class path on a module written here that needs what its pom does not say: a package of a library
-it does not declare (commons-io, as Apache POI 5 brings it to zouzhiy-excel) and Lombok's generated getters.
+it does not declare (commons-io, as Apache POI 5 brings it to zouzhiy-excel) and Lombok's generated getters, in
+Maven's default folders and in the roots a pom names (sourceDirectory, build-helper's add-source, testSourceDirectory).
 Real Debian jars, real javac, delombok and JUnit."""
 
 from __future__ import annotations
@@ -64,14 +65,22 @@ def _jar(artifact: str) -> list[Path]:
     return sorted(DEBIAN_MAVEN_REPO.rglob(f"{artifact}-*.jar"))
 
 
-@pytest.mark.skipif(not _jar("commons-io") or not _jar("lombok"), reason="Debian's libcommons-io-java and liblombok-java (make java-extras)")
-def test_an_undeclared_package_and_lombok_are_resolved_from_debian(tmp_path):
-    tree = tmp_path / "labels"
-    (tree / "pom.xml").parent.mkdir(parents=True)
-    (tree / "pom.xml").write_text(POM)
-    for relative, text in FILES.items():
+def _write(tree: Path, pom: str, files: dict[str, str]) -> None:
+    tree.mkdir(parents=True)
+    (tree / "pom.xml").write_text(pom)
+    for relative, text in files.items():
         (tree / relative).parent.mkdir(parents=True, exist_ok=True)
         (tree / relative).write_text(text)
+
+
+NEEDS_EXTRAS = pytest.mark.skipif(not _jar("commons-io") or not _jar("lombok"),
+                                  reason="Debian's libcommons-io-java and liblombok-java (make java-extras)")
+
+
+@NEEDS_EXTRAS
+def test_an_undeclared_package_and_lombok_are_resolved_from_debian(tmp_path):
+    tree = tmp_path / "labels"
+    _write(tree, POM, FILES)
     prepared = java_workspace(tree, f"dir-labels-{tmp_path.name}", JavaSetup(classpath="maven-repo"))
     manifest = json.loads((prepared.workspace.root / "workspace.json").read_text())
     (commons_io,) = [jar for jar in prepared.libraries if Path(jar).name.startswith("commons-io-")]
@@ -83,3 +92,68 @@ def test_an_undeclared_package_and_lombok_are_resolved_from_debian(tmp_path):
     with sandbox.leased_slot() as slot:
         outcomes = run_suite(prepared, slot, sandbox.Limits(), tmp_path / "suite.log")
     assert outcomes == {"org.acme.LabelTest::readsTheExtension": "passed"}
+
+
+# The same module laid out as the pom says: main sources in src/java and a build-helper root, tests in test/java.
+# The Lombok class and the commons-io import sit in the build-helper root, and the test root has a Lombok class too.
+ROOTS_POM = POM.replace("""  <dependencies>""", """  <build>
+    <sourceDirectory>src/java</sourceDirectory>
+    <testSourceDirectory>${project.basedir}/test/java</testSourceDirectory>
+    <plugins><plugin><groupId>org.codehaus.mojo</groupId><artifactId>build-helper-maven-plugin</artifactId>
+      <executions><execution><id>model</id><phase>generate-sources</phase><goals><goal>add-source</goal></goals>
+        <configuration><sources><source>src/model/java</source></sources></configuration></execution></executions>
+    </plugin></plugins>
+  </build>
+  <dependencies>""")
+ROOTS_FILES = {
+    "src/model/java/org/acme/Label.java": FILES["src/main/java/org/acme/Label.java"],
+    "src/java/org/acme/Shelf.java": """package org.acme;
+
+public class Shelf {
+    public String kind(String file) {
+        return new Label(file).extension();
+    }
+}
+""",
+    "test/java/org/acme/Sample.java": """package org.acme;
+
+import lombok.AllArgsConstructor;
+import lombok.Getter;
+
+@AllArgsConstructor
+@Getter
+class Sample {
+    private final String file;
+}
+""",
+    "test/java/org/acme/ShelfTest.java": """package org.acme;
+
+import static org.junit.Assert.assertEquals;
+
+import org.junit.Test;
+
+public class ShelfTest {
+    @Test
+    public void readsTheKind() {
+        assertEquals("txt", new Shelf().kind(new Sample("notes/a.txt").getFile()));
+    }
+}
+""",
+}
+
+
+@NEEDS_EXTRAS
+def test_lombok_and_imported_packages_are_found_in_the_roots_the_pom_names(tmp_path):
+    tree = tmp_path / "shelf"
+    _write(tree, ROOTS_POM, ROOTS_FILES)
+    prepared = java_workspace(tree, f"dir-shelf-{tmp_path.name}", JavaSetup(classpath="maven-repo"))
+    manifest = json.loads((prepared.workspace.root / "workspace.json").read_text())
+    (commons_io,) = [jar for jar in prepared.libraries if Path(jar).name.startswith("commons-io-")]
+    assert manifest["libraries_for_imports"] == {commons_io: ["org.apache.commons.io"]}
+    assert manifest["delomboked"] == ["src/model/java", "test/java"]
+    assert "@Getter" not in (prepared.workspace.tree / "src/model/java/org/acme/Label.java").read_text()
+    assert "@AllArgsConstructor" not in (prepared.workspace.tree / "test/java/org/acme/Sample.java").read_text()
+    assert (prepared.excluded_main, prepared.excluded_tests, prepared.test_classes) == ({}, {}, ["org.acme.ShelfTest"])
+    with sandbox.leased_slot() as slot:
+        outcomes = run_suite(prepared, slot, sandbox.Limits(), tmp_path / "suite.log")
+    assert outcomes == {"org.acme.ShelfTest::readsTheKind": "passed"}

@@ -43,8 +43,9 @@ from sources.maven_generate import filter_resources, generate_sources
 
 log = logging.getLogger(__name__)
 
-JAVA_WORKSPACE_FORMAT = 5  # 3: the Maven model (roots, generated sources, siblings), failed builds kept; 4: maven-repo
-# adds the jars of imported packages, Lombok expanded; 5: both over every root of the model, not Maven's default two
+JAVA_WORKSPACE_FORMAT = 6  # 3: the Maven model (roots, generated sources, siblings), failed builds kept; 4: maven-repo
+# adds the jars of imported packages, Lombok expanded; 5: both over every root of the model, not Maven's default two;
+# 6: both in the sibling modules too
 LAST_JDK = 23  # the newest Java with a security manager
 _SUREFIRE_NAMES = re.compile(r"^(Test\w*|\w*Test|\w*Tests|\w*TestCase)$")  # Surefire's default includes
 
@@ -145,7 +146,9 @@ def _build(tree: Path, module: Path, model: MavenModel, setup: JavaSetup, buildi
     for_imports = (jars_for_imports(building / "tree", [*main_roots, *test_roots], libraries)
                    if classpath.source == "maven-repo" else {})  # fmt: skip
     libraries = [*libraries, *for_imports]
-    delomboked = delombok(building / "tree", main_roots, test_roots, libraries)
+    for jar, packages in built.for_imports.items():
+        for_imports.setdefault(jar, packages)
+    delomboked = [*built.delomboked, *delombok(building / "tree", main_roots, test_roots, libraries)]
     missing = [*classpath.missing, *built.missing]
     left_out = leave_out_uncompilable_main(building, source_dir, tuple(main_dirs), tuple(libraries), release, engine,
                                            missing)  # fmt: skip

@@ -3,7 +3,8 @@
 A pom is read with its parents (by ``relativePath``, default ``../pom.xml``,
 else from the local repositories: ``~/.m2/repository`` and Debian's
 ``/usr/share/maven-repo``), its properties interpolated, its profiles that are
-active by default merged in, and its dependency management applied. The model
+active by default merged in, and its dependency management applied (with the BOMs it
+imports, `<scope>import</scope>`, from the same repositories). The model
 answers what the Java builds ask: the source and test roots (with those that
 build-helper-maven-plugin adds), the sources generated at build time (see
 :mod:`sources.maven_generate`), the resources and whether they are filtered,
@@ -72,6 +73,7 @@ class MavenModel:
     modules: list[str]  # a reactor's module folders, relative to it
     parents: list[str] = field(default_factory=list)  # where each parent was read from
     missing_parent: str = ""  # group:artifact:version of the first parent not at hand
+    missing_imports: list[str] = field(default_factory=list)  # group:artifact:version of import-scope BOMs not at hand
     plugins: list[ElementTree.Element] = field(default_factory=list)  # <plugin>s in effect, the nearest first
     declared_versions: dict[str, str] = field(default_factory=dict)  # artifact → version, every <dependency> of the pom
 
@@ -126,9 +128,11 @@ def interpolate(text: str, properties: dict[str, str]) -> str:
     return text
 
 
-def read_pom(pom: Path, repositories: tuple[Path, ...] = LOCAL_REPOSITORIES) -> MavenModel:
+def read_pom(pom: Path, repositories: tuple[Path, ...] = LOCAL_REPOSITORIES, _importing: frozenset[str] = frozenset()
+             ) -> MavenModel:  # fmt: skip
     """The model of the module whose ``pom.xml`` is *pom*. *repositories* are searched for parents that are not at
-    their ``relativePath``; ``()`` reads only the files of the tree (as Defects4J's own build does)."""
+    their ``relativePath`` and for the BOMs its dependency management imports; ``()`` reads only the files of the tree
+    (as Defects4J's own build does)."""
     chain: list[tuple[ElementTree.Element, str]] = []
     missing = ""
     current, origin = _parse(pom), str(pom)
@@ -145,7 +149,7 @@ def read_pom(pom: Path, repositories: tuple[Path, ...] = LOCAL_REPOSITORIES) -> 
         current, origin = _parse(found), str(found)
     if not chain:
         return _empty(pom.parent)
-    return _merge(pom.parent, chain, missing)
+    return _merge(pom.parent, chain, missing, repositories, _importing)
 
 
 def _parse(path: Path) -> ElementTree.Element | None:
@@ -202,15 +206,20 @@ def _find_parent(origin: Path, parent: ElementTree.Element, coordinates: tuple[s
         if candidate is not None and _text(candidate, "artifactId") == artifact and \
                 (_text(candidate, "groupId") or _text(candidate, "parent/groupId")) == group:  # fmt: skip
             return path
+    return _in_repositories(group, artifact, version, repositories)
+
+
+def _in_repositories(group: str, artifact: str, version: str, repositories: tuple[Path, ...]) -> Path | None:
+    """The pom of *group*:*artifact* at exactly *version* in the first of *repositories* that has it."""
     for repository in repositories:
-        folder = repository.joinpath(*group.split("."), artifact)
-        exact = folder / version / f"{artifact}-{version}.pom"
+        exact = repository.joinpath(*group.split("."), artifact, version, f"{artifact}-{version}.pom")
         if exact.is_file():
             return exact
     return None
 
 
-def _merge(directory: Path, chain: list[tuple[ElementTree.Element, str]], missing: str) -> MavenModel:
+def _merge(directory: Path, chain: list[tuple[ElementTree.Element, str]], missing: str,
+           repositories: tuple[Path, ...] = (), importing: frozenset[str] = frozenset()) -> MavenModel:  # fmt: skip
     """Inheritance as Maven does it: the module's own values over its parents', properties and management merged."""
     own = chain[0][0]
     properties: dict[str, str] = {}
@@ -229,10 +238,28 @@ def _merge(directory: Path, chain: list[tuple[ElementTree.Element, str]], missin
     properties.setdefault("basedir", str(directory))
     properties = {key: interpolate(value, properties) for key, value in properties.items()}
     managed: dict[tuple[str, str], tuple[str, str]] = {}
+    imports: list[tuple[str, str, str]] = []
     for element, _ in chain:  # the nearest pom's management wins
         for dependency in _children(element, "dependencyManagement/dependencies/dependency"):
             key = (interpolate(_text(dependency, "groupId"), properties), interpolate(_text(dependency, "artifactId"), properties))
-            managed.setdefault(key, (interpolate(_text(dependency, "version"), properties), _text(dependency, "scope")))
+            version_text = interpolate(_text(dependency, "version"), properties)
+            if _text(dependency, "scope") == "import" and _text(dependency, "type") == "pom":
+                imports.append((*key, version_text))
+                continue
+            managed.setdefault(key, (version_text, _text(dependency, "scope")))
+    missing_imports: list[str] = []
+    for group_id, artifact_id, bom_version in imports:  # a BOM's entries under those declared, the first import first
+        coordinates = f"{group_id}:{artifact_id}:{bom_version}"
+        bom = _in_repositories(group_id, artifact_id, bom_version, repositories)
+        if bom is None:
+            missing_imports.append(coordinates)
+            continue
+        if coordinates in importing:  # a BOM that imports itself, through others
+            continue
+        imported = read_pom(bom, repositories, importing | {coordinates})
+        for key, managed_version in imported.managed.items():
+            managed.setdefault(key, (managed_version, ""))
+        missing_imports += [m for m in imported.missing_imports if m not in missing_imports]
     dependencies: dict[tuple[str, ...], Dependency] = {}
     for element, _ in chain:  # a module inherits its parents' dependencies; its own declaration wins
         for dependency in _children(element, "dependencies/dependency"):
@@ -252,7 +279,7 @@ def _merge(directory: Path, chain: list[tuple[ElementTree.Element, str]], missin
     model = MavenModel(directory, group, artifact, version, _text(own, "packaging") or "jar", properties,
                        list(dependencies.values()), {k: v for k, (v, _) in managed.items()}, [], [], [],
                        [m.text.strip() for m in _children(own, "modules/module") if m.text],
-                       [origin for _, origin in chain[1:]], missing, plugins, declared)  # fmt: skip
+                       [origin for _, origin in chain[1:]], missing, missing_imports, plugins, declared)  # fmt: skip
     model.source_roots, model.test_roots = _roots(model, chain)
     model.resources = _resources(model, chain)
     return model

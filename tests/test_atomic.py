@@ -1,4 +1,4 @@
-"""``benchsmith.core.atomic.exclusive``: one builder at a time, across threads and processes."""
+"""``benchsmith.core.atomic``: one builder at a time, across threads and processes; folders built whole or not at all."""
 
 from __future__ import annotations
 
@@ -8,13 +8,17 @@ import threading
 import time
 from pathlib import Path
 
-from benchsmith.core.atomic import exclusive
+import pytest
+
+from benchsmith.core.atomic import build_folder_atomic, exclusive
 
 BUILD = """
 import sys, time
 from pathlib import Path
 sys.path.insert(0, {root!r})
-from benchsmith.core.atomic import exclusive
+import pytest
+
+from benchsmith.core.atomic import build_folder_atomic, exclusive
 target = Path({target!r})
 with exclusive(target):
     if not target.exists():
@@ -93,3 +97,39 @@ def test_workers_export_one_commit_at_once(tmp_path, monkeypatch):
     trees, errors = at_once(lambda: source_tree(str(repo), commit)[1], 6)
     assert errors == []
     assert len(set(trees)) == 1 and (trees[0] / "pkg" / "__init__.py").read_text() == "VALUE = 1\n"
+
+
+def test_a_folder_is_built_once_and_never_seen_half_built(tmp_path):
+    target = tmp_path / "views" / "v1"
+    seen_during_build = []
+
+    def build(tree: Path) -> None:
+        (tree / "pkg").mkdir(parents=True)
+        (tree / "pkg" / "a.py").write_text("x = 1\n")
+        seen_during_build.append(target.exists())
+
+    assert build_folder_atomic(target, build) == target
+    assert (target / "pkg" / "a.py").read_text() == "x = 1\n" and seen_during_build == [False]
+    assert build_folder_atomic(target, lambda tree: pytest.fail("built again")) == target
+    assert [p.name for p in target.parent.iterdir()] == ["v1"]  # no staging folder left
+
+
+def test_a_folder_built_meanwhile_by_another_process_is_kept_and_a_failed_build_leaves_nothing(tmp_path):
+    target = tmp_path / "v2"
+
+    def build_while_another_finishes(tree: Path) -> None:
+        tree.mkdir()
+        (tree / "mine").write_text("")
+        target.mkdir()  # the other builder's rename lands first
+        (target / "theirs").write_text("")
+
+    assert build_folder_atomic(target, build_while_another_finishes) == target
+    assert [p.name for p in target.iterdir()] == ["theirs"]
+
+    def broken(tree: Path) -> None:
+        tree.mkdir()
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        build_folder_atomic(tmp_path / "v3", broken)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["v2"]

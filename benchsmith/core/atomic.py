@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -29,6 +30,29 @@ def atomic_path(target: Path) -> Iterator[Path]:
 def write_text_atomic(target: Path, text: str) -> None:
     with atomic_path(target) as tmp:
         tmp.write_text(text, encoding="utf-8")
+
+
+def build_folder_atomic(target: Path, build: Callable[[Path], None]) -> Path:
+    """*target*, built once: *build* fills a folder (not yet made) in a staging folder beside it, which is renamed
+    into place when complete. A folder already there, or built meanwhile by another process, is kept as it is, so
+    readers never see a half-built one and concurrent builders need no lock."""
+    target = Path(target)
+    if target.is_dir():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".building-", dir=target.parent))
+    try:
+        tree = staging / "tree"
+        build(tree)
+        tree.mkdir(exist_ok=True)
+        try:
+            tree.rename(target)
+        except OSError:  # another process built the same folder meanwhile
+            if not target.is_dir():
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
 
 
 @contextmanager

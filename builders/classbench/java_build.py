@@ -200,6 +200,7 @@ def _card(options, prepared: JavaWorkspace, suite, classes, tasks, rejections, c
         "excluded_main_classes": prepared.excluded_main,
         "missing_artifacts": prepared.missing_artifacts,
         "missing_parent_pom": prepared.missing_parent,
+        "missing_bom_imports": prepared.missing_imports,
         "sibling_modules": prepared.siblings,
         "generated_files": prepared.generated,
         "test_suite": dict(Counter(suite.values())),
@@ -224,7 +225,8 @@ def render_card(card: dict) -> str:
         f"{'; sibling modules compiled: ' + ', '.join(card['sibling_modules']) if card['sibling_modules'] else ''}).",
         f"Generated at build time: {', '.join(card['generated_files']) or 'nothing'}.",
         f"Declared dependencies without a jar: {', '.join(card['missing_artifacts']) or 'none'}"
-        f"{'; parent pom not at hand: ' + card['missing_parent_pom'] if card['missing_parent_pom'] else ''}.",
+        f"{'; parent pom not at hand: ' + card['missing_parent_pom'] if card['missing_parent_pom'] else ''}"
+        f"{'; imported BOMs not at hand: ' + ', '.join(card['missing_bom_imports']) if card.get('missing_bom_imports') else ''}.",
         "",
         f"{card['tasks']} tasks from {card['classes']} top-level types; {card['directives']} test directives.",
         f"Test suite: {', '.join(f'{k} {v}' for k, v in card['test_suite'].items())}; "

@@ -268,8 +268,10 @@ class JavaTools:
             return "get_relevant_code needs a search string."
         if self._structure_index is None:
             self._structures = [f"// Class `{t.qualified}` (methods' bodies left out)\n{t.stripped()}" for t in self.types]
+            own = len(self._structures)
             self._structures += [s.render() for s in self.snippets]
-            self._structure_index = EmbeddingIndex(self.embedder, self._structures)
+            # a snippet is ranked by its text, which the snippet index embedded already: each is embedded once
+            self._structure_index = EmbeddingIndex(self.embedder, [*self._structures[:own], *(s.text for s in self.snippets)])
         chosen = self._structure_index.top(search_string, RELEVANT_CODE)
         return "\n\n".join(self._structures[i] for i in chosen) or "The repository has no code to show."
 

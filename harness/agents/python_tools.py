@@ -226,8 +226,10 @@ class PythonTools:
             self._structures = [f"# Class `{c.qualname}` (methods' bodies left out)\n{c.stripped()}"
                                 for c in self.visible.classes]  # fmt: skip
             self._structures += [f"# Function `{f.qualname}`\n{f.source}" for f in self.visible.functions]
+            own = len(self._structures)
             self._structures += [s.render() for s in self.snippets]
-            self._structure_index = EmbeddingIndex(self.embedder, self._structures)
+            # a snippet is ranked by its text, which the snippet index embedded already: each is embedded once
+            self._structure_index = EmbeddingIndex(self.embedder, [*self._structures[:own], *(s.text for s in self.snippets)])
         chosen = self._structure_index.top(search_string, RELEVANT_CODE)
         return "\n\n".join(self._structures[i] for i in chosen) or "The repository has no code to show."
 

@@ -17,14 +17,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from benchsmith.core.atomic import build_folder_atomic
 from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import ClassBenchTask
@@ -284,18 +283,10 @@ def _write_tree(repo: Repository, task: ClassBenchTask, files: dict[str, str]) -
         digest.update(f"{rel}\0{len(text)}\0".encode() + text.encode("utf-8", errors="surrogateescape"))
     folder = cache_dir("agents", "visible")
     target = folder / f"{repo.key}-{task.class_name}-{digest.hexdigest()[:16]}"
-    if target.is_dir():
-        return target
-    staging = Path(tempfile.mkdtemp(prefix=".building-", dir=folder))
-    try:
+
+    def build(tree: Path) -> None:
         for rel, text in files.items():
-            (staging / rel).parent.mkdir(parents=True, exist_ok=True)
-            (staging / rel).write_text(text, encoding="utf-8", errors="surrogateescape")
-        try:
-            staging.rename(target)
-        except OSError:  # another process built the same tree meanwhile
-            if not target.is_dir():
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return target
+            (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tree / rel).write_text(text, encoding="utf-8", errors="surrogateescape")
+
+    return build_folder_atomic(target, build)

@@ -43,8 +43,9 @@ from sources.maven_generate import filter_resources, generate_sources
 
 log = logging.getLogger(__name__)
 
-JAVA_WORKSPACE_FORMAT = 5  # 3: the Maven model (roots, generated sources, siblings), failed builds kept; 4: maven-repo
-# adds the jars of imported packages, Lombok expanded; 5: both over every root of the model, not Maven's default two
+JAVA_WORKSPACE_FORMAT = 6  # 3: the Maven model (roots, generated sources, siblings), failed builds kept; 4: maven-repo
+# adds the jars of imported packages, Lombok expanded; 5: both over every root of the model, not Maven's default two;
+# 6: both in the sibling modules too, and import-scope BOMs read
 LAST_JDK = 23  # the newest Java with a security manager
 _SUREFIRE_NAMES = re.compile(r"^(Test\w*|\w*Test|\w*Tests|\w*TestCase)$")  # Surefire's default includes
 
@@ -82,6 +83,7 @@ class JavaWorkspace:
     siblings: list[str] = field(default_factory=list)  # reactor modules compiled onto the class path
     generated: list[str] = field(default_factory=list)  # sources and resources written by the build's plugins
     missing_parent: str = ""  # the first parent pom not at hand (what it manages or sets stays unknown)
+    missing_imports: list[str] = field(default_factory=list)  # import-scope BOMs not at hand (their versions unknown)
 
 
 def java_workspace(tree: Path, key: str, setup: JavaSetup) -> JavaWorkspace:
@@ -145,7 +147,9 @@ def _build(tree: Path, module: Path, model: MavenModel, setup: JavaSetup, buildi
     for_imports = (jars_for_imports(building / "tree", [*main_roots, *test_roots], libraries)
                    if classpath.source == "maven-repo" else {})  # fmt: skip
     libraries = [*libraries, *for_imports]
-    delomboked = delombok(building / "tree", main_roots, test_roots, libraries)
+    for jar, packages in built.for_imports.items():
+        for_imports.setdefault(jar, packages)
+    delomboked = [*built.delomboked, *delombok(building / "tree", main_roots, test_roots, libraries)]
     missing = [*classpath.missing, *built.missing]
     left_out = leave_out_uncompilable_main(building, source_dir, tuple(main_dirs), tuple(libraries), release, engine,
                                            missing)  # fmt: skip
@@ -161,6 +165,7 @@ def _build(tree: Path, module: Path, model: MavenModel, setup: JavaSetup, buildi
             "excluded_main": left_out, "encoding": encoding, "test_encoding": test_encoding, "excluded_tests": reasons,
             "test_classes": suite, "missing_artifacts": missing, "siblings": built.modules,
             "generated": [*generated.files, *filtered], "missing_parent": model.missing_parent,
+            "missing_imports": model.missing_imports,
             "libraries_for_imports": for_imports, "delomboked": delomboked}  # fmt: skip
 
 
@@ -200,7 +205,8 @@ def _from_manifest(root: Path, record: dict) -> JavaWorkspace:
                           tuple(libraries), tuple(record["excluded_tests"]), release=record["setup"]["release"])  # fmt: skip
     return JavaWorkspace(workspace, JavaSetup(**record["setup"]), libraries, record["excluded_tests"],
                          record["excluded_main"], record["test_classes"], record["missing_artifacts"],
-                         record["siblings"], record["generated"], record.get("missing_parent", ""))  # fmt: skip
+                         record["siblings"], record["generated"], record.get("missing_parent", ""),
+                         record.get("missing_imports", []))  # fmt: skip
 
 
 def suite_classes(test_root: Path, excluded: set[str]) -> list[str]:

@@ -18,6 +18,8 @@ from pathlib import Path
 from benchsmith.core.errors import BenchsmithError
 from harness.java.classpath import TEST_FRAMEWORK, ClassPath, maven_repo_classpath
 from harness.java.compile import explain_error, leave_out_uncompilable_main
+from harness.java.lombok import delombok
+from harness.java.packages import jars_for_imports
 from harness.java.toolchain import JAR_NAME
 from harness.java.defects4j_workspace import compile_main, compile_tests
 from sources.maven import MavenModel, reactor_modules
@@ -33,6 +35,8 @@ class BuiltSiblings:
     jars: list[str]  # the module's class path with the siblings' own dependencies added
     missing: list[str]  # dependencies of the siblings no jar was found for
     left_out: dict[str, str]  # "folder:class" → why, what of the siblings does not compile
+    for_imports: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # jar → packages siblings import
+    delomboked: list[str] = dataclasses.field(default_factory=list)  # "folder/root" of siblings with Lombok expanded
 
 
 def sibling_modules(tree: Path, model: MavenModel) -> list[tuple[str, MavenModel, bool]]:
@@ -68,6 +72,8 @@ def compile_siblings(siblings: list[tuple[str, MavenModel, bool]], building: Pat
     it is needed. What does not compile is left out as in the module itself (a ``module-info.java`` that Maven
     compiles apart, for a newer release)."""
     entries, jars, missing, left_out = [], list(classpath.jars), [], {}
+    for_imports: dict[str, list[str]] = {}
+    delomboked: list[str] = []
     artifacts = {_artifact(jar) for jar in jars}
     skip = frozenset((m.group, m.artifact) for _, m, _ in siblings)
     for folder, model, with_tests in siblings:
@@ -82,7 +88,16 @@ def compile_siblings(siblings: list[tuple[str, MavenModel, bool]], building: Pat
         generated = generate_sources(local)
         filter_resources(local)
         more = tuple(d for d in [*model.source_roots[1:], *generated.main_roots] if (home / "tree" / d).is_dir())
+        main_roots = [model.source_roots[0], *more]
+        test_roots = [d for d in model.test_roots if with_tests and (home / "tree" / d).is_dir()]
+        # as the module itself (maven_workspace): the jars of the packages its sources import, then Lombok expanded
+        if classpath.source == "maven-repo":
+            found = jars_for_imports(home / "tree", [*main_roots, *test_roots], [*(str(building / e) for e in entries), *jars])
+            jars += [jar for jar in found if jar not in jars]
+            for jar, packages in found.items():
+                for_imports.setdefault(jar, []).extend(p for p in packages if p not in for_imports.get(jar, []))
         libraries = tuple(str(building / e) for e in entries) + tuple(jars)
+        delomboked += [f"{folder}/{root}" for root in delombok(home / "tree", main_roots, test_roots, list(libraries))]
         dropped = leave_out_uncompilable_main(home, model.source_roots[0], more, libraries, model.release, engine, missing)
         left_out.update({f"{folder}:{name}": why for name, why in dropped.items()})
         encoding = _compile_main(folder, model, home, libraries, engine, more, missing)
@@ -95,7 +110,7 @@ def compile_siblings(siblings: list[tuple[str, MavenModel, bool]], building: Pat
             left_out.update({f"{folder}:{name} (test-jar)": "does not compile" for name in excluded})
             _copy_resources(model, home, test=True)
             entries.append(str((home / "test-classes").relative_to(building)))
-    return BuiltSiblings([f for f, _, _ in siblings], entries, jars, missing, left_out)
+    return BuiltSiblings([f for f, _, _ in siblings], entries, jars, missing, left_out, for_imports, delomboked)
 
 
 def _compile_main(folder: str, model: MavenModel, home: Path, libraries: tuple[str, ...], engine: tuple[Path, ...],

@@ -2,9 +2,13 @@
 
 A twin class is a copy of a requested test's class (same package, same
 imports, fields, set-up and helpers), renamed like the project's own classes,
-in which the requested test method is replaced by two copies. Both make exactly
-the calls the original makes, and both end with one more check of the same
-shape; in one it holds, in the other it does not. So:
+in which the requested test method is replaced by a copy. A pair is two such
+classes: both copies make exactly the calls the original makes, and both end
+with one more check of the same shape; in one it holds, in the other it does
+not. Each copy has a class of its own, so state its test class keeps in static
+fields starts afresh for it, as it does for the original (Math-44's
+EventStateTest remembers the last event time in a static field: two copies in
+one class, run in either order, would see each other's). So:
 
 * the copy that must pass passes exactly when the original does (a copy that
   fails fails its original too), and the one that must fail never passes;
@@ -51,11 +55,10 @@ PAIRS = 3  # twin pairs per request, from as many requested test methods
 
 @dataclass(frozen=True)
 class Twins:
-    """One pair: copies of *original* (``Class::method``, requested in *phase*) in the class *spec_class*."""
+    """One pair: copies of *original* (``Class::method``, requested in *phase*), each in a twin class of its own."""
 
     original: str
     phase: int
-    spec_class: str
     passing: str  # Class::method of the copy that must pass (as its original does)
     failing: str  # Class::method of the copy that must fail
 
@@ -151,7 +154,7 @@ class JavaSentinels:
                           for m in re.findall(r"public\s+void\s+(\w+)\s*\(", p.read_text(errors="replace"))})  # fmt: skip
         rng = random.Random(secrets.randbits(64))
         picks = self._picks(test_root, rng)
-        class_names = [n + "Test" for n in plausible_names(existing_classes, len(picks) + 2, rng, "camel")]
+        class_names = [n + "Test" for n in plausible_names(existing_classes, 2 * len(picks) + 1, rng, "camel")]
         method_words = plausible_names(methods, 2 * len(picks) + 2, rng, "camel")
         junit3 = sum(m.startswith("test") for m in methods) * 2 >= len(methods)
 
@@ -163,15 +166,17 @@ class JavaSentinels:
         link_tree(view.tree, self.tree, lambda path: False)
         link_tree(view.test_classes, self.test_classes, lambda path: False)
         sources: list[tuple[str, str, str, object]] = []  # (package, class, text, Twins or fixed tests)
-        for (original, phase, package, text), name in zip(picks, class_names):
+        for number, (original, phase, package, text) in enumerate(picks):
+            names = class_names[2 * number:2 * number + 2]
             words = [method_name(method_words.pop(), original.split("::")[1]) for _ in range(2)]
-            twin_text = twin_class(text, original.rsplit("::", 1)[0].rsplit(".", 1)[-1], original.split("::")[1], name,
-                                   words, rng)  # fmt: skip
-            if twin_text is None:
+            texts = [twin_class(text, original.rsplit("::", 1)[0].rsplit(".", 1)[-1], original.split("::")[1], name,
+                                word, holds, rng)
+                     for name, word, holds in zip(names, words, (True, False))]  # fmt: skip
+            if None in texts:
                 continue
             prefix = f"{package}." if package else ""
-            sources.append((package, name, twin_text,
-                            Twins(original, phase, prefix + name, f"{prefix}{name}::{words[0]}", f"{prefix}{name}::{words[1]}")))
+            pair = Twins(original, phase, f"{prefix}{names[0]}::{words[0]}", f"{prefix}{names[1]}::{words[1]}")
+            sources += [(package, name, twin_text, pair) for name, twin_text in zip(names, texts)]
         first = (runner.default_tests.trigger or runner.default_tests.relevant or ["Test"])[0].split("::")[0]
         package = first.rsplit(".", 1)[0] if "." in first else ""
         fixed_class = class_names[-1]
@@ -183,10 +188,10 @@ class JavaSentinels:
         compiled = self._compile(compiler, sources)
         planted = _Planted()
         for _, _, _, what in compiled:
-            if isinstance(what, Twins):
-                planted.twins.append(what)
-            else:
+            if not isinstance(what, Twins):
                 planted.fixed = what
+            elif what not in planted.twins and sum(w is what for *_, w in compiled) == 2:  # both classes compile
+                planted.twins.append(what)
         if not planted.fixed:
             raise OSError("the fixed sentinel tests do not compile")
         self._planted = planted
@@ -355,9 +360,10 @@ def declared_tests(text: str, class_name: str) -> list[str]:
     return annotated or [m.name for m in methods if m.public_void_no_args and m.name.startswith("test")]
 
 
-def twin_class(text: str, class_name: str, method: str, twin_name: str, names: list[str], rng: random.Random) -> str | None:
-    """*text* (the class *class_name*) renamed *twin_name*, its test *method* replaced by a copy named names[0] that
-    passes as the original does and one named names[1] that cannot pass; None where the method is not found."""
+def twin_class(text: str, class_name: str, method: str, twin_name: str, copy_name: str, holds: bool,
+               rng: random.Random) -> str | None:
+    """*text* (the class *class_name*) renamed *twin_name*, its test *method* replaced by a copy named *copy_name* that
+    passes as the original does (*holds*) or cannot pass; None where the method is not found."""
     parsed = _methods(text, class_name)
     if parsed is None:
         return None
@@ -367,16 +373,13 @@ def twin_class(text: str, class_name: str, method: str, twin_name: str, names: l
     m = found[0]
     declaration = text[m.start:m.end]
     name_at = m.name_at - m.start
-    copies = []
-    for copy_name, holds in zip(names, (True, False)):
-        filler = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789 -") for _ in range(rng.randint(6, 24)))
-        length = len(filler) if holds else len(filler) + rng.choice((-1, 1, 2))
-        renamed = declaration[:name_at] + copy_name + declaration[name_at + len(method):]
-        body_end = len(renamed) - 1  # its closing brace
-        check = f"org.junit.Assert.assertEquals({length}, \"{filler}\".length());"
-        copies.append(renamed[:body_end].rstrip() + "\n        " + check + "\n    }")
-    rng.shuffle(copies)
-    replaced = text[:m.start] + "\n\n    ".join(copies) + text[m.end:]
+    filler = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789 -") for _ in range(rng.randint(6, 24)))
+    length = len(filler) if holds else len(filler) + rng.choice((-1, 1, 2))
+    renamed = declaration[:name_at] + copy_name + declaration[name_at + len(method):]
+    body_end = len(renamed) - 1  # its closing brace
+    check = f"org.junit.Assert.assertEquals({length}, \"{filler}\".length());"
+    copy = renamed[:body_end].rstrip() + "\n        " + check + "\n    }"
+    replaced = text[:m.start] + copy + text[m.end:]
     return re.sub(rf"\b{re.escape(class_name)}\b", twin_name, replaced)
 
 

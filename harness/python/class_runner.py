@@ -21,6 +21,7 @@ closed to sandbox uids by their modes.
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import io
 import json
@@ -236,11 +237,16 @@ class TaskRunner:
         return verdict
 
     def _judge(self, code: str, name: str, directives: list[str], started: float, second: bool) -> Verdict:
-        folder = Path(tempfile.mkdtemp(prefix="candidate-", dir=self.scratch))
-        try:
-            outcome, report, sentinels = self._run(code, name, folder, directives, second)
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)  # fd-based: never follows a link the sandbox planted
+        outcome, report, sentinels = self._run_in_fresh_folder(code, name, directives, second)
+        if not outcome.timed_out and outcome.returncode != 0 and not report.tests and _empty(self.logs / f"{name}.log"):
+            # The process ended before pytest wrote a line: the jail did not come up, or it was killed from outside
+            # (a busy machine). Judged again, in a fresh process with fresh sentinels; a candidate that kills its
+            # process as it is imported ends the same way twice, and is judged on that.
+            log.warning("%s: %s: the test process ended (exit %s) before pytest wrote anything; running it again",
+                        self.task.task_id, name, outcome.returncode)  # fmt: skip
+            with contextlib.suppress(OSError):
+                (self.logs / f"{name}.log").rename(self.logs / f"{name}.first.log")
+            outcome, report, sentinels = self._run_in_fresh_folder(code, name, directives, second)
         seconds = time.monotonic() - started
         if outcome.timed_out:
             return Verdict("timeout", compiled=True, tests_failed=len(directives), failing_tests=directives,
@@ -275,6 +281,13 @@ class TaskRunner:
                 if missing:
                     verdict.reason += f"; {describe_missing(missing[:1])}"
         return verdict
+
+    def _run_in_fresh_folder(self, code: str, name: str, directives: list[str], second: bool):
+        folder = Path(tempfile.mkdtemp(prefix="candidate-", dir=self.scratch))
+        try:
+            return self._run(code, name, folder, directives, second)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)  # fd-based: never follows a link the sandbox planted
 
     def _run(self, code: str, name: str, folder: Path, directives: list[str], second: bool = False,
              host: _SentinelHost | None = None):  # fmt: skip
@@ -482,3 +495,10 @@ def _sentinel_hosts(view: Path, directives: list[str], module_path: str) -> list
 def reference_solution(task: ClassBenchTask) -> str:
     """What a perfect answer looks like: the imports removed with the class, then the class."""
     return "\n".join(task.imports) + ("\n\n" if task.imports else "") + task.ground_truth_class
+
+
+def _empty(path: Path) -> bool:
+    try:
+        return path.stat().st_size == 0
+    except OSError:
+        return True

@@ -12,9 +12,9 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
+from benchsmith.core.atomic import build_folder_atomic
 from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
 from sources.python_removal import remove_class
@@ -37,25 +37,16 @@ def python_public_view(repo: Repository, file_path: str, class_name: str) -> Pat
     digest.update(_fingerprint(repo.tree).encode() + b"\0" + removed.encode("utf-8", errors="surrogateescape"))
     views = cache_dir("classbench", "views")
     target = views / f"{repo.key}-{class_name}-{digest.hexdigest()[:16]}"
-    if target.is_dir():
-        return target
-    staging = Path(tempfile.mkdtemp(prefix=".building-", dir=views))
-    try:
-        tree = staging / "tree"
+
+    def build(tree: Path) -> None:
         shutil.copytree(repo.tree, tree, symlinks=True, ignore=shutil.ignore_patterns(*_LEFT_OUT))
         (tree / file_path).unlink()  # a fresh file: the copy's is the pristine one
         (tree / file_path).write_text(removed, encoding="utf-8", errors="surrogateescape")
         if not has_own_config(tree):  # else pytest would adopt a configuration from a folder above the tree
             (tree / OWN_CONFIG).write_text("[pytest]\n")
         _read_only(tree)
-        try:
-            tree.rename(target)
-        except OSError:  # another process built the same view meanwhile
-            if not target.is_dir():
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return target
+
+    return build_folder_atomic(target, build)
 
 
 def _fingerprint(tree: Path) -> str:

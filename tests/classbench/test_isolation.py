@@ -16,7 +16,7 @@ from sources.python_repo import PRIVATE_FOLDERS, resolve
 from harness.python.pytest_run import OWN_CONFIG, parse_report, plugin_dir
 from harness.python.public_view import python_public_view
 from harness.sandbox import jail as sandbox
-from harness.python.class_runner import HOSTS, TWINS, TaskRunner, _SentinelHost, draw_carriers
+from harness.python.class_runner import HOSTS, TWINS, TaskRunner, _SentinelHost, draw_carriers, reference_solution
 
 
 @pytest.fixture(scope="module")
@@ -202,3 +202,33 @@ def test_compiled_modules_are_shared_read_only_and_never_the_ground_truth(task, 
 
 def _pytest_version(runner: TaskRunner) -> str:
     return runner.repo.installed["pytest"]
+
+
+def test_a_run_that_ends_before_pytest_writes_anything_is_run_again(task, tmp_path, monkeypatch, caplog):
+    """A jail that does not come up, or a process killed from outside before pytest starts, says nothing of the
+    candidate: the run is made again (the ground truth, once so lost, stays plausible). A candidate that ends its
+    process whenever it is imported ends both runs the same way, and is wrong."""
+    import harness.python.pytest_run as pytest_run
+
+    real_start, lost = pytest_run.sandbox.start, []
+
+    def start_losing_the_first(argv, *args, **kwargs):
+        if not lost:  # the first run's process dies at once, killed from outside, before writing anything
+            lost.append(argv)
+            argv = [argv[0], "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"]
+        return real_start(argv, *args, **kwargs)
+
+    monkeypatch.setattr(pytest_run.sandbox, "start", start_losing_the_first)
+    with sandbox.leased_slot() as slot:
+        runner = TaskRunner(task, slot, sandbox.Limits(wall_seconds=60), tmp_path / "logs")
+        try:
+            lost.clear()
+            verdict = runner.evaluate(reference_solution(task), "gold")
+            assert len(lost) == 1 and verdict.status == "plausible", verdict.reason
+            assert (tmp_path / "logs" / "gold.first.log").stat().st_size == 0
+            assert "before pytest wrote anything; running it again" in caplog.text
+            killer = reference_solution(task) + "\n\nimport os as _os\n_os._exit(9)\n"
+            verdict = runner.evaluate(killer, "exits")
+            assert verdict.status == "wrong" and (tmp_path / "logs" / "exits.first.log").exists()
+        finally:
+            runner.close()

@@ -157,3 +157,45 @@ def test_lombok_and_imported_packages_are_found_in_the_roots_the_pom_names(tmp_p
     with sandbox.leased_slot() as slot:
         outcomes = run_suite(prepared, slot, sandbox.Limits(), tmp_path / "suite.log")
     assert outcomes == {"org.acme.ShelfTest::readsTheKind": "passed"}
+
+
+# A reactor: the module "shelf" depends on its sibling "labels", whose Label uses Lombok and commons-io without
+# declaring commons-io. The sibling is compiled as the module itself is: Lombok expanded, the imported package's jar found.
+PARENT_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+  <groupId>org.acme</groupId><artifactId>parent</artifactId><version>1.0</version><packaging>pom</packaging>
+  <modules><module>labels</module><module>shelf</module></modules>
+</project>
+"""
+SHELF_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+  <parent><groupId>org.acme</groupId><artifactId>parent</artifactId><version>1.0</version></parent>
+  <artifactId>shelf</artifactId>
+  <dependencies>
+    <dependency><groupId>org.acme</groupId><artifactId>labels</artifactId><version>1.0</version></dependency>
+    <dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version><scope>test</scope></dependency>
+  </dependencies>
+</project>
+"""
+
+
+@NEEDS_EXTRAS
+def test_a_sibling_module_gets_lombok_expanded_and_the_jars_of_its_imports(tmp_path):
+    tree = tmp_path / "reactor"
+    _write(tree, PARENT_POM, {})
+    _write(tree / "labels", POM.replace("<groupId>org.acme</groupId><artifactId>labels</artifactId>",
+                                        "<parent><groupId>org.acme</groupId><artifactId>parent</artifactId>"
+                                        "<version>1.0</version></parent><groupId>org.acme</groupId><artifactId>labels</artifactId>"),
+           {"src/main/java/org/acme/Label.java": FILES["src/main/java/org/acme/Label.java"]})  # fmt: skip
+    _write(tree / "shelf", SHELF_POM, {k.replace("test/java", "src/test/java").replace("src/java", "src/main/java"): v
+                                       for k, v in ROOTS_FILES.items() if "Label" not in k and "Sample" not in k})
+    (tree / "shelf/src/test/java/org/acme/ShelfTest.java").write_text(
+        ROOTS_FILES["test/java/org/acme/ShelfTest.java"].replace('new Sample("notes/a.txt").getFile()', '"notes/a.txt"'))
+    prepared = java_workspace(tree, f"dir-reactor-{tmp_path.name}", JavaSetup(module="shelf", classpath="maven-repo"))
+    manifest = json.loads((prepared.workspace.root / "workspace.json").read_text())
+    (commons_io,) = [jar for jar in prepared.libraries if Path(jar).name.startswith("commons-io-")]
+    assert manifest["siblings"] == ["labels"]
+    assert manifest["libraries_for_imports"] == {commons_io: ["org.apache.commons.io"]}
+    assert manifest["delomboked"] == ["labels/src/main/java"]
+    assert (prepared.excluded_main, prepared.excluded_tests, prepared.test_classes) == ({}, {}, ["org.acme.ShelfTest"])
+    with sandbox.leased_slot() as slot:
+        outcomes = run_suite(prepared, slot, sandbox.Limits(), tmp_path / "suite.log")
+    assert outcomes == {"org.acme.ShelfTest::readsTheKind": "passed"}

@@ -139,3 +139,40 @@ def test_reactor_modules_nested(tmp_path):
     modules = reactor_modules(tmp_path, ())
     assert {folder: (m.group, m.artifact, m.version) for folder, m in modules.items()} == {
         "": ("g", "top", "1"), "a": ("g", "a", "1"), "group": ("g", "group", "1"), "group/b": ("g", "b", "2")}
+
+
+def _pom(group: str, artifact: str, version: str, management: str, dependencies: str = "", packaging: str = "jar") -> str:
+    return (f'<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
+            f"<groupId>{group}</groupId><artifactId>{artifact}</artifactId><version>{version}</version>"
+            f"<packaging>{packaging}</packaging><properties><netty.version>4.1.9</netty.version></properties>"
+            f"<dependencyManagement><dependencies>{management}</dependencies></dependencyManagement>"
+            f"<dependencies>{dependencies}</dependencies></project>")  # fmt: skip
+
+
+def _dependency(group: str, artifact: str, version: str = "", extra: str = "") -> str:
+    return (f"<dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId>"
+            f"{f'<version>{version}</version>' if version else ''}{extra}</dependency>")  # fmt: skip
+
+
+IMPORT = "<type>pom</type><scope>import</scope>"
+
+
+def test_boms_imported_by_dependency_management_give_versions_and_one_not_at_hand_is_named(tmp_path):
+    repository = tmp_path / "repository"
+    # a BOM that imports another, with a property of its own; the module's own management wins over both
+    write(repository / "io/netty/netty-bom/4.1.9/netty-bom-4.1.9.pom", _pom("io.netty", "netty-bom", "4.1.9",
+          _dependency("io.netty", "netty-codec", "${netty.version}") + _dependency("org.acme", "shared", "1.0")
+          + _dependency("org.acme", "base-bom", "2", IMPORT), packaging="pom"))  # fmt: skip
+    write(repository / "org/acme/base-bom/2/base-bom-2.pom", _pom("org.acme", "base-bom", "2",
+          _dependency("org.acme", "base", "2.5") + _dependency("io.netty", "netty-bom", "4.1.9", IMPORT), packaging="pom"))
+    module = write(tmp_path / "app" / "pom.xml", _pom("org.acme", "app", "1",
+                   _dependency("org.acme", "shared", "3.0") + _dependency("io.netty", "netty-bom", "4.1.9", IMPORT)
+                   + _dependency("com.gone", "gone-bom", "7", IMPORT),
+                   "".join(_dependency(g, a) for g, a in (("io.netty", "netty-codec"), ("org.acme", "shared"),
+                                                          ("org.acme", "base"), ("com.gone", "lib")))))  # fmt: skip
+    model = read_pom(module, (repository,))
+    assert {d.artifact: d.version for d in model.dependencies} == {"netty-codec": "4.1.9", "shared": "3.0",
+                                                                   "base": "2.5", "lib": ""}  # fmt: skip
+    assert model.missing_imports == ["com.gone:gone-bom:7"]
+    assert [d.artifact for d in model.missing_versions()] == ["lib"]
+    assert read_pom(module, ()).missing_imports == ["io.netty:netty-bom:4.1.9", "com.gone:gone-bom:7"]

@@ -147,11 +147,12 @@ def test_the_removed_class_and_its_tests_are_unreachable(geometry_task, geometry
 class CountingEmbedder:
     """The real MiniLM embedder, counting the texts it is asked to embed."""
 
-    def __init__(self) -> None:
+    def __init__(self, own_cache: str = "") -> None:
         from harness.models.embeddings import get_embedder
 
         self.inner = get_embedder("minilm")
-        self.name, self.model, self.revision = self.inner.name, self.inner.model, self.inner.revision
+        # *own_cache*: a cache folder of its own (the cache is named after the revision), so every text counts
+        self.name, self.model, self.revision = self.inner.name, self.inner.model, self.inner.revision + own_cache
         self.embedded = 0
 
     def embed(self, texts):
@@ -168,6 +169,20 @@ def test_embeddings_are_cached_across_calls_and_toolboxes(geometry_task):
     again = python_toolbox(geometry_task, embedder=embedder)
     assert again.call("get_related_snippets", {"query": "a never seen query about hexagons"}) == first
     assert embedder.embedded == after_first  # nothing embedded twice, not even by a new toolbox
+
+
+def test_get_relevant_code_embeds_no_snippet_a_second_time(geometry_task, tmp_path):
+    from harness.agents.python_tools import PythonTools
+    from harness.agents.python_visible import visible_repository
+
+    embedder = CountingEmbedder(own_cache=f"-{tmp_path.name}")
+    tools = PythonTools(geometry_task, visible_repository(geometry_task), embedder, "a shape")
+    tools.related_snippets()
+    assert embedder.embedded == len({s.text for s in tools.snippets}) + 1  # the snippets, and the query
+    tools.relevant_code("distance between two points")
+    own = {*tools._structures[:len(tools._structures) - len(tools.snippets)]}  # the classes' and functions' texts
+    assert embedder.embedded == len({s.text for s in tools.snippets}) + 1 + len(own) + 1
+    assert tools._structures[-1] == tools.snippets[-1].render()  # shown with its file and lines
 
 
 def test_long_bodies_are_truncated():

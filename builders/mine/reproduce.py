@@ -135,8 +135,13 @@ def _failing(runner: InstanceRunner, code: str, name: str, tests: Tests) -> tupl
     that is no verdict on the step; a real cause (the code does not compile) repeats."""
     why = ""
     for attempt in range(ATTEMPTS):
-        verdict = runner.evaluate(code, name if attempt == 0 else f"{name}-attempt{attempt + 1}", tests=tests)
-        if verdict.status in ("plausible", "wrong"):
+        try:
+            verdict = runner.evaluate(code, name if attempt == 0 else f"{name}-attempt{attempt + 1}", tests=tests)
+        except BenchsmithError as exc:  # the trusted reference run of the fixed version could not finish
+            why = f"error: {exc}"
+            continue
+        # "wrong" without a failing test: the JVM ended without a report, which judges nothing
+        if verdict.status == "plausible" or (verdict.status == "wrong" and verdict.failing_tests):
             return set(verdict.failing_tests), ""
         why = f"{verdict.status}: {verdict.reason}"
     return None, why

@@ -74,21 +74,23 @@ def mined(tmp_path_factory):
 @pytest.mark.slow
 def test_mine_selects_reproduces_and_counts(mined):
     out, card, _ = mined
-    assert card["counts"] == {"scanned": 5, "referencing_issue": 4, "single_method_strict": 2, "single_method_lenient": 2,
-                              "reproduced": 2, "with_flaky_tests": 1, "flaky_tests": 1, "instances": 2}  # fmt: skip
+    assert card["counts"] == {"scanned": 6, "referencing_issue": 5, "single_method_strict": 3, "single_method_lenient": 3,
+                              "reproduced": 3, "with_flaky_tests": 1, "flaky_tests": 1, "instances": 3}  # fmt: skip
     assert card["rejections"] == {"no issue reference": 1, "multi-method": 1, "no test added or changed": 1}
-    assert card["issue_text"] == {"fetched": 2}
-    assert card["instance_dates"] == {"first": "2025-01-03T12:00:00+00:00", "last": "2025-01-06T12:00:00+00:00"}
+    assert card["issue_text"] == {"fetched": 2, "missing: not found (HTTP 404)": 1}  # CLI-17: the tracker answers 404
+    assert card["instance_dates"] == {"first": "2025-01-03T12:00:00+00:00", "last": "2025-01-07T12:00:00+00:00"}
     project = out / "framework" / "projects" / "Calc"
     rows = (project / "active-bugs.csv").read_text().splitlines()
     assert rows[0] == "bug.id,revision.id.buggy,revision.id.fixed,report.id,report.url"
     assert [r.split(",")[0::4] for r in rows[1:]] == [["3", "https://issues.apache.org/jira/browse/CLI-13"],
-                                                      ["6", "https://github.com/FasterXML/jackson-core/issues/531"]]  # fmt: skip
-    assert sorted(p.name for p in (project / "patches").iterdir()) == ["3.src.patch", "6.src.patch"]
+                                                      ["6", "https://github.com/FasterXML/jackson-core/issues/531"],
+                                                      ["7", "https://issues.apache.org/jira/browse/CLI-17"]]  # fmt: skip
+    assert sorted(p.name for p in (project / "patches").iterdir()) == ["3.src.patch", "6.src.patch", "7.src.patch"]
     patch = (project / "patches" / "3.src.patch").read_text()
     assert "-        return n / 2;\n+        return n >> 1;" in patch  # fixed → buggy, as Defects4J's
     assert (project / "trigger_tests" / "3").read_text() == "--- org.example.calc.CalcTest::halfOfNegativeRoundsTowardZero\n"
     assert (project / "trigger_tests" / "6").read_text() == "--- org.example.calc.SignTest::signOfZero\n"
+    assert (project / "trigger_tests" / "7").read_text() == "--- org.example.calc.NegateTest::negatesPositive\n"  # JUnit 5
     assert (project / "relevant_tests" / "6").read_text().split() == ["org.example.calc.CalcTest", "org.example.calc.SignTest"]
     assert (project / "dependent_tests").read_text() == "--- org.example.calc.SignTest::flakyOnEveryVersion\n"
     assert "2025-01-06T12:00:00+00:00" in (project / "commit-dates.csv").read_text()
@@ -106,15 +108,16 @@ def test_mined_project_builds_and_validates_unchanged(mined, tmp_path):
                     "--out", str(dataset), env=env)  # fmt: skip
     assert built.returncode == 0, built.stderr[-3000:]
     instances = {i.instance_id: i for i in read_records(dataset, NL2FixInstance)}
-    assert sorted(instances) == ["Calc-3", "Calc-6"]
+    assert sorted(instances) == ["Calc-3", "Calc-6", "Calc-7"]
     assert instances["Calc-3"].issue_title and instances["Calc-6"].issue_title
+    assert instances["Calc-7"].report_url.endswith("CLI-17") and not instances["Calc-7"].issue_title  # never made up
     assert instances["Calc-6"].trigger_tests == ["org.example.calc.SignTest::signOfZero"]
     report = tmp_path / "report.json"
     validated = run_cli("validate", "--dataset", str(dataset), "--defects4j", str(out), "--repos", str(out / "repos"),
                         "--out", str(report), env=env)  # fmt: skip
     assert validated.returncode == 0, validated.stderr[-3000:]
     outcomes = json.loads(report.read_text())["instances"]
-    assert {i: o["status"] for i, o in outcomes.items()} == {"Calc-3": "reproduced", "Calc-6": "reproduced"}
+    assert {i: o["status"] for i, o in outcomes.items()} == dict.fromkeys(["Calc-3", "Calc-6", "Calc-7"], "reproduced")
 
 
 @pytest.mark.java
@@ -131,7 +134,7 @@ def test_an_interrupted_scan_resumes_without_redoing_steps(mined, tmp_path):
     done = run_cli("nl2fix", "mine", "--repo", str(out / "repos" / "Calc"), "--name", "Calc", "--out", str(again),
                    "--runs", "5", "--github", "FasterXML/jackson-core", "--no-scrape", env=env)  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "5 of 5 steps done before; resuming" in done.stderr
+    assert "6 of 6 steps done before; resuming" in done.stderr
     resumed = json.loads((again / "mine.json").read_text())
     assert next(s for s in resumed["steps"] if s["reason"] == "multi-method")["detail"] == "journalled"
     assert resumed["counts"] == card["counts"]

@@ -8,7 +8,9 @@ Its commits, oldest first (each fix's bug id is its commit count):
 4. ``CLI-15``: a fix of two methods with a test → rejected, multi-method;
 5. ``CLI-16``: a single-method fix without a test → rejected, no test;
 6. ``#531``: a single-method fix of ``Calc.sign`` whose new test class holds a trigger test and a flaky one (it
-   fails half the time on either version) → an instance, the flaky test dropped (GitHub).
+   fails half the time on either version) → an instance, the flaky test dropped (GitHub);
+7. ``CLI-17``: a single-method fix of ``Calc.negate`` whose test is JUnit 5 (Jupiter) → an instance, whose report the
+   tracker does not have (it keeps its link).
 
 Dates are fixed (2025-01-0N), so the history is the same on every machine.
 """
@@ -36,6 +38,7 @@ POM = """<?xml version="1.0" encoding="UTF-8"?>
 CALC = "src/main/java/org/example/calc/Calc.java"
 CALC_TEST = "src/test/java/org/example/calc/CalcTest.java"
 SIGN_TEST = "src/test/java/org/example/calc/SignTest.java"
+NEGATE_TEST_PATH = "src/test/java/org/example/calc/NegateTest.java"
 
 CALC_V1 = """package org.example.calc;
 
@@ -64,6 +67,29 @@ public final class Calc {
 
     public static int clamp(int n, int low, int high) {
         return n < low ? low : n;
+    }
+
+    public static int negate(int n) {
+        return n;
+    }
+}
+"""
+
+NEGATE_TEST = """package org.example.calc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+class NegateTest {
+    @Test
+    void negatesPositive() {
+        assertEquals(-3, Calc.negate(3));
+    }
+
+    @Test
+    void negatesZero() {
+        assertEquals(0, Calc.negate(0));
     }
 }
 """
@@ -162,4 +188,6 @@ def write_history(repo: Path) -> Path:
     _commit(repo, "Fix CLI-16: clamp ignored its upper bound", 5, {CALC: calc})
     calc = calc.replace("return n < 0 ? -1 : 1;", "return n < 0 ? -1 : n == 0 ? 0 : 1;")
     _commit(repo, "The sign of zero is zero (fixes #531)", 6, {CALC: calc, SIGN_TEST: SIGN_TEST_TEXT})
+    calc = calc.replace("public static int negate(int n) {\n        return n;", "public static int negate(int n) {\n        return -n;")
+    _commit(repo, "CLI-17: negate returned its argument", 7, {CALC: calc, NEGATE_TEST_PATH: NEGATE_TEST})
     return repo

@@ -33,8 +33,10 @@ from sources.defects4j import Defects4JRoot
 from sources.maven import read_pom
 
 RUNS = 3
+M2_REPOSITORY = Path.home() / ".m2" / "repository"
 ATTEMPTS = 3  # tries of one run that cannot be judged (a killed JVM) before the step is given up
 _TEST_MARK = re.compile(r"@Test\b|extends\s+TestCase\b|@ParameterizedTest\b")
+_ABSTRACT = re.compile(r"\babstract\s+class\b")
 
 # Rejections of reproduction.
 NO_TESTS_IN_CHANGE = "changed test files hold no tests"
@@ -73,20 +75,57 @@ def stock_libraries(git_dir: Path, revision: str, lib_dir: Path) -> str:
         if not target.exists():
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(jar, target)
+    missing = []
+    for coordinates in classpath.missing:  # Debian lacks it: the local Maven repository may have it
+        jar = _m2_jar(coordinates)
+        if jar is None:
+            missing.append(coordinates)
+            continue
+        target = lib_dir / jar.relative_to(M2_REPOSITORY)
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(jar, target)
     notes = [f"parent pom {model.missing_parent} not at hand"] if model.missing_parent else []
-    if classpath.missing:
-        notes.append(f"not in Debian's Maven repository: {', '.join(classpath.missing[:6])}")
+    if missing:
+        notes.append(f"in neither Debian's Maven repository nor ~/.m2: {', '.join(missing[:6])}")
     return "; ".join(notes)
 
 
+def _m2_jar(coordinates: str) -> Path | None:
+    """The jar of ``group:artifact:version`` in ~/.m2: that version, else the newest there (as
+    :func:`harness.java.toolchain.library_jars` picks from a ``lib/`` that lacks the version a pom pins)."""
+    group, artifact, version = (coordinates.split(":") + ["", "", ""])[:3]
+    folder = M2_REPOSITORY.joinpath(*group.split("."), artifact)
+    if not folder.is_dir():
+        return None
+    wanted = [folder / version / f"{artifact}-{version}.jar",
+              *sorted(folder.glob(f"*/{artifact}-*.jar"), key=lambda jar: _version_key(jar.parent.name), reverse=True)]
+    return next((jar for jar in wanted if jar.is_file() and not jar.name.endswith(("-sources.jar", "-javadoc.jar"))), None)
+
+
+def _version_key(version: str) -> tuple:
+    return tuple(int(part) if part.isdigit() else -1 for part in re.split(r"[.\-]", version))
+
+
 def test_class_names(tree: Path, files: tuple[str, ...]) -> list[str]:
-    """The classes among the test *files* (paths in *tree*) that hold tests."""
+    """The classes among the test *files* (paths in *tree*) that hold tests; for an abstract one, the concrete test
+    classes that extend it (its tests run in them)."""
     names = []
     for path in files:
         text = (tree / path).read_text(encoding="utf-8", errors="replace") if (tree / path).is_file() else ""
-        if _TEST_MARK.search(text):
+        if not _TEST_MARK.search(text):
+            continue
+        if _ABSTRACT.search(text):
+            names += _subclasses(tree / TEST_ROOT, Path(path).stem)
+        else:
             names.append(path.removeprefix(TEST_ROOT + "/").removesuffix(".java").replace("/", "."))
-    return names
+    return list(dict.fromkeys(names))
+
+
+def _subclasses(test_root: Path, simple_name: str) -> list[str]:
+    extends = re.compile(rf"\bextends\s+{re.escape(simple_name)}\b")
+    return [".".join(p.relative_to(test_root).with_suffix("").parts) for p in sorted(test_root.rglob("*.java"))
+            if extends.search(text := p.read_text(encoding="utf-8", errors="replace")) and not _ABSTRACT.search(text)]
 
 
 def classes_naming(tree: Path, test_dir: str, simple_name: str, excluded: set[str]) -> list[str]:
@@ -96,10 +135,10 @@ def classes_naming(tree: Path, test_dir: str, simple_name: str, excluded: set[st
     found = []
     for path in sorted(root.rglob("*.java")):
         name = ".".join(path.relative_to(root).with_suffix("").parts)
-        if name in excluded or path.name.startswith("Abstract"):
+        if name in excluded:
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
-        if pattern.search(text) and _TEST_MARK.search(text) and not re.search(r"\babstract\s+class\b", text):
+        if pattern.search(text) and _TEST_MARK.search(text) and not _ABSTRACT.search(text):
             found.append(name)
     return found
 

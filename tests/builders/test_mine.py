@@ -14,7 +14,7 @@ from benchsmith.core.journal import Journal
 from benchsmith.core.schema import NL2FixInstance, read_records
 from builders.mine.scan import Trackers, issue_reference, project_name, trackers_of
 from tests.helpers.cli import run_cli
-from tests.helpers.mined_history import write_history
+from tests.helpers.mined_history import write_history, write_unbuildable_history
 from tests.helpers.trackers import TrackerServer, serve_github_531, serve_jira
 
 CLI_TRACKERS = Trackers("https://issues.apache.org/jira/browse", "CLI", "apache/commons-cli")
@@ -140,3 +140,20 @@ def test_an_interrupted_scan_resumes_without_redoing_steps(mined, tmp_path):
     assert resumed["counts"] == card["counts"]
     assert not Journal(again / "mine").path.exists()
     assert Path(again / "framework" / "projects" / "Calc" / "trigger_tests" / "3").is_file()
+
+
+@pytest.mark.java
+def test_a_step_that_cannot_be_built_says_why(tmp_path):
+    repo = write_unbuildable_history(tmp_path / "calc")
+    out = tmp_path / "out"
+    done = run_cli("nl2fix", "mine", "--repo", str(repo), "--out", str(out), "--no-scrape",
+                   env={"BENCHSMITH_CACHE": str(tmp_path / "cache")})  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    card = json.loads((out / "mine.json").read_text())
+    (step,) = [s for s in card["steps"] if s["lenient"]]
+    assert step["reason"] == "build failed"
+    assert "main sources do not compile" in step["detail"] and "org.example.absent" in step["detail"]
+    assert step["build_notes"] == ("parent pom org.example.absent:absent-parent:9 not at hand; in neither Debian's Maven "
+                                   "repository nor ~/.m2: org.example.absent:absent-library:1.0")  # fmt: skip
+    assert card["counts"]["instances"] == 0 and (out / "framework" / "projects" / "Calc" / "active-bugs.csv").is_file()
+    assert "| build failed |" in (out / "MINE.md").read_text()

@@ -191,3 +191,21 @@ def write_history(repo: Path) -> Path:
     calc = calc.replace("public static int negate(int n) {\n        return n;", "public static int negate(int n) {\n        return -n;")
     _commit(repo, "CLI-17: negate returned its argument", 7, {CALC: calc, NEGATE_TEST_PATH: NEGATE_TEST})
     return repo
+
+
+UNBUILDABLE_POM = POM.replace("<modelVersion>4.0.0</modelVersion>", """<modelVersion>4.0.0</modelVersion>
+  <parent><groupId>org.example.absent</groupId><artifactId>absent-parent</artifactId><version>9</version></parent>""").replace(
+    "<dependencies>", """<dependencies>
+    <dependency><groupId>org.example.absent</groupId><artifactId>absent-library</artifactId><version>1.0</version></dependency>""")
+
+
+def write_unbuildable_history(repo: Path) -> Path:
+    """A fix that cannot be built offline: its parent pom and a library it imports are nowhere at hand."""
+    repo.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    calc = CALC_V1.replace("/** Small integer helpers. */", "import org.example.absent.Library;\n\n/** Small integer helpers. */")
+    _commit(repo, "Initial import", 1, {"pom.xml": UNBUILDABLE_POM, CALC: calc, CALC_TEST: CALC_TEST_V1})
+    test = CALC_TEST_V1.replace("\n}\n", HALF_TEST + "}\n")
+    _commit(repo, "CLI-13: half rounds negative numbers toward zero", 2, {CALC: calc.replace("return n >> 1;", "return n / 2;"),
+                                                                          CALC_TEST: test})  # fmt: skip
+    return repo

@@ -10,6 +10,7 @@ states the history scanned, the date range of the instances and every step's fat
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -43,16 +44,35 @@ class StepOutcome:
     broken_tests: list[str] = field(default_factory=list)
     flaky_tests: list[str] = field(default_factory=list)
     build_notes: str = ""
+    main_root: str = MAIN_ROOT  # the fixed revision's source folders
+    test_root: str = TEST_ROOT
+    duplicate_of: int = 0  # an instance with the same patch found first (a pull request's commit and its merge)
     issue: str = ""  # "fetched", why the report could not be fetched, or "" (not asked)
     seconds: float = 0.0
 
     @property
     def instance(self) -> bool:
-        return not self.reason and self.bug_id > 0
+        return not self.reason and self.bug_id > 0 and not self.duplicate_of
 
     @classmethod
     def from_json(cls, data: dict) -> StepOutcome:
         return cls(**data)
+
+
+def mark_duplicates(project_dir: Path, outcomes: list[StepOutcome]) -> None:
+    """An instance whose patch (``index`` lines aside) an earlier one has is the same fix reached twice (a pull
+    request's commit and its merge): only the first is kept."""
+    first: dict[str, int] = {}
+    for outcome in outcomes:
+        if not outcome.instance:
+            continue
+        patch = project_dir / "patches" / f"{outcome.bug_id}.src.patch"
+        text = "\n".join(line for line in patch.read_text(errors="replace").splitlines() if not line.startswith("index "))
+        key = hashlib.sha256(text.encode(errors="surrogateescape")).hexdigest()
+        if key in first:
+            outcome.duplicate_of = first[key]
+        else:
+            first[key] = outcome.bug_id
 
 
 def write_project(project_dir: Path, outcomes: list[StepOutcome]) -> None:
@@ -64,7 +84,7 @@ def write_project(project_dir: Path, outcomes: list[StepOutcome]) -> None:
             patch.unlink()
     rows = [ACTIVE_BUGS_HEADER] + [[str(o.bug_id), o.parent, o.sha, o.report_id, o.report_url] for o in instances]
     write_text_atomic(project_dir / "active-bugs.csv", _csv(rows))
-    layout = [[revision, MAIN_ROOT, TEST_ROOT] for o in instances for revision in (o.parent, o.sha)]
+    layout = [[revision, o.main_root, o.test_root] for o in instances for revision in (o.parent, o.sha)]
     write_text_atomic(project_dir / "dir-layout.csv", _csv(layout))
     write_text_atomic(project_dir / "commit-dates.csv",
                       _csv([["bug.id", "revision.id.fixed", "commit.date"]] + [[str(o.bug_id), o.sha, o.date] for o in instances]))  # fmt: skip
@@ -72,7 +92,7 @@ def write_project(project_dir: Path, outcomes: list[StepOutcome]) -> None:
     for o in instances:
         write_text_atomic(project_dir / "trigger_tests" / str(o.bug_id), "".join(f"--- {t}\n" for t in o.trigger_tests))
         write_text_atomic(project_dir / "relevant_tests" / str(o.bug_id), "".join(f"{c}\n" for c in o.relevant_tests))
-        changed_class = o.file_path.removeprefix(MAIN_ROOT + "/").removesuffix(".java").replace("/", ".")
+        changed_class = o.file_path.removeprefix(o.main_root + "/").removesuffix(".java").replace("/", ".")
         write_text_atomic(project_dir / "modified_classes" / f"{o.bug_id}.src", changed_class + "\n")
         if o.broken_tests:
             write_text_atomic(project_dir / "failing_tests" / o.sha, "".join(f"--- {t}\n" for t in o.broken_tests))
@@ -94,7 +114,7 @@ def selection_counts(outcomes: list[StepOutcome]) -> dict:
         "referencing_issue": sum(o.referenced for o in outcomes),
         "single_method_strict": sum(o.strict for o in outcomes),
         "single_method_lenient": sum(o.lenient for o in outcomes),
-        "reproduced": sum(o.instance for o in outcomes),
+        "reproduced": sum(not o.reason and o.bug_id > 0 for o in outcomes),
         "with_flaky_tests": sum(bool(o.flaky_tests) for o in outcomes if o.lenient),
         "flaky_tests": sum(len(o.flaky_tests) for o in outcomes),
         "instances": sum(o.instance for o in outcomes),
@@ -108,7 +128,8 @@ def card(meta: dict, outcomes: list[StepOutcome]) -> dict:
         **meta,
         "counts": selection_counts(outcomes),
         "instance_dates": {"first": dates[0], "last": dates[-1]} if dates else None,
-        "rejections": dict(Counter(o.reason for o in outcomes if not o.instance).most_common()),
+        "rejections": dict(Counter(o.reason or "duplicate of an earlier instance" for o in outcomes
+                                   if not o.instance).most_common()),  # fmt: skip
         "issue_text": dict(Counter(o.issue or "not asked" for o in instances)),
         "steps": [asdict(o) for o in outcomes],
     }

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchsmith.core.errors import BenchsmithError
-from builders.mine.scan import TEST_ROOT
 from builders.mine.select import Candidate
 from harness.java.classpath import DEBIAN_MAVEN_REPO, maven_repo_classpath
 from harness.java.defects4j_workspace import prepare
@@ -107,7 +106,7 @@ def _version_key(version: str) -> tuple:
     return tuple(int(part) if part.isdigit() else -1 for part in re.split(r"[.\-]", version))
 
 
-def test_class_names(tree: Path, files: tuple[str, ...]) -> list[str]:
+def test_class_names(tree: Path, files: tuple[str, ...], test_root: str) -> list[str]:
     """The classes among the test *files* (paths in *tree*) that hold tests; for an abstract one, the concrete test
     classes that extend it (its tests run in them)."""
     names = []
@@ -116,9 +115,9 @@ def test_class_names(tree: Path, files: tuple[str, ...]) -> list[str]:
         if not _TEST_MARK.search(text):
             continue
         if _ABSTRACT.search(text):
-            names += _subclasses(tree / TEST_ROOT, Path(path).stem)
+            names += _subclasses(tree / test_root, Path(path).stem)
         else:
-            names.append(path.removeprefix(TEST_ROOT + "/").removesuffix(".java").replace("/", "."))
+            names.append(path.removeprefix(test_root + "/").removesuffix(".java").replace("/", "."))
     return list(dict.fromkeys(names))
 
 
@@ -152,7 +151,7 @@ def reproduce(candidate: Candidate, d4j: Defects4JRoot, repos: Path, limits: Lim
         workspace = prepare(dataclasses.replace(instance, trigger_tests=[], relevant_tests=[]), d4j, repos)
     except BenchsmithError as exc:
         return Reproduction(BUILD_FAILED, f"{exc}{notes}", build_notes=build_notes)
-    changed = [c for c in test_class_names(workspace.tree, candidate.step.test_files) if c not in workspace.excluded_tests]
+    changed = [c for c in test_class_names(workspace.tree, candidate.step.test_files, candidate.step.layout[1]) if c not in workspace.excluded_tests]
     if not changed:
         return Reproduction(NO_TESTS_IN_CHANGE, ", ".join(candidate.step.test_files[:3]), build_notes=build_notes)
     probe = dataclasses.replace(instance, trigger_tests=[], relevant_tests=changed)

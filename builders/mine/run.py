@@ -16,9 +16,9 @@ from benchsmith.core.atomic import write_text_atomic
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.journal import Journal
 from benchsmith.core.progress import progress
-from builders.mine.export import StepOutcome, card, render_card, write_project
+from builders.mine.export import StepOutcome, card, mark_duplicates, render_card, write_project
 from builders.mine.reproduce import RUNS, reproduce, stock_libraries
-from builders.mine.scan import first_parent_steps, git, open_repository, project_name, trackers_of
+from builders.mine.scan import git, history_numbers, history_steps, open_repository, project_name, trackers_of
 from builders.mine.select import NO_ISSUE, select
 from builders.selection import DEFAULT_SELECTION, SELECTIONS
 from harness.sandbox.jail import Limits
@@ -59,10 +59,11 @@ def mine(options: MineOptions) -> dict:
     git_dir = open_repository(options.repo, out / "repos", name)
     head = git(git_dir, "rev-parse", options.rev).strip()
     trackers = trackers_of(git_dir, head, options.jira, options.github)
-    steps = first_parent_steps(git_dir, options.since, options.until, head)
+    steps = history_steps(git_dir, options.since, options.until, head)
+    numbers = history_numbers(git_dir, head)
     if options.limit is not None:
         steps = steps[-options.limit:]
-    log.info("%s: %d first-parent steps to scan; trackers: %s", name, len(steps), trackers.describe())
+    log.info("%s: %d commits to scan; trackers: %s", name, len(steps), trackers.describe())
     d4j = Defects4JRoot(out)
     journal = Journal(out / "mine")
     done = {e.sha: e for e in journal.read(_journalled(options)) if e is not None}
@@ -76,10 +77,11 @@ def mine(options: MineOptions) -> dict:
             outcomes.append(done[step.sha])
             continue
         began = time.monotonic()
-        outcome = _one_step(d4j, name, git_dir, step, trackers, options, limits, logs)
+        outcome = _one_step(d4j, name, git_dir, step, numbers[step.sha], trackers, options, limits, logs)
         outcome.seconds = round(time.monotonic() - began, 2)
         journal.append({"format": JOURNAL_FORMAT, "selection": options.selection, "runs": options.runs, **dataclasses.asdict(outcome)})
         outcomes.append(outcome)
+    mark_duplicates(project_dir, outcomes)
     if options.scrape:
         _fetch_issues(outcomes)
     write_project(project_dir, outcomes)
@@ -108,11 +110,11 @@ def _journalled(options: MineOptions):
     return parse
 
 
-def _one_step(d4j: Defects4JRoot, name: str, git_dir: Path, step, trackers, options: MineOptions, limits: Limits,
-              logs: Path) -> StepOutcome:  # fmt: skip
+def _one_step(d4j: Defects4JRoot, name: str, git_dir: Path, step, bug_id: int, trackers, options: MineOptions,
+              limits: Limits, logs: Path) -> StepOutcome:  # fmt: skip
     outcome = StepOutcome(step.sha, step.parent, step.date)
     try:
-        candidate, reason, detail, strict_reason = select(d4j, name, git_dir, step, trackers, options.selection)
+        candidate, reason, detail, strict_reason = select(d4j, name, git_dir, step, bug_id, trackers, options.selection)
     except BenchsmithError as exc:
         outcome.reason, outcome.detail, outcome.referenced = "history unreadable", str(exc), True
         return outcome
@@ -120,7 +122,7 @@ def _one_step(d4j: Defects4JRoot, name: str, git_dir: Path, step, trackers, opti
     if candidate is None:
         outcome.reason, outcome.detail = reason, detail
         return outcome
-    bug_id = candidate.bug.bug_id
+    outcome.main_root, outcome.test_root = candidate.step.layout
     outcome.bug_id, outcome.report_id, outcome.report_url = bug_id, candidate.bug.report_id, candidate.bug.report_url
     outcome.strict, outcome.lenient = candidate.strict, True
     outcome.file_path, outcome.method = candidate.instance.file_path, candidate.instance.method_signature

@@ -1,7 +1,7 @@
 """The history's first-parent steps, the issue each references, and what each changes.
 
-A step is a commit of the first-parent line taken against its first parent: an
-ordinary commit, or a merged pull request as a whole (its merge commit). Its
+A step is a commit of the history taken against its first parent: an ordinary
+commit, or a merged pull request as a whole (its merge commit). Its
 issue reference comes from its message: a tracker URL, a key of the
 repository's Jira project (``CLI-42``), or a GitHub number (``#42``, ``GH-42``,
 "fixes #42") of the repository's GitHub project. The trackers are read from the
@@ -22,6 +22,9 @@ from sources.maven import interpolate
 
 MAIN_ROOT = "src/main/java"
 TEST_ROOT = "src/test/java"
+# (main, test) source folders, Maven's first, then the older layouts Defects4J's projects had (harness/java/
+# defects4j_workspace.py guesses the same when dir-layout.csv does not say)
+LAYOUTS = ((MAIN_ROOT, TEST_ROOT), ("src/java", "src/test"), ("source", "tests"), ("src", "test"))
 _JIRA_BROWSE = re.compile(r"(https?://[\w.-]+(?:/[\w.-]+)*?/browse)/([A-Z][A-Z0-9_]+)(?:-(\d+))?\b")
 _GITHUB = re.compile(r"github\.com[/:]([\w.-]+)/([\w.-]+?)(?:\.git)?(?:/|$)")
 _GITHUB_URL = re.compile(r"https?://github\.com/([\w.-]+)/([\w.-]+)/(issues|pull)/(\d+)")
@@ -59,9 +62,10 @@ class Step:
     subject: str
     message: str
     merge: bool
-    main_files: tuple[str, ...] = ()  # changed .java files under src/main/java
-    test_files: tuple[str, ...] = ()  # added or changed .java files under src/test/java
-    other_main: tuple[str, ...] = field(default=())  # changed non-Java files under src/main
+    main_files: tuple[str, ...] = ()  # changed .java files under the main source folder
+    test_files: tuple[str, ...] = ()  # added or changed .java files under the test source folder
+    other_main: tuple[str, ...] = field(default=())  # changed non-Java files under the main source folder
+    layout: tuple[str, str] = (MAIN_ROOT, TEST_ROOT)  # the (main, test) source folders of the fixed revision
 
 
 def git(git_dir: Path, *args: str) -> str:
@@ -168,10 +172,11 @@ def issue_reference(message: str, trackers: Trackers) -> IssueRef | None:
     return None
 
 
-def first_parent_steps(git_dir: Path, since: str | None, until: str | None, rev: str = "HEAD") -> list[Step]:
-    """Every first-parent step of *rev*'s history committed in [*since*, *until*], oldest first (root commits
-    have no parent to be a step against and are left out)."""
-    args = ["log", "--first-parent", "--reverse", "--format=%H%x00%P%x00%cI%x00%B%x1e"]
+def history_steps(git_dir: Path, since: str | None, until: str | None, rev: str = "HEAD") -> list[Step]:
+    """Every commit of *rev*'s history committed in [*since*, *until*], oldest first, each a step against its first
+    parent: Defects4J's fixes are often commits of a branch merged later (commons-cli's 1.x line), and a merged pull
+    request is a step as a whole too (its merge commit). Root commits have no parent to be a step against."""
+    args = ["log", "--reverse", "--date-order", "--format=%H%x00%P%x00%cI%x00%B%x1e"]
     args += [f"--since={since}"] if since else []
     args += [f"--until={until}"] if until else []
     steps = []
@@ -189,21 +194,37 @@ def first_parent_steps(git_dir: Path, since: str | None, until: str | None, rev:
     return steps
 
 
+def history_numbers(git_dir: Path, rev: str = "HEAD") -> dict[str, int]:
+    """Each commit's bug id: its position in *rev*'s whole history, oldest first (stable whatever --since and --until
+    are)."""
+    shas = git(git_dir, "rev-list", "--reverse", "--date-order", rev).split()
+    return {sha: number for number, sha in enumerate(shas, start=1)}
+
+
+def layout_of(git_dir: Path, sha: str) -> tuple[str, str] | None:
+    """The (main, test) source folders of the tree at *sha*: the first of :data:`LAYOUTS` it has both of."""
+    folders = set(git(git_dir, "ls-tree", "-d", "-r", "--name-only", sha, "--", "src", "source", "tests", "test").split("\n"))
+    return next(((main, test) for main, test in LAYOUTS if main in folders and test in folders), None)
+
+
 def with_changes(git_dir: Path, step: Step) -> Step:
-    """*step* with its changed files sorted into main code, tests and other main files (the root module's Maven
-    layout)."""
+    """*step* with its changed files sorted into main code, tests and other main files, by the source folders of its
+    fixed revision (nothing when it has none of :data:`LAYOUTS`)."""
+    layout = layout_of(git_dir, step.sha)
+    if layout is None:
+        return step
+    main_root, test_root = layout
     listing = git(git_dir, "diff", "--name-status", "--no-renames", "-z", step.parent, step.sha)
     fields = listing.split("\x00")
     main, tests, other = [], [], []
     for status, path in zip(fields[0::2], fields[1::2]):
-        if path.startswith(MAIN_ROOT + "/") and path.endswith(".java"):
-            main.append(path)
-        elif path.startswith(TEST_ROOT + "/") and path.endswith(".java") and status in ("A", "M"):
-            tests.append(path)
-        elif path.startswith("src/main/"):
-            other.append(path)
+        if path.startswith(test_root + "/"):  # before main: src/test lies inside the src/ layout's main folder
+            if path.endswith(".java") and status in ("A", "M"):
+                tests.append(path)
+        elif path.startswith(main_root + "/"):
+            (main if path.endswith(".java") else other).append(path)
     return Step(step.sha, step.parent, step.date, step.subject, step.message, step.merge, tuple(main), tuple(tests),
-                tuple(other))  # fmt: skip
+                tuple(other), layout)  # fmt: skip
 
 
 def main_patch(git_dir: Path, step: Step) -> str:
@@ -211,6 +232,3 @@ def main_patch(git_dir: Path, step: Step) -> str:
     return git(git_dir, "diff", "--no-renames", "--no-color", step.sha, step.parent, "--", *step.main_files)
 
 
-def history_number(git_dir: Path, sha: str) -> int:
-    """The bug id of a step: how many commits its history has (stable whatever --since and --until are)."""
-    return int(git(git_dir, "rev-list", "--count", sha).strip())

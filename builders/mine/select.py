@@ -11,7 +11,7 @@ from pathlib import Path
 
 from benchsmith.core.atomic import write_text_atomic
 from benchsmith.core.schema import NL2FixInstance
-from builders.mine.scan import IssueRef, Step, Trackers, history_number, issue_reference, main_patch, with_changes
+from builders.mine.scan import IssueRef, Step, Trackers, issue_reference, main_patch, with_changes
 from builders.single_method import BugOutcome, analyse_bug
 from sources.defects4j import Bug, Defects4JRoot
 from sources.history import UpstreamGitSource
@@ -34,21 +34,21 @@ class Candidate:
     strict: bool
 
 
-def select(d4j: Defects4JRoot, project: str, git_dir: Path, step: Step, trackers: Trackers,
+def select(d4j: Defects4JRoot, project: str, git_dir: Path, step: Step, bug_id: int, trackers: Trackers,
            selection: str) -> tuple[Candidate | None, str, str, str]:  # fmt: skip
     """``(candidate or None, reason, detail, strict_reason)`` for one step; the patch is left at its Defects4J place
-    (the export removes those of steps that are not instances). The bug id is the step's :func:`history_number`."""
+    (the export removes those of steps that are not instances). *bug_id* is the step's :func:`history_numbers`."""
     reference = issue_reference(step.message, trackers)
     if reference is None:
         return None, NO_ISSUE, step.subject[:120], ""
     step = with_changes(git_dir, step)
     if not step.main_files:
-        return None, NO_MAIN_CHANGE, "", ""
+        return None, NO_MAIN_CHANGE, f"no .java file under {step.layout[0]}" if step.layout else "", ""
     if not step.test_files:
         return None, NO_TEST_CHANGE, ", ".join(step.main_files[:3]), ""
     if step.other_main:
         return None, NON_JAVA_MAIN, ", ".join(step.other_main[:3]), ""
-    bug = bug_of(project, history_number(git_dir, step.sha), step, reference)
+    bug = bug_of(project, bug_id, step, reference)
     write_text_atomic(d4j.patch_path(bug), main_patch(git_dir, step))
     outcome: BugOutcome = analyse_bug(d4j, bug, UpstreamGitSource(git_dir))
     decided = outcome.under(selection)

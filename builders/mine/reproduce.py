@@ -174,7 +174,10 @@ def _failing(runner: InstanceRunner, code: str, name: str, tests: Tests) -> tupl
     why = ""
     for attempt in range(ATTEMPTS):
         try:
-            verdict = runner.evaluate(code, name if attempt == 0 else f"{name}-attempt{attempt + 1}", tests=tests)
+            # a retry takes the plain path (fresh javac, fresh JVM): the fast path's JVM, started ahead, is the one
+            # a loaded machine kills most (jsoup's: exit 137 before any report)
+            verdict = runner.evaluate(code, name if attempt == 0 else f"{name}-attempt{attempt + 1}", fast=attempt == 0,
+                                      tests=tests)  # fmt: skip
         except BenchsmithError as exc:  # the trusted reference run of the fixed version could not finish
             why = f"error: {exc}"
             continue

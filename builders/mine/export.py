@@ -142,7 +142,7 @@ def render_card(data: dict) -> str:
         f"# {data['project']}: Defects4J-NL2Fix instances mined from git history",
         "",
         f"Mined by {data['tool']} on {data['mined_at']} from `{data['repo']}` (HEAD {data['head'][:12]}), "
-        f"first-parent steps committed {data['since'] or 'from the start'} to {data['until'] or 'HEAD'}; "
+        f"commits (each against its first parent) committed {data['since'] or 'from the start'} to {data['until'] or 'HEAD'}; "
         f"trackers: {data['trackers']}; `{data['selection']}` single-method rule; each test run {data['runs']} times.",
         "",
         f"{counts['instances']} instances" + (f", fixed between {dates['first']} and {dates['last']}." if dates else "."),

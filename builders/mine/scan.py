@@ -1,4 +1,4 @@
-"""The history's first-parent steps, the issue each references, and what each changes.
+"""The history's steps (each commit against its first parent), the issue each references, and what each changes.
 
 A step is a commit of the history taken against its first parent: an ordinary
 commit, or a merged pull request as a whole (its merge commit). Its
@@ -54,7 +54,7 @@ class IssueRef:
 
 @dataclass(frozen=True)
 class Step:
-    """One first-parent step of the history: *sha* against *parent*."""
+    """One step of the history: *sha* against *parent*."""
 
     sha: str
     parent: str

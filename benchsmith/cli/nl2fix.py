@@ -46,7 +46,7 @@ def _nl2fix_mine(args: argparse.Namespace) -> int:
     card = mine(MineOptions(repo=args.repo, out=args.out, since=args.since, until=args.until, name=args.name,
                             **({"selection": args.selection} if args.selection else {}), jira=args.jira or "",
                             github=args.github or "", scrape=not args.no_scrape, timeout=args.timeout,
-                            limit=args.limit, runs=args.runs))  # fmt: skip
+                            limit=args.limit, runs=args.runs, finish=args.finish))  # fmt: skip
     counts = card["counts"]
     print(f"{args.out}/framework/projects/{card['project']}: {counts['instances']} instances from {counts['scanned']} "
           f"commits ({counts['referencing_issue']} referencing an issue, single-method {counts['single_method_strict']} "
@@ -109,6 +109,8 @@ def register_nl2fix(commands: argparse._SubParsersAction) -> None:
     nl2fix_mine.add_argument("--github", metavar="OWNER/NAME", help="the GitHub project #N refers to (default: the pom's)")
     nl2fix_mine.add_argument("--limit", type=int, metavar="N", help="scan only the newest N steps")
     nl2fix_mine.add_argument("--runs", type=int, default=3, help="runs of each version's tests (at least 3)")
+    nl2fix_mine.add_argument("--finish", action="store_true",
+                             help="export what an interrupted scan journalled, scanning no further (the range ends there)")
     nl2fix_mine.add_argument("--no-scrape", action="store_true", help="do not fetch the instances' issue reports")
     nl2fix_mine.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per test run")
     nl2fix_mine.add_argument("--out", type=Path, required=True, metavar="DIR", help="the Defects4J root to write")

@@ -143,8 +143,9 @@ def classes_naming(tree: Path, test_dir: str, simple_name: str, excluded: set[st
 
 
 def reproduce(candidate: Candidate, d4j: Defects4JRoot, repos: Path, limits: Limits, logs: Path,
-              build_notes: str = "", runs: int = RUNS) -> Reproduction:  # fmt: skip
-    """Run the candidate's tests on the fixed and the buggy method; its trigger and relevant tests, or why none."""
+              build_notes: str = "", runs: int = RUNS, slot: int = 0) -> Reproduction:  # fmt: skip
+    """Run the candidate's tests on the fixed and the buggy method, in sandbox *slot* (one this process leased:
+    :func:`harness.sandbox.jail.leased_slot`); its trigger and relevant tests, or why none."""
     instance = candidate.instance
     notes = f" ({build_notes})" if build_notes else ""
     try:
@@ -156,7 +157,7 @@ def reproduce(candidate: Candidate, d4j: Defects4JRoot, repos: Path, limits: Lim
         return Reproduction(NO_TESTS_IN_CHANGE, ", ".join(candidate.step.test_files[:3]), build_notes=build_notes)
     probe = dataclasses.replace(instance, trigger_tests=[], relevant_tests=changed)
     try:
-        runner = InstanceRunner(probe, workspace, 0, limits, logs)
+        runner = InstanceRunner(probe, workspace, slot, limits, logs)
     except BenchsmithError as exc:
         return Reproduction(BUILD_FAILED, f"{exc}{notes}", build_notes=build_notes)
     try:

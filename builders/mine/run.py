@@ -21,7 +21,7 @@ from builders.mine.reproduce import RUNS, reproduce, stock_libraries
 from builders.mine.scan import git, history_numbers, history_steps, open_repository, project_name, trackers_of
 from builders.mine.select import NO_ISSUE, select
 from builders.selection import DEFAULT_SELECTION, SELECTIONS
-from harness.sandbox.jail import Limits
+from harness.sandbox.jail import Limits, leased_slot
 from sources.defects4j import Defects4JRoot
 
 log = logging.getLogger(__name__)
@@ -43,6 +43,7 @@ class MineOptions:
     timeout: float = 120.0
     limit: int | None = None  # at most this many steps (the newest), for a quick look
     runs: int = RUNS  # runs of each version's tests; a test whose outcome changes between them is flaky
+    finish: bool = False  # export what an interrupted scan journalled, scanning nothing more (the range ends there)
 
 
 def mine(options: MineOptions) -> dict:
@@ -69,18 +70,27 @@ def mine(options: MineOptions) -> dict:
     done = {e.sha: e for e in journal.read(_journalled(options)) if e is not None}
     if done:
         log.info("%s: %d of %d steps done before; resuming", journal.path, len(done), len(steps))
+    until = options.until
+    if options.finish:
+        if not done:
+            raise BenchsmithError(f"--finish: {journal.path} holds no step of this scan to export")
+        steps = [s for s in steps if s.sha in done]
+        until = steps[-1].date  # what the card states: the scan stopped there
+        log.info("%s: --finish: exporting the %d steps journalled, up to %s", name, len(steps), until)
     outcomes = []
     logs = (out / "mine-logs").resolve()
     limits = Limits(wall_seconds=options.timeout)
-    for step in progress(steps, f"mining {name}", unit="commit"):
-        if step.sha in done:
-            outcomes.append(done[step.sha])
-            continue
-        began = time.monotonic()
-        outcome = _one_step(d4j, name, git_dir, step, numbers[step.sha], trackers, options, limits, logs)
-        outcome.seconds = round(time.monotonic() - began, 2)
-        journal.append({"format": JOURNAL_FORMAT, "selection": options.selection, "runs": options.runs, **dataclasses.asdict(outcome)})
-        outcomes.append(outcome)
+    with leased_slot() as slot:  # a sandbox slot no other benchsmith process uses: stopping a run kills its uids
+        for step in progress(steps, f"mining {name}", unit="commit"):
+            if step.sha in done:
+                outcomes.append(done[step.sha])
+                continue
+            began = time.monotonic()
+            outcome = _one_step(d4j, name, git_dir, step, numbers[step.sha], trackers, options, limits, logs, slot)
+            outcome.seconds = round(time.monotonic() - began, 2)
+            journal.append({"format": JOURNAL_FORMAT, "selection": options.selection, "runs": options.runs,
+                            **dataclasses.asdict(outcome)})  # fmt: skip
+            outcomes.append(outcome)
     mark_duplicates(project_dir, outcomes)
     if options.scrape:
         _fetch_issues(outcomes)
@@ -88,7 +98,7 @@ def mine(options: MineOptions) -> dict:
     meta = {
         "dataset": "Defects4J-NL2Fix (mined)", "project": name, "tool": f"benchsmith {__version__}",
         "mined_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "repo": options.repo,
-        "git_dir": str(git_dir), "head": head, "since": options.since, "until": options.until,
+        "git_dir": str(git_dir), "head": head, "since": options.since, "until": until,
         "trackers": trackers.describe(), "selection": options.selection, "runs": options.runs,
         "seconds": round(time.monotonic() - started, 1),
     }  # fmt: skip
@@ -111,7 +121,7 @@ def _journalled(options: MineOptions):
 
 
 def _one_step(d4j: Defects4JRoot, name: str, git_dir: Path, step, bug_id: int, trackers, options: MineOptions,
-              limits: Limits, logs: Path) -> StepOutcome:  # fmt: skip
+              limits: Limits, logs: Path, slot: int) -> StepOutcome:  # fmt: skip
     outcome = StepOutcome(step.sha, step.parent, step.date)
     try:
         candidate, reason, detail, strict_reason = select(d4j, name, git_dir, step, bug_id, trackers, options.selection)
@@ -128,7 +138,7 @@ def _one_step(d4j: Defects4JRoot, name: str, git_dir: Path, step, bug_id: int, t
     outcome.file_path, outcome.method = candidate.instance.file_path, candidate.instance.method_signature
     notes = stock_libraries(git_dir, step.sha, d4j.lib_dir(name))
     found = reproduce(candidate, d4j, (d4j.root / "repos").resolve(), limits, logs / f"{name}-{bug_id}", notes,
-                      options.runs)
+                      options.runs, slot)
     outcome.reason, outcome.detail = found.reason, found.detail
     outcome.trigger_tests, outcome.relevant_tests = list(found.trigger_tests), list(found.relevant_tests)
     outcome.broken_tests, outcome.flaky_tests, outcome.build_notes = list(found.broken_tests), list(found.flaky_tests), found.build_notes

@@ -143,6 +143,25 @@ def test_an_interrupted_scan_resumes_without_redoing_steps(mined, tmp_path):
 
 
 @pytest.mark.java
+@pytest.mark.slow
+def test_finish_exports_what_an_interrupted_scan_journalled(mined, tmp_path):
+    out, card, env = mined
+    again = tmp_path / "again"
+    subprocess.run(["cp", "-a", str(out), str(again)], check=True)
+    os.remove(again / "mine.json")
+    journal = Journal(again / "mine")
+    for step in card["steps"][:2]:  # interrupted after the first instance
+        journal.append({"format": 1, "selection": "lenient", "runs": 5, **step})
+    done = run_cli("nl2fix", "mine", "--repo", str(out / "repos" / "Calc"), "--name", "Calc", "--out", str(again),
+                   "--runs", "5", "--finish", "--no-scrape", env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    finished = json.loads((again / "mine.json").read_text())
+    assert finished["counts"]["scanned"] == 2 and finished["counts"]["instances"] == 1
+    assert finished["until"] == card["steps"][1]["date"]
+    assert (again / "framework" / "projects" / "Calc" / "active-bugs.csv").read_text().count("\n") == 2
+
+
+@pytest.mark.java
 def test_a_step_that_cannot_be_built_says_why(tmp_path):
     repo = write_unbuildable_history(tmp_path / "calc")
     out = tmp_path / "out"

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from benchsmith.core.errors import BenchsmithError
 from builders.mine.select import Candidate
-from harness.java.classpath import DEBIAN_MAVEN_REPO, maven_repo_classpath
+from harness.java.classpath import DEBIAN_MAVEN_REPO, TEST_FRAMEWORK, maven_repo_classpath
 from harness.java.defects4j_workspace import prepare
 from harness.java.method_runner import InstanceRunner, Tests
 from harness.sandbox.jail import Limits
@@ -74,8 +74,14 @@ def stock_libraries(git_dir: Path, revision: str, lib_dir: Path) -> str:
         if not target.exists():
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(jar, target)
+    # the version a pom pins, from ~/.m2 where Debian has another (commons-text 1.12 calls commons-lang3 3.14's
+    # Range.of; Debian ships 3.12): lib/ then holds both, and the workspace picks the pinned one
+    pinned = [f"{d.group}:{d.artifact}:{d.version}" for d in model.dependencies
+              if d.version and "${" not in d.version and d.scope != "system" and not TEST_FRAMEWORK.match(d.artifact)]
     missing = []
-    for coordinates in classpath.missing:  # Debian lacks it: the local Maven repository may have it
+    for coordinates in [*classpath.missing, *(c for c in pinned if c not in classpath.missing)]:
+        if coordinates in pinned and coordinates not in classpath.missing and not _m2_exact(coordinates):
+            continue  # Debian's serves it; ~/.m2 has not this very version either
         jar = _m2_jar(coordinates)
         if jar is None:
             missing.append(coordinates)
@@ -88,6 +94,11 @@ def stock_libraries(git_dir: Path, revision: str, lib_dir: Path) -> str:
     if missing:
         notes.append(f"in neither Debian's Maven repository nor ~/.m2: {', '.join(missing[:6])}")
     return "; ".join(notes)
+
+
+def _m2_exact(coordinates: str) -> bool:
+    group, artifact, version = (coordinates.split(":") + ["", "", ""])[:3]
+    return M2_REPOSITORY.joinpath(*group.split("."), artifact, version, f"{artifact}-{version}.jar").is_file()
 
 
 def _m2_jar(coordinates: str) -> Path | None:

@@ -52,9 +52,15 @@ def main() -> None:
             why = f"{step['reason']}: {step['detail'][:160]}" if step["reason"] != "no issue reference" else \
                 f"no issue reference (report {bug['report']} not named in the message)"  # fmt: skip
         else:
-            known = subprocess.run(["git", "--git-dir", str(git_dir), "cat-file", "-e", f"{bug['fixed']}^{{commit}}"],
-                                   capture_output=True).returncode == 0  # fmt: skip
-            why = "not a first-parent step (a commit of a merged branch)" if known else "commit not in the history"
+            shown = subprocess.run(["git", "--git-dir", str(git_dir), "show", "-s", "--format=%cI", bug["fixed"]],
+                                   capture_output=True, text=True)  # fmt: skip
+            date = shown.stdout.strip()
+            if shown.returncode != 0:
+                why = "commit not in the history"
+            elif (card["since"] and date < card["since"]) or (card["until"] and date > card["until"]):
+                why = f"outside the range scanned (committed {date[:10]})"
+            else:
+                why = "not scanned (not reachable from the scanned head)"
         rows.append((bug["bug"], bug["fixed"][:12], "missed", why.replace("|", "\\|").replace("\n", " ")))
     print(f"{args.project}: {found} of {len(rows)} single-method Defects4J bugs found with the same fixed commit\n")
     print("| bug | fixed commit | miner | why |\n| --- | --- | --- | --- |")

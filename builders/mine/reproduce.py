@@ -216,7 +216,7 @@ def _judge(runner: InstanceRunner, instance, workspace, changed: list[str], buil
         buggy_runs.append(failing)
     gold_any, gold_all = set().union(*gold_runs), set.intersection(*gold_runs)
     buggy_any, buggy_all = set().union(*buggy_runs), set.intersection(*buggy_runs)
-    flaky = (gold_any - gold_all) | ((buggy_any - buggy_all) - gold_any)
+    flaky = (gold_any - gold_all) | (buggy_any - buggy_all)  # passed and failed on the same version
     trigger = sorted(buggy_all - gold_any)
     if not trigger:
         reason = ONLY_FLAKY if flaky else NO_TRIGGER

@@ -40,6 +40,21 @@ def _nl2fix_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _nl2fix_mine(args: argparse.Namespace) -> int:
+    from builders.mine.run import MineOptions, mine
+
+    card = mine(MineOptions(repo=args.repo, out=args.out, since=args.since, until=args.until, name=args.name,
+                            **({"selection": args.selection} if args.selection else {}), jira=args.jira or "",
+                            github=args.github or "", scrape=not args.no_scrape, timeout=args.timeout,
+                            limit=args.limit, runs=args.runs, finish=args.finish))  # fmt: skip
+    counts = card["counts"]
+    print(f"{args.out}/framework/projects/{card['project']}: {counts['instances']} instances from {counts['scanned']} "
+          f"commits ({counts['referencing_issue']} referencing an issue, single-method {counts['single_method_strict']} "
+          f"strict / {counts['single_method_lenient']} lenient, {counts['with_flaky_tests']} with flaky tests dropped) "
+          f"in {card['seconds']}s; card: {args.out}/MINE.md")  # fmt: skip
+    return 0
+
+
 def _validate(args: argparse.Namespace) -> int:
     from benchsmith.core.atomic import write_text_atomic
     from benchsmith.core.journal import Journal
@@ -83,6 +98,23 @@ def register_nl2fix(commands: argparse._SubParsersAction) -> None:
     nl2fix_build.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per run when validating")
     nl2fix_build.add_argument("--out", type=Path, required=True, help="the Parquet file to write")
     nl2fix_build.set_defaults(handler=_nl2fix_build)
+    nl2fix_mine = nl2fix_commands.add_parser("mine", help="a Java repository's history → a Defects4J-shaped project "
+                                             "of fresh single-method bugs (docs/nl2fix-mine.md)")  # fmt: skip
+    nl2fix_mine.add_argument("--repo", required=True, metavar="SPEC", help="a git URL or a local repository")
+    nl2fix_mine.add_argument("--since", metavar="DATE", help="only fixes committed on or after DATE (the cut-off)")
+    nl2fix_mine.add_argument("--until", metavar="DATE", help="only fixes committed up to DATE")
+    nl2fix_mine.add_argument("--name", help="the Defects4J project name (default: from the repository's name)")
+    nl2fix_mine.add_argument("--selection", choices=["strict", "lenient"], help="the single-method rule (default lenient)")
+    nl2fix_mine.add_argument("--jira", metavar="URL", help="the Jira project, https://.../browse/KEY (default: the pom's)")
+    nl2fix_mine.add_argument("--github", metavar="OWNER/NAME", help="the GitHub project #N refers to (default: the pom's)")
+    nl2fix_mine.add_argument("--limit", type=int, metavar="N", help="scan only the newest N steps")
+    nl2fix_mine.add_argument("--runs", type=int, default=3, help="runs of each version's tests (at least 3)")
+    nl2fix_mine.add_argument("--finish", action="store_true",
+                             help="export what an interrupted scan journalled, scanning no further (the range ends there)")
+    nl2fix_mine.add_argument("--no-scrape", action="store_true", help="do not fetch the instances' issue reports")
+    nl2fix_mine.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per test run")
+    nl2fix_mine.add_argument("--out", type=Path, required=True, metavar="DIR", help="the Defects4J root to write")
+    nl2fix_mine.set_defaults(handler=_nl2fix_mine)
 
 
 def register_validate(commands: argparse._SubParsersAction) -> None:

@@ -47,6 +47,7 @@ from harness.java.toolchain import (
     junit_hamcrest,
     library_jars,
     pinned_jars,
+    platform_classpath,
     pom_coordinates,
     pom_versions,
 )
@@ -94,6 +95,7 @@ class Workspace(_Layout):
     buggy_only_imports: tuple[str, ...] = ()  # imports of the buggy file that the fix removed
     release: str = JAVA_RELEASE  # what its sources (and candidates) compile for
     junit_hamcrest: tuple[str, ...] = ()  # the Hamcrest 1.3 of lib/, which the test JVM runs JUnit with
+    platform: bool = False  # its tests use JUnit 5 (Jupiter): compiled and run on the JUnit Platform
 
     def resource_dirs(self) -> list[Path]:
         """Resource folders, and the source folders (old Ant builds copied their resources beside the classes)."""
@@ -218,9 +220,11 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
         encoding = compile_main(tree, source_dir, root, libraries, release, more_dirs=more_main)
         log.info("%s: compiled for Java %s: Java 8's type inference rejects its sources", instance.instance_id, release)
     needed = {t.split("::")[0] for t in instance.trigger_tests} | set(instance.relevant_tests)
+    platform = uses_jupiter(tree / test_dir)
+    engine = tuple(platform_classpath()) if platform else ()
     try:
         test_encoding, excluded = compile_tests(instance.instance_id, needed, tree, test_dir, root, libraries, encoding,
-                                                release, more_dirs=more_tests)  # fmt: skip
+                                                release, engine, more_dirs=more_tests)  # fmt: skip
     except BenchsmithError:
         # Tests written for Java 5 and 6 that Java 8's inference finds ambiguous (Mockito's when(mock.oneArg(
         # anyObject())), with oneArg(Double) and oneArg(String)): compiled at the oldest level javac 17 has, as for
@@ -229,11 +233,21 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
         if release == OLDEST_RELEASE or not re.search(r"is ambiguous|incompatible types", log_text):
             raise
         test_encoding, excluded = compile_tests(instance.instance_id, needed, tree, test_dir, root, libraries, encoding,
-                                                OLDEST_RELEASE, more_dirs=more_tests)  # fmt: skip
+                                                OLDEST_RELEASE, engine, more_dirs=more_tests)  # fmt: skip
         log.info("%s: tests compiled for Java %s: Java 8's type inference rejects them", instance.instance_id, OLDEST_RELEASE)
     extra = _buggy_only_imports(instance, d4j, tree, encoding)
     return Workspace(root, source_dir, test_dir, encoding, test_encoding, libraries, tuple(excluded), tuple(missing), extra,
-                     release)  # fmt: skip
+                     release, platform=platform)  # fmt: skip
+
+
+_JUPITER_IMPORT = re.compile(r"^\s*import\s+(?:static\s+)?org\.junit\.jupiter\.", re.M)
+
+
+def uses_jupiter(test_root: Path) -> bool:
+    """Whether any test source under *test_root* is written for JUnit 5 (Jupiter): Defects4J's projects never are;
+    projects mined from recent history (builders/mine) often are. The JUnit Platform runs JUnit 3 and 4 tests too."""
+    return any(_JUPITER_IMPORT.search(path.read_text(encoding="utf-8", errors="replace"))
+               for path in _java_files(test_root)) if test_root.is_dir() else False  # fmt: skip
 
 
 def _more_source_dirs(tree: Path, source_dir: str, test_dir: str) -> tuple[tuple[str, ...], tuple[str, ...]]:

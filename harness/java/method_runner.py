@@ -90,7 +90,7 @@ class InstanceRunner:
         host = (workspace.tree / instance.file_path).read_bytes().decode(workspace.encoding, errors="surrogateescape")
         self.prefix, self.suffix = split_host(add_imports(host, workspace.buggy_only_imports), instance)
         self._open(instance.instance_id, instance.file_path, instance.fixed_method, Tests.for_instance(instance, excluded),
-                   workspace, slot, limits, logs, release=workspace.release, runtime=defects4j_runtime())  # fmt: skip
+                   workspace, slot, limits, logs, workspace.platform, workspace.release, defects4j_runtime())  # fmt: skip
 
     def _open(self, label: str, file_path: str, reference_code: str, default_tests: Tests, workspace: Workspace,
               slot: int, limits: sandbox.Limits, logs: Path, platform: bool = False, release: str = JAVA_RELEASE,

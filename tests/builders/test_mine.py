@@ -1,0 +1,178 @@
+"""``nl2fix mine`` on a git history written here (tests/helpers/mined_history.py), with the issue reports served by
+the loopback tracker server; its output built by ``nl2fix build`` and proven by ``validate``, unchanged."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from benchsmith.core.journal import Journal
+from benchsmith.core.schema import NL2FixInstance, read_records
+from builders.mine.scan import Trackers, issue_reference, project_name, trackers_of
+from tests.helpers.cli import run_cli
+from tests.helpers.mined_history import write_history, write_unbuildable_history
+from tests.helpers.trackers import TrackerServer, serve_github_531, serve_jira
+
+CLI_TRACKERS = Trackers("https://issues.apache.org/jira/browse", "CLI", "apache/commons-cli")
+
+
+def test_issue_references_of_messages():
+    assert issue_reference("[CLI-321] Fix it", CLI_TRACKERS).report_url == "https://issues.apache.org/jira/browse/CLI-321"
+    assert issue_reference("cli-7: lower case", CLI_TRACKERS).report_id == "CLI-7"
+    github = issue_reference("Fix parsing (#88)", CLI_TRACKERS)
+    assert (github.report_id, github.report_url) == ("88", "https://github.com/apache/commons-cli/issues/88")
+    assert issue_reference("See GH-12", CLI_TRACKERS).report_id == "12"
+    url = issue_reference("as https://github.com/o/r/pull/5 says", Trackers())
+    assert (url.report_id, url.report_url) == ("5", "https://github.com/o/r/pull/5")
+    jira_url = issue_reference("https://issues.apache.org/jira/browse/CODEC-99 fixed", Trackers())
+    assert jira_url.report_id == "CODEC-99"
+    for unrelated in ("Use UTF-8 everywhere", "Bump SHA-256 helper", "Merge branch 'x'", "Fix IO-1 in the docs",
+                      "Color &#35;3 and a/b#4"):  # fmt: skip
+        assert issue_reference(unrelated, CLI_TRACKERS) is None, unrelated
+    assert issue_reference("Fix #9", Trackers("https://issues.apache.org/jira/browse", "CLI")) is None  # no GitHub project
+
+
+def test_project_names():
+    assert project_name("https://github.com/apache/commons-cli.git") == "CommonsCli"
+    assert project_name("/work/.mirror/apache+commons-csv/repo") == "CommonsCsv"
+    assert project_name("/tmp/calc/") == "Calc"
+
+
+def test_trackers_from_the_pom(tmp_path):
+    repo = write_history(tmp_path / "calc")
+    git_dir = repo / ".git"
+    assert trackers_of(git_dir, "HEAD") == Trackers("https://issues.apache.org/jira/browse", "CLI", "")
+    assert trackers_of(git_dir, "HEAD", github="o/r").github == "o/r"
+    assert trackers_of(git_dir, "HEAD", jira="https://jira.example.org/browse/ABC").jira_key == "ABC"
+
+
+@pytest.fixture(scope="module")
+def mined(tmp_path_factory):
+    """The history mined once, the trackers at a loopback server; (output folder, card, environment)."""
+    root = tmp_path_factory.mktemp("mine")
+    repo = write_history(root / "calc")
+    server = TrackerServer().start()
+    serve_jira(server, "CLI-13", "jira/CLI-13.json")
+    serve_github_531(server)
+    env = {"BENCHSMITH_JIRA_URL": f"{server.base}/jira", "BENCHSMITH_GITHUB_API_URL": f"{server.base}/github-api",
+           "BENCHSMITH_CACHE": str(root / "cache"), "BENCHSMITH_HTTP_RETRIES": "1", "BENCHSMITH_HTTP_BACKOFF": "0.01",
+           "GITHUB_TOKEN": ""}  # fmt: skip
+    out = root / "out"
+    # five runs of each version: the flaky test (a coin toss) keeps one outcome through all ten with odds 1 in 512
+    done = run_cli("nl2fix", "mine", "--repo", str(repo), "--out", str(out), "--runs", "5",
+                   "--github", "FasterXML/jackson-core", env=env)  # fmt: skip
+    server.stop()
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out, json.loads((out / "mine.json").read_text()), env
+
+
+@pytest.mark.java
+@pytest.mark.slow
+def test_mine_selects_reproduces_and_counts(mined):
+    out, card, _ = mined
+    assert card["counts"] == {"scanned": 6, "referencing_issue": 5, "single_method_strict": 3, "single_method_lenient": 3,
+                              "reproduced": 3, "with_flaky_tests": 1, "flaky_tests": 1, "instances": 3}  # fmt: skip
+    assert card["rejections"] == {"no issue reference": 1, "multi-method": 1, "no test added or changed": 1}
+    assert card["issue_text"] == {"fetched": 2, "missing: not found (HTTP 404)": 1}  # CLI-17: the tracker answers 404
+    assert card["instance_dates"] == {"first": "2025-01-03T12:00:00+00:00", "last": "2025-01-07T12:00:00+00:00"}
+    project = out / "framework" / "projects" / "Calc"
+    rows = (project / "active-bugs.csv").read_text().splitlines()
+    assert rows[0] == "bug.id,revision.id.buggy,revision.id.fixed,report.id,report.url"
+    assert [r.split(",")[0::4] for r in rows[1:]] == [["3", "https://issues.apache.org/jira/browse/CLI-13"],
+                                                      ["6", "https://github.com/FasterXML/jackson-core/issues/531"],
+                                                      ["7", "https://issues.apache.org/jira/browse/CLI-17"]]  # fmt: skip
+    assert sorted(p.name for p in (project / "patches").iterdir()) == ["3.src.patch", "6.src.patch", "7.src.patch"]
+    patch = (project / "patches" / "3.src.patch").read_text()
+    assert "-        return n / 2;\n+        return n >> 1;" in patch  # fixed → buggy, as Defects4J's
+    assert (project / "trigger_tests" / "3").read_text() == "--- org.example.calc.CalcTest::halfOfNegativeRoundsTowardZero\n"
+    assert (project / "trigger_tests" / "6").read_text() == "--- org.example.calc.SignTest::signOfZero\n"
+    assert (project / "trigger_tests" / "7").read_text() == "--- org.example.calc.NegateTest::negatesPositive\n"  # JUnit 5
+    assert (project / "relevant_tests" / "6").read_text().split() == ["org.example.calc.CalcTest", "org.example.calc.SignTest"]
+    assert (project / "dependent_tests").read_text() == "--- org.example.calc.SignTest::flakyOnEveryVersion\n"
+    assert "2025-01-06T12:00:00+00:00" in (project / "commit-dates.csv").read_text()
+    multi = next(s for s in card["steps"] if s["reason"] == "multi-method")
+    assert "min(int, int)" in multi["detail"] and "max(int, int)" in multi["detail"]
+    assert "| Calc-6 |" in (out / "MINE.md").read_text()
+
+
+@pytest.mark.java
+@pytest.mark.slow
+def test_mined_project_builds_and_validates_unchanged(mined, tmp_path):
+    out, _, env = mined  # the tracker server has stopped: issue text only from the scrapers' cache the miner filled
+    dataset = tmp_path / "mined.parquet"
+    built = run_cli("nl2fix", "build", "--defects4j", str(out), "--repos", str(out / "repos"), "--projects", "Calc",
+                    "--out", str(dataset), env=env)  # fmt: skip
+    assert built.returncode == 0, built.stderr[-3000:]
+    instances = {i.instance_id: i for i in read_records(dataset, NL2FixInstance)}
+    assert sorted(instances) == ["Calc-3", "Calc-6", "Calc-7"]
+    assert instances["Calc-3"].issue_title and instances["Calc-6"].issue_title
+    assert instances["Calc-7"].report_url.endswith("CLI-17") and not instances["Calc-7"].issue_title  # never made up
+    assert instances["Calc-6"].trigger_tests == ["org.example.calc.SignTest::signOfZero"]
+    report = tmp_path / "report.json"
+    validated = run_cli("validate", "--dataset", str(dataset), "--defects4j", str(out), "--repos", str(out / "repos"),
+                        "--out", str(report), env=env)  # fmt: skip
+    assert validated.returncode == 0, validated.stderr[-3000:]
+    outcomes = json.loads(report.read_text())["instances"]
+    assert {i: o["status"] for i, o in outcomes.items()} == dict.fromkeys(["Calc-3", "Calc-6", "Calc-7"], "reproduced")
+
+
+@pytest.mark.java
+@pytest.mark.slow
+def test_an_interrupted_scan_resumes_without_redoing_steps(mined, tmp_path):
+    out, card, env = mined
+    again = tmp_path / "again"
+    subprocess.run(["cp", "-a", str(out), str(again)], check=True)
+    os.remove(again / "mine.json")
+    journal = Journal(again / "mine")
+    for step in card["steps"]:  # as an interrupted run leaves them, one marked to tell it was not decided again
+        marked = {**step, "detail": "journalled"} if step["reason"] == "multi-method" else step
+        journal.append({"format": 1, "selection": "lenient", "runs": 5, **marked})
+    done = run_cli("nl2fix", "mine", "--repo", str(out / "repos" / "Calc"), "--name", "Calc", "--out", str(again),
+                   "--runs", "5", "--github", "FasterXML/jackson-core", "--no-scrape", env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "6 of 6 steps done before; resuming" in done.stderr
+    resumed = json.loads((again / "mine.json").read_text())
+    assert next(s for s in resumed["steps"] if s["reason"] == "multi-method")["detail"] == "journalled"
+    assert resumed["counts"] == card["counts"]
+    assert not Journal(again / "mine").path.exists()
+    assert Path(again / "framework" / "projects" / "Calc" / "trigger_tests" / "3").is_file()
+
+
+@pytest.mark.java
+@pytest.mark.slow
+def test_finish_exports_what_an_interrupted_scan_journalled(mined, tmp_path):
+    out, card, env = mined
+    again = tmp_path / "again"
+    subprocess.run(["cp", "-a", str(out), str(again)], check=True)
+    os.remove(again / "mine.json")
+    journal = Journal(again / "mine")
+    for step in card["steps"][:2]:  # interrupted after the first instance
+        journal.append({"format": 1, "selection": "lenient", "runs": 5, **step})
+    done = run_cli("nl2fix", "mine", "--repo", str(out / "repos" / "Calc"), "--name", "Calc", "--out", str(again),
+                   "--runs", "5", "--finish", "--no-scrape", env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    finished = json.loads((again / "mine.json").read_text())
+    assert finished["counts"]["scanned"] == 2 and finished["counts"]["instances"] == 1
+    assert finished["until"] == card["steps"][1]["date"]
+    assert (again / "framework" / "projects" / "Calc" / "active-bugs.csv").read_text().count("\n") == 2
+
+
+@pytest.mark.java
+def test_a_step_that_cannot_be_built_says_why(tmp_path):
+    repo = write_unbuildable_history(tmp_path / "calc")
+    out = tmp_path / "out"
+    done = run_cli("nl2fix", "mine", "--repo", str(repo), "--out", str(out), "--no-scrape",
+                   env={"BENCHSMITH_CACHE": str(tmp_path / "cache")})  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    card = json.loads((out / "mine.json").read_text())
+    (step,) = [s for s in card["steps"] if s["lenient"]]
+    assert step["reason"] == "build failed"
+    assert "main sources do not compile" in step["detail"] and "org.example.absent" in step["detail"]
+    assert step["build_notes"] == ("parent pom org.example.absent:absent-parent:9 not at hand; in neither Debian's Maven "
+                                   "repository nor ~/.m2: org.example.absent:absent-library:1.0")  # fmt: skip
+    assert card["counts"]["instances"] == 0 and (out / "framework" / "projects" / "Calc" / "active-bugs.csv").is_file()
+    assert "| build failed |" in (out / "MINE.md").read_text()

@@ -51,8 +51,8 @@ from sources.python_removal import insert_class, remove_class
 from sources.python_repo import Repository, private_cache_dir, resolve, task_environment
 
 log = logging.getLogger(__name__)
-ANALYSIS_VERSION = "1"
-RUNS_FORMAT = 5  # bump when test runs change (the sandbox, the plugin): cached runs are not reused
+ANALYSIS_VERSION = "3"  # 3: references in signatures and fields; attribute docstrings and comments uncounted
+RUNS_FORMAT = 6  # bump when test runs change (the sandbox, the plugin): cached runs are not reused
 
 
 @dataclass(frozen=True)

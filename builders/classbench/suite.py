@@ -285,6 +285,13 @@ def _test_files(copy: Path) -> list[str]:
 def _refuse_a_sliver(repo: Repository, result: SuiteRun, policy: SuitePolicy, logs: Path) -> None:
     collected = len(result.collected)
     if not collected:
+        # Every test file died while collecting (an interpreter that cannot start in the sandbox: a shared libpython
+        # it cannot load): no test was lost by the suite, none was ever run either. Without a death, the caller
+        # names what did not import.
+        if result.crashed_units:
+            causes = [unit.reason for unit in result.crashed_units]
+            raise BenchsmithError(f"{repo.spec}: no test could be collected: every run died while collecting, mostly "
+                                  f"{max(set(causes), key=causes.count)}; see {logs / 'suite.log'}")  # fmt: skip
         return
     ran = result.ran()
     if ran >= policy.min_run_share * collected:

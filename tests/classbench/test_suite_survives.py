@@ -161,6 +161,15 @@ def test_a_suite_that_mostly_cannot_run_fails_the_build_in_one_line(tmp_path):
     assert "\n" not in message and "only 1 of 4 collected tests ran (below 50%); 3 crashed or timed out, mostly: killed by SIGSEGV" in message
 
 
+def test_a_suite_where_nothing_can_be_collected_fails_the_build_in_one_line(tmp_path):
+    tree = make_suite(tmp_path / "repo", {f"tests/test_{n}.py": "import os\nos._exit(127)\n" for n in ("a", "b")})
+    with pytest.raises(BenchsmithError) as raised:
+        run(tree, tmp_path)
+    message = str(raised.value)
+    assert "\n" not in message and "no test could be collected: every run died while collecting, mostly while " \
+        "collecting: the test process exited with status 127" in message
+
+
 def test_the_card_lists_the_suite_and_every_unit_that_died(tmp_path):
     tree = tmp_path / "geometry"
     shutil.copytree(GEOMETRY, tree)

@@ -84,8 +84,9 @@ def source_files(tree: Path, import_root: str) -> list[Path]:
     files = []
     for path in sorted(root.rglob("*.py")):
         folders = path.relative_to(root).parts[:-1]
-        parts = set(folders)
-        if parts & _SKIPPED_PARTS or folders[:1] and folders[0] in _SUITE_FOLDERS or path.name.startswith("test_") or path.name in ("setup.py", "conftest.py"):
+        if set(folders) & _SKIPPED_PARTS or folders[:1] and folders[0] in _SUITE_FOLDERS:
+            continue
+        if path.name.startswith("test_") or path.name in ("setup.py", "conftest.py"):
             continue
         files.append(path)
     return files
@@ -225,7 +226,7 @@ class _DocstringRemover(cst.CSTTransformer):
     ``__init__`` (``scope: Scope`` followed by a string saying what it is), which document as docstrings do.
 
     Comments go too. The paper names only docstrings, but its count is not of them: litestar's HTTPRouteHandler,
-    which it published under its limit of 3,000, has 3,046 tokens once its docstrings are gone, 2,933 without its
+    which it published under its limit of 3,000, has 3,046 tokens once its docstrings are gone, 2,916 without its
     comments as well (2,691 as ``ast.unparse`` writes it, which a count made on Python's ast would see)."""
 
     def leave_EmptyLine(self, original, updated):

@@ -21,7 +21,8 @@ runs in this process and can forge it.
 DirectCoverage(T), as the RepoClassBench paper (E.1.2) defines it, is the set of functions and
 classes invoked directly in the body of test T: here, every call event whose
 caller frame runs code written in the test function's body (its own frame, or
-a function, lambda, comprehension or class defined inside it), and, for a call
+a function, lambda, comprehension or class defined inside it; in any thread the
+test starts), and, for a call
 that builds an object, the constructor of the class built (``C.__init__``,
 even when inherited or generated); with ``BENCHSMITH_DIRECTCOV``
 set, each test's line carries ``"calls": [[file, qualname], ...]``.
@@ -54,6 +55,7 @@ import builtins
 import json
 import os
 import sys
+import threading
 
 import pytest
 
@@ -228,8 +230,12 @@ def pytest_runtest_call(item):
         return
     calls: set[tuple[str, str]] = set()
     body = _codes_within(code)
+    recording = [True]
 
     def profiler(frame, event, arg):
+        if not recording[0]:  # a thread the test started outlived it
+            sys.setprofile(None)
+            return
         if event == "call" and frame.f_back is not None and frame.f_back.f_code in body:
             target = frame.f_code
             calls.add((target.co_filename, getattr(target, "co_qualname", target.co_name)))
@@ -238,13 +244,23 @@ def pytest_runtest_call(item):
                 if constructed is not None:
                     calls.add(constructed)
 
-    previous = sys.getprofile()
+    # Threads the test starts are profiled too: a test client serves the handlers written in the test's body from a
+    # thread of its own (an anyio portal), and what they call is no less written there.
+    previous, previous_threads = sys.getprofile(), getattr(threading, "_profile_hook", None)
     sys.setprofile(profiler)
+    threading.setprofile(profiler)
     try:
         yield
     finally:
+        recording[0] = False
+        threading.setprofile(previous_threads)
         sys.setprofile(previous)
-        _calls[item.nodeid] = [list(c) for c in sorted(calls)]
+        while True:  # a thread may still be adding its last call
+            try:
+                _calls[item.nodeid] = [list(c) for c in sorted(calls)]
+                break
+            except RuntimeError:
+                continue
 
 
 # Invoked in the body of T (the RepoClassBench paper's DirectCoverage) is read off the text: a call written anywhere in

@@ -57,6 +57,14 @@ PACKAGE = {
             assert [Point(n).moved().x for n in range(2)] == [1, 2]
             assert (lambda: Inherits(2).double())() == 4
 
+        def test_a_thread_it_starts():
+            import threading
+            def work():  # as a test client's portal thread runs the handlers written in the test
+                Base(5).grow()
+            thread = threading.Thread(target=work)
+            thread.start()
+            thread.join()
+
         def test_wrapper():
             assert Wrapper(Base(1)).describe() == "<1>"
 
@@ -74,7 +82,7 @@ def test_direct_calls_are_read_off_the_test_body(tmp_path):
     copy = tmp_path / "copy"
     model = str(copy / "shapes" / "model.py")
     ours = {node.split("::")[1]: sorted(q for f, q in calls if f == model) for node, calls in run.coverage.items()}
-    assert run.counts() == {"collected": 4, "passed": 4}
+    assert run.counts() == {"collected": 5, "passed": 5}
     assert ours == {
         # register() from the body; Base.grow from the handler written in it; not build()'s Base(...).grow()
         "test_nested_and_helper": ["Base.grow", "register"],
@@ -82,6 +90,7 @@ def test_direct_calls_are_read_off_the_test_body(tmp_path):
         # Inherits(2) (Base.__init__ runs, and Inherits is the class built) and its double()
         "test_comprehension_and_lambda": ["Base.__init__", "Inherits.__init__", "Inherits.double", "Point.__init__",
                                           "Point.moved"],
+        "test_a_thread_it_starts": ["Base.__init__", "Base.grow"],
         "test_wrapper": ["Base.__init__", "Wrapper.__init__", "Wrapper.describe"],
         "test_nothing_of_ours": [],
     }

@@ -282,33 +282,63 @@ def test_an_id_a_selection_does_not_collect_is_no_crash(tmp_path):
     assert (result.runs, result.outcomes, result.crashed_units) == (1, {"tests/test_one.py::test_one_1": "passed"}, [])
 
 
-def test_a_directive_run_that_segfaults_makes_no_test_a_directive_it_is_not(tmp_path):
-    # Without Polygon the first test kills pytest. The test after it passes without the class: it must not become a
-    # directive because the run died before it reported (one run would have said nothing of it).
+def build_geometry_with(tmp_path: Path, files: dict[str, str]):
+    """The geometry package with *files* written over it, built: the CLI's result, the card, the one task."""
     tree = tmp_path / "geometry"
     shutil.copytree(GEOMETRY, tree)
-    # The package reaches its classes lazily: without Polygon, geometry.shapes still imports.
-    (tree / "src" / "geometry" / "__init__.py").write_text(
-        "from . import shapes\nfrom .units import Length\n\n\ndef __getattr__(name):\n    return getattr(shapes, name)\n")
-    (tree / "tests" / "test_aa_guard.py").write_text(textwrap.dedent("""
-        import ctypes
-        import geometry.shapes as shapes
-
-        def test_polygon_or_crash():
-            if not hasattr(shapes, "Polygon"):
-                ctypes.string_at(0)
-            assert shapes.Polygon([shapes.Point(0, 0), shapes.Point(1, 0), shapes.Point(0, 1)]).area() == 0.5
-
-        def test_names_polygon_without_needing_it():
-            assert hasattr(shapes, "Point") or shapes.Polygon
-    """))  # fmt: skip
+    for name, text in files.items():
+        (tree / name).write_text(textwrap.dedent(text))
     out = tmp_path / "geometry.parquet"
     completed = run_benchsmith("classbench", "build", "--repo", str(tree), "--out", str(out))
     assert completed.returncode == 0, completed.stderr[-3000:]
-    card = json.loads(out.with_suffix(".card.json").read_text())
-    assert card["solution_checks"]["geometry.shapes.Polygon"] == {
-        "directives": 7, "unstable_ids_dropped": 0, "passing_with_ground_truth": 7, "passing_with_empty_class": 0}
     (task,) = read_records(out, ClassBenchTask)
+    return completed, json.loads(out.with_suffix(".card.json").read_text()), task
+
+
+def test_a_directive_run_that_segfaults_makes_no_test_a_directive_it_is_not(tmp_path):
+    # Without Polygon the first test kills pytest. The test after it passes without the class: it must not become a
+    # directive because the run died before it reported (one run would have said nothing of it).
+    completed, card, task = build_geometry_with(tmp_path, {
+        # The package reaches its classes lazily: without Polygon, geometry.shapes still imports.
+        "src/geometry/__init__.py": "from . import shapes\nfrom .units import Length\n\n\n"
+                                    "def __getattr__(name):\n    return getattr(shapes, name)\n",
+        "tests/test_aa_guard.py": """
+            import ctypes
+            import geometry.shapes as shapes
+
+            def test_polygon_or_crash():
+                if not hasattr(shapes, "Polygon"):
+                    ctypes.string_at(0)
+                assert shapes.Polygon([shapes.Point(0, 0), shapes.Point(1, 0), shapes.Point(0, 1)]).area() == 0.5
+
+            def test_names_polygon_without_needing_it():
+                assert hasattr(shapes, "Point") or shapes.Polygon
+        """,
+    })  # fmt: skip
+    assert card["solution_checks"]["geometry.shapes.Polygon"] == {
+        "directives": 7, "unstable_ids_dropped": 0, "failing_on_the_original_dropped": 0, "passing_with_ground_truth": 7,
+        "passing_with_empty_class": 0}  # fmt: skip
     assert "tests/test_aa_guard.py::test_polygon_or_crash" in task.test_directives
     assert "tests/test_aa_guard.py::test_names_polygon_without_needing_it" not in task.test_directives
     assert "killed by SIGSEGV" in completed.stderr  # the crash is told, with the unit and its log
+
+
+def test_a_directive_that_fails_on_the_original_code_when_run_alone_is_dropped(tmp_path):
+    # It passes in the suite, after a test that prepares what it leans on; run among the directives alone it fails
+    # with the ground truth and with the original code alike: it says nothing of a candidate, and the class stays.
+    completed, card, task = build_geometry_with(tmp_path, {"tests/test_zz_order.py": """
+        import geometry.shapes as shapes
+
+        prepared = []
+
+        def test_a_prepares():
+            prepared.append(True)
+
+        def test_b_leans_on_it():
+            assert prepared
+            assert shapes.Polygon([shapes.Point(0, 0), shapes.Point(1, 0), shapes.Point(0, 1)]).area() == 0.5
+    """})  # fmt: skip
+    assert card["solution_checks"]["geometry.shapes.Polygon"] == {
+        "directives": 6, "unstable_ids_dropped": 0, "failing_on_the_original_dropped": 1, "passing_with_ground_truth": 6,
+        "passing_with_empty_class": 0}  # fmt: skip
+    assert "tests/test_zz_order.py::test_b_leans_on_it" not in task.test_directives

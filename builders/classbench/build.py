@@ -41,18 +41,18 @@ from builders.classbench.shortlist import (
     is_shortlisted,
     referencing_tests,
 )
-from builders.classbench.suite import SuitePolicy, run_suite, suite_limits
+from builders.classbench.suite import SuitePolicy, SuiteRun, run_suite, run_tests
 from builders.classbench.suite import record as suite_record
 from harness.sandbox import jail as sandbox
 from harness.benchmarks.classbench import ClassBench
-from harness.python.pytest_run import TestRun, describe_missing, missing_imports, run_pytest, swapped_module, work_copy
+from harness.python.pytest_run import describe_missing, missing_imports, swapped_module, work_copy
 from harness.python.class_runner import reference_solution
 from sources.python_removal import insert_class, remove_class
 from sources.python_repo import Repository, private_cache_dir, resolve, task_environment
 
 log = logging.getLogger(__name__)
-ANALYSIS_VERSION = "1"
-RUNS_FORMAT = 5  # bump when test runs change (the sandbox, the plugin): cached runs are not reused
+ANALYSIS_VERSION = "3"  # 3: references in signatures and fields; attribute docstrings and comments uncounted
+RUNS_FORMAT = 7  # bump when test runs change (the sandbox, the plugin): cached runs are not reused
 
 
 @dataclass(frozen=True)
@@ -100,9 +100,9 @@ def _build_tasks(repo: Repository, options: ClassBenchOptions, only: set[str] | 
     classes = analyse_repository(repo)
     # Runs belong to one environment: another lock (another date, --resolve latest) runs the suite again.
     runs = private_cache_dir("runs", repo.key, f"v{RUNS_FORMAT}-{repo.resolution.get('lock_sha256', 'none')[:12]}")
-    limits = suite_limits(options.suite_seconds)
+    policy = SuitePolicy(unit_seconds=options.suite_seconds, budget_seconds=2 * options.suite_seconds)
     with sandbox.leased_slot() as slot, _work_copy(repo, slot) as copy:
-        suite = _cached_suite(repo, copy, slot, runs, options.suite_seconds)
+        suite = _cached_suite(repo, copy, slot, runs, policy)
         passed = {node for node, outcome in suite["outcomes"].items() if outcome == "passed"}
         coverage = {node: [(str(copy / f), q) for f, q in calls] for node, calls in suite["coverage"].items()}
         tasks, rejections, checks = [], [], {}
@@ -114,25 +114,35 @@ def _build_tasks(repo: Repository, options: ClassBenchOptions, only: set[str] | 
                 rejections.append({"class": info.qualified_name, "reason": decision.reason, "detail": decision.detail})
                 continue
             candidates = referencing_tests(info, coverage, passed, copy)
-            directives = _directives(repo, copy, info, candidates, slot, limits, runs)
+            directives = _directives(repo, copy, info, candidates, slot, policy, runs)
             if not directives:
                 rejections.append({"class": info.qualified_name, "reason": NO_DIRECTIVE,
                                    "detail": f"{len(candidates)} passing tests reference it; none fails without it"})  # fmt: skip
                 continue
             task = _task(repo, options, info, classes, directives)
-            gold = _solution_check(repo, copy, info, directives, reference_solution(task), "gold", slot, limits, runs)
+            gold = _solution_check(repo, copy, info, directives, reference_solution(task), "gold", slot, policy, runs)
             # A test id that a second run does not collect (parameters named after object addresses, ...)
             # cannot be selected again: it is no directive.
             stable = [d for d in directives if d in gold]
             failing = [d for d in stable if gold[d] != "passed"]
+            # A test that passed in the suite's run may fail whenever it runs among the directives alone, class or
+            # no class (it leans on what earlier tests of the suite left behind): it cannot tell a candidate's
+            # class, and is no directive. The original code, run the same way, says which ones.
+            on_the_original = _original_check(repo, copy, info, stable, slot, policy, runs) if failing else {}
+            leaning = [d for d in failing if on_the_original.get(d) != "passed"]
+            stable = [d for d in stable if d not in leaning]
+            failing = [d for d in failing if d not in leaning]
             if failing or not stable:
+                how = ", ".join(f"{o} {n}" for o, n in Counter(gold[d] for d in failing).most_common())
                 rejections.append({"class": info.qualified_name, "reason": GOLD_FAILS if failing else NO_DIRECTIVE,
-                                   "detail": f"{len(stable) - len(failing)} of {len(stable)} directives pass with it"})  # fmt: skip
+                                   "detail": f"{len(stable) - len(failing)} of {len(stable)} directives pass with it"
+                                             + (f" (the others: {how})" if how else "")})  # fmt: skip
                 continue
             task = dataclasses.replace(task, test_directives=stable)
-            empty = _solution_check(repo, copy, info, stable, f"class {info.name}:\n    pass\n", "empty", slot, limits, runs)
+            empty = _solution_check(repo, copy, info, stable, f"class {info.name}:\n    pass\n", "empty", slot, policy, runs)
             checks[info.qualified_name] = {
-                "directives": len(stable), "unstable_ids_dropped": len(directives) - len(stable),
+                "directives": len(stable), "unstable_ids_dropped": len(directives) - len(stable) - len(leaning),
+                "failing_on_the_original_dropped": len(leaning),
                 "passing_with_ground_truth": len(stable), "passing_with_empty_class": sum(v == "passed" for v in empty.values()),
             }  # fmt: skip
             tasks.append(task)
@@ -175,12 +185,12 @@ def _class_from_json(data: dict) -> AnalysedClass:
     return AnalysedClass(**{**data, "methods": [MethodInfo(**m) for m in data["methods"]]})
 
 
-def _cached_suite(repo: Repository, copy: Path, slot: int, runs: Path, seconds: float) -> dict:
+def _cached_suite(repo: Repository, copy: Path, slot: int, runs: Path, policy: SuitePolicy) -> dict:
     path = runs / "suite.json"
     if path.exists():
         return json.loads(path.read_text())
     log.info("running the test suite of %s, recording direct coverage", repo.key)
-    run = run_suite(repo, copy, slot, runs, SuitePolicy(unit_seconds=seconds, budget_seconds=2 * seconds))
+    run = run_suite(repo, copy, slot, runs, policy)
     log_path = runs / "suite.log"
     log_text = log_path.read_text(errors="replace") if log_path.exists() else ""
     missing = missing_imports(log_text, copy)
@@ -199,33 +209,51 @@ def _cached_suite(repo: Repository, copy: Path, slot: int, runs: Path, seconds: 
     return record
 
 
-def _run_without(repo, copy, info, replacement: str | None, nodes, slot, limits, log_path) -> TestRun:
+def _run_without(repo, copy, info, replacement: str | None, nodes, slot, policy: SuitePolicy, log_path) -> SuiteRun:
+    """*nodes* run with the class removed (and *replacement* where it was), surviving them as the suite run does:
+    a crash, a segfault or a hang part way costs only the tests that cause it, each with its reason."""
     original = (copy / info.file_path).read_text(encoding="utf-8", errors="surrogateescape")
     removal = remove_class(original, info.name, info.file_path)
     text = removal.text if replacement is None else insert_class(removal.text, replacement)
     with swapped_module(copy / info.file_path, text):
-        return run_pytest(repo, copy, nodes, slot, limits, log_path)
+        run = run_tests(repo, copy, slot, log_path, nodes, policy)
+    for unit in run.crashed_units:
+        log.warning("%s: %s: %d tests did not report (%s); see %s", info.qualified_name, unit.unit, unit.tests,
+                    unit.reason, log_path.parent / unit.log)  # fmt: skip
+    return run
 
 
-def _directives(repo, copy, info: AnalysedClass, candidates: list[str], slot, limits, runs: Path) -> list[str]:
+def _directives(repo, copy, info: AnalysedClass, candidates: list[str], slot, policy: SuitePolicy, runs: Path) -> list[str]:
     """The referencing tests that fail once the class (and the imports only it used) is removed."""
     if not candidates:
         return []
     path = runs / "directives" / f"{info.file_path.replace('/', '__')}__{info.name}.json"
     if path.exists():
         return json.loads(path.read_text())
-    run = _run_without(repo, copy, info, None, candidates, slot, limits, path.with_suffix(".log"))
+    run = _run_without(repo, copy, info, None, candidates, slot, policy, path.with_suffix(".log"))
     directives = sorted(n for n in candidates if run.outcomes.get(n, "error") != "passed")
     write_text_atomic(path, json.dumps(directives))
     return directives
 
 
-def _solution_check(repo, copy, info: AnalysedClass, directives: list[str], code: str, label: str, slot, limits, runs: Path) -> dict:
+def _solution_check(repo, copy, info: AnalysedClass, directives: list[str], code: str, label: str, slot,
+                    policy: SuitePolicy, runs: Path) -> dict:  # fmt: skip
     """The outcome of each directive collected with *code* where the class was."""
     path = runs / f"check-{label}" / f"{info.file_path.replace('/', '__')}__{info.name}.json"
     if path.exists():
         return json.loads(path.read_text())
-    run = _run_without(repo, copy, info, code, directives, slot, limits, path.with_suffix(".log"))
+    run = _run_without(repo, copy, info, code, directives, slot, policy, path.with_suffix(".log"))
+    outcomes = {n: run.outcomes[n] for n in directives if n in run.outcomes}
+    write_text_atomic(path, json.dumps(outcomes))
+    return outcomes
+
+
+def _original_check(repo, copy, info: AnalysedClass, directives: list[str], slot, policy: SuitePolicy, runs: Path) -> dict:
+    """The outcome of each directive run as the checks run them, on the repository's own code."""
+    path = runs / "check-original" / f"{info.file_path.replace('/', '__')}__{info.name}.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    run = run_tests(repo, copy, slot, path.with_suffix(".log"), directives, policy)
     outcomes = {n: run.outcomes[n] for n in directives if n in run.outcomes}
     write_text_atomic(path, json.dumps(outcomes))
     return outcomes

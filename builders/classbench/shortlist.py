@@ -9,11 +9,12 @@ from pathlib import Path
 
 from builders.classbench.analysis import MAX_TOKENS, AnalysedClass
 
-MIN_COVERED_REFERENCING_METHODS = 2
+MIN_COVERED_METHODS = 2
 
 
 TOO_LONG = "too long"
-TOO_FEW_METHODS = "fewer than 2 directly covered methods with external references"
+NO_EXTERNAL_REFERENCE = "no external reference"
+TOO_FEW_METHODS = "fewer than 2 directly covered methods"
 NO_DIRECTIVE = "no referencing test fails without it"
 GOLD_FAILS = "ground truth fails its directives"
 
@@ -23,7 +24,7 @@ class ShortlistDecision:
     """Whether a class makes the shortlist, with the reason when it does not."""
 
     accepted: bool
-    reason: str = ""  # TOO_LONG, TOO_FEW_METHODS or NO_DIRECTIVE when rejected
+    reason: str = ""  # TOO_LONG, NO_EXTERNAL_REFERENCE, TOO_FEW_METHODS or NO_DIRECTIVE when rejected
     detail: str = ""
 
 
@@ -42,18 +43,27 @@ def directly_covered_methods(info: AnalysedClass, coverage: dict[str, list[tuple
 
 
 def is_shortlisted(info: AnalysedClass, covered: set[str]) -> ShortlistDecision:
-    """At most MAX_TOKENS tokens without docstrings, and two directly covered methods that make external references."""
+    """At most MAX_TOKENS tokens without docstrings, an external reference in its body, and two methods directly
+    covered by passing tests.
+
+    The RepoClassBench paper says it twice. Section 3 keeps the classes that "reference other parts of the repository
+    within their body" and "have methods covered by test cases"; E.1.2 asks, for Python, for "at least two methods
+    that are (a) directly covered by some test case and (b) make an external reference". The tasks it published
+    follow the first: 13 of its 97 Python classes write fewer than two methods (ten of litestar's TypeScript
+    dataclasses write only ``write``, whose body names nothing of the repository), so the references are the
+    class's, and the two covered methods may include the constructor: DirectCoverage holds the classes a test's
+    body invokes as well as its functions, so a class built there has its ``__init__`` covered, written, inherited
+    or generated from its fields."""
     if info.tokens > MAX_TOKENS:
         return ShortlistDecision(False, TOO_LONG, f"{info.tokens} tokens without docstrings (limit {MAX_TOKENS})")
-    referencing = {m.name for m in info.methods if m.external_references}
-    qualifying = covered & referencing
-    if len(qualifying) < MIN_COVERED_REFERENCING_METHODS:
-        return ShortlistDecision(
-            False,
-            TOO_FEW_METHODS,
-            f"{len(covered)} method(s) directly covered by passing tests, {len(qualifying)} of them with external references",
-        )
-    return ShortlistDecision(True, detail=f"covered methods with external references: {', '.join(sorted(qualifying))}")
+    if not info.external_references:
+        return ShortlistDecision(False, NO_EXTERNAL_REFERENCE, "its methods, signatures and fields name nothing of the "
+                                                               "repository outside the class")  # fmt: skip
+    if len(covered) < MIN_COVERED_METHODS:
+        return ShortlistDecision(False, TOO_FEW_METHODS, f"{len(covered)} method(s) directly covered by passing tests"
+                                                         + (f": {', '.join(sorted(covered))}" if covered else ""))
+    return ShortlistDecision(True, detail=f"directly covered: {', '.join(sorted(covered))}; external references: "
+                                          f"{', '.join(info.external_references[:8])}")
 
 
 def referencing_tests(info: AnalysedClass, coverage: dict[str, list[tuple[str, str]]], passed: set[str], root: Path) -> list[str]:

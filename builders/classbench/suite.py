@@ -1,5 +1,8 @@
 """The build's run of a repository's whole test suite, made to survive the suite.
 
+The same mechanism runs the build's other trusted runs (the tests that reference a class, with the class removed;
+the directives with the ground truth and with an empty class): :func:`run_tests` with the node ids selected.
+
 A real suite can kill the process that runs it: pytest's ``INTERNALERROR``
 on a ``MemoryError``, a segfaulting extension, threads or descriptors that
 run out, a test that calls ``os._exit`` or hangs. The plugin first reports
@@ -31,6 +34,7 @@ log = logging.getLogger(__name__)
 
 CRASHED, TIMED_OUT = "crashed", "timed out"
 NO_OUTCOME = (CRASHED, TIMED_OUT)
+NOT_COLLECTED_AGAIN = "not collected again"
 # Below this share of the collected tests with an outcome the build stops: a shortlist drawn from a sliver of the
 # suite's coverage would be a different benchmark, and a card counting the sliver would misstate it. Half leaves
 # room for suites where a few files always die (an extension missing here) while refusing a suite that died early.
@@ -88,6 +92,10 @@ class SuiteRun:
         counts = {"collected": len(self.collected)}
         for outcome in self.outcomes.values():
             counts[outcome] = counts.get(outcome, 0) + 1
+        # A test collected by one run and not by the run that took it up again (an id made of an object's address)
+        unreported = sum(node not in self.outcomes for node in self.collected)
+        if unreported:
+            counts[NOT_COLLECTED_AGAIN] = unreported
         return counts
 
     def ran(self) -> int:
@@ -104,16 +112,40 @@ class _Unit:
 
 def run_suite(repo: Repository, copy: Path, slot: int, logs: Path, policy: SuitePolicy = SuitePolicy()) -> SuiteRun:
     """Every collected test of *copy*'s suite with an outcome or a recorded reason, coverage recorded."""
-    started = time.monotonic()
-    result = SuiteRun([], {}, {})
-    _run_units(repo, copy, slot, logs, policy, result, deque([_Unit("the whole suite", None)]), started)
-    _retry_exhausted(repo, copy, slot, logs, policy, result, started)
-    result.seconds = time.monotonic() - started
+    result = run_tests(repo, copy, slot, logs / "suite.log", None, policy, coverage=True)
     _refuse_a_sliver(repo, result, policy, logs)
     return result
 
 
-def _retry_exhausted(repo, copy, slot, logs: Path, policy: SuitePolicy, result: SuiteRun, started: float) -> None:
+def run_tests(repo: Repository, copy: Path, slot: int, log_path: Path, node_ids: list[str] | None,
+              policy: SuitePolicy = SuitePolicy(), coverage: bool = False) -> SuiteRun:  # fmt: skip
+    """Every test of *node_ids* (None: every test the suite collects) with an outcome or a recorded reason: the units
+    that die are run again smaller, as the module says. The first run logs to *log_path*, the others beside it in
+    ``<its stem>-units/``; each unit that died names its log relative to *log_path*'s folder."""
+    started = time.monotonic()
+    result = SuiteRun([], {}, {})
+    first = _Unit("the whole suite", None) if node_ids is None else _Unit(f"the {len(node_ids)} selected tests", list(node_ids))
+    runs = _Runs(log_path, coverage)
+    _run_units(repo, copy, slot, runs, policy, result, deque([first]), started)
+    _retry_exhausted(repo, copy, slot, runs, policy, result, started)
+    result.seconds = time.monotonic() - started
+    return result
+
+
+@dataclass(frozen=True)
+class _Runs:
+    """Where one call's runs log, and what they record."""
+
+    first_log: Path
+    coverage: bool
+
+    def log(self, number: int) -> Path:
+        if number == 1:
+            return self.first_log
+        return self.first_log.parent / f"{self.first_log.stem}-units" / f"{number}.log"
+
+
+def _retry_exhausted(repo, copy, slot, runs: _Runs, policy: SuitePolicy, result: SuiteRun, started: float) -> None:
     worn = {n: next(p for p in EXHAUSTION if p in result.messages.get(n, "")) for n in result.collected
             if result.outcomes.get(n) in ("failed", "error") and any(p in result.messages.get(n, "") for p in EXHAUSTION)}
     if not worn:
@@ -124,24 +156,24 @@ def _retry_exhausted(repo, copy, slot, logs: Path, policy: SuitePolicy, result: 
     by_file: dict[str, list[str]] = {}
     for node in worn:
         by_file.setdefault(node.split("::", 1)[0], []).append(node)
-    _run_units(repo, copy, slot, logs, policy, result,
+    _run_units(repo, copy, slot, runs, policy, result,
                deque(_Unit(f"{file} ({len(nodes)} tests, again)", nodes) for file, nodes in by_file.items()), started)
     for node, pattern in worn.items():
         result.outcomes.setdefault(node, first[node])  # a unit not run (the budget spent) keeps the first outcome
         result.retried[node] = {"first": first[node], "exhausted": pattern, "then": result.outcomes[node]}
 
 
-def _run_units(repo, copy, slot, logs: Path, policy: SuitePolicy, result: SuiteRun, queue: deque, started: float) -> None:
+def _run_units(repo, copy, slot, runs: _Runs, policy: SuitePolicy, result: SuiteRun, queue: deque, started: float) -> None:
     while queue:
         unit = queue.popleft()
         if time.monotonic() - started > policy.budget_seconds:
             _give_up(result, unit, f"not run: the suite's budget of {policy.budget_seconds:.0f} s was spent")
             continue
         result.runs += 1
-        log_path = logs / ("suite.log" if result.runs == 1 else f"suite-units/{result.runs}.log")
+        log_path = runs.log(result.runs)
         log_path.unlink(missing_ok=True)
-        report, outcome, reason = _run_unit(repo, copy, slot, unit, log_path, policy)
-        relative = str(log_path.relative_to(logs))
+        report, outcome, reason = _run_unit(repo, copy, slot, unit, log_path, policy, runs.coverage)
+        relative = str(log_path.relative_to(runs.first_log.parent))
         if report.collected is not None:
             known = set(result.collected)
             result.collected += [n for n in report.collected if n not in known]
@@ -149,7 +181,13 @@ def _run_units(repo, copy, slot, logs: Path, policy: SuitePolicy, result: SuiteR
         result.outcomes.update(reported)
         result.coverage.update(report.calls)
         result.messages.update(report.messages)
-        expected = unit.node_ids if unit.node_ids is not None else report.collected
+        expected = report.collected
+        if unit.node_ids is not None and (report.collected is not None or reason is not None):
+            # those of its ids that pytest collected; all of them when it died collecting (ending by itself before
+            # collecting, it refused to start: a conftest that no longer imports, which the caller reads as failures)
+            # in the order they ran, so that the first one not reported is the one that was running
+            selected = set(unit.node_ids)
+            expected = [n for n in report.collected if n in selected] if report.collected is not None else unit.node_ids
         if expected is None:  # it died before pytest finished collecting
             if reason is None:  # pytest refused to start (a conftest that does not import): the caller says why
                 log.warning("%s: pytest ended with status %s without collecting; see %s", unit.label, outcome.returncode, log_path)
@@ -184,8 +222,8 @@ def _run_units(repo, copy, slot, logs: Path, policy: SuitePolicy, result: SuiteR
         queue.extend(_Unit(f"{file} ({len(nodes)} tests)", nodes) for file, nodes in by_file.items())
 
 
-def _run_unit(repo, copy, slot, unit: _Unit, log_path: Path, policy: SuitePolicy):
-    argv, env = trusted_command(repo, copy, unit.node_ids, coverage=True, targets=unit.targets)
+def _run_unit(repo, copy, slot, unit: _Unit, log_path: Path, policy: SuitePolicy, coverage: bool):
+    argv, env = trusted_command(repo, copy, unit.node_ids, coverage=coverage, targets=unit.targets)
     env["BENCHSMITH_REPORT_COLLECTED"] = "1"
     seconds = min(policy.unit_seconds, policy.stall_seconds) if unit.single else policy.unit_seconds
     outcome, report = run_reporting(argv, copy, slot, suite_limits(seconds), log_path, env,
@@ -247,6 +285,13 @@ def _test_files(copy: Path) -> list[str]:
 def _refuse_a_sliver(repo: Repository, result: SuiteRun, policy: SuitePolicy, logs: Path) -> None:
     collected = len(result.collected)
     if not collected:
+        # Every test file died while collecting (an interpreter that cannot start in the sandbox: a shared libpython
+        # it cannot load): no test was lost by the suite, none was ever run either. Without a death, the caller
+        # names what did not import.
+        if result.crashed_units:
+            causes = [unit.reason for unit in result.crashed_units]
+            raise BenchsmithError(f"{repo.spec}: no test could be collected: every run died while collecting, mostly "
+                                  f"{max(set(causes), key=causes.count)}; see {logs / 'suite.log'}")  # fmt: skip
         return
     ran = result.ran()
     if ran >= policy.min_run_share * collected:

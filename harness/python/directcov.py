@@ -20,9 +20,12 @@ runs in this process and can forge it.
 
 DirectCoverage(T), as the RepoClassBench paper (E.1.2) defines it, is the set of functions and
 classes invoked directly in the body of test T: here, every call event whose
-caller frame is the test function's own frame; with ``BENCHSMITH_DIRECTCOV``
+caller frame runs code written in the test function's body (its own frame, or
+a function, lambda, comprehension or class defined inside it; in any thread the
+test starts), and, for a call
+that builds an object, the constructor of the class built (``C.__init__``,
+even when inherited or generated); with ``BENCHSMITH_DIRECTCOV``
 set, each test's line carries ``"calls": [[file, qualname], ...]``.
-
 Messages: a test that does not pass, and a module that fails to collect, also
 send ``"message"``: the end of pytest's report of the failure (at most
 ``MESSAGE_LIMIT`` characters), which agents show the model as feedback. It is
@@ -52,6 +55,7 @@ import builtins
 import json
 import os
 import sys
+import threading
 
 import pytest
 
@@ -225,19 +229,72 @@ def pytest_runtest_call(item):
         yield
         return
     calls: set[tuple[str, str]] = set()
+    body = _codes_within(code)
+    recording = [True]
 
     def profiler(frame, event, arg):
-        if event == "call" and frame.f_back is not None and frame.f_back.f_code is code:
+        if not recording[0]:  # a thread the test started outlived it
+            sys.setprofile(None)
+            return
+        if event == "call" and frame.f_back is not None and frame.f_back.f_code in body:
             target = frame.f_code
             calls.add((target.co_filename, getattr(target, "co_qualname", target.co_name)))
+            if target.co_name in _CONSTRUCTORS and target.co_argcount:
+                constructed = _constructed_class(frame, target)
+                if constructed is not None:
+                    calls.add(constructed)
 
-    previous = sys.getprofile()
+    # Threads the test starts are profiled too: a test client serves the handlers written in the test's body from a
+    # thread of its own (an anyio portal), and what they call is no less written there.
+    previous, previous_threads = sys.getprofile(), getattr(threading, "_profile_hook", None)
     sys.setprofile(profiler)
+    threading.setprofile(profiler)
     try:
         yield
     finally:
+        recording[0] = False
+        threading.setprofile(previous_threads)
         sys.setprofile(previous)
-        _calls[item.nodeid] = [list(c) for c in sorted(calls)]
+        while True:  # a thread may still be adding its last call
+            try:
+                _calls[item.nodeid] = [list(c) for c in sorted(calls)]
+                break
+            except RuntimeError:
+                continue
+
+
+# Invoked in the body of T (the RepoClassBench paper's DirectCoverage) is read off the text: a call written anywhere in
+# the test function, including in the functions, lambdas, comprehensions and classes written inside it (a route
+# handler the test defines and a client then calls, a generator expression), is direct; a call from a helper defined
+# elsewhere is not.
+_CONSTRUCTORS = frozenset({"__init__", "__new__"})
+
+
+def _codes_within(code) -> frozenset:
+    found, pending = set(), [code]
+    while pending:
+        each = pending.pop()
+        if each not in found:
+            found.add(each)
+            pending += [c for c in each.co_consts if isinstance(c, type(code))]
+    return frozenset(found)
+
+
+def _constructed_class(frame, target):
+    """(file, ``Class.__init__``) of the class a constructor call builds, when the running ``__init__`` or ``__new__``
+    is not the class's own: a class called in the test's body is invoked there, its constructor with it, whether the
+    constructor is inherited or generated (a dataclass's ``__init__`` has no file)."""
+    try:
+        first = frame.f_locals.get(target.co_varnames[0])
+        cls = first if target.co_name == "__new__" and isinstance(first, type) else type(first)
+        module = sys.modules.get(cls.__module__)
+        filename = getattr(module, "__file__", None)
+        qualname = f"{cls.__qualname__}.__init__"
+    except Exception:  # an object of any make: no record rather than a failed test
+        return None
+    if not isinstance(filename, str) or (filename, qualname) == (target.co_filename, getattr(target, "co_qualname", "")):
+        return None
+    return filename, qualname
 
 
 def _phase_outcome(report) -> str:

@@ -4,8 +4,9 @@ Outcomes (and, when asked, direct coverage) come from the
 ``benchsmith_directcov`` plugin as JSON lines written to a pipe the harness
 made and the test process inherited (``BENCHSMITH_REPORT_FD``): nothing is
 read back from the tree the tests ran in, so nothing there can be swapped for
-a link to somewhere else. The build's runs (:func:`run_pytest`: the suite, the
-class removed, the gold and the empty class; all trusted code) work in one
+a link to somewhere else. The build's runs (the suite, the class removed, the
+gold and the empty class; all trusted code, run by
+``builders.classbench.suite.run_tests`` with :func:`trusted_command`) work in one
 copy of the tree; the evaluation of untrusted candidates
 (``harness.python.class_runner``) builds a jail per candidate and shares only
 :func:`pytest_argv` and :func:`run_reporting` with it.
@@ -55,14 +56,6 @@ class PluginReport:
     # The node ids the session collected (after selection), when the run asked for them (BENCHSMITH_REPORT_COLLECTED)
     # and pytest got that far; None otherwise. Only the build's trusted suite run reads it.
     collected: list[str] | None = None
-
-
-@dataclass(frozen=True)
-class TestRun:
-    outcomes: dict[str, str]  # node id -> passed | failed | error | skipped | xfailed | xpassed
-    coverage: dict[str, list[tuple[str, str]]]  # node id -> [(file, qualname)] called directly from the test
-    timed_out: bool
-    log_path: Path
 
 
 def plugin_dir() -> Path:
@@ -140,30 +133,6 @@ def trusted_command(repo: Repository, copy: Path, node_ids: list[str] | None, co
         env["BENCHSMITH_SELECT"] = str(selection)
         argv += sorted({node.split("::", 1)[0] for node in node_ids})
     return argv, env
-
-
-def run_pytest(repo: Repository, copy: Path, node_ids: list[str] | None, slot: int, limits: sandbox.Limits,
-               log_path: Path, coverage: bool = False) -> TestRun:  # fmt: skip
-    """Run the tests (all of them, or *node_ids*) in *copy*; outcomes per node id (the build's trusted runs)."""
-    argv, env = trusted_command(repo, copy, node_ids, coverage)
-    for attempt in (1, 2):
-        outcome, report = run_reporting(argv, copy, slot, limits, log_path, env, log_limit=TRUSTED_LOG_BYTES)
-        # pytest ends with 0 to 5 and always prints its summary; another status, or an empty log, with nothing
-        # reported is a process that died before any test ran (killed from outside). Such a run says nothing of the
-        # tests, yet its silence would read as every selected test failing (every one a directive): it is made once
-        # more, then refused.
-        silent = not log_path.is_file() or log_path.stat().st_size == 0
-        died = not outcome.timed_out and not report.tests and (outcome.returncode not in range(6) or silent)
-        if not died:
-            break
-        log.warning("%s: the test run ended with status %s before pytest reported anything (attempt %d of 2)",
-                    log_path, outcome.returncode, attempt)  # fmt: skip
-    if died:
-        raise BenchsmithError(f"{log_path}: the test run ended twice with status {outcome.returncode} before pytest "
-                              "reported anything")  # fmt: skip
-    if report.malformed:
-        raise BenchsmithError(f"{log_path}: the report of a trusted run is unreadable: {report.malformed}")
-    return TestRun(dict(report.tests), report.calls, outcome.timed_out, log_path)
 
 
 def run_reporting(argv: list[str], cwd: Path, slot: int, limits: sandbox.Limits, log_path: Path, env: dict[str, str],

@@ -31,13 +31,15 @@ def test_shortlist_directives_and_card(built):
         "tests/test_shapes.py::test_too_few_points",
     ]  # fmt: skip
     assert task.imports == ["from typing import List", "from .util import TOLERANCE, clamp, distance"]
-    assert task.external_references == [".util.TOLERANCE", ".util.clamp", ".util.distance"]
+    # the annotations and defaults of its signatures are in its body too: List[Point], name=DEFAULT_NAME
+    assert task.external_references == [".util.TOLERANCE", ".util.clamp", ".util.distance", "DEFAULT_NAME", "Point"]
     card = json.loads(built.with_suffix(".card.json").read_text())
     assert card["solution_checks"] == {"geometry.shapes.Polygon": {
-        "directives": 6, "unstable_ids_dropped": 0, "passing_with_ground_truth": 6, "passing_with_empty_class": 0}}
+        "directives": 6, "unstable_ids_dropped": 0, "failing_on_the_original_dropped": 0, "passing_with_ground_truth": 6,
+        "passing_with_empty_class": 0}}  # fmt: skip
     assert {r["class"]: r["reason"] for r in card["rejections"]} == {
-        "geometry.shapes.Point": "fewer than 2 directly covered methods with external references",
-        "geometry.units.Length": "fewer than 2 directly covered methods with external references",
+        "geometry.shapes.Point": "no external reference",  # its methods name only itself
+        "geometry.units.Length": "fewer than 2 directly covered methods",  # no test covers it
     }
     assert card["test_suite"] == {"passed": 8}
 

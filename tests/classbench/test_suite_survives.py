@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from benchsmith.core.errors import BenchsmithError
-from builders.classbench.suite import CRASHED, TIMED_OUT, SuitePolicy, run_suite
+from benchsmith.core.schema import ClassBenchTask, read_records
+from builders.classbench.suite import CRASHED, TIMED_OUT, SuitePolicy, run_suite, run_tests
 from harness.sandbox import jail as sandbox
 from harness.python.pytest_run import work_copy
 from sources.python_repo import Repository
@@ -40,31 +41,40 @@ def make_suite(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def run(tree: Path, tmp_path: Path, policy: SuitePolicy = FAST):
+def in_a_copy(tree: Path, tmp_path: Path, action):
+    """*action*(repo, copy, slot) on a sandbox-owned copy of *tree*, run with this interpreter's pytest."""
     repo = Repository(spec=str(tree), commit="", key="suite-fixture", tree=tree, import_root="",
                       python=Path(sys.executable), installed={}, package="")  # fmt: skip
-    logs = tmp_path / "logs"
     with sandbox.leased_slot() as slot:
-        copy = work_copy(tree, tmp_path / "copy", slot)
-        return run_suite(repo, copy, slot, logs, policy), logs
+        return action(repo, work_copy(tree, tmp_path / "copy", slot), slot)
+
+
+def run(tree: Path, tmp_path: Path, policy: SuitePolicy = FAST):
+    logs = tmp_path / "logs"
+    return in_a_copy(tree, tmp_path, lambda repo, copy, slot: run_suite(repo, copy, slot, logs, policy)), logs
 
 
 def passing(prefix: str, count: int) -> str:
     return "".join(f"def test_{prefix}_{n}(): pass\n" for n in range(count))
 
 
+def dies_at_report(count: int) -> str:
+    """A conftest whose *count*-th test report raises MemoryError inside pytest's own hooks: an INTERNALERROR."""
+    return f"""
+        reports = []
+        def pytest_runtest_logreport(report):
+            if report.when == "teardown":
+                reports.append(report.nodeid)
+                if len(reports) == {count}:
+                    raise MemoryError("the address space ran out")
+    """
+
+
 def test_a_suite_that_dies_half_way_of_a_leak_loses_nothing(tmp_path):
     # The session's fourth test report raises MemoryError inside pytest's own hooks: an INTERNALERROR that ends the
     # run, as an exhausted address space did on litestar. It is the process's history, not one test, that kills it.
     tree = make_suite(tmp_path / "repo", {
-        "tests/conftest.py": """
-            reports = []
-            def pytest_runtest_logreport(report):
-                if report.when == "teardown":
-                    reports.append(report.nodeid)
-                    if len(reports) == 4:
-                        raise MemoryError("the address space ran out")
-        """,
+        "tests/conftest.py": dies_at_report(4),
         "tests/test_one.py": passing("one", 6),
         "tests/test_two.py": passing("two", 5) + "def test_two_fails(): assert False\n",
     })  # fmt: skip
@@ -151,6 +161,15 @@ def test_a_suite_that_mostly_cannot_run_fails_the_build_in_one_line(tmp_path):
     assert "\n" not in message and "only 1 of 4 collected tests ran (below 50%); 3 crashed or timed out, mostly: killed by SIGSEGV" in message
 
 
+def test_a_suite_where_nothing_can_be_collected_fails_the_build_in_one_line(tmp_path):
+    tree = make_suite(tmp_path / "repo", {f"tests/test_{n}.py": "import os\nos._exit(127)\n" for n in ("a", "b")})
+    with pytest.raises(BenchsmithError) as raised:
+        run(tree, tmp_path)
+    message = str(raised.value)
+    assert "\n" not in message and "no test could be collected: every run died while collecting, mostly while " \
+        "collecting: the test process exited with status 127" in message
+
+
 def test_the_card_lists_the_suite_and_every_unit_that_died(tmp_path):
     tree = tmp_path / "geometry"
     shutil.copytree(GEOMETRY, tree)
@@ -192,3 +211,134 @@ def test_tests_failing_on_a_worn_out_resource_get_a_fresh_process(tmp_path):
         "tests/test_b.py::test_b_fails": {"first": "error", "exhausted": "can't start new thread", "then": "failed"},
     }  # fmt: skip
     assert result.crashed_units == []
+
+
+# The build's other runs (the tests that reference a class, with it removed; the directives with the ground truth
+# and with an empty class) select node ids and go through the same mechanism.
+
+
+def run_selected(tree: Path, tmp_path: Path, nodes: list[str], policy: SuitePolicy = FAST):
+    log_path = tmp_path / "logs" / "directives.log"
+    return in_a_copy(tree, tmp_path, lambda repo, copy, slot: run_tests(repo, copy, slot, log_path, nodes, policy))
+
+
+def test_a_selection_that_dies_half_way_loses_nothing(tmp_path):
+    tree = make_suite(tmp_path / "repo", {
+        "tests/conftest.py": dies_at_report(3),
+        "tests/test_one.py": passing("one", 4) + "def test_one_fails(): assert False\n",
+        "tests/test_two.py": passing("two", 3),
+    })  # fmt: skip
+    selected = [f"tests/test_one.py::test_one_{n}" for n in (0, 1, 3)] + ["tests/test_one.py::test_one_fails",
+                                                                          "tests/test_two.py::test_two_2"]  # fmt: skip
+    result = run_selected(tree, tmp_path, selected)
+    assert result.outcomes == {**{node: "passed" for node in selected}, "tests/test_one.py::test_one_fails": "failed"}
+    assert result.crashed_units[0].unit == "the 5 selected tests" and result.crashed_units[0].tests == 3
+    assert (tmp_path / "logs" / "directives.log").is_file()
+    assert all((tmp_path / "logs" / u.log).is_file() for u in result.crashed_units)
+    assert (tmp_path / "logs" / "directives-units").is_dir()  # the reruns log beside the first run
+
+
+def test_a_selection_survives_a_segfault_an_exit_and_a_hang(tmp_path):
+    tree = make_suite(tmp_path / "repo", {
+        "tests/test_native.py": """
+            import ctypes, os, time
+            def test_before(): pass
+            def test_segfaults(): ctypes.string_at(0)
+            def test_exits(): os._exit(7)
+            def test_hangs(): time.sleep(3600)
+            def test_after(): pass
+            def test_not_selected(): pass
+        """,
+        "tests/test_plain.py": passing("plain", 2),
+    })  # fmt: skip
+    selected = [f"tests/test_native.py::test_{name}" for name in ("before", "segfaults", "exits", "hangs", "after")]
+    selected += ["tests/test_plain.py::test_plain_1"]
+    result = run_selected(tree, tmp_path, selected, SuitePolicy(unit_seconds=120, stall_seconds=8, budget_seconds=600))
+    assert result.outcomes == {
+        "tests/test_native.py::test_before": "passed", "tests/test_native.py::test_segfaults": CRASHED,
+        "tests/test_native.py::test_exits": CRASHED, "tests/test_native.py::test_hangs": TIMED_OUT,
+        "tests/test_native.py::test_after": "passed", "tests/test_plain.py::test_plain_1": "passed",
+    }  # fmt: skip
+    reasons = {u.unit: u.reason for u in result.crashed_units}
+    assert reasons["tests/test_native.py::test_segfaults"].startswith("killed by SIGSEGV")
+    assert reasons["tests/test_native.py::test_exits"] == "the test process exited with status 7"
+    assert reasons["tests/test_native.py::test_hangs"] in ("hung: no test reported for 8 s", "timed out after 8 s")
+
+
+def test_a_selection_pytest_refuses_is_run_once(tmp_path):
+    # Removing a class that a conftest imports stops pytest before it collects: the tests fail, nothing crashed, and
+    # running each of them alone would say the same hundreds of times.
+    tree = make_suite(tmp_path / "repo", {
+        "tests/conftest.py": "from shapes import Polygon\n",
+        "tests/test_one.py": passing("one", 3),
+    })  # fmt: skip
+    result = run_selected(tree, tmp_path, [f"tests/test_one.py::test_one_{n}" for n in range(3)])
+    assert (result.runs, result.outcomes, result.crashed_units) == (1, {}, [])
+
+
+def test_an_id_a_selection_does_not_collect_is_no_crash(tmp_path):
+    tree = make_suite(tmp_path / "repo", {"tests/test_one.py": passing("one", 2)})
+    result = run_selected(tree, tmp_path, ["tests/test_one.py::test_one_1", "tests/test_one.py::test_one_0[0x7f3a]"])
+    assert (result.runs, result.outcomes, result.crashed_units) == (1, {"tests/test_one.py::test_one_1": "passed"}, [])
+
+
+def build_geometry_with(tmp_path: Path, files: dict[str, str]):
+    """The geometry package with *files* written over it, built: the CLI's result, the card, the one task."""
+    tree = tmp_path / "geometry"
+    shutil.copytree(GEOMETRY, tree)
+    for name, text in files.items():
+        (tree / name).write_text(textwrap.dedent(text))
+    out = tmp_path / "geometry.parquet"
+    completed = run_benchsmith("classbench", "build", "--repo", str(tree), "--out", str(out))
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    (task,) = read_records(out, ClassBenchTask)
+    return completed, json.loads(out.with_suffix(".card.json").read_text()), task
+
+
+def test_a_directive_run_that_segfaults_makes_no_test_a_directive_it_is_not(tmp_path):
+    # Without Polygon the first test kills pytest. The test after it passes without the class: it must not become a
+    # directive because the run died before it reported (one run would have said nothing of it).
+    completed, card, task = build_geometry_with(tmp_path, {
+        # The package reaches its classes lazily: without Polygon, geometry.shapes still imports.
+        "src/geometry/__init__.py": "from . import shapes\nfrom .units import Length\n\n\n"
+                                    "def __getattr__(name):\n    return getattr(shapes, name)\n",
+        "tests/test_aa_guard.py": """
+            import ctypes
+            import geometry.shapes as shapes
+
+            def test_polygon_or_crash():
+                if not hasattr(shapes, "Polygon"):
+                    ctypes.string_at(0)
+                assert shapes.Polygon([shapes.Point(0, 0), shapes.Point(1, 0), shapes.Point(0, 1)]).area() == 0.5
+
+            def test_names_polygon_without_needing_it():
+                assert hasattr(shapes, "Point") or shapes.Polygon
+        """,
+    })  # fmt: skip
+    assert card["solution_checks"]["geometry.shapes.Polygon"] == {
+        "directives": 7, "unstable_ids_dropped": 0, "failing_on_the_original_dropped": 0, "passing_with_ground_truth": 7,
+        "passing_with_empty_class": 0}  # fmt: skip
+    assert "tests/test_aa_guard.py::test_polygon_or_crash" in task.test_directives
+    assert "tests/test_aa_guard.py::test_names_polygon_without_needing_it" not in task.test_directives
+    assert "killed by SIGSEGV" in completed.stderr  # the crash is told, with the unit and its log
+
+
+def test_a_directive_that_fails_on_the_original_code_when_run_alone_is_dropped(tmp_path):
+    # It passes in the suite, after a test that prepares what it leans on; run among the directives alone it fails
+    # with the ground truth and with the original code alike: it says nothing of a candidate, and the class stays.
+    completed, card, task = build_geometry_with(tmp_path, {"tests/test_zz_order.py": """
+        import geometry.shapes as shapes
+
+        prepared = []
+
+        def test_a_prepares():
+            prepared.append(True)
+
+        def test_b_leans_on_it():
+            assert prepared
+            assert shapes.Polygon([shapes.Point(0, 0), shapes.Point(1, 0), shapes.Point(0, 1)]).area() == 0.5
+    """})  # fmt: skip
+    assert card["solution_checks"]["geometry.shapes.Polygon"] == {
+        "directives": 6, "unstable_ids_dropped": 0, "failing_on_the_original_dropped": 1, "passing_with_ground_truth": 6,
+        "passing_with_empty_class": 0}  # fmt: skip
+    assert "tests/test_zz_order.py::test_b_leans_on_it" not in task.test_directives

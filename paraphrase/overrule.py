@@ -8,8 +8,8 @@ consistently: through imports, re-exports, ``__all__``, module attributes
 (``nodes.Module``) and the strings that look it up (``hasattr(node,
 "postinit")``, ``patch("astroid.manager.AstroidManager.x")``). So such a name
 is renamed by spelling, as every other flipped name, except the occurrences
-that are another package's: an attribute of an object of another package
-(``ast.Module``), a name bound by an import from another package, a keyword
+that are another package's: an attribute of an object reached from another
+package's import (``ast.Module``), a name bound by an import from another package, a keyword
 passed to another package's callable, and a dotted string that starts in
 another package (``"ast.Module"``).
 """
@@ -19,11 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import libcst as cst
+from libcst.metadata import ImportAssignment
 
 from paraphrase import syntax
 from paraphrase.index import origin
-from paraphrase.inference import Inference
-from paraphrase.kinds import EXTERNAL, UNKNOWN
 from paraphrase.records import RepoIndex
 from paraphrase.source import SourceFile
 
@@ -43,21 +42,33 @@ class Occurrences:
     strings: dict[cst.SimpleString, cst.SimpleString] = field(default_factory=dict)
 
 
-def place_occurrences(index: RepoIndex, inference: Inference, mapping: dict[str, str]) -> Occurrences:
+def place_occurrences(index: RepoIndex, mapping: dict[str, str]) -> Occurrences:
     """The occurrences of the names of *mapping* (overruled names -> their variants) that keep their spelling, and
     the literals that name them."""
     found = Occurrences()
     for name in mapping:
         for use in index.attr_uses.get(name, ()):
-            kind = inference.receiver(use.receiver, use.sf, name, use.instance_of).tag
-            # an unknown receiver reached from another package's name (inspect.stack()[0].frame) is that package's
-            if kind == EXTERNAL or (kind == UNKNOWN and origin(use.sf, index.repo, use.receiver) == "external"):
-                attr = use.node.attr if isinstance(use.node, cst.Attribute) else getattr(use.node, "key", None)
-                if attr is not None:
-                    found.kept.add(attr)
+            attr = use.node.attr if isinstance(use.node, cst.Attribute) else getattr(use.node, "key", None)
+            if attr is not None and _another_packages(use.sf, index, use.receiver):
+                found.kept.add(attr)
     for sf in index.repo.files:
         sf.tree.visit(_Occurrences(index, sf, mapping, found))
     return found
+
+
+def _another_packages(sf: SourceFile, index: RepoIndex, receiver: cst.BaseExpression) -> bool:
+    """A receiver reached from a name imported from another package (``ast.Module``, ``inspect.stack()[0].frame``)
+    or from a literal (``"".join``). Not the inference's external kinds: those count builtins' results too, and
+    ``next(node.infer()).pytype()`` is astroid's own."""
+    while isinstance(receiver, (cst.Attribute, cst.Call, cst.Subscript)):
+        receiver = receiver.func if isinstance(receiver, cst.Call) else receiver.value
+    if isinstance(receiver, (cst.BaseString, cst.Integer, cst.Float, cst.List, cst.Dict, cst.Set, cst.Tuple)):
+        return True
+    if not isinstance(receiver, cst.Name):
+        return False
+    bindings = sf.bindings(receiver)
+    return bool(bindings) and all(isinstance(b, ImportAssignment) and not index.repo.is_repo_binding(sf, b)
+                                  for b in bindings)  # fmt: skip
 
 
 class _Occurrences(cst.CSTVisitor):

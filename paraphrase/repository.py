@@ -116,7 +116,7 @@ def paraphrase_repository(src_dir: Path, out_dir: Path, names: Iterable[str], se
         excluded[name] = Exclusion(name, "collision", "every case variant is taken" if chosen is None
                                    else f"{chosen[name]} is already an identifier of the repository")
 
-    occurrences = place_occurrences(index, inference, {n: mapping[n] for n in overruled if n in mapping})
+    occurrences = place_occurrences(index, {n: mapping[n] for n in overruled if n in mapping})
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
     try:

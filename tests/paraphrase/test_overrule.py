@@ -33,6 +33,7 @@ ASTROLITE = {
         "def build(text) -> \"nodes.Module\":\n"
         "    node = nodes.parse(text)\n"
         "    assert getattr(node, \"frame\")() is node and not isinstance(node, AstModule)\n"
+        "    assert next(iter([node])).frame() is node  # a builtin's result is no other package's object\n"
         "    assert type(node.body[0]).__name__ == \"Const\"\n"
         "    return node\n"
     ),
@@ -77,6 +78,7 @@ def test_overruled_names_follow_imports_re_exports_module_attributes_and_strings
     assert 'def fRAMe(self) -> "moDuLE":' in nodes
     manager = (out / "astrolite/manager.py").read_text()
     assert "from ast import Module as AstModule" in manager and '-> "nodes.moDuLE"' in manager
+    assert "next(iter([node])).fRAMe()" in manager
     assert '== "COnST"' in manager
     tests = (out / "tests/test_astrolite.py").read_text()
     assert '"astrolite.nodes.moDuLE.fRAMe"' in tests and "astrolite.nodes.moDuLE is moDuLE" in tests

@@ -43,8 +43,9 @@ from benchsmith.core.atomic import exclusive
 from benchsmith.core.errors import BenchsmithError
 
 log = logging.getLogger(__name__)
-# bump when the same flips would be applied differently (2: mixed names by spelling; 3: kept names overruled)
-RECONSTRUCTION_FORMAT = 3
+# bump when the same flips would be applied differently (2: mixed names by spelling; 3: kept names overruled;
+# 4: an overruled name is kept only where its receiver starts at another package's import)
+RECONSTRUCTION_FORMAT = 4
 _LAYOUT = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
 _IDENTITY = {"GIT_AUTHOR_NAME": "benchsmith", "GIT_AUTHOR_EMAIL": "benchsmith@localhost",
              "GIT_COMMITTER_NAME": "benchsmith", "GIT_COMMITTER_EMAIL": "benchsmith@localhost"}  # fmt: skip

@@ -95,7 +95,7 @@ def paraphrase_repository(src_dir: Path, out_dir: Path, names: Iterable[str], se
     repository's are excluded too. *chosen* gives the variants to use (another paraphrase's, read off its output)
     instead of drawing them from *seed*; a variant that is already an identifier of the repository is refused.
     *overrule*: names to rename although a rule about other packages or lookups by spelling keeps them (another
-    paraphrase flipped them): every occurrence changes but those that are another package's (:mod:`paraphrase.overrule`).
+    paraphrase flipped them): every occurrence changes but another package's (:mod:`paraphrase.overrule`).
     """
     src, out = Path(src_dir), Path(out_dir)
     _check_paths(src, out)

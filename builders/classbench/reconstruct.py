@@ -127,8 +127,8 @@ def _fold(token: tuple[int, str]) -> tuple[int, str]:
 
 
 def read_group(history: str, base: str, members: list, fixed: Path | None) -> tuple:
-    """The flips the *members*' (published tasks of one copy) ground truths spell against the upstream class, read at *base* (or in the *fixed*
-    tree): (flips, sites, mixed names, [(task, its flips)], {task id: why unreadable})."""
+    """The flips the ground truths of *members* (the published tasks of one copy) spell against the upstream class,
+    read at *base* (or in the *fixed* tree): (flips, sites, mixed names, [(task, its flips)], {task id: why not})."""
     flips: dict[str, str] = {}
     sites: dict[str, list] = {}
     mixed: set[str] = set()
@@ -227,7 +227,8 @@ def reconstruct(upstream: Path, base_commit: str, flips: dict[str, str], target:
             index = build_index(load_repository(tree, skip_unparsable=True))  # copied as they are
             # a name the ground truth also spells as upstream (a dict's get beside the class's own) is renamed by
             # spelling only where benchsmith's rules allow it, which they do not where another package spells it
-            report = paraphrase_repository(tree, out, flips, index=index, chosen=flips, overrule=set(flips) - set(mixed))
+            report = paraphrase_repository(tree, out, flips, index=index, chosen=flips,
+                                           overrule=set(flips) - set(mixed))  # fmt: skip
             kept = {n: e.rule for n, e in sorted(report.excluded.items())}
             by_reference = _rename_by_reference(tree, out, {n: flips[n] for n in kept}, sites or {})
             kept = {n: f"{rule}; jedi placed none of its uses" for n, rule in kept.items() if n not in by_reference}

@@ -16,6 +16,7 @@ another package (``"ast.Module"``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -99,12 +100,24 @@ class _Occurrences(cst.CSTVisitor):
         text = syntax.string_text(node)
         parts = text.split(".") if text else []
         if not parts or not all(p.isidentifier() for p in parts) or not any(p in self.mapping for p in parts):
+            self._rename_reprs(node)
             return
         if len(parts) > 1 and not self._starts_in_repository(parts[0]):
             self.found.strings[node] = node  # "ast.Module": another package's, in an annotation too
             return
         renamed = ".".join(self.mapping.get(p, p) for p in parts)
         self.found.strings[node] = node.with_changes(value=f"{node.prefix}{node.quote}{renamed}{node.quote}")
+
+    def _rename_reprs(self, node: cst.SimpleString) -> None:
+        """A text that spells a call of a renamed class (an expected repr: ``"mount: FixedMount(surface_tilt=0)"``)
+        changes with the class, whose generated repr now spells it flipped."""
+        classes = [n for n in self.mapping if n in self.index.classes_by_name]
+        if not classes:
+            return
+        called = re.compile(rf"(?:(?<=\\[ntr])|(?<![\w]))({'|'.join(map(re.escape, classes))})\(")
+        renamed = called.sub(lambda m: f"{self.mapping[m[1]]}(", node.value)
+        if renamed != node.value:
+            self.found.strings[node] = node.with_changes(value=renamed)
 
     def _starts_in_repository(self, first: str) -> bool:
         if first in self.index.repo.top_level or first in self.mapping:

@@ -14,7 +14,8 @@ ASTROLITE = {
     "astrolite/__init__.py": 'from astrolite.nodes import Module, Const\nfrom . import nodes\n\n__all__ = ["Module", "Const", "nodes"]\n',
     "astrolite/nodes.py": (
         "import ast\nimport inspect\n\n\n"
-        "class Const:\n    def __init__(self, value):\n        self.value = value\n\n\n"
+        "class Const:\n    def __init__(self, value):\n        self.value = value\n\n"
+        "    def __repr__(self):\n        return f\"{type(self).__name__}({self.value})\"\n\n\n"
         "class Module:\n"
         "    def __init__(self):\n        self.body = []\n\n"
         "    def postinit(self, body):\n        self.body = body\n\n"
@@ -39,7 +40,8 @@ ASTROLITE = {
     ),
     "tests/test_astrolite.py": (
         "import astrolite\nimport astrolite.nodes\nfrom astrolite import *\nfrom astrolite.manager import build\n\n\n"
-        "def test_build():\n    assert [c.value for c in build('1\\n2').body] == [1, 2]\n\n\n"
+        "def test_build():\n    assert [c.value for c in build('1\\n2').body] == [1, 2]\n"
+        "    assert repr(build('3').body) == \"[Const(3)]\"  # an expected repr: changes with the class\n\n\n"
         "def test_reexports():\n    assert astrolite.Module is astrolite.nodes.Module is Module and Const\n\n\n"
         "def test_patch_target(monkeypatch):\n"
         "    monkeypatch.setattr(\"astrolite.nodes.Module.frame\", lambda self: None)\n"
@@ -82,3 +84,4 @@ def test_overruled_names_follow_imports_re_exports_module_attributes_and_strings
     assert '== "COnST"' in manager
     tests = (out / "tests/test_astrolite.py").read_text()
     assert '"astrolite.nodes.moDuLE.fRAMe"' in tests and "astrolite.nodes.moDuLE is moDuLE" in tests
+    assert '== "[COnST(3)]"' in tests

@@ -20,6 +20,7 @@ from paraphrase.exclusions import RULES, Exclusion, find_exclusions
 from paraphrase.flip import build_mapping
 from paraphrase.index import build_index
 from paraphrase.inference import Inference
+from paraphrase.overrule import OVERRULABLE, place_occurrences
 from paraphrase.protocols import BUILTIN_NAMES, KEYWORDS
 from paraphrase.records import RepoIndex
 from paraphrase.rewrite import rewrite
@@ -42,6 +43,7 @@ class ParaphraseReport:
     language: str = "python"
     rules: dict[str, str] = field(default_factory=lambda: RULES)  # the language's exclusion rules, in order
     files_renamed: dict[str, str] = field(default_factory=dict)  # Java: a flipped top-level class moves its file
+    overruled: dict[str, str] = field(default_factory=dict)  # renamed though a rule keeps it (the rule): overrule=
 
     @property
     def exclusion_counts(self) -> dict[str, int]:
@@ -63,6 +65,7 @@ class ParaphraseReport:
             "files_scanned": self.files_scanned,
             "files_changed": self.files_changed,
             "files_renamed": self.files_renamed,
+            "overruled": self.overruled,
             "renamed_occurrences": self.renamed_occurrences,
             "mapping": self.mapping,
             "excluded": {n: {"rule": e.rule, "detail": e.detail} for n, e in sorted(self.excluded.items())},
@@ -84,20 +87,25 @@ def _check_paths(src: Path, out: Path) -> None:
 
 def paraphrase_repository(src_dir: Path, out_dir: Path, names: Iterable[str], seed: int = 0, *,
                           strict: bool = False, index: RepoIndex | None = None,
-                          chosen: dict[str, str] | None = None) -> ParaphraseReport:  # fmt: skip
+                          chosen: dict[str, str] | None = None, overrule: Iterable[str] = ()) -> ParaphraseReport:  # fmt: skip
     """Copy *src_dir* to *out_dir* with every safe name of *names* case-flipped in every Python file.
 
     *index* may be passed when the caller already indexed *src_dir* (it is then not parsed again).
     With *strict*, names read as attributes of objects whose type cannot be shown to be the
     repository's are excluded too. *chosen* gives the variants to use (another paraphrase's, read off its output)
     instead of drawing them from *seed*; a variant that is already an identifier of the repository is refused.
+    *overrule*: names to rename although a rule about other packages or lookups by spelling keeps them (another
+    paraphrase flipped them): every occurrence changes but another package's (:mod:`paraphrase.overrule`).
     """
     src, out = Path(src_dir), Path(out_dir)
     _check_paths(src, out)
     index = index if index is not None else build_index(load_repository(src))
     requested = set(names)
-    analysis = find_exclusions(index, Inference(index, strict=strict), requested)
+    inference = Inference(index, strict=strict)
+    analysis = find_exclusions(index, inference, requested)
     excluded = dict(analysis.excluded)
+    overruled = {n: excluded.pop(n).rule for n in sorted(set(overrule) & excluded.keys())
+                 if excluded[n].rule in OVERRULABLE}  # fmt: skip
     taken = index.identifiers | BUILTIN_NAMES | KEYWORDS
     if chosen is None:
         mapping, failed = build_mapping(requested - excluded.keys(), seed, taken)
@@ -108,6 +116,7 @@ def paraphrase_repository(src_dir: Path, out_dir: Path, names: Iterable[str], se
         excluded[name] = Exclusion(name, "collision", "every case variant is taken" if chosen is None
                                    else f"{chosen[name]} is already an identifier of the repository")
 
+    occurrences = place_occurrences(index, {n: mapping[n] for n in overruled if n in mapping})
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
     try:
@@ -118,7 +127,7 @@ def paraphrase_repository(src_dir: Path, out_dir: Path, names: Iterable[str], se
         changed: list[str] = []
         renamed = 0
         for sf in index.repo.files:
-            tree, count = rewrite(index.repo, sf, mapping, analysis.keep_keywords)
+            tree, count = rewrite(index.repo, sf, mapping, analysis.keep_keywords, occurrences)
             if count:
                 (staging / sf.rel).write_bytes(tree.bytes)
                 changed.append(sf.rel)
@@ -132,4 +141,5 @@ def paraphrase_repository(src_dir: Path, out_dir: Path, names: Iterable[str], se
         repo=str(src), out=str(out), seed=seed, strict=strict, requested=len(requested),
         mapping=dict(sorted(mapping.items())), excluded=excluded, files_scanned=len(index.repo.files),
         files_changed=sorted(changed), renamed_occurrences=renamed,
+        overruled={n: rule for n, rule in overruled.items() if n in mapping},
     )  # fmt: skip

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 import libcst as cst
 
 from paraphrase import syntax
+from paraphrase.overrule import Occurrences
 from paraphrase.source import ParsedRepository, SourceFile
 
 
@@ -33,9 +34,10 @@ class _NameRenamer(cst.CSTTransformer):
 
 class Renamer(cst.CSTTransformer):
     def __init__(self, repo: ParsedRepository, sf: SourceFile, mapping: Mapping[str, str],
-                 keep_keywords: set[cst.Arg]) -> None:  # fmt: skip
+                 keep_keywords: set[cst.Arg], occurrences: Occurrences | None = None) -> None:  # fmt: skip
         self.repo, self.sf, self.mapping, self.keep_keywords = repo, sf, mapping, keep_keywords
-        self.protected: set[cst.Name] = set()
+        self.occurrences = occurrences or Occurrences()
+        self.protected: set[cst.Name] = set(self.occurrences.kept)
         self.name_lists: set[cst.SimpleString] = set()
         self.annotation_depth = 0
         self.literal_depth = 0
@@ -116,6 +118,8 @@ class Renamer(cst.CSTTransformer):
                            updated_node: cst.SimpleString) -> cst.SimpleString:  # fmt: skip
         if original_node in self.name_lists:
             result = syntax.rename_identifier_list(updated_node, self.mapping)
+        elif original_node in self.occurrences.strings:
+            result = self.occurrences.strings[original_node]
         elif self.annotation_depth and not self.literal_depth:
             result = self._rename_annotation(updated_node)
         else:
@@ -138,7 +142,8 @@ class Renamer(cst.CSTTransformer):
 
 
 def rewrite(repo: ParsedRepository, sf: SourceFile, mapping: Mapping[str, str],
-            keep_keywords: set[cst.Arg]) -> tuple[cst.Module, int]:  # fmt: skip
-    """The renamed module and how many names or literals changed."""
-    renamer = Renamer(repo, sf, mapping, keep_keywords)
+            keep_keywords: set[cst.Arg], occurrences: Occurrences | None = None) -> tuple[cst.Module, int]:  # fmt: skip
+    """The renamed module and how many names or literals changed. *occurrences*: where overruled names keep their
+    spelling, and the literals naming them (:mod:`paraphrase.overrule`)."""
+    renamer = Renamer(repo, sf, mapping, keep_keywords, occurrences)
     return sf.tree.visit(renamer), renamer.renamed

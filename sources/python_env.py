@@ -36,7 +36,12 @@ from sources import python_deps
 log = logging.getLogger(__name__)
 
 
-ENV_FORMAT = 6  # 6: extras the code imports are declarations; a Python released by the date (5: uv lock as of the date)
+# 7: setuptools in a Python before 3.12; 6: extras the code imports are declarations; a Python released by the date
+# (5: uv lock as of the date)
+ENV_FORMAT = 7
+# Before Python 3.12 every virtual environment was made with setuptools (venv and virtualenv seeded it), and suites
+# of their day import it unannounced (pvlib's conftest imports pkg_resources); uv's environments have none.
+SEEDED_SETUPTOOLS_BEFORE = (3, 12)
 
 
 SCM_VERSION = ".benchsmith-scm-version"  # in a tree exported from git: the version its nearest tag names
@@ -80,7 +85,8 @@ def _built_environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvi
         lock, used, dropped = env / "benchsmith.lock", ["the dataset's lock"], []
         write_text_atomic(lock, locked.lock)
     else:
-        lock, used, dropped = _lock(key, tree, env, python, as_of)
+        seeded = tuple(int(n) for n in interpreter[1].split(".")[:2]) < SEEDED_SETUPTOOLS_BEFORE
+        lock, used, dropped = _lock(key, tree, env, python, as_of, seeded)
     dated = ["--exclude-newer", as_of] if as_of else []
     _uv(key, "pip", "sync", "--quiet", "--python", str(python), "--default-index", index_url(), *dated, str(lock))
     _check_package_absent(env, tree, key)
@@ -95,8 +101,10 @@ def _built_environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvi
     return python, installed, resolution
 
 
-def _lock(key: str, tree: Path, env: Path, python: Path, as_of: str | None) -> tuple[Path, list[str], list[dict]]:
-    """Resolve pytest, the package's requirements and every test declaration into ``<env>/benchsmith.lock``.
+def _lock(key: str, tree: Path, env: Path, python: Path, as_of: str | None,
+          seeded: bool = False) -> tuple[Path, list[str], list[dict]]:  # fmt: skip
+    """Resolve pytest, the package's requirements and every test declaration into ``<env>/benchsmith.lock``; with
+    *seeded*, setuptools too, as the environments of a Python before 3.12 had it (:data:`SEEDED_SETUPTOOLS_BEFORE`).
 
     Everything together first; when that fails, the package's requirements and pytest alone (which must resolve),
     then each declaration added on its own, kept when it still resolves. The lock leaves the package out: tests
@@ -115,6 +123,9 @@ def _lock(key: str, tree: Path, env: Path, python: Path, as_of: str | None) -> t
             core.append(f"{copy}[{','.join(python_deps.TEST_NAMES)}]")
         declarations = [python_deps.DeclaredRequirements("benchsmith: per-test timeouts", ("pytest-timeout",)),
                         *python_deps.declarations_for_tests(tree)]  # fmt: skip
+        if seeded:
+            declarations.append(python_deps.DeclaredRequirements(
+                "benchsmith: setuptools, in every environment before Python 3.12", ("setuptools",)))
         everything = core + [r for d in declarations for r in d.requirements]
         if _compile(key, everything, lock, python, as_of, name, scratch, build_env) is None:
             return lock, [d.source for d in declarations], []

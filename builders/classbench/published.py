@@ -383,7 +383,7 @@ def _has_commit(history: str, commit: str) -> bool:
 def _reconstructed(tasks: list[ClassBenchTask], summary: ImportSummary) -> dict[str, ClassBenchTask]:
     """The tasks whose paraphrased commit the supplied history lacks, pointed at a copy rebuilt from the upstream
     base commit with the flips their ground truths spell (:mod:`builders.classbench.reconstruct`)."""
-    from builders.classbench.reconstruct import RECONSTRUCTION_FORMAT, flipped_sites, read_flips, reconstruct
+    from builders.classbench.reconstruct import RECONSTRUCTION_FORMAT, export_fixed, instance_fix, read_group, reconstruct
     from sources.python_repo import private_cache_dir
 
     groups: dict[tuple[str, str, str], list[ClassBenchTask]] = {}
@@ -397,31 +397,28 @@ def _reconstructed(tasks: list[ClassBenchTask], summary: ImportSummary) -> dict[
     rebuilt: dict[str, ClassBenchTask] = {}
     for (history, published, base), members in progress(list(groups.items()), "rebuilding paraphrased repositories", unit="repo"):
         name = _repository(members[0])
-        flips: dict[str, str] = {}
-        sites: dict[str, list] = {}
-        readable = []
-        for task in members:
-            shown = subprocess.run(["git", "-C", history, "show", f"{base}:{task.file_path}"], capture_output=True)
-            upstream = shown.stdout.decode("utf-8", "surrogateescape")
-            try:
-                if shown.returncode != 0:
-                    raise BenchsmithError(f"{task.file_path} is not in upstream commit {base[:12]}")
-                found, _ = read_flips(upstream, task.class_name, task.ground_truth_class, task.task_id)
-                clash = {old for old, new in found.items() if flips.get(old, new) != new}
-                if clash:
-                    raise BenchsmithError(f"{task.task_id}: flips {', '.join(sorted(clash))} unlike the other tasks")
-            except BenchsmithError as exc:
-                summary.not_buildable[task.task_id] = str(exc).removeprefix(f"{task.task_id}: ")
-                continue
-            flips.update(found)
-            sites.setdefault(task.file_path, []).extend(flipped_sites(upstream, task.class_name, set(found)))
-            readable.append((task, found))
+        fix = ""
+        flips, sites, mixed, readable, unreadable = read_group(history, base, members, None)
+        instance = json.loads(members[0].setup).get("repo_metadata", {}).get("setup_details", {}).get("instance_id", "")
+        if unreadable and (found_fix := instance_fix(Path(history), base, instance)):
+            # a ground truth that is not the base commit's class may be the instance's fix: RepoClassBench's copies
+            # hold it (pvlib's PVSystem after #1854)
+            with tempfile.TemporaryDirectory(prefix="benchsmith-fixed-") as scratch:
+                try:
+                    export_fixed(Path(history), base, found_fix, Path(scratch) / "tree")
+                    with_fix = read_group(history, base, members, Path(scratch) / "tree")
+                except BenchsmithError as exc:
+                    unreadable = {t: f"{why}; {exc}" for t, why in unreadable.items()}
+                    with_fix = None
+            if with_fix is not None and len(with_fix[3]) > len(readable):
+                (flips, sites, mixed, readable, unreadable), fix = with_fix, found_fix
+        summary.not_buildable.update(unreadable)
         if not readable:
             continue
-        asked = json.dumps([RECONSTRUCTION_FORMAT, base, sorted(flips.items())])
+        asked = json.dumps([RECONSTRUCTION_FORMAT, base, sorted(flips.items()), *([fix] if fix else [])])
         asked = hashlib.sha256(asked.encode()).hexdigest()[:12]
         target = private_cache_dir("reconstructed", f"{name}-{published[:12]}-{asked}")  # a rebuild per set of flips
-        copy = reconstruct(Path(history), base, flips, target, sites)
+        copy = reconstruct(Path(history), base, flips, target, sites, mixed, fix)
         kept_by_task = {}
         for task, found in readable:
             rebuilt[task.task_id] = dataclasses.replace(task, repo=copy.history, commit=copy.commit)
@@ -429,8 +426,9 @@ def _reconstructed(tasks: list[ClassBenchTask], summary: ImportSummary) -> dict[
             if kept:
                 kept_by_task[task.task_id] = kept
         summary.reconstructed[f"{name}@{published}"] = {
-            "base_commit": base, "history": copy.history, "commit": copy.commit, "tasks": len(readable),
+            "base_commit": base, "instance_fix": copy.fix, "history": copy.history, "commit": copy.commit, "tasks": len(readable),
             "names_flipped": len(copy.flips), "files_changed": copy.files_changed, "renamed_by_reference": copy.by_reference,
+            "renamed_against_a_rule": copy.overruled,
             "flips_kept": {n: copy.kept[n] for n in sorted(set(flips) & set(copy.kept))},
             "tasks_with_kept_flips": kept_by_task,
         }  # fmt: skip

@@ -12,11 +12,16 @@ in the private cache, which the tasks then name.
 
 It is a reconstruction, not the authors' copy: names the ground truth does not
 spell keep their upstream spelling everywhere (consistently). A name the
-published paraphrase flipped but benchsmith's rename-by-spelling must keep
-(``get``, which dicts have too) is renamed by reference instead: jedi finds
-what each of its uses in the task's class refers to, then every reference to
-that definition, and only those change (:func:`_rename_by_reference`). What
-jedi cannot place stays as upstream spells it, and is recorded.
+published paraphrase flipped but benchsmith's rules keep (``Module``, also
+``ast``'s) is renamed by spelling anyway, but where an occurrence is another
+package's (:mod:`paraphrase.overrule`). A name the ground truth also spells as
+upstream (``get``, which dicts have too) is renamed by reference instead: jedi
+finds what each of its uses in the task's class refers to, then every
+reference to that definition, and only those change
+(:func:`_rename_by_reference`). What jedi cannot place stays as upstream
+spells it, and is recorded. A ground truth that is the instance's fixed class
+(SWE-bench's gold patch) is read in the base commit with that fix applied
+(:func:`instance_fix`).
 """
 
 from __future__ import annotations
@@ -38,7 +43,9 @@ from benchsmith.core.atomic import exclusive
 from benchsmith.core.errors import BenchsmithError
 
 log = logging.getLogger(__name__)
-RECONSTRUCTION_FORMAT = 2  # bump when the same flips would be applied differently (2: mixed names by spelling)
+# bump when the same flips would be applied differently (2: mixed names by spelling; 3: kept names overruled;
+# 4: an overruled name is kept only where its receiver starts at another package's import; 5: expected reprs)
+RECONSTRUCTION_FORMAT = 5
 _LAYOUT = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
 _IDENTITY = {"GIT_AUTHOR_NAME": "benchsmith", "GIT_AUTHOR_EMAIL": "benchsmith@localhost",
              "GIT_COMMITTER_NAME": "benchsmith", "GIT_COMMITTER_EMAIL": "benchsmith@localhost"}  # fmt: skip
@@ -53,6 +60,8 @@ class Reconstruction:
     kept: dict[str, str] = field(default_factory=dict)  # flips the published copy made that this copy lacks: why
     files_changed: int = 0
     by_reference: dict[str, int] = field(default_factory=dict)  # name -> occurrences renamed by reference (jedi)
+    overruled: dict[str, str] = field(default_factory=dict)  # name -> the rule it was renamed against, by spelling
+    fix: str = ""  # the upstream commit of the instance's fix, applied to the base commit
 
 
 def read_flips(upstream: str, class_name: str, ground_truth: str, where: str) -> tuple[dict[str, str], set[str]]:
@@ -117,6 +126,37 @@ def _fold(token: tuple[int, str]) -> tuple[int, str]:
     return (kind, text.lower()) if kind in (tokenize.NAME, tokenize.STRING) else token
 
 
+def read_group(history: str, base: str, members: list, fixed: Path | None) -> tuple:
+    """The flips the ground truths of *members* (the published tasks of one copy) spell against the upstream class,
+    read at *base* (or in the *fixed* tree): (flips, sites, mixed names, [(task, its flips)], {task id: why not})."""
+    flips: dict[str, str] = {}
+    sites: dict[str, list] = {}
+    mixed: set[str] = set()
+    readable, unreadable = [], {}
+    for task in members:
+        if fixed is None:
+            shown = subprocess.run(["git", "-C", history, "show", f"{base}:{task.file_path}"], capture_output=True)
+            present, upstream = shown.returncode == 0, shown.stdout.decode("utf-8", "surrogateescape")
+        else:
+            present = (fixed / task.file_path).is_file()
+            upstream = (fixed / task.file_path).read_text("utf-8", "surrogateescape") if present else ""
+        try:
+            if not present:
+                raise BenchsmithError(f"{task.file_path} is not in upstream commit {base[:12]}")
+            found, spelled_both_ways = read_flips(upstream, task.class_name, task.ground_truth_class, task.task_id)
+            clash = {old for old, new in found.items() if flips.get(old, new) != new}
+            if clash:
+                raise BenchsmithError(f"{task.task_id}: flips {', '.join(sorted(clash))} unlike the other tasks")
+        except BenchsmithError as exc:
+            unreadable[task.task_id] = str(exc).removeprefix(f"{task.task_id}: ")
+            continue
+        flips.update(found)
+        mixed |= spelled_both_ways
+        sites.setdefault(task.file_path, []).extend(flipped_sites(upstream, task.class_name, set(found)))
+        readable.append((task, found))
+    return flips, sites, mixed, readable, unreadable
+
+
 def flipped_sites(upstream: str, class_name: str, names: set[str]) -> list[tuple[int, int, str]]:
     """``(line, column, name)`` of every occurrence of *names* inside the upstream module-level class."""
     (node,) = [n for n in ast.parse(upstream).body if isinstance(n, ast.ClassDef) and n.name.lower() == class_name.lower()]
@@ -125,17 +165,54 @@ def flipped_sites(upstream: str, class_name: str, names: set[str]) -> list[tuple
             if t.type == tokenize.NAME and t.string in names and first <= t.start[0] <= (node.end_lineno or 0)]  # fmt: skip
 
 
+def instance_fix(upstream: Path, base_commit: str, instance_id: str) -> str:
+    """The upstream commit that merged the SWE-bench instance's pull request (the number ending *instance_id*) on the
+    way from *base_commit* to the default branch, or "". RepoClassBench's copies hold that fix: pvlib's PVSystem
+    takes a single Array as #1854 made it, pylint's JSON2Reporter is #8929's."""
+    number = instance_id.rsplit("-", 1)[-1]
+    if not number.isdigit():
+        return ""
+    listed = subprocess.run(["git", "-C", str(upstream), "log", "--ancestry-path", "--reverse", "--format=%H %s",
+                             f"{base_commit}..HEAD"], capture_output=True, text=True)  # fmt: skip
+    merged = re.compile(rf"\(#{number}\)\s*$|^Merge pull request #{number}\b")
+    for line in listed.stdout.splitlines():
+        commit, _, subject = line.partition(" ")
+        if merged.search(subject):
+            return commit
+    return ""
+
+
+def export_fixed(upstream: Path, base_commit: str, fix: str, tree: Path) -> None:
+    """*base_commit*'s files into *tree*, with *fix*'s own changes (its diff from its first parent) applied."""
+    from sources.python_repo import export_commit
+
+    export_commit(str(upstream), upstream, base_commit, tree)
+    (tree / ".benchsmith-complete").unlink()
+    if not fix:
+        return
+    diff = subprocess.run(["git", "-C", str(upstream), "diff", "--binary", f"{fix}^1", fix], capture_output=True).stdout
+    # GIT_CEILING_DIRECTORIES: the tree is not a repository, and no repository above it may take the patch
+    applied = subprocess.run(["git", "apply", "--whitespace=nowarn", "-"], input=diff, cwd=tree, capture_output=True,
+                             env={**os.environ, "GIT_CEILING_DIRECTORIES": str(tree.parent)})  # fmt: skip
+    if applied.returncode != 0:
+        raise BenchsmithError(f"{upstream}: the instance's fix {fix[:12]} does not apply to {base_commit[:12]}: "
+                              f"{applied.stderr.decode(errors='replace').strip()[:200]}")  # fmt: skip
+
+
 def reconstruct(upstream: Path, base_commit: str, flips: dict[str, str], target: Path,
-                sites: dict[str, list[tuple[int, int, str]]] | None = None) -> Reconstruction:  # fmt: skip
+                sites: dict[str, list[tuple[int, int, str]]] | None = None,
+                mixed: set[str] = frozenset(), fix: str = "") -> Reconstruction:  # fmt: skip
     """The upstream tree at *base_commit* with *flips* applied by benchsmith's renamer, committed into the git
-    repository *target* (made once; a second call reads it back). *sites* (file -> :func:`flipped_sites`) are the
-    occurrences in the tasks' classes, from which names the renamer keeps are renamed by reference. A name the
-    ground truths also spell as upstream is renamed by spelling too where the rules allow it: jedi misses imports
-    (pydicom's ``from pydicom.dataset import (Dataset, ...)``)."""
+    repository *target* (made once; a second call reads it back). A name the renamer's rules keep (``Module``,
+    which astroid also reads off ``ast``) is renamed by spelling anyway, but where an occurrence is another
+    package's (:mod:`paraphrase.overrule`): jedi misses imports, re-exports, ``__all__`` and module attributes.
+    *mixed* names, which the ground truths also spell as upstream (a dict's ``get`` beside the class's own), are
+    renamed where the rules allow it, else by reference from their *sites* (file -> :func:`flipped_sites`). *fix*:
+    the instance's fix (:func:`instance_fix`), applied first."""
     from paraphrase.index import build_index
     from paraphrase.repository import paraphrase_repository
     from paraphrase.source import load_repository
-    from sources.python_repo import export_commit, nearest_tag
+    from sources.python_repo import nearest_tag
 
     record = target / "benchsmith-reconstruction.json"
     with exclusive(target):
@@ -146,12 +223,12 @@ def reconstruct(upstream: Path, base_commit: str, flips: dict[str, str], target:
         date = _git(upstream, "show", "-s", "--format=%cI", f"{base_commit}^{{commit}}").strip()
         with tempfile.TemporaryDirectory(prefix="benchsmith-reconstruct-") as scratch:
             tree, out = Path(scratch) / "upstream", Path(scratch) / "paraphrased"
-            export_commit(str(upstream), upstream, base_commit, tree)
-            (tree / ".benchsmith-complete").unlink()
+            export_fixed(upstream, base_commit, fix, tree)
             index = build_index(load_repository(tree, skip_unparsable=True))  # copied as they are
             # a name the ground truth also spells as upstream (a dict's get beside the class's own) is renamed by
             # spelling only where benchsmith's rules allow it, which they do not where another package spells it
-            report = paraphrase_repository(tree, out, flips, index=index, chosen=flips)
+            report = paraphrase_repository(tree, out, flips, index=index, chosen=flips,
+                                           overrule=set(flips) - set(mixed))  # fmt: skip
             kept = {n: e.rule for n, e in sorted(report.excluded.items())}
             by_reference = _rename_by_reference(tree, out, {n: flips[n] for n in kept}, sites or {})
             kept = {n: f"{rule}; jedi placed none of its uses" for n, rule in kept.items() if n not in by_reference}
@@ -162,7 +239,8 @@ def reconstruct(upstream: Path, base_commit: str, flips: dict[str, str], target:
             subprocess.run([*git, "init", "--quiet", "--bare"], check=True)
             work = ["git", f"--git-dir={target}", f"--work-tree={out}"]
             subprocess.run([*work, "add", "--all", "--force"], check=True, env=env)
-            message = f"benchsmith: {base_commit} with {len(report.mapping)} names case-flipped as the published tasks spell them"
+            message = (f"benchsmith: {base_commit}{f' with the fix of {fix}' if fix else ''}, {len(report.mapping)} names "
+                       "case-flipped as the published tasks spell them")  # fmt: skip
             subprocess.run([*work, "commit", "--quiet", "--no-verify", "-m", message], check=True, env=env)
             # its nearest upstream tag too: builds that read their version from git (setuptools-scm) need one
             tag = nearest_tag(upstream, base_commit)
@@ -171,7 +249,7 @@ def reconstruct(upstream: Path, base_commit: str, flips: dict[str, str], target:
         commit = _git(target, "rev-parse", "HEAD").strip()
         applied = {**report.mapping, **{n: flips[n] for n in by_reference}}
         result = Reconstruction(str(target), commit, base_commit, dict(sorted(applied.items())), kept,
-                                len(report.files_changed), by_reference)  # fmt: skip
+                                len(report.files_changed), by_reference, report.overruled, fix)  # fmt: skip
         import dataclasses
         import json
 

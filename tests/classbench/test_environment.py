@@ -125,8 +125,8 @@ def index():
     for version, uploaded in (("1.0", OLD), ("2.0", NEW)):
         filename, data = _wheel("helperlib", version, {"helperlib/__init__.py": f"VERSION = {version!r}\n".encode()})
         server.files[filename] = (data, "helperlib", uploaded)
-    pending, seen = ["pytest"], set()
-    while pending:  # pytest and what it requires here, each uploaded long before the project
+    pending, seen = ["pytest", "setuptools"], set()
+    while pending:  # pytest and what it requires here (and setuptools), each uploaded long before the project
         name = _normal(pending.pop())
         if name in seen:
             continue
@@ -188,6 +188,9 @@ def test_an_sdist_builds_as_of_its_upload_and_the_lock_is_reproducible(index, tm
     assert [d["source"] for d in resolution["dropped"]] == ["benchsmith: per-test timeouts"]  # not on this index
     lock = Path(resolution["lock"])
     assert "helperlib==1.0" in lock.read_text() and "pdmdemo==" not in lock.read_text()
+    # a Python before 3.12 made every environment with setuptools, which suites of their day import (pkg_resources)
+    assert resolution["python"].startswith("3.11") and "setuptools==" in lock.read_text()
+    assert "benchsmith: setuptools, in every environment before Python 3.12" in resolution["declarations"]
     first = lock.read_bytes()
 
     shutil.rmtree(lock.parent)  # an emptied environment cache resolves the same lock again

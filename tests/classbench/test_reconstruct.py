@@ -55,3 +55,63 @@ def test_decorators_and_strings_that_differ_only_in_case_are_read():
     published = ('@attr.s\nclass coDE:\n    """A coDE object, as compiled."""\n\n'
                  '    def pAth(self) -> "coDE":\n        return self.state("SNAp")\n')  # fmt: skip
     assert read_flips(upstream, "coDE", published, "task") == ({"Code": "coDE", "path": "pAth", "snap": "SNAp"}, set())
+
+
+def test_a_rebuilt_copy_flips_kept_names_through_imports_and_strings_and_still_runs(tmp_path):
+    """The published copy flipped ``Module``, which the renamer keeps (astroid also reads ``ast.Module``): the
+    rebuild renames it wherever it is the repository's (re-exports, ``__all__``, module attributes, patch targets)
+    and the rebuilt tests pass; a name the ground truth also spells as upstream goes by reference."""
+    import os
+    import subprocess
+
+    from builders.classbench.reconstruct import reconstruct
+
+    from tests.helpers.paraphrase import run_repo_tests
+    from tests.paraphrase.test_overrule import ASTROLITE, FLIPS
+
+    history = tmp_path / "history"
+    for path, text in ASTROLITE.items():
+        (history / path).parent.mkdir(parents=True, exist_ok=True)
+        (history / path).write_text(text)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}
+    for argv in (["init", "--quiet"], ["add", "."], ["commit", "--quiet", "-m", "upstream"]):
+        subprocess.run(["git", "-C", str(history), *argv], check=True, env=env)
+    copy = reconstruct(history, "HEAD", FLIPS, tmp_path / "rebuilt")
+    assert copy.overruled == dict.fromkeys(FLIPS, "string")  # each spelled by a literal (a patch target, hasattr)
+    assert copy.kept == {} and copy.by_reference == {}
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    subprocess.run(f"git --git-dir={tmp_path / 'rebuilt'} archive HEAD | tar -x -C {checkout}", shell=True, check=True)
+    assert "from astrolite.nodes import moDuLE, COnST" in (checkout / "astrolite/__init__.py").read_text()
+    assert len(run_repo_tests(checkout, tmp_path / "rebuilt.xml")) == 3
+
+
+def test_the_instance_fix_is_found_by_its_pull_request_and_applied_to_the_base(tmp_path):
+    """RepoClassBench's copies hold the SWE-bench instance's fix (pvlib's PVSystem after #1854): the commit that
+    merged the instance's pull request after the base is found by its number, and its own changes applied."""
+    import os
+    import subprocess
+
+    from builders.classbench.reconstruct import export_fixed, instance_fix
+
+    history = tmp_path / "history"
+    history.mkdir()
+    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}
+
+    def commit(message: str, text: str) -> str:
+        (history / "shapes.py").write_text(text)
+        for argv in (["add", "."], ["commit", "--quiet", "-m", message]):
+            subprocess.run(["git", "-C", str(history), *argv], check=True, env=env)
+        return subprocess.run(["git", "-C", str(history), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+
+    subprocess.run(["git", "-C", str(history), "init", "--quiet"], check=True)
+    base = commit("upstream", UPSTREAM)
+    (history / "notes.txt").write_text("unrelated\n")
+    fix = commit("Let Polygon take a square (#42)", UPSTREAM.replace("def area(self, size):", "def area(self, size=1):"))
+    commit("Later work (#43)", UPSTREAM.replace("def scale", "def rescale"))
+    assert instance_fix(history, base, "acme__shapes-42") == fix
+    assert instance_fix(history, base, "acme__shapes-7") == ""
+    export_fixed(history, base, fix, tmp_path / "tree")
+    assert "def area(self, size=1):" in (tmp_path / "tree" / "shapes.py").read_text()
+    assert "def scale" in (tmp_path / "tree" / "shapes.py").read_text()  # #43 is not the instance's
+    assert (tmp_path / "tree" / "notes.txt").read_text() == "unrelated\n"  # the fix's whole change

@@ -207,12 +207,8 @@ class TaskRunner:
         run per host): a test that depends on running once (a file it creates, a counter) makes no twin."""
         if not host.twins:
             return host
-        folder = Path(tempfile.mkdtemp(prefix="calibration-", dir=self.scratch))
-        try:
-            outcome, report, sentinels = self._run(reference_solution(self.task), f"twins-{len(self.hosts)}", folder,
-                                                   list(self.task.test_directives), host=host)  # fmt: skip
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
+        _, report, sentinels = self._run_in_fresh_folder(reference_solution(self.task), f"twins-{len(self.hosts)}",
+                                                         list(self.task.test_directives), host=host)  # fmt: skip
         outcomes = dict(report.tests)
         kept = tuple(s.inverts.split("::", 1)[1] for s in sentinels
                      if s.inverts and outcomes.get(s.inverts) == "passed" and outcomes.get(s.name) == "failed")  # fmt: skip
@@ -282,10 +278,12 @@ class TaskRunner:
                     verdict.reason += f"; {describe_missing(missing[:1])}"
         return verdict
 
-    def _run_in_fresh_folder(self, code: str, name: str, directives: list[str], second: bool):
-        folder = Path(tempfile.mkdtemp(prefix="candidate-", dir=self.scratch))
+    def _run_in_fresh_folder(self, code: str, name: str, directives: list[str], second: bool = False,
+                             host: _SentinelHost | None = None):  # fmt: skip
+        """:meth:`_run` in a folder of its own, removed after the run."""
+        folder = Path(tempfile.mkdtemp(prefix="run-", dir=self.scratch))
         try:
-            return self._run(code, name, folder, directives, second)
+            return self._run(code, name, folder, directives, second, host)
         finally:
             shutil.rmtree(folder, ignore_errors=True)  # fd-based: never follows a link the sandbox planted
 

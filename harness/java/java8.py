@@ -36,14 +36,30 @@ JRE = "usr/lib/jvm/java-8-openjdk-amd64/jre"
 
 
 def java8_home(root: Path = HOME) -> Path | None:
-    """The installed runtime's Java home (holding ``bin/java``), or None."""
+    """The installed runtime's Java home (holding ``bin/java``), or None; an error for a runtime patched for another
+    folder (copied or moved here), whose programs cannot start: exec says only "No such file or directory"."""
     home = root / JRE
-    return home if (home / "bin" / "java").is_file() else None
+    if not (home / "bin" / "java").is_file():
+        return None
+    if not _patched_for(root):
+        raise BenchsmithError(f"{root}: this Java 8 runtime was made for another folder and copied or moved here; "
+                              "run `make java8` again to make it for this one")  # fmt: skip
+    return home
+
+
+def _patched_for(root: Path) -> bool:
+    """Whether ``bin/java`` loads its C library from *root* (:func:`_patch` wrote that path into it)."""
+    return str(_loader(root.resolve())).encode() in (root / JRE / "bin" / "java").read_bytes()
+
+
+def _loader(final: Path) -> Path:
+    return final / "usr" / "lib" / "x86_64-linux-gnu" / "ld-linux-x86-64.so.2"
 
 
 def install(root: Path = HOME) -> Path:
-    """Download, check, unpack and patch the runtime into *root*; its Java home."""
-    if java8_home(root):
+    """Download, check, unpack and patch the runtime into *root* (again, where it was made for another folder);
+    its Java home."""
+    if (root / JRE / "bin" / "java").is_file() and _patched_for(root):
         return root / JRE
     if shutil.which("patchelf") is None or shutil.which("dpkg-deb") is None:
         raise BenchsmithError("make java8 needs patchelf and dpkg-deb (apt-get install patchelf)")
@@ -110,8 +126,8 @@ def _localise_configuration(staging: Path) -> None:
 
 def _patch(staging: Path, final: Path) -> None:
     """Every program and library of the runtime loads unstable's C library from the folder (once at *final*)."""
-    libraries = final / "usr" / "lib" / "x86_64-linux-gnu"
-    loader = libraries / "ld-linux-x86-64.so.2"
+    loader = _loader(final)
+    libraries = loader.parent
     home = staging / JRE
     for program in (home / "bin").iterdir():
         if program.is_file() and not program.is_symlink():

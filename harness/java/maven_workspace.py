@@ -33,7 +33,7 @@ from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
 from harness.java.classpath import resolve_classpath
 from harness.java.lombok import delombok
-from harness.java.packages import jars_for_imports
+from harness.java.packages import jars_for_imports, merge_packages
 from harness.java.compile import exclusion_reasons, leave_out_uncompilable_main
 from harness.java.reactor import compile_siblings, gradle_note, sibling_modules
 from harness.java.toolchain import default_runtime, platform_classpath
@@ -147,8 +147,7 @@ def _build(tree: Path, module: Path, model: MavenModel, setup: JavaSetup, buildi
     for_imports = (jars_for_imports(building / "tree", [*main_roots, *test_roots], libraries)
                    if classpath.source == "maven-repo" else {})  # fmt: skip
     libraries = [*libraries, *for_imports]
-    for jar, packages in built.for_imports.items():
-        for_imports.setdefault(jar, packages)
+    merge_packages(for_imports, built.for_imports)
     delomboked = [*built.delomboked, *delombok(building / "tree", main_roots, test_roots, libraries)]
     missing = [*classpath.missing, *built.missing]
     left_out = leave_out_uncompilable_main(building, source_dir, tuple(main_dirs), tuple(libraries), release, engine,

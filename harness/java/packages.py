@@ -89,6 +89,13 @@ def package_index(repo: Path = DEBIAN_MAVEN_REPO) -> dict[str, str]:
     return index
 
 
+def merge_packages(into: dict[str, list[str]], more: dict[str, list[str]]) -> None:
+    """Add *more*'s jar -> packages to *into*, each package once per jar (a module's and its siblings' findings)."""
+    for jar, packages in more.items():
+        known = into.setdefault(jar, [])
+        known.extend(p for p in packages if p not in known)
+
+
 def jars_for_imports(module: Path, roots: list[str], libraries: list[str],
                      repo: Path = DEBIAN_MAVEN_REPO) -> dict[str, list[str]]:
     """jar -> the packages it was added for: packages the sources under *module*'s *roots* (its main and test roots,

@@ -19,7 +19,7 @@ from benchsmith.core.errors import BenchsmithError
 from harness.java.classpath import TEST_FRAMEWORK, ClassPath, maven_repo_classpath
 from harness.java.compile import explain_error, leave_out_uncompilable_main
 from harness.java.lombok import delombok
-from harness.java.packages import jars_for_imports
+from harness.java.packages import jars_for_imports, merge_packages
 from harness.java.toolchain import JAR_NAME
 from harness.java.defects4j_workspace import compile_main, compile_tests
 from sources.maven import MavenModel, reactor_modules
@@ -94,8 +94,7 @@ def compile_siblings(siblings: list[tuple[str, MavenModel, bool]], building: Pat
         if classpath.source == "maven-repo":
             found = jars_for_imports(home / "tree", [*main_roots, *test_roots], [*(str(building / e) for e in entries), *jars])
             jars += [jar for jar in found if jar not in jars]
-            for jar, packages in found.items():
-                for_imports.setdefault(jar, []).extend(p for p in packages if p not in for_imports.get(jar, []))
+            merge_packages(for_imports, found)
         libraries = tuple(str(building / e) for e in entries) + tuple(jars)
         delomboked += [f"{folder}/{root}" for root in delombok(home / "tree", main_roots, test_roots, list(libraries))]
         dropped = leave_out_uncompilable_main(home, model.source_roots[0], more, libraries, model.release, engine, missing)

@@ -24,6 +24,7 @@ what keeps one candidate's verdict out of another's reach.
 
 from __future__ import annotations
 
+import itertools
 import keyword
 import random
 import re
@@ -141,6 +142,9 @@ _RESERVED = set(keyword.kwlist) | {
 }  # fmt: skip
 
 
+_FILLER = ("value", "case", "input", "result", "order", "empty", "state", "range", "limit", "source", "format", "count")
+
+
 def plausible_names(existing: Iterable[str], count: int, rng: random.Random, style: str) -> list[str]:
     """*count* new names made of the words of *existing* names (so that they read like the project's own),
     none of them in *existing*. *style* is ``camel`` (ParserOptionsTest) or ``snake`` (test_parser_options)."""
@@ -148,9 +152,15 @@ def plausible_names(existing: Iterable[str], count: int, rng: random.Random, sty
     taken = set(existing)
     words = sorted({w.lower() for name in existing for w in _WORD.findall(name)
                     if w.lower() not in ("test", "tests") and w.lower() not in _RESERVED})  # fmt: skip
-    words = words or ["value", "case", "input", "result", "order", "empty"]
+    words = words or list(_FILLER[:6])
+    filler = (w for w in itertools.chain(_FILLER, (f"{w}{n}" for n in itertools.count(2) for w in _FILLER))
+              if w not in words)  # fmt: skip
     names: list[str] = []
+    misses = 0
     while len(names) < count:
+        if misses > 64:  # a project of one or two test classes has few blends: widen its words, or this never ends
+            words.append(next(filler))
+            misses = 0
         picked = rng.sample(words, k=min(2, len(words)))
         if len(picked) < 2 or rng.random() < 0.3:
             picked.append(secrets.choice(["basic", "again", "edge", "simple", "more", "other"]))
@@ -160,4 +170,6 @@ def plausible_names(existing: Iterable[str], count: int, rng: random.Random, sty
             name = "_".join(picked)
         if name.isidentifier() and name not in taken and name not in names and name.lower() not in _RESERVED:
             names.append(name)
+        else:
+            misses += 1
     return names

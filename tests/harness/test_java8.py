@@ -91,6 +91,27 @@ def test_a_runtime_that_cannot_be_patched_leaves_nothing(mirror, tmp_path):
     assert not (tmp_path / "java8").exists() and java8.java8_home(tmp_path / "java8") is None
 
 
+def test_a_runtime_copied_from_another_folder_is_named_not_run(tmp_path):
+    # its programs name their loader by the folder they were made in: elsewhere exec fails with a bare ENOENT
+    for folder, made_for in (("here", "here"), ("copy", "elsewhere")):
+        java = tmp_path / folder / java8.JRE / "bin" / "java"
+        java.parent.mkdir(parents=True)
+        java.write_bytes(b"\x7fELF" + str(java8._loader((tmp_path / made_for).resolve())).encode() + b"\0")
+    assert java8.java8_home(tmp_path / "here") == tmp_path / "here" / java8.JRE
+    with pytest.raises(BenchsmithError, match=r"/copy: this Java 8 runtime was made for another folder .*make java8"):
+        java8.java8_home(tmp_path / "copy")
+    assert java8.java8_home(tmp_path / "none") is None
+
+
+@pytest.mark.skipif(not (java8.HOME / java8.JRE / "bin" / "java").is_file(), reason="make java8 installs the real runtime")
+def test_the_installed_runtime_is_patched_for_its_own_folder(tmp_path):
+    java = tmp_path / java8.JRE / "bin" / "java"
+    java.parent.mkdir(parents=True)
+    shutil.copy(java8.HOME / java8.JRE / "bin" / "java", java)
+    with pytest.raises(BenchsmithError, match="made for another folder"):
+        java8.java8_home(tmp_path)
+
+
 def test_java_8_is_given_no_module_options():
     eight, eleven = JavaRuntime("java", Path("/"), 8), JavaRuntime("java", Path("/"), 11)
     assert not any(o.startswith("--add-opens") or "security.manager" in o for o in eight.options())

@@ -69,6 +69,14 @@ def test_plausible_names_are_new_identifiers_made_of_the_projects_words():
     assert all(n.isidentifier() and "class" not in n.split("_") and "import" not in n.split("_") for n in snake)
 
 
+def test_plausible_names_come_to_an_end_for_a_project_of_one_test_class():
+    # one word blends into six names only (Calc + basic, again, ...): seven asked for once looped forever (a mined
+    # history's first fix, with a single CalcTest, hung `validate`)
+    names = plausible_names(["Calc"], 7, random.Random(1), "camel")
+    assert len(set(names)) == 7 and "Calc" not in names and all(n.isidentifier() for n in names)
+    assert len(set(plausible_names([], 40, random.Random(2), "snake"))) == 40
+
+
 def test_an_inverted_twin_must_disagree_with_the_test_it_calls():
     twin = Sentinel("t.py::test_twin", False, inverts=RELEVANT[0])
     rules = Expected([[(*TRIGGER, MUST_PASS), (*RELEVANT, PAIR_PASS, MUST_FAIL, twin.name)]],

@@ -17,7 +17,7 @@ from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.journal import Journal
 from benchsmith.core.progress import progress
 from builders.mine.export import StepOutcome, card, mark_duplicates, render_card, write_project
-from builders.mine.reproduce import RUNS, reproduce, stock_libraries
+from builders.mine.reproduce import RELEVANT_STAGE_DETAILS, RUNS, reproduce, stock_libraries
 from builders.mine.scan import git, history_numbers, history_steps, open_repository, project_name, trackers_of
 from builders.mine.select import NO_ISSUE, select
 from builders.selection import DEFAULT_SELECTION, SELECTIONS
@@ -111,13 +111,19 @@ def mine(options: MineOptions) -> dict:
 
 def _journalled(options: MineOptions):
     def parse(entry: dict) -> StepOutcome | None:
-        """None for a step decided by another format or selection: decided again."""
+        """None for a step decided by another format or selection: decided again; so is a step that reached the
+        relevant tests before they were found by class loading (a journal without ``relevant_by``)."""
         if (entry.pop("format"), entry.pop("selection"), entry.pop("runs")) != (JOURNAL_FORMAT, options.selection,
                                                                                  options.runs):  # fmt: skip
             return None
-        return StepOutcome.from_json(entry)
+        outcome = StepOutcome.from_json(entry)
+        return None if _reached_relevant_tests(outcome) and not outcome.relevant_by else outcome
 
     return parse
+
+
+def _reached_relevant_tests(outcome: StepOutcome) -> bool:
+    return outcome.lenient and (not outcome.reason or outcome.detail.startswith(RELEVANT_STAGE_DETAILS))
 
 
 def _one_step(d4j: Defects4JRoot, name: str, git_dir: Path, step, bug_id: int, trackers, options: MineOptions,
@@ -142,6 +148,7 @@ def _one_step(d4j: Defects4JRoot, name: str, git_dir: Path, step, bug_id: int, t
     outcome.reason, outcome.detail = found.reason, found.detail
     outcome.trigger_tests, outcome.relevant_tests = list(found.trigger_tests), list(found.relevant_tests)
     outcome.broken_tests, outcome.flaky_tests, outcome.build_notes = list(found.broken_tests), list(found.flaky_tests), found.build_notes
+    outcome.relevant_by = found.relevant_by
     if found.reason:
         log.info("%s %s: %s: %s", name, step.sha[:12], found.reason, found.detail[:300])
     return outcome

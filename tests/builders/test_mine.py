@@ -176,3 +176,42 @@ def test_a_step_that_cannot_be_built_says_why(tmp_path):
                                    "repository nor ~/.m2: org.example.absent:absent-library:1.0")  # fmt: skip
     assert card["counts"]["instances"] == 0 and (out / "framework" / "projects" / "Calc" / "active-bugs.csv").is_file()
     assert "| build failed |" in (out / "MINE.md").read_text()
+
+
+@pytest.mark.java
+@pytest.mark.slow
+def test_relevant_tests_are_the_classes_that_load_the_changed_class(tmp_path):
+    """As Defects4J's: HalverTest reaches Calc only through Halver and is relevant; WordsTest names Calc only in a
+    comment and a string and is not (reading the sources would have it the other way round)."""
+    from tests.helpers.mined_history import write_indirect_history
+
+    repo = write_indirect_history(tmp_path / "calc")
+    out = tmp_path / "out"
+    env = {"BENCHSMITH_CACHE": str(tmp_path / "cache")}
+    done = run_cli("nl2fix", "mine", "--repo", str(repo), "--out", str(out), "--no-scrape", env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    card = json.loads((out / "mine.json").read_text())
+    (step,) = [s for s in card["steps"] if s["bug_id"]]
+    assert step["reason"] == "" and step["relevant_by"] == "class loading"
+    assert step["relevant_tests"] == ["org.example.calc.CalcTest", "org.example.calc.HalverTest"]
+    project = out / "framework" / "projects" / "Calc"
+    assert (project / "relevant_tests" / "2").read_text().split() == step["relevant_tests"]
+    assert card["relevant_tests_found_by"] == {"class loading": 1}
+    assert "found by class loading: 1" in (out / "MINE.md").read_text()
+    loading_log = (out / "mine-logs" / "Calc-2" / "relevant-loading.log").read_text()
+    assert "org.example.calc.HalverTest: " in loading_log and "loads org.example.calc.Calc" in loading_log
+
+    # A journal written before the relevant tests were found by class loading: its reproduced step is decided again,
+    # the other kept.
+    os.remove(out / "mine.json")
+    journal = Journal(out / "mine")
+    for s in card["steps"]:
+        old = {k: v for k, v in s.items() if k != "relevant_by"}
+        journal.append({"format": 1, "selection": "lenient", "runs": 3,
+                        **(old if old["reason"] else {**old, "relevant_tests": ["org.example.calc.WordsTest"]})})
+    again = run_cli("nl2fix", "mine", "--repo", str(out / "repos" / "Calc"), "--name", "Calc", "--out", str(out),
+                    "--no-scrape", env=env)  # fmt: skip
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "1 of 2 steps done before; resuming" in again.stderr
+    (redone,) = [s for s in json.loads((out / "mine.json").read_text())["steps"] if s["bug_id"]]
+    assert redone["relevant_tests"] == step["relevant_tests"] and redone["relevant_by"] == "class loading"

@@ -215,3 +215,25 @@ def test_relevant_tests_are_the_classes_that_load_the_changed_class(tmp_path):
     assert "1 of 2 steps done before; resuming" in again.stderr
     (redone,) = [s for s in json.loads((out / "mine.json").read_text())["steps"] if s["bug_id"]]
     assert redone["relevant_tests"] == step["relevant_tests"] and redone["relevant_by"] == "class loading"
+
+
+@pytest.mark.java
+@pytest.mark.slow
+def test_mined_instances_carry_their_fix_date_into_the_dataset(tmp_path):
+    """commit-dates.csv → the NL2Fix dataset's fix_date column, and the range on its card."""
+    import pyarrow.parquet as pq
+
+    from tests.helpers.mined_history import write_indirect_history
+
+    repo = write_indirect_history(tmp_path / "calc")
+    out = tmp_path / "out"
+    env = {"BENCHSMITH_CACHE": str(tmp_path / "cache")}
+    assert run_cli("nl2fix", "mine", "--repo", str(repo), "--out", str(out), "--no-scrape", env=env).returncode == 0
+    dataset = tmp_path / "mined.parquet"
+    built = run_cli("nl2fix", "build", "--defects4j", str(out), "--repos", str(out / "repos"), "--projects", "Calc",
+                    "--no-scrape", "--out", str(dataset), env=env)  # fmt: skip
+    assert built.returncode == 0, built.stderr[-3000:]
+    assert pq.read_table(dataset).column("fix_date").to_pylist() == ["2025-01-02T12:00:00+00:00"]
+    (instance,) = read_records(dataset, NL2FixInstance)
+    assert instance.fix_date == "2025-01-02T12:00:00+00:00"
+    assert "between 2025-01-02T12:00:00+00:00 and 2025-01-02T12:00:00+00:00." in dataset.with_suffix(".card.md").read_text()

@@ -37,6 +37,7 @@ from sources.maven import read_pom
 RUNS = 3
 BY_CLASS_LOADING = "class loading"  # relevant_by: the test classes whose run loaded the changed class
 BY_SOURCE = "source"  # relevant_by (followed by why the class loading could not be listed): those naming it
+HARNESS_ERROR = "error: harness: "  # in a step's detail: the harness itself failed (no verdict on the step)
 # How the details of the rejections made once the relevant tests are known begin.
 RELEVANT_STAGE_DETAILS = ("fixed version with the relevant tests", "trigger tests fail on the fixed version beside")
 M2_REPOSITORY = Path.home() / ".m2" / "repository"

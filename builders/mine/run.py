@@ -17,7 +17,7 @@ from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.journal import Journal
 from benchsmith.core.progress import progress
 from builders.mine.export import StepOutcome, card, mark_duplicates, render_card, write_project
-from builders.mine.reproduce import RELEVANT_STAGE_DETAILS, RUNS, reproduce, stock_libraries
+from builders.mine.reproduce import GOLD_BROKEN, HARNESS_ERROR, RELEVANT_STAGE_DETAILS, RUNS, reproduce, stock_libraries
 from builders.mine.scan import git, history_numbers, history_steps, open_repository, project_name, trackers_of
 from builders.mine.select import NO_ISSUE, select
 from builders.selection import DEFAULT_SELECTION, SELECTIONS
@@ -117,9 +117,17 @@ def _journalled(options: MineOptions):
                                                                                  options.runs):  # fmt: skip
             return None
         outcome = StepOutcome.from_json(entry)
-        return None if _reached_relevant_tests(outcome) and not outcome.relevant_by else outcome
+        if _reached_relevant_tests(outcome) and not outcome.relevant_by:
+            return None
+        return None if _harness_failed(outcome) else outcome
 
     return parse
+
+
+def _harness_failed(outcome: StepOutcome) -> bool:
+    """The step was given up because the harness itself failed (its warm compiler did not start on a loaded machine):
+    no verdict on the step, so a resumed scan tries it again."""
+    return outcome.reason == GOLD_BROKEN and HARNESS_ERROR in outcome.detail
 
 
 def _reached_relevant_tests(outcome: StepOutcome) -> bool:

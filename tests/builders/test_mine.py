@@ -237,3 +237,24 @@ def test_mined_instances_carry_their_fix_date_into_the_dataset(tmp_path):
     (instance,) = read_records(dataset, NL2FixInstance)
     assert instance.fix_date == "2025-01-02T12:00:00+00:00"
     assert "between 2025-01-02T12:00:00+00:00 and 2025-01-02T12:00:00+00:00." in dataset.with_suffix(".card.md").read_text()
+
+
+def test_a_resumed_scan_decides_again_what_no_verdict_was_given_on():
+    """A step the harness itself could not judge (its warm compiler did not start) and a step reproduced before the
+    relevant tests were found by class loading are decided again; every other journalled step stands."""
+    from builders.mine.run import MineOptions, _journalled
+
+    parse = _journalled(MineOptions(repo="calc", out=Path("out")))
+    step = {"sha": "a" * 40, "parent": "b" * 40, "date": "2025-01-02T12:00:00+00:00", "lenient": True, "bug_id": 2}
+
+    def journalled(**fields):
+        return parse({"format": 1, "selection": "lenient", "runs": 3, **step, **fields})
+
+    assert journalled(reason="fixed version cannot be judged",
+                      detail="fixed version is error: harness: the warm compiler did not start") is None  # fmt: skip
+    assert journalled(reason="fixed version cannot be judged", detail="fixed version is uncompilable: x") is not None
+    assert journalled(reason="no trigger test", detail="the fix's tests (T) fail on neither version or on both")
+    assert journalled(reason="") is None
+    assert journalled(reason="", relevant_by="class loading").relevant_by == "class loading"
+    assert journalled(reason="only flaky trigger tests",
+                      detail="trigger tests fail on the fixed version beside the relevant tests: T::t") is None  # fmt: skip

@@ -37,7 +37,9 @@ from sources.maven import read_pom
 RUNS = 3
 BY_CLASS_LOADING = "class loading"  # relevant_by: the test classes whose run loaded the changed class
 BY_SOURCE = "source"  # relevant_by (followed by why the class loading could not be listed): those naming it
-HARNESS_ERROR = "error: harness: "  # in a step's detail: the harness itself failed (no verdict on the step)
+# In the detail of a step given up as GOLD_BROKEN: no verdict on the step, but on the machine at the time (the harness
+# itself failed, a run was killed for its time or ended without a report on a loaded machine, after ATTEMPTS tries).
+NO_VERDICT_MARKS = ("error: harness: ", "timeout: killed after", "the test JVM ended without a report")
 # How the details of the rejections made once the relevant tests are known begin.
 RELEVANT_STAGE_DETAILS = ("fixed version with the relevant tests", "trigger tests fail on the fixed version beside")
 M2_REPOSITORY = Path.home() / ".m2" / "repository"

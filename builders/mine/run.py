@@ -17,7 +17,7 @@ from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.journal import Journal
 from benchsmith.core.progress import progress
 from builders.mine.export import StepOutcome, card, mark_duplicates, render_card, write_project
-from builders.mine.reproduce import GOLD_BROKEN, HARNESS_ERROR, RELEVANT_STAGE_DETAILS, RUNS, reproduce, stock_libraries
+from builders.mine.reproduce import GOLD_BROKEN, NO_VERDICT_MARKS, RELEVANT_STAGE_DETAILS, RUNS, reproduce, stock_libraries
 from builders.mine.scan import git, history_numbers, history_steps, open_repository, project_name, trackers_of
 from builders.mine.select import NO_ISSUE, select
 from builders.selection import DEFAULT_SELECTION, SELECTIONS
@@ -125,9 +125,9 @@ def _journalled(options: MineOptions):
 
 
 def _harness_failed(outcome: StepOutcome) -> bool:
-    """The step was given up because the harness itself failed (its warm compiler did not start on a loaded machine):
-    no verdict on the step, so a resumed scan tries it again."""
-    return outcome.reason == GOLD_BROKEN and HARNESS_ERROR in outcome.detail
+    """The step was given up because the harness itself failed (its warm compiler did not start on a loaded machine) or
+    its runs were killed for their time: no verdict on the step, so a resumed scan tries it again."""
+    return outcome.reason == GOLD_BROKEN and any(mark in outcome.detail for mark in NO_VERDICT_MARKS)
 
 
 def _reached_relevant_tests(outcome: StepOutcome) -> bool:

@@ -252,6 +252,7 @@ def test_a_resumed_scan_decides_again_what_no_verdict_was_given_on():
 
     assert journalled(reason="fixed version cannot be judged",
                       detail="fixed version is error: harness: the warm compiler did not start") is None  # fmt: skip
+    assert journalled(reason="fixed version cannot be judged", detail="buggy version is timeout: killed after 120s") is None
     assert journalled(reason="fixed version cannot be judged", detail="fixed version is uncompilable: x") is not None
     assert journalled(reason="no trigger test", detail="the fix's tests (T) fail on neither version or on both")
     assert journalled(reason="") is None

@@ -115,7 +115,7 @@ def _with_fix_dates(d4j: Defects4JRoot, instances: list[NL2FixInstance],
 
 
 def _fix_dates(instances: list[NL2FixInstance]) -> dict:
-    dates = sorted(i.fix_date for i in instances if i.fix_date)
+    dates = sorted((i.fix_date for i in instances if i.fix_date), key=datetime.fromisoformat)  # offsets differ
     return {"first": dates[0] if dates else None, "last": dates[-1] if dates else None,
             "dated": len(dates), "undated": len(instances) - len(dates)}  # fmt: skip
 

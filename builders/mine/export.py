@@ -14,6 +14,7 @@ import hashlib
 import io
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from benchsmith.core.atomic import write_text_atomic
@@ -124,7 +125,7 @@ def selection_counts(outcomes: list[StepOutcome]) -> dict:
 
 def card(meta: dict, outcomes: list[StepOutcome]) -> dict:
     instances = [o for o in outcomes if o.instance]
-    dates = sorted(o.date for o in instances)
+    dates = sorted((o.date for o in instances), key=datetime.fromisoformat)  # committers' offsets differ
     return {
         **meta,
         "counts": selection_counts(outcomes),

@@ -199,7 +199,8 @@ def test_relevant_tests_are_the_classes_that_load_the_changed_class(tmp_path):
     assert card["relevant_tests_found_by"] == {"class loading": 1}
     assert "found by class loading: 1" in (out / "MINE.md").read_text()
     loading_log = (out / "mine-logs" / "Calc-2" / "relevant-loading.log").read_text()
-    assert "org.example.calc.HalverTest: " in loading_log and "loads org.example.calc.Calc" in loading_log
+    assert "org.example.calc.HalverTest: loads org.example.calc.Calc" in loading_log
+    assert "org.example.calc.WordsTest: loads none" in loading_log
 
     # A journal written before the relevant tests were found by class loading: its reproduced step is decided again,
     # the other kept.

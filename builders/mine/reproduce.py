@@ -184,10 +184,20 @@ def relevant_test_classes(runner: InstanceRunner, instance, workspace, trigger: 
     return sorted({*found, *(t.split("::")[0] for t in trigger)}), how
 
 
+@dataclass(frozen=True)
+class Triggered:
+    """What the runs of a step's tests on both versions found, when a journal holds it already: only the relevant
+    tests remain to be found (a step reproduced before they were found by class loading)."""
+
+    trigger_tests: tuple[str, ...]
+    flaky_tests: tuple[str, ...] = ()
+
+
 def reproduce(candidate: Candidate, d4j: Defects4JRoot, repos: Path, limits: Limits, logs: Path,
-              build_notes: str = "", runs: int = RUNS, slot: int = 0) -> Reproduction:  # fmt: skip
+              build_notes: str = "", runs: int = RUNS, slot: int = 0, triggered: Triggered | None = None) -> Reproduction:  # fmt: skip
     """Run the candidate's tests on the fixed and the buggy method, in sandbox *slot* (one this process leased:
-    :func:`harness.sandbox.jail.leased_slot`); its trigger and relevant tests, or why none."""
+    :func:`harness.sandbox.jail.leased_slot`); its trigger and relevant tests, or why none. With *triggered*, those
+    runs are not made again: only the relevant tests are found and run on the fixed version."""
     instance = candidate.instance
     notes = f" ({build_notes})" if build_notes else ""
     try:
@@ -203,6 +213,9 @@ def reproduce(candidate: Candidate, d4j: Defects4JRoot, repos: Path, limits: Lim
     except BenchsmithError as exc:
         return Reproduction(BUILD_FAILED, f"{exc}{notes}", build_notes=build_notes)
     try:
+        if triggered is not None:
+            return _with_relevant(runner, instance, workspace, list(triggered.trigger_tests), set(triggered.flaky_tests),
+                                  build_notes)  # fmt: skip
         return _judge(runner, instance, workspace, changed, build_notes, runs)
     except BenchsmithError as exc:
         return Reproduction(GOLD_BROKEN, f"harness: {exc}", build_notes=build_notes)
@@ -254,6 +267,12 @@ def _judge(runner: InstanceRunner, instance, workspace, changed: list[str], buil
         detail = f"flaky: {', '.join(sorted(flaky)[:3])}" if flaky else f"the fix's tests ({', '.join(changed[:3])}) " \
             "fail on neither version or on both"  # fmt: skip
         return Reproduction(reason, detail, flaky_tests=tuple(sorted(flaky)), build_notes=build_notes)
+    return _with_relevant(runner, instance, workspace, trigger, flaky, build_notes)
+
+
+def _with_relevant(runner: InstanceRunner, instance, workspace, trigger: list[str], flaky: set[str],
+                   build_notes: str) -> Reproduction:  # fmt: skip
+    """The step with its *trigger* tests found: its relevant tests, run once on the fixed version."""
     relevant, relevant_by = relevant_test_classes(runner, instance, workspace, trigger)
     failing, why = _failing(runner, instance.fixed_method, "gold-relevant", Tests(trigger, relevant, stop_early=False))
     if failing is None:

@@ -183,6 +183,8 @@ def test_a_step_that_cannot_be_built_says_why(tmp_path):
 def test_relevant_tests_are_the_classes_that_load_the_changed_class(tmp_path):
     """As Defects4J's: HalverTest reaches Calc only through Halver and is relevant; WordsTest names Calc only in a
     comment and a string and is not (reading the sources would have it the other way round)."""
+    import shutil
+
     from tests.helpers.mined_history import write_indirect_history
 
     repo = write_indirect_history(tmp_path / "calc")
@@ -202,9 +204,10 @@ def test_relevant_tests_are_the_classes_that_load_the_changed_class(tmp_path):
     assert "org.example.calc.HalverTest: loads org.example.calc.Calc" in loading_log
     assert "org.example.calc.WordsTest: loads none" in loading_log
 
-    # A journal written before the relevant tests were found by class loading: its reproduced step is decided again,
-    # the other kept.
+    # A journal written before the relevant tests were found by class loading: its reproduced step has its relevant
+    # tests found again (its trigger tests stand), the other step is kept.
     os.remove(out / "mine.json")
+    shutil.rmtree(out / "mine-logs")
     journal = Journal(out / "mine")
     for s in card["steps"]:
         old = {k: v for k, v in s.items() if k != "relevant_by"}
@@ -214,6 +217,9 @@ def test_relevant_tests_are_the_classes_that_load_the_changed_class(tmp_path):
                     "--no-scrape", env=env)  # fmt: skip
     assert again.returncode == 0, again.stderr[-3000:]
     assert "1 of 2 steps done before; resuming" in again.stderr
+    assert "1 reproduced steps to have their relevant tests found again" in again.stderr
+    logs = out / "mine-logs" / "Calc-2"
+    assert (logs / "relevant-loading.log").is_file() and not (logs / "buggy-1.log").exists()  # no run of buggy again
     (redone,) = [s for s in json.loads((out / "mine.json").read_text())["steps"] if s["bug_id"]]
     assert redone["relevant_tests"] == step["relevant_tests"] and redone["relevant_by"] == "class loading"
 
@@ -241,8 +247,9 @@ def test_mined_instances_carry_their_fix_date_into_the_dataset(tmp_path):
 
 
 def test_a_resumed_scan_decides_again_what_no_verdict_was_given_on():
-    """A step the harness itself could not judge (its warm compiler did not start) and a step reproduced before the
-    relevant tests were found by class loading are decided again; every other journalled step stands."""
+    """A step the harness itself could not judge (its warm compiler did not start) and a step rejected once its
+    relevant tests were known, before they were found by class loading, are decided again; every other journalled step
+    stands (a reproduced one without relevant_by has only its relevant tests found again: the resume test above)."""
     from builders.mine.run import MineOptions, _journalled
 
     parse = _journalled(MineOptions(repo="calc", out=Path("out")))
@@ -256,7 +263,7 @@ def test_a_resumed_scan_decides_again_what_no_verdict_was_given_on():
     assert journalled(reason="fixed version cannot be judged", detail="buggy version is timeout: killed after 120s") is None
     assert journalled(reason="fixed version cannot be judged", detail="fixed version is uncompilable: x") is not None
     assert journalled(reason="no trigger test", detail="the fix's tests (T) fail on neither version or on both")
-    assert journalled(reason="") is None
+    assert journalled(reason="").relevant_by == ""
     assert journalled(reason="", relevant_by="class loading").relevant_by == "class loading"
     assert journalled(reason="only flaky trigger tests",
                       detail="trigger tests fail on the fixed version beside the relevant tests: T::t") is None  # fmt: skip

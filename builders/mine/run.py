@@ -78,7 +78,8 @@ def mine(options: MineOptions) -> dict:
     journalled = {e.sha: e for e in journal.read(_journalled(options)) if e is not None}
     # reproduced before the relevant tests were found by class loading: their trigger tests stand, found again only
     # their relevant tests
-    relevant_again = {sha: e for sha, e in journalled.items() if not e.reason and not e.relevant_by}
+    # (--finish runs nothing: they are exported as journalled, their relevant_by empty)
+    relevant_again = {sha: e for sha, e in journalled.items() if not e.reason and not e.relevant_by and not options.finish}
     done = {sha: e for sha, e in journalled.items() if sha not in relevant_again}
     if done:
         log.info("%s: %d of %d steps done before; resuming", journal.path, len(done), len(steps))

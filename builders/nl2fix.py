@@ -32,7 +32,7 @@ from builders.selection import DEFAULT_SELECTION, SELECTIONS
 from builders.single_method import SOURCE_MISSING, BugOutcome, analyse_bug
 from harness.benchmarks.nl2fix import NL2Fix
 from sources.defects4j import Bug, Defects4JRoot
-from sources.history import UPSTREAM_URLS, SourceProvider, has_git_history, provider_for
+from sources.history import UPSTREAM_URLS, GitHistory, SourceProvider, UpstreamGitSource, has_git_history, provider_for
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +64,7 @@ def build(options: BuildOptions) -> dict:
     listed = read_bug_list(options.bugs, d4j) if options.bugs is not None else None
     projects = list(listed) if listed is not None else d4j.resolve_projects(options.projects)
     sources: dict[str, str] = {}
+    providers: dict[str, SourceProvider] = {}
     skipped: dict[str, str] = {}
     bugs: list[Bug] = []
     for project in projects:
@@ -78,10 +79,11 @@ def build(options: BuildOptions) -> dict:
                 continue
             raise
         sources[project] = provider.description
+        providers[project] = provider
         bugs.extend(d4j.bugs(project) if listed is None else listed[project])
     outcomes = [o.under(options.selection) for o in _analyse_all(d4j, bugs, options)]
     _warn_unavailable(outcomes)
-    instances = [o.instance for o in outcomes if o.instance is not None]
+    instances = _with_fix_dates(d4j, [o.instance for o in outcomes if o.instance is not None], providers)
     issue_missing: Counter = Counter()
     if options.scrape:
         instances, issue_missing = _attach_issue_text(instances)
@@ -94,6 +96,28 @@ def build(options: BuildOptions) -> dict:
                   **hub_card(card))
     Journal(options.out).remove()  # the validations journalled by _validate, now in the dataset
     return card
+
+
+def _with_fix_dates(d4j: Defects4JRoot, instances: list[NL2FixInstance],
+                    providers: dict[str, SourceProvider]) -> list[NL2FixInstance]:  # fmt: skip
+    """Each instance with its fix's commit date: the project's ``commit-dates.csv`` (a mined project), else the
+    fixed revision's committer date in the upstream repository at hand, else "" (a revision it lacks, or sources
+    read through the ``defects4j`` command)."""
+    dates = {project: d4j.commit_dates(project) for project in {i.project for i in instances}}
+    dated = []
+    for instance in instances:
+        date = dates[instance.project].get(instance.bug_id, "")
+        provider = providers.get(instance.project)
+        if not date and isinstance(provider, UpstreamGitSource):
+            date = provider.history.commit_date(instance.revision_fixed)
+        dated.append(dataclasses.replace(instance, fix_date=date))
+    return dated
+
+
+def _fix_dates(instances: list[NL2FixInstance]) -> dict:
+    dates = sorted((i.fix_date for i in instances if i.fix_date), key=datetime.fromisoformat)  # offsets differ
+    return {"first": dates[0] if dates else None, "last": dates[-1] if dates else None,
+            "dated": len(dates), "undated": len(instances) - len(dates)}  # fmt: skip
 
 
 def _analyse_all(d4j: Defects4JRoot, bugs: list[Bug], options: BuildOptions) -> list[BugOutcome]:
@@ -237,6 +261,7 @@ def _card(d4j, options, projects, sources, skipped, outcomes, instances, issue_m
         "sources": sources,
         "skipped_projects": skipped,
         "instances": len(instances),
+        "fix_dates": _fix_dates(instances),
         "near_misses": sum(p["near_misses"] for p in per_project.values()),
         "bugs": sum(p["bugs"] for p in per_project.values()),
         "projects": per_project,
@@ -266,6 +291,15 @@ _SELECTION_TEXT = {
 }  # fmt: skip
 
 
+def _fix_dates_text(dates: dict | None) -> str:
+    """The date range of the fixes (column ``fix_date``): what a user checks against a model's training cut-off."""
+    if not dates or not dates["dated"]:
+        return "The fixes' commit dates are not known (column `fix_date` empty)."
+    undated = f"; {dates['undated']} instances without a date (column `fix_date` empty)" if dates["undated"] else ""
+    return (f"Fixed (commit date of the fixed revision, column `fix_date`) between {dates['first']} and "
+            f"{dates['last']}{undated}.")
+
+
 def render_card(card: dict) -> str:
     lines = [
         f"# {card['dataset']}",
@@ -276,6 +310,7 @@ def render_card(card: dict) -> str:
         f"{card['instances']} single-method instances from {card['bugs']} bugs, selected by the "
         f"`{card['selection']}` rule" + (f" from the bug list `{card['bug_list']}`." if card["bug_list"] else "."),
         _SELECTION_TEXT[card["selection"]].format(near_misses=card["near_misses"]),
+        _fix_dates_text(card.get("fix_dates")),
         "",
         "| project | bugs | selected | of which near misses | rejected (reason: count) |",
         "| --- | ---: | ---: | ---: | --- |",

@@ -16,6 +16,7 @@ PAPER_PROJECTS = (
 )  # fmt: skip
 
 _ACTIVE_BUGS_HEADER = ["bug.id", "revision.id.buggy", "revision.id.fixed", "report.id", "report.url"]
+_COMMIT_DATES_HEADER = ["bug.id", "revision.id.fixed", "commit.date"]
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,14 @@ class Defects4JRoot:
         listed = _read_optional(self.project_dir(project) / "failing_tests" / revision)
         listed += _read_optional(self.project_dir(project) / "dependent_tests")
         return sorted({line[4:].strip() for line in listed.splitlines() if line.startswith("--- ")})
+
+    def commit_dates(self, project: str) -> dict[int, str]:
+        """Bug id → its fix's commit date, from ``commit-dates.csv`` (written by ``nl2fix mine``; Defects4J has none)."""
+        path = self.project_dir(project) / "commit-dates.csv"
+        rows = list(csv.reader(_read_optional(path).splitlines()))
+        if rows and rows[0] != _COMMIT_DATES_HEADER:
+            raise BenchsmithError(f"{path}: header is not {','.join(_COMMIT_DATES_HEADER)}")
+        return {int(row[0]): row[2] for row in rows[1:] if len(row) == 3 and row[0].isdigit()}
 
     def lib_dir(self, project: str) -> Path:
         return self.project_dir(project) / "lib"

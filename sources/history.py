@@ -95,6 +95,11 @@ class GitHistory:
     def head(self) -> str:
         return self._git("rev-parse", "HEAD").stdout.decode().strip()
 
+    def commit_date(self, revision: str) -> str:
+        """The committer date of *revision* (ISO 8601), or "" when the repository lacks it."""
+        completed = self._git("log", "-1", "--format=%cI", f"{revision}^{{commit}}", "--")
+        return completed.stdout.decode().strip() if completed.returncode == 0 else ""
+
 
 def git_dir_of(path: Path) -> Path | None:
     """The git directory of a repository at *path* (bare or with a work tree), or None."""

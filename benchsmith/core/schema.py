@@ -116,6 +116,9 @@ class NL2FixInstance:
     validation: Validation = Validation()
     # The fix's changes besides the method (lenient selection only; [] for every strict instance): see ExtraChange.
     extra_changes: list[ExtraChange] = field(default_factory=list)
+    # The fixed revision's commit date (ISO 8601): a mined project's commit-dates.csv, else the committer date of the
+    # fixed revision where the repository at hand holds it (Defects4J's own projects); "" when neither says.
+    fix_date: str = ""
 
 
 

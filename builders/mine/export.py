@@ -14,6 +14,7 @@ import hashlib
 import io
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from benchsmith.core.atomic import write_text_atomic
@@ -46,6 +47,7 @@ class StepOutcome:
     build_notes: str = ""
     main_root: str = MAIN_ROOT  # the fixed revision's source folders
     test_root: str = TEST_ROOT
+    relevant_by: str = ""  # how the relevant tests were found (builders.mine.reproduce.BY_CLASS_LOADING, BY_SOURCE)
     duplicate_of: int = 0  # an instance with the same patch found first (a pull request's commit and its merge)
     issue: str = ""  # "fetched", why the report could not be fetched, or "" (not asked)
     seconds: float = 0.0
@@ -123,7 +125,7 @@ def selection_counts(outcomes: list[StepOutcome]) -> dict:
 
 def card(meta: dict, outcomes: list[StepOutcome]) -> dict:
     instances = [o for o in outcomes if o.instance]
-    dates = sorted(o.date for o in instances)
+    dates = sorted((o.date for o in instances), key=datetime.fromisoformat)  # committers' offsets differ
     return {
         **meta,
         "counts": selection_counts(outcomes),
@@ -131,6 +133,7 @@ def card(meta: dict, outcomes: list[StepOutcome]) -> dict:
         "rejections": dict(Counter(o.reason or "duplicate of an earlier instance" for o in outcomes
                                    if not o.instance).most_common()),  # fmt: skip
         "issue_text": dict(Counter(o.issue or "not asked" for o in instances)),
+        "relevant_tests_found_by": dict(Counter(o.relevant_by.partition(":")[0] or "not recorded" for o in instances)),
         "steps": [asdict(o) for o in outcomes],
     }
 
@@ -156,6 +159,9 @@ def render_card(data: dict) -> str:
         "",
     ]
     lines += [f"- {reason}: {count}" for reason, count in data["rejections"].items()]
+    found_by = data.get("relevant_tests_found_by") or {}
+    lines += ["", "Relevant tests (the test classes that load the changed class) found by "
+              + (", ".join(f"{way}: {count}" for way, count in found_by.items()) or "no instance") + "."]
     lines += ["", "## Instances", "", "| bug | fixed commit | commit date | report | trigger tests | issue text |",
               "| --- | --- | --- | --- | ---: | --- |"]  # fmt: skip
     for step in data["steps"]:

@@ -4,8 +4,10 @@ The buggy version is the fixed revision with the one method as its parent had it
 single-method fix that is the parent plus the fix's tests. Both run in the NL2Fix harness that ``validate`` uses
 (:class:`harness.java.method_runner.InstanceRunner`, on the workspace :func:`harness.java.defects4j_workspace.prepare`
 builds), each :data:`RUNS` times: a test that fails on buggy every time and passes on fixed every time is a trigger
-test; one whose outcome changes between runs is flaky and dropped. The relevant tests are the test classes that
-name the changed class; those of their tests that fail on the fixed version are listed as Defects4J lists its broken
+test; one whose outcome changes between runs is flaky and dropped. The relevant tests are, as Defects4J's, the test
+classes that load the changed class when they run on the fixed version (:mod:`harness.java.class_loading`); only
+where that run cannot happen are they the test classes whose source names it, and the step says which way
+(``relevant_by``). Those of their tests that fail on the fixed version are listed as Defects4J lists its broken
 tests (``failing_tests/<revision>``).
 
 Jars come from the fixed revision's pom through the Maven model (:mod:`sources.maven`) and Debian's Maven repository
@@ -24,6 +26,7 @@ from pathlib import Path
 
 from benchsmith.core.errors import BenchsmithError
 from builders.mine.select import Candidate
+from harness.java.class_loading import classes_loading
 from harness.java.classpath import DEBIAN_MAVEN_REPO, TEST_FRAMEWORK, maven_repo_classpath
 from harness.java.defects4j_workspace import prepare
 from harness.java.method_runner import InstanceRunner, Tests
@@ -32,6 +35,13 @@ from sources.defects4j import Defects4JRoot
 from sources.maven import read_pom
 
 RUNS = 3
+BY_CLASS_LOADING = "class loading"  # relevant_by: the test classes whose run loaded the changed class
+BY_SOURCE = "source"  # relevant_by (followed by why the class loading could not be listed): those naming it
+# In the detail of a step given up as GOLD_BROKEN: no verdict on the step, but on the machine at the time (the harness
+# itself failed, a run was killed for its time or ended without a report on a loaded machine, after ATTEMPTS tries).
+NO_VERDICT_MARKS = ("error: harness: ", "timeout: killed after", "the test JVM ended without a report")
+# How the details of the rejections made once the relevant tests are known begin.
+RELEVANT_STAGE_DETAILS = ("fixed version with the relevant tests", "trigger tests fail on the fixed version beside")
 M2_REPOSITORY = Path.home() / ".m2" / "repository"
 ATTEMPTS = 3  # tries of one run that cannot be judged (a killed JVM) before the step is given up
 _TEST_MARK = re.compile(r"@Test\b|extends\s+TestCase\b|@ParameterizedTest\b")
@@ -55,6 +65,7 @@ class Reproduction:
     broken_tests: tuple[str, ...] = ()  # Class::method of the relevant classes failing on the fixed version
     flaky_tests: tuple[str, ...] = ()
     build_notes: str = ""  # what the Maven model could not find
+    relevant_by: str = ""  # how the relevant tests were found: BY_CLASS_LOADING, or BY_SOURCE and why
 
 
 def stock_libraries(git_dir: Path, revision: str, lib_dir: Path) -> str:
@@ -138,25 +149,55 @@ def _subclasses(test_root: Path, simple_name: str) -> list[str]:
             if extends.search(text := p.read_text(encoding="utf-8", errors="replace")) and not _ABSTRACT.search(text)]
 
 
-def classes_naming(tree: Path, test_dir: str, simple_name: str, excluded: set[str]) -> list[str]:
-    """The test classes of *test_dir* whose source names *simple_name* (the classes that load it, read statically)."""
-    pattern = re.compile(rf"\b{re.escape(simple_name)}\b")
+def test_classes(tree: Path, test_dir: str, excluded: set[str]) -> dict[str, str]:
+    """The concrete test classes of *test_dir* (those holding tests), but *excluded*: name → source text."""
     root = tree / test_dir
-    found = []
+    found = {}
     for path in sorted(root.rglob("*.java")):
         name = ".".join(path.relative_to(root).with_suffix("").parts)
-        if name in excluded:
-            continue
         text = path.read_text(encoding="utf-8", errors="replace")
-        if pattern.search(text) and _TEST_MARK.search(text) and not _ABSTRACT.search(text):
-            found.append(name)
+        if name not in excluded and _TEST_MARK.search(text) and not _ABSTRACT.search(text):
+            found[name] = text
     return found
 
 
+def classes_naming(tree: Path, test_dir: str, simple_name: str, excluded: set[str]) -> list[str]:
+    """The test classes of *test_dir* whose source names *simple_name* (the classes that load it, guessed from the
+    source: the fallback where they cannot be run)."""
+    pattern = re.compile(rf"\b{re.escape(simple_name)}\b")
+    return [name for name, text in test_classes(tree, test_dir, excluded).items() if pattern.search(text)]
+
+
+def relevant_test_classes(runner: InstanceRunner, instance, workspace, trigger: list[str]) -> tuple[list[str], str]:
+    """The test classes that load the changed class when they run on the fixed version (with the trigger tests'
+    classes), and how they were found: by class loading, or, where that run cannot happen, by reading the sources."""
+    excluded = set(workspace.excluded_tests)
+    candidates = list(test_classes(workspace.tree, workspace.test_dir, excluded))
+    try:
+        loaders = classes_loading(runner, instance.fixed_method, runner.candidate_types, candidates, "relevant-loading")
+        found, how = list(loaders.classes), BY_CLASS_LOADING
+        if loaders.timed_out:
+            how += f" ({len(loaders.timed_out)} test class(es) killed for their time: {', '.join(loaders.timed_out[:3])})"
+    except (BenchsmithError, OSError) as exc:
+        found = classes_naming(workspace.tree, workspace.test_dir, Path(instance.file_path).stem, excluded)
+        how = f"{BY_SOURCE}: {str(exc)[:300]}"
+    return sorted({*found, *(t.split("::")[0] for t in trigger)}), how
+
+
+@dataclass(frozen=True)
+class Triggered:
+    """What the runs of a step's tests on both versions found, when a journal holds it already: only the relevant
+    tests remain to be found (a step reproduced before they were found by class loading)."""
+
+    trigger_tests: tuple[str, ...]
+    flaky_tests: tuple[str, ...] = ()
+
+
 def reproduce(candidate: Candidate, d4j: Defects4JRoot, repos: Path, limits: Limits, logs: Path,
-              build_notes: str = "", runs: int = RUNS, slot: int = 0) -> Reproduction:  # fmt: skip
+              build_notes: str = "", runs: int = RUNS, slot: int = 0, triggered: Triggered | None = None) -> Reproduction:  # fmt: skip
     """Run the candidate's tests on the fixed and the buggy method, in sandbox *slot* (one this process leased:
-    :func:`harness.sandbox.jail.leased_slot`); its trigger and relevant tests, or why none."""
+    :func:`harness.sandbox.jail.leased_slot`); its trigger and relevant tests, or why none. With *triggered*, those
+    runs are not made again: only the relevant tests are found and run on the fixed version."""
     instance = candidate.instance
     notes = f" ({build_notes})" if build_notes else ""
     try:
@@ -172,6 +213,9 @@ def reproduce(candidate: Candidate, d4j: Defects4JRoot, repos: Path, limits: Lim
     except BenchsmithError as exc:
         return Reproduction(BUILD_FAILED, f"{exc}{notes}", build_notes=build_notes)
     try:
+        if triggered is not None:
+            return _with_relevant(runner, instance, workspace, list(triggered.trigger_tests), set(triggered.flaky_tests),
+                                  build_notes)  # fmt: skip
         return _judge(runner, instance, workspace, changed, build_notes, runs)
     except BenchsmithError as exc:
         return Reproduction(GOLD_BROKEN, f"harness: {exc}", build_notes=build_notes)
@@ -223,13 +267,20 @@ def _judge(runner: InstanceRunner, instance, workspace, changed: list[str], buil
         detail = f"flaky: {', '.join(sorted(flaky)[:3])}" if flaky else f"the fix's tests ({', '.join(changed[:3])}) " \
             "fail on neither version or on both"  # fmt: skip
         return Reproduction(reason, detail, flaky_tests=tuple(sorted(flaky)), build_notes=build_notes)
-    simple = Path(instance.file_path).stem
-    relevant = sorted({*classes_naming(workspace.tree, workspace.test_dir, simple, set(workspace.excluded_tests)),
-                       *(t.split("::")[0] for t in trigger)})  # fmt: skip
+    return _with_relevant(runner, instance, workspace, trigger, flaky, build_notes)
+
+
+def _with_relevant(runner: InstanceRunner, instance, workspace, trigger: list[str], flaky: set[str],
+                   build_notes: str) -> Reproduction:  # fmt: skip
+    """The step with its *trigger* tests found: its relevant tests, run once on the fixed version."""
+    relevant, relevant_by = relevant_test_classes(runner, instance, workspace, trigger)
     failing, why = _failing(runner, instance.fixed_method, "gold-relevant", Tests(trigger, relevant, stop_early=False))
     if failing is None:
-        return Reproduction(GOLD_BROKEN, f"fixed version with the relevant tests is {why}", build_notes=build_notes)
+        return Reproduction(GOLD_BROKEN, f"fixed version with the relevant tests is {why}", build_notes=build_notes,
+                            relevant_by=relevant_by)
     if failing & set(trigger):
         return Reproduction(ONLY_FLAKY, f"trigger tests fail on the fixed version beside the relevant tests: "
-                            f"{', '.join(sorted(failing & set(trigger))[:3])}", build_notes=build_notes)  # fmt: skip
-    return Reproduction("", "", tuple(trigger), tuple(relevant), tuple(sorted(failing)), tuple(sorted(flaky)), build_notes)
+                            f"{', '.join(sorted(failing & set(trigger))[:3])}", build_notes=build_notes,
+                            relevant_by=relevant_by)  # fmt: skip
+    return Reproduction("", "", tuple(trigger), tuple(relevant), tuple(sorted(failing)), tuple(sorted(flaky)), build_notes,
+                        relevant_by)

@@ -17,7 +17,15 @@ from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.journal import Journal
 from benchsmith.core.progress import progress
 from builders.mine.export import StepOutcome, card, mark_duplicates, render_card, write_project
-from builders.mine.reproduce import RUNS, reproduce, stock_libraries
+from builders.mine.reproduce import (
+    GOLD_BROKEN,
+    NO_VERDICT_MARKS,
+    RELEVANT_STAGE_DETAILS,
+    RUNS,
+    Triggered,
+    reproduce,
+    stock_libraries,
+)
 from builders.mine.scan import git, history_numbers, history_steps, open_repository, project_name, trackers_of
 from builders.mine.select import NO_ISSUE, select
 from builders.selection import DEFAULT_SELECTION, SELECTIONS
@@ -67,9 +75,17 @@ def mine(options: MineOptions) -> dict:
     log.info("%s: %d commits to scan; trackers: %s", name, len(steps), trackers.describe())
     d4j = Defects4JRoot(out)
     journal = Journal(out / "mine")
-    done = {e.sha: e for e in journal.read(_journalled(options)) if e is not None}
+    journalled = {e.sha: e for e in journal.read(_journalled(options)) if e is not None}
+    # reproduced before the relevant tests were found by class loading: their trigger tests stand, found again only
+    # their relevant tests
+    # (--finish runs nothing: they are exported as journalled, their relevant_by empty)
+    relevant_again = {sha: e for sha, e in journalled.items() if not e.reason and not e.relevant_by and not options.finish}
+    done = {sha: e for sha, e in journalled.items() if sha not in relevant_again}
     if done:
         log.info("%s: %d of %d steps done before; resuming", journal.path, len(done), len(steps))
+    if relevant_again:
+        log.info("%s: %d reproduced steps to have their relevant tests found again, by class loading", journal.path,
+                 len(relevant_again))  # fmt: skip
     until = options.until
     if options.finish:
         if not done:
@@ -86,7 +102,8 @@ def mine(options: MineOptions) -> dict:
                 outcomes.append(done[step.sha])
                 continue
             began = time.monotonic()
-            outcome = _one_step(d4j, name, git_dir, step, numbers[step.sha], trackers, options, limits, logs, slot)
+            outcome = _one_step(d4j, name, git_dir, step, numbers[step.sha], trackers, options, limits, logs, slot,
+                                relevant_again.get(step.sha))  # fmt: skip
             outcome.seconds = round(time.monotonic() - began, 2)
             journal.append({"format": JOURNAL_FORMAT, "selection": options.selection, "runs": options.runs,
                             **dataclasses.asdict(outcome)})  # fmt: skip
@@ -111,17 +128,32 @@ def mine(options: MineOptions) -> dict:
 
 def _journalled(options: MineOptions):
     def parse(entry: dict) -> StepOutcome | None:
-        """None for a step decided by another format or selection: decided again."""
+        """None for a step decided by another format or selection: decided again; so is a step rejected once its
+        relevant tests were known, before they were found by class loading (a journal without ``relevant_by``)."""
         if (entry.pop("format"), entry.pop("selection"), entry.pop("runs")) != (JOURNAL_FORMAT, options.selection,
                                                                                  options.runs):  # fmt: skip
             return None
-        return StepOutcome.from_json(entry)
+        outcome = StepOutcome.from_json(entry)
+        if outcome.reason and _reached_relevant_tests(outcome) and not outcome.relevant_by:
+            return None
+        return None if _harness_failed(outcome) else outcome
 
     return parse
 
 
+def _harness_failed(outcome: StepOutcome) -> bool:
+    """The step was given up because the harness itself failed (its warm compiler did not start on a loaded machine) or
+    its runs were killed for their time: no verdict on the step, so a resumed scan tries it again."""
+    return outcome.reason == GOLD_BROKEN and any(mark in outcome.detail for mark in NO_VERDICT_MARKS)
+
+
+def _reached_relevant_tests(outcome: StepOutcome) -> bool:
+    return outcome.lenient and (not outcome.reason or outcome.detail.startswith(RELEVANT_STAGE_DETAILS))
+
+
 def _one_step(d4j: Defects4JRoot, name: str, git_dir: Path, step, bug_id: int, trackers, options: MineOptions,
-              limits: Limits, logs: Path, slot: int) -> StepOutcome:  # fmt: skip
+              limits: Limits, logs: Path, slot: int, reproduced: StepOutcome | None = None) -> StepOutcome:  # fmt: skip
+    """What becomes of *step*; *reproduced*: its journalled outcome, whose trigger tests stand."""
     outcome = StepOutcome(step.sha, step.parent, step.date)
     try:
         candidate, reason, detail, strict_reason = select(d4j, name, git_dir, step, bug_id, trackers, options.selection)
@@ -137,11 +169,13 @@ def _one_step(d4j: Defects4JRoot, name: str, git_dir: Path, step, bug_id: int, t
     outcome.strict, outcome.lenient = candidate.strict, True
     outcome.file_path, outcome.method = candidate.instance.file_path, candidate.instance.method_signature
     notes = stock_libraries(git_dir, step.sha, d4j.lib_dir(name))
+    triggered = Triggered(tuple(reproduced.trigger_tests), tuple(reproduced.flaky_tests)) if reproduced else None
     found = reproduce(candidate, d4j, (d4j.root / "repos").resolve(), limits, logs / f"{name}-{bug_id}", notes,
-                      options.runs, slot)
+                      options.runs, slot, triggered)
     outcome.reason, outcome.detail = found.reason, found.detail
     outcome.trigger_tests, outcome.relevant_tests = list(found.trigger_tests), list(found.relevant_tests)
     outcome.broken_tests, outcome.flaky_tests, outcome.build_notes = list(found.broken_tests), list(found.flaky_tests), found.build_notes
+    outcome.relevant_by = found.relevant_by
     if found.reason:
         log.info("%s %s: %s: %s", name, step.sha[:12], found.reason, found.detail[:300])
     return outcome

@@ -154,6 +154,10 @@ def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) ->
             record["junit_hamcrest"] = [str(j) for j in junit_hamcrest(_lib_dir(instance, d4j, root / "tree"))]
             write_text_atomic(manifest, json.dumps({"format": WORKSPACE_FORMAT, **record}, indent=2))
             made_by = WORKSPACE_FORMAT
+        gone = [jar for jar in record.get("libraries", []) if not Path(jar).is_file()]
+        if gone:  # the key names the project, not the Defects4J root: another root's run (a mined project's) made it
+            log.info("%s: its library %s is gone; rebuilding it", root, gone[0])
+            made_by = None
         if made_by == WORKSPACE_FORMAT:
             root.chmod(0o700)  # made private after format 4 first appeared
             copy_test_resources(root / "tree")  # added after format 4 first appeared; does nothing a second time

@@ -10,6 +10,7 @@ own (a *lane*), so neither can reach the other even without namespaces.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -24,7 +25,7 @@ import threading
 import tempfile
 import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -357,6 +358,20 @@ class TestJvms:
         with self._lock:
             self._live[lane] = jvm
         return jvm
+
+    @contextlib.contextmanager
+    def lane(self) -> Iterator[int]:
+        """A test lane no JVM of this runner holds, for a run of the harness's own beside them
+        (:mod:`harness.java.class_loading`); stopping that run kills only its lane."""
+        with self._lock:
+            while not (free := [lane for lane in TEST_LANES if lane not in self._live]):
+                self._lane_freed.wait()
+            lane = free[-1]
+            self._live[lane] = None  # type: ignore[assignment]
+        try:
+            yield lane
+        finally:
+            self._free(lane)
 
     def retire(self, jvm: TestJvm) -> None:
         """Kill *jvm* and remove its folder in the background; its lane is free once that is done."""

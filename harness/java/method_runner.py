@@ -191,6 +191,16 @@ class InstanceRunner:
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
+    @property
+    def test_tree(self) -> Path:
+        """The tree the test JVMs see: the public view, the sentinel tests planted in it."""
+        self._sentinels.ensure(self._compiler_ready())
+        return self._sentinels.tree
+
+    def test_jvms(self) -> TestJvms:
+        """The runner's test JVMs (started at first use)."""
+        return self._test_jvms()
+
     def _test_jvms(self) -> TestJvms:
         if self._jvms is None:
             self._sentinels.ensure(self._compiler_ready())
@@ -358,10 +368,31 @@ class InstanceRunner:
             shutil.rmtree(folder, ignore_errors=True)
 
     def _plain(self, code: str, name: str, tests: Tests, expected: dict[str, list[str]], folder: Path) -> Verdict:
-        source = self._write_source(folder, code)
         log_path = self.logs / f"{name}.log"
         self.logs.mkdir(parents=True, exist_ok=True)
         log_path.write_text("[plain path]\n")
+        compiled = self.compile_whole(code, folder, log_path)
+        if isinstance(compiled, Verdict):
+            return compiled
+        classes, test_classes = compiled
+        libraries = self._libraries()
+        jvms = self._test_jvms()
+        jvm = jvms.fresh([classes, test_classes, *libraries])
+        try:
+            classpath = self._runtime_classpath([classes], test_classes, jvm.cwd)
+            verdict, report = self._judge(jvm, classpath, tests, expected, "plain")
+            with log_path.open("a") as out:
+                out.write(report + jvm.log_text())
+            return verdict
+        finally:
+            jvms.retire(jvm)
+
+    def compile_whole(self, code: str, folder: Path, log_path: Path) -> tuple[Path, Path] | Verdict:
+        """javac, in a jail, of every main source (the candidate's file holding *code*) and then of every test of the
+        tree the test JVMs see: the main and the test class folders (made under *folder*), or the verdict
+        "uncompilable"; javac's output appended to *log_path*."""
+        self._sentinels.ensure(self._compiler_ready())
+        source = self._write_source(folder, code)
         tree = self._sentinels.tree
         main_sources = [p for p in sorted((tree / self.workspace.source_dir).rglob("*.java"))]
         excluded = set(self.workspace.excluded_tests)
@@ -377,16 +408,7 @@ class InstanceRunner:
             if not self._sandboxed_javac(sources, output, classpath, folder, tree, log_path, encoding):
                 errors = "\n".join(line for line in log_path.read_text(errors="replace").splitlines()[1:] if line.strip())
                 return Verdict("uncompilable", reason=_first_error(log_path), path="plain", messages={"compiler": errors[:4000]})
-        jvms = self._test_jvms()
-        jvm = jvms.fresh([classes, test_classes, *libraries])
-        try:
-            classpath = self._runtime_classpath([classes], test_classes, jvm.cwd)
-            verdict, report = self._judge(jvm, classpath, tests, expected, "plain")
-            with log_path.open("a") as out:
-                out.write(report + jvm.log_text())
-            return verdict
-        finally:
-            jvms.retire(jvm)
+        return classes, test_classes
 
     def _sandboxed_javac(self, sources: list[Path], output: Path, classpath: list[Path], folder: Path, tree: Path,
                          log_path: Path, encoding: str) -> bool:  # fmt: skip

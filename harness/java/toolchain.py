@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 RUNNER_SOURCE = Path(__file__).parent / "BenchsmithRunner.java"
 CONFINEMENT_SOURCE = Path(__file__).parent / "Confinement.java"  # the test JVMs' security policy
 PLATFORM_RUNNER_SOURCE = Path(__file__).parent / "PlatformRunner.java"
+LOADING_PROBE_SOURCE = Path(__file__).parent / "LoadingProbe.java"  # which test classes load a class (class_loading.py)
 JUNIT_JARS = (Path("/usr/share/java/junit4.jar"), Path("/usr/share/java/hamcrest.jar"))
 # The JUnit Platform (Debian's junit5 package): the launcher, Jupiter, and the vintage engine for JUnit 3 and 4 tests.
 PLATFORM_JARS = tuple(Path("/usr/share/java") / f"{name}.jar" for name in (
@@ -171,8 +172,9 @@ def platform_classpath() -> list[Path]:
 
 @functools.cache
 def runner_classes(platform: bool = False) -> Path:
-    """Compile BenchsmithRunner.java (and, for *platform*, PlatformRunner.java) at first use, cached by source hash."""
-    sources = [RUNNER_SOURCE, CONFINEMENT_SOURCE, *([PLATFORM_RUNNER_SOURCE] if platform else [])]
+    """Compile BenchsmithRunner.java and LoadingProbe.java (and, for *platform*, PlatformRunner.java) at first use, cached
+    by source hash."""
+    sources = [RUNNER_SOURCE, CONFINEMENT_SOURCE, LOADING_PROBE_SOURCE, *([PLATFORM_RUNNER_SOURCE] if platform else [])]
     digest = hashlib.sha256(RUNNER_RELEASE.encode() + b"\0" + b"\0".join(s.read_bytes() for s in sources)).hexdigest()[:16]
     target = cache_dir("runner") / digest
     if (target / "BenchsmithRunner.class").is_file():

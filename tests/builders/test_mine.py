@@ -176,3 +176,94 @@ def test_a_step_that_cannot_be_built_says_why(tmp_path):
                                    "repository nor ~/.m2: org.example.absent:absent-library:1.0")  # fmt: skip
     assert card["counts"]["instances"] == 0 and (out / "framework" / "projects" / "Calc" / "active-bugs.csv").is_file()
     assert "| build failed |" in (out / "MINE.md").read_text()
+
+
+@pytest.mark.java
+@pytest.mark.slow
+def test_relevant_tests_are_the_classes_that_load_the_changed_class(tmp_path):
+    """As Defects4J's: HalverTest reaches Calc only through Halver and is relevant; WordsTest names Calc only in a
+    comment and a string and is not (reading the sources would have it the other way round)."""
+    import shutil
+
+    from tests.helpers.mined_history import write_indirect_history
+
+    repo = write_indirect_history(tmp_path / "calc")
+    out = tmp_path / "out"
+    env = {"BENCHSMITH_CACHE": str(tmp_path / "cache")}
+    done = run_cli("nl2fix", "mine", "--repo", str(repo), "--out", str(out), "--no-scrape", env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    card = json.loads((out / "mine.json").read_text())
+    (step,) = [s for s in card["steps"] if s["bug_id"]]
+    assert step["reason"] == "" and step["relevant_by"] == "class loading"
+    assert step["relevant_tests"] == ["org.example.calc.CalcTest", "org.example.calc.HalverTest"]
+    project = out / "framework" / "projects" / "Calc"
+    assert (project / "relevant_tests" / "2").read_text().split() == step["relevant_tests"]
+    assert card["relevant_tests_found_by"] == {"class loading": 1}
+    assert "found by class loading: 1" in (out / "MINE.md").read_text()
+    loading_log = (out / "mine-logs" / "Calc-2" / "relevant-loading.log").read_text()
+    assert "org.example.calc.HalverTest: loads org.example.calc.Calc" in loading_log
+    assert "org.example.calc.WordsTest: loads none" in loading_log
+
+    # A journal written before the relevant tests were found by class loading: its reproduced step has its relevant
+    # tests found again (its trigger tests stand), the other step is kept.
+    os.remove(out / "mine.json")
+    shutil.rmtree(out / "mine-logs")
+    journal = Journal(out / "mine")
+    for s in card["steps"]:
+        old = {k: v for k, v in s.items() if k != "relevant_by"}
+        journal.append({"format": 1, "selection": "lenient", "runs": 3,
+                        **(old if old["reason"] else {**old, "relevant_tests": ["org.example.calc.WordsTest"]})})
+    again = run_cli("nl2fix", "mine", "--repo", str(out / "repos" / "Calc"), "--name", "Calc", "--out", str(out),
+                    "--no-scrape", env=env)  # fmt: skip
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "1 of 2 steps done before; resuming" in again.stderr
+    assert "1 reproduced steps to have their relevant tests found again" in again.stderr
+    logs = out / "mine-logs" / "Calc-2"
+    assert (logs / "relevant-loading.log").is_file() and not (logs / "buggy-1.log").exists()  # no run of buggy again
+    (redone,) = [s for s in json.loads((out / "mine.json").read_text())["steps"] if s["bug_id"]]
+    assert redone["relevant_tests"] == step["relevant_tests"] and redone["relevant_by"] == "class loading"
+
+
+@pytest.mark.java
+@pytest.mark.slow
+def test_mined_instances_carry_their_fix_date_into_the_dataset(tmp_path):
+    """commit-dates.csv → the NL2Fix dataset's fix_date column, and the range on its card."""
+    import pyarrow.parquet as pq
+
+    from tests.helpers.mined_history import write_indirect_history
+
+    repo = write_indirect_history(tmp_path / "calc")
+    out = tmp_path / "out"
+    env = {"BENCHSMITH_CACHE": str(tmp_path / "cache")}
+    assert run_cli("nl2fix", "mine", "--repo", str(repo), "--out", str(out), "--no-scrape", env=env).returncode == 0
+    dataset = tmp_path / "mined.parquet"
+    built = run_cli("nl2fix", "build", "--defects4j", str(out), "--repos", str(out / "repos"), "--projects", "Calc",
+                    "--no-scrape", "--out", str(dataset), env=env)  # fmt: skip
+    assert built.returncode == 0, built.stderr[-3000:]
+    assert pq.read_table(dataset).column("fix_date").to_pylist() == ["2025-01-02T12:00:00+00:00"]
+    (instance,) = read_records(dataset, NL2FixInstance)
+    assert instance.fix_date == "2025-01-02T12:00:00+00:00"
+    assert "between 2025-01-02T12:00:00+00:00 and 2025-01-02T12:00:00+00:00." in dataset.with_suffix(".card.md").read_text()
+
+
+def test_a_resumed_scan_decides_again_what_no_verdict_was_given_on():
+    """A step the harness itself could not judge (its warm compiler did not start) and a step rejected once its
+    relevant tests were known, before they were found by class loading, are decided again; every other journalled step
+    stands (a reproduced one without relevant_by has only its relevant tests found again: the resume test above)."""
+    from builders.mine.run import MineOptions, _journalled
+
+    parse = _journalled(MineOptions(repo="calc", out=Path("out")))
+    step = {"sha": "a" * 40, "parent": "b" * 40, "date": "2025-01-02T12:00:00+00:00", "lenient": True, "bug_id": 2}
+
+    def journalled(**fields):
+        return parse({"format": 1, "selection": "lenient", "runs": 3, **step, **fields})
+
+    assert journalled(reason="fixed version cannot be judged",
+                      detail="fixed version is error: harness: the warm compiler did not start") is None  # fmt: skip
+    assert journalled(reason="fixed version cannot be judged", detail="buggy version is timeout: killed after 120s") is None
+    assert journalled(reason="fixed version cannot be judged", detail="fixed version is uncompilable: x") is not None
+    assert journalled(reason="no trigger test", detail="the fix's tests (T) fail on neither version or on both")
+    assert journalled(reason="").relevant_by == ""
+    assert journalled(reason="", relevant_by="class loading").relevant_by == "class loading"
+    assert journalled(reason="only flaky trigger tests",
+                      detail="trigger tests fail on the fixed version beside the relevant tests: T::t") is None  # fmt: skip

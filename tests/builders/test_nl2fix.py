@@ -142,3 +142,22 @@ def test_a_corrupt_cache_entry_is_an_error_not_a_silent_miss(tmp_path, fixture_r
     assert completed.returncode == 2
     assert f"{entry}: corrupt cache entry" in completed.stderr
     assert not (tmp_path / "b.parquet").exists()
+
+
+def test_each_instance_carries_its_fix_date_and_the_card_states_the_range(built, fixture_repos):
+    """Defects4J records no dates: the fixed revision's committer date comes from the repository at hand."""
+    import subprocess
+
+    from benchsmith.core.schema import NL2FixInstance, read_records
+    from sources.history import locate_upstream
+
+    git_dir = locate_upstream("Ledger", fixture_repos)
+    instances = read_records(built, NL2FixInstance)
+    for instance in instances:
+        expected = subprocess.run(["git", "--git-dir", str(git_dir), "log", "-1", "--format=%cI", instance.revision_fixed],
+                                  capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+        assert instance.fix_date == expected and expected[:2] == "20", instance.instance_id
+    dates = sorted(i.fix_date for i in instances)
+    card = json.loads(built.with_suffix(".card.json").read_text())
+    assert card["fix_dates"] == {"first": dates[0], "last": dates[-1], "dated": len(instances), "undated": 0}
+    assert f"between {dates[0]} and {dates[-1]}." in built.with_suffix(".card.md").read_text()

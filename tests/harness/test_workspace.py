@@ -70,3 +70,16 @@ def test_a_rebuilt_workspace_gets_a_new_public_view(ledger_instances, ledger_wor
     write_text_atomic(manifest, manifest.read_text())  # what a rebuild leaves: a new manifest file
     after = java_public_view(workspace, instance.file_path)
     assert after.root != before.root and not before.root.exists() and (after.root / ".complete").is_file()
+
+
+def test_a_workspace_whose_library_is_gone_is_rebuilt(ledger_instances, ledger_workspace, tmp_path):
+    """The cache key names the project and the fixed revision, not the Defects4J root: a workspace another root made
+    (a mined project's earlier output) may name jars that are gone; it is rebuilt rather than handed to javac."""
+    workspace = ledger_workspace("Ledger-2")
+    manifest = workspace.root / "workspace.json"
+    record = json.loads(manifest.read_text())
+    gone = str(tmp_path / "elsewhere" / "lib" / "gone-1.0.jar")
+    manifest.write_text(json.dumps({**record, "libraries": [*record["libraries"], gone]}))
+    rebuilt = ledger_workspace("Ledger-2")
+    assert gone not in rebuilt.libraries and list(rebuilt.libraries) == record["libraries"]
+    assert gone not in json.loads(manifest.read_text())["libraries"]

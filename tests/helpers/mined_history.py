@@ -209,3 +209,78 @@ def write_unbuildable_history(repo: Path) -> Path:
     _commit(repo, "CLI-13: half rounds negative numbers toward zero", 2, {CALC: calc.replace("return n >> 1;", "return n / 2;"),
                                                                           CALC_TEST: test})  # fmt: skip
     return repo
+
+
+HALVER = "src/main/java/org/example/calc/Halver.java"
+HALVER_TEXT = """package org.example.calc;
+
+/** Halves through Calc: its tests load Calc without naming it. */
+public final class Halver {
+    private final int n;
+
+    public Halver(int n) {
+        this.n = n;
+    }
+
+    public int halved() {
+        return Calc.half(n);
+    }
+}
+"""
+WORDS = "src/main/java/org/example/calc/Words.java"
+WORDS_TEXT = """package org.example.calc;
+
+public final class Words {
+    private Words() {
+    }
+
+    public static String shout(String s) {
+        return s.toUpperCase();
+    }
+}
+"""
+HALVER_TEST = "src/test/java/org/example/calc/HalverTest.java"
+HALVER_TEST_TEXT = """package org.example.calc;
+
+import static org.junit.Assert.assertEquals;
+
+import org.junit.Test;
+
+public class HalverTest {
+    @Test
+    public void halvesSeven() {
+        assertEquals(3, new Halver(7).halved());
+    }
+}
+"""
+WORDS_TEST = "src/test/java/org/example/calc/WordsTest.java"
+WORDS_TEST_TEXT = """package org.example.calc;
+
+import static org.junit.Assert.assertEquals;
+
+import org.junit.Test;
+
+/** Nothing here runs Calc; this comment only names it. */
+public class WordsTest {
+    @Test
+    public void shouts() {
+        assertEquals("CALC", Words.shout("Calc"));
+    }
+}
+"""
+
+
+def write_indirect_history(repo: Path) -> Path:
+    """``CLI-13`` (``Calc.half``) in a project where one test class reaches ``Calc`` only through ``Halver`` (its
+    source never names ``Calc``) and another names ``Calc`` only in a comment and a string: the relevant tests by
+    class loading are ``CalcTest`` and ``HalverTest``; reading the sources would give ``CalcTest`` and ``WordsTest``.
+    A last commit names no issue."""
+    repo.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    _commit(repo, "Initial import", 1, {"pom.xml": POM, CALC: CALC_V1, CALC_TEST: CALC_TEST_V1, HALVER: HALVER_TEXT,
+                                        WORDS: WORDS_TEXT, HALVER_TEST: HALVER_TEST_TEXT, WORDS_TEST: WORDS_TEST_TEXT})  # fmt: skip
+    test = CALC_TEST_V1.replace("\n}\n", HALF_TEST + "}\n")
+    _commit(repo, "CLI-13: half rounds negative numbers toward zero", 2, {CALC: CALC_V1.replace("return n >> 1;", "return n / 2;"),
+                                                                          CALC_TEST: test})  # fmt: skip
+    _commit(repo, "Words: a comment", 3, {WORDS: WORDS_TEXT.replace("public final class Words", "/** Words. */\npublic final class Words")})
+    return repo

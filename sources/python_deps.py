@@ -32,8 +32,10 @@ class DeclaredRequirements:
     requirements: tuple[str, ...]  # PEP 508 strings
 
 
-def declarations_for_tests(tree: Path) -> list[DeclaredRequirements]:
-    """Every test requirement *tree* declares, one declaration per extra, group, file or environment."""
+def declarations_for_tests(tree: Path, python: str = "") -> list[DeclaredRequirements]:
+    """Every test requirement *tree* declares, one declaration per extra, group, file or environment; with *python*
+    (the interpreter's version), a tox environment made for another Python (``py33``, ``py27-django``) is left
+    out: its pins are that Python's (python-dateutil's ``py33`` pins ``pytest<3.3``, which no longer runs)."""
     pyproject = _toml(tree / "pyproject.toml")
     extras = declared_extras(tree)
     found = [DeclaredRequirements(f"extra {name}", tuple(extras[name])) for name in TEST_NAMES if name in extras]
@@ -42,7 +44,7 @@ def declarations_for_tests(tree: Path) -> list[DeclaredRequirements]:
     found += _poetry_groups(pyproject)
     found += _pdm_groups(pyproject)
     found += _hatch_envs(pyproject, extras)
-    found += _tox(tree, extras)
+    found += _tox(tree, extras, python)
     found += _nox(tree, extras)
     found = [d for d in found if d.requirements]
     return found + extras_the_tests_import(tree, extras, found)
@@ -279,14 +281,14 @@ def _hatch_envs(pyproject: dict, extras: dict[str, list[str]]) -> list[DeclaredR
     return found
 
 
-def _tox(tree: Path, extras: dict[str, list[str]]) -> list[DeclaredRequirements]:
+def _tox(tree: Path, extras: dict[str, list[str]], python: str = "") -> list[DeclaredRequirements]:
     config = _ini(tree / "tox.ini")
     if config is None:
         return []
     found = []
     for section in config.sections():
         name = section.removeprefix("testenv:") if section.startswith("testenv:") else ("" if section == "testenv" else None)
-        if name is None or (name and not _TEST_ENV.match(name)):
+        if name is None or (name and not _TEST_ENV.match(name)) or python and not _tox_env_runs_on(name, python):
             continue
         requirements: list[str] = []
         for line in _lines(_tox_references(config, config.get(section, "deps", fallback=""), set())):
@@ -300,6 +302,17 @@ def _tox(tree: Path, extras: dict[str, list[str]]) -> list[DeclaredRequirements]
             requirements += extras.get(_normal(extra), [])
         found.append(DeclaredRequirements(f"tox.ini [{section}]", tuple(requirements)))
     return found
+
+
+def _tox_env_runs_on(name: str, python: str) -> bool:
+    """Whether tox environment *name* can be the one of Python *python* ("3.11.7"): none of its factors names
+    another version (tox's ``py3``, ``py311``, ``py3.11``, ``pypy39``)."""
+    version = python.split(".")
+    for factor in re.split(r"[-_]", name):
+        match = re.fullmatch(r"(?:py|pypy)(\d)\.?(\d*)", factor)
+        if match and (match[1] != version[0] or match[2] and match[2] != version[1]):
+            return False
+    return True
 
 
 def _tox_references(config: configparser.ConfigParser, value: str, seen: set[str]) -> str:

@@ -86,7 +86,7 @@ def _built_environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvi
         write_text_atomic(lock, locked.lock)
     else:
         seeded = tuple(int(n) for n in interpreter[1].split(".")[:2]) < SEEDED_SETUPTOOLS_BEFORE
-        lock, used, dropped = _lock(key, tree, env, python, as_of, seeded)
+        lock, used, dropped = _lock(key, tree, env, python, as_of, seeded, interpreter[1])
     dated = ["--exclude-newer", as_of] if as_of else []
     _uv(key, "pip", "sync", "--quiet", "--python", str(python), "--default-index", index_url(), *dated, str(lock))
     _check_package_absent(env, tree, key)
@@ -102,7 +102,7 @@ def _built_environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvi
 
 
 def _lock(key: str, tree: Path, env: Path, python: Path, as_of: str | None,
-          seeded: bool = False) -> tuple[Path, list[str], list[dict]]:  # fmt: skip
+          seeded: bool = False, version: str = "") -> tuple[Path, list[str], list[dict]]:  # fmt: skip
     """Resolve pytest, the package's requirements and every test declaration into ``<env>/benchsmith.lock``; with
     *seeded*, setuptools too, as the environments of a Python before 3.12 had it (:data:`SEEDED_SETUPTOOLS_BEFORE`).
 
@@ -122,7 +122,7 @@ def _lock(key: str, tree: Path, env: Path, python: Path, as_of: str | None,
             shutil.copytree(tree, copy)
             core.append(f"{copy}[{','.join(python_deps.TEST_NAMES)}]")
         declarations = [python_deps.DeclaredRequirements("benchsmith: per-test timeouts", ("pytest-timeout",)),
-                        *python_deps.declarations_for_tests(tree)]  # fmt: skip
+                        *python_deps.declarations_for_tests(tree, version)]  # fmt: skip
         if seeded:
             declarations.append(python_deps.DeclaredRequirements(
                 "benchsmith: setuptools, in every environment before Python 3.12", ("setuptools",)))

@@ -158,6 +158,33 @@ def test_tox_deps_extras_references_and_substitutions(tmp_path):
     assert "tox.ini [testenv:lint]" not in found
 
 
+def test_tox_environments_of_another_python_are_left_out(tmp_path):
+    """python-dateutil 2.9.0's ``py33`` environment pins pytest<3.3 for Python 3.3; resolved for 3.11 with the rest,
+    it installed a pytest that cannot start there, and the suite collected nothing."""
+    tree = project(tmp_path, **{
+        "tox.ini": """
+            [testenv]
+            deps = -rrequirements-dev.txt
+            [testenv:py33]
+            deps =
+                -rrequirements/3.3/requirements-dev.txt
+                -crequirements/3.3/constraints.txt
+            [testenv:py311-django]
+            deps = django
+            [testenv:py3]
+            deps = hypothesis
+            [testenv:pypy39]
+            deps = cffi
+        """,
+        "requirements-dev.txt": "pytest >= 3.0\n",
+        "requirements/3.3/requirements-dev.txt": "pytest<3.3\n",
+    })
+    found = {d.source: list(d.requirements) for d in declarations_for_tests(tree, "3.11.7")}
+    assert found == {"requirements-dev.txt": ["pytest >= 3.0"], "tox.ini [testenv]": ["pytest >= 3.0"],
+                     "tox.ini [testenv:py311-django]": ["django"], "tox.ini [testenv:py3]": ["hypothesis"]}
+    assert "tox.ini [testenv:py33]" in declared(tree)  # without the interpreter's version, every environment
+
+
 def test_nox_session_installs_are_read_without_running(tmp_path):
     tree = project(tmp_path, **{
         "noxfile.py": """

@@ -154,7 +154,7 @@ def _compile(key: str, requirements: list[str], lock: Path, python: Path, as_of:
     source = Path(scratch) / "requirements.in"
     source.write_text("\n".join(dict.fromkeys(requirements)) + "\n")
     output = Path(scratch) / "benchsmith.lock"
-    argv = [_uv_bin(), "pip", "compile", "--no-config", "--quiet", "--no-header", "--python", str(python),
+    argv = [uv_bin(), "pip", "compile", "--no-config", "--quiet", "--no-header", "--python", str(python),
             "--default-index", index_url(), str(source), "-o", str(output)]  # fmt: skip
     argv += ["--exclude-newer", as_of] if as_of else []
     argv += ["--no-emit-package", name] if name else []
@@ -228,7 +228,7 @@ def _interpreters() -> dict[Path, str]:
     candidates |= set(Path.home().glob(".pyenv/versions/*/bin/python3"))
     candidates |= {p for folder in (Path("/usr/bin"), Path("/usr/local/bin")) for p in folder.glob("python3.*")
                    if re.fullmatch(r"python3\.\d+", p.name)}  # fmt: skip
-    listing = subprocess.run([_uv_bin(), "python", "list", "--only-installed", "--output-format", "json"],
+    listing = subprocess.run([uv_bin(), "python", "list", "--only-installed", "--output-format", "json"],
                              capture_output=True, text=True)  # fmt: skip
     if listing.returncode == 0:
         candidates |= {Path(entry["path"]) for entry in json.loads(listing.stdout or "[]") if entry.get("path")}
@@ -252,14 +252,14 @@ def pypi_json_url() -> str:
 
 
 @functools.cache
-def _uv_bin() -> str:
+def uv_bin() -> str:
     from uv import find_uv_bin
 
     return find_uv_bin()
 
 
 def _uv(key: str, *args: str) -> None:
-    completed = subprocess.run([_uv_bin(), *args], capture_output=True, text=True)
+    completed = subprocess.run([uv_bin(), *args], capture_output=True, text=True)
     if completed.returncode != 0:
         raise BenchsmithError(f"{key}: uv {' '.join(args[:2])} failed: {' '.join(completed.stderr.split())[-400:]}")
 
@@ -325,6 +325,6 @@ def runtime(python: Path) -> Runtime:
 
 
 def _installed(python: Path) -> dict:
-    listing = subprocess.run([_uv_bin(), "pip", "list", "--format", "json", "--python", str(python)],
+    listing = subprocess.run([uv_bin(), "pip", "list", "--format", "json", "--python", str(python)],
                              capture_output=True, text=True, check=True)  # fmt: skip
     return {p["name"]: p["version"] for p in json.loads(listing.stdout)}

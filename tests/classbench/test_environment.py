@@ -64,6 +64,9 @@ def _repacked(name: str) -> tuple[str, bytes, list[str]]:
             continue
         files[path] = Path(entry.locate()).read_bytes()
     requires = [r for r in dist.requires or [] if "extra" not in r]
+    entry_points = dist.read_text("entry_points.txt")  # setuptools finds its own commands there when it builds
+    if entry_points:
+        files[f"{dist.metadata['Name'].replace('-', '_')}-{dist.version}.dist-info/entry_points.txt"] = entry_points.encode()
     filename, data = _wheel(dist.metadata["Name"], dist.version, files, requires)
     return filename, data, requires
 
@@ -290,6 +293,34 @@ def test_an_extra_the_tests_import_is_installed_and_the_package_finds_its_own_me
     assert "extra fancy: helperlib (tests/conftest.py imports it)" in card["resolution"]["declarations"]
     assert not any("sphinx" in d for d in card["resolution"]["declarations"])  # an extra no test imports stays out
     assert "extrasdemo==" not in Path(card["resolution"]["lock"]).read_text()  # metadata only, never the code
+
+
+SPEED_C = """\
+#include <Python.h>
+static PyObject *doubled(PyObject *self, PyObject *arg) { return PyNumber_Add(arg, arg); }
+static PyMethodDef methods[] = {{"doubled", doubled, METH_O, ""}, {NULL, NULL, 0, NULL}};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speed", "", -1, methods};
+PyMODINIT_FUNC PyInit__speed(void) { return PyModule_Create(&module); }
+"""
+
+
+def test_a_compiled_extension_is_built_into_the_tree_the_tests_import(index, tmp_path):
+    # As MarkupSafe's _speedups, multidict's _multidict, pyrsistent's pvectorc: tests import the package from their
+    # copy of the tree, where only the build puts the compiled module; without it its tests cannot import it.
+    pyproject = PDM_PROJECT.format(name="extdemo") + '\n[build-system]\nrequires = ["setuptools"]\n' \
+        'build-backend = "setuptools.build_meta"\n'
+    spec = _publish(index, tmp_path, "extdemo", pyproject, "import helperlib\n", **{
+        "setup.py": "from setuptools import Extension, setup\n\n"
+                    "setup(packages=['geometry'], package_dir={'': 'src'},\n"
+                    "      ext_modules=[Extension('geometry._speed', ['src/geometry/_speed.c'])])\n",
+        "src/geometry/_speed.c": SPEED_C,
+        "tests/test_speed.py": "from geometry._speed import doubled\n\n\ndef test_doubled():\n    assert doubled(21) == 42\n",
+    })  # fmt: skip
+    card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "extdemo.parquet"))
+    (built,) = card["resolution"]["compiled_extensions"]["built"]
+    assert built.startswith("src/geometry/_speed.") and built.endswith(".so")
+    assert card["test_suite"] == {"passed": 9} and card["tasks"] == 1  # test_doubled among them, collected and passing
+    assert resolve(spec).resolution["compiled_extensions"] == card["resolution"]["compiled_extensions"]  # built once
 
 
 SHAPES = {

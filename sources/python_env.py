@@ -21,11 +21,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import email.parser
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
 
 from benchsmith.core.atomic import exclusive, write_text_atomic
 from benchsmith.core.config import cache_dir
@@ -38,7 +40,7 @@ log = logging.getLogger(__name__)
 
 # 7: setuptools in a Python before 3.12; 6: extras the code imports are declarations; a Python released by the date
 # (5: uv lock as of the date)
-ENV_FORMAT = 7
+ENV_FORMAT = 8
 # Before Python 3.12 every virtual environment was made with setuptools (venv and virtualenv seeded it), and suites
 # of their day import it unannounced (pvlib's conftest imports pkg_resources); uv's environments have none.
 SEEDED_SETUPTOOLS_BEFORE = (3, 12)
@@ -288,9 +290,22 @@ def _register_metadata(env: Path, tree: Path) -> None:
     for site_packages in env.glob("lib/python*/site-packages"):
         info = site_packages / f"{re.sub(r'[-_.]+', '_', name)}-{version}.dist-info"
         info.mkdir(exist_ok=True)
-        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+        (info / "METADATA").write_text(_own_metadata(tree, name, version))
         (info / "INSTALLER").write_text("benchsmith (metadata only: the code is the task's copy)\n")
         (info / "RECORD").write_text("")
+
+
+def _own_metadata(tree: Path, name: str, version: str) -> str:
+    """The sdist's own PKG-INFO where it has one of this name and version (packages read their summary, authors and
+    URLs from it too: attrs's ``__description__``, ``__url__``), else the name and version alone."""
+    for info in (tree / "PKG-INFO", *sorted(tree.glob("*.egg-info/PKG-INFO")), *sorted(tree.glob("src/*.egg-info/PKG-INFO"))):
+        if not info.is_file():
+            continue
+        message = email.parser.Parser().parsestr(info.read_text(encoding="utf-8", errors="replace"), headersonly=True)
+        same_name = canonicalize_name(message.get("Name") or "") == canonicalize_name(name)
+        if same_name and message.get("Version") == version:
+            return info.read_text(encoding="utf-8", errors="replace")
+    return f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
 
 
 @dataclass(frozen=True)

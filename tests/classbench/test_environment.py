@@ -285,11 +285,17 @@ def test_an_extra_the_tests_import_is_installed_and_the_package_finds_its_own_me
     # own version with importlib.metadata when imported.
     pyproject = PDM_PROJECT.format(name="extrasdemo").replace('test = ["helperlib"]', 'test = []')
     pyproject += '\n[project.optional-dependencies]\nfancy = ["helperlib"]\ndocs = ["sphinx"]\n'
+    # attrs reads its summary, authors and URLs from its metadata (only its sdist's PKG-INFO has Requires-Python here);
+    # pytest-mypy-plugins runs the environment's mypy by name, as in an activated environment
     spec = _publish(index, tmp_path, "extrasdemo", pyproject,
                     "import importlib.metadata\n\nimport helperlib\n\n"
-                    "assert importlib.metadata.version('extrasdemo') == '1.0'\n")  # fmt: skip
+                    "assert importlib.metadata.version('extrasdemo') == '1.0'\n"
+                    "assert importlib.metadata.metadata('extrasdemo')['Requires-Python'] == '>=3.9'\n",
+                    **{"tests/test_tools.py": "import os, shutil, sys\n\n\ndef test_the_environment_s_tools_come_first():\n"
+                                              "    assert shutil.which('pytest') == os.path.join(sys.prefix, 'bin', 'pytest')\n"})  # fmt: skip
     card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "extras.parquet"))
     assert card["tasks"] == 1 and card["environment"]["helperlib"] == "1.0"
+    assert card["test_suite"] == {"passed": 9}
     assert "extra fancy: helperlib (tests/conftest.py imports it)" in card["resolution"]["declarations"]
     assert not any("sphinx" in d for d in card["resolution"]["declarations"])  # an extra no test imports stays out
     assert "extrasdemo==" not in Path(card["resolution"]["lock"]).read_text()  # metadata only, never the code

@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 # Build back-ends that exist to compile extensions; setuptools says so in setup.py.
 _NATIVE_BACKENDS = ("maturin", "mesonpy", "scikit_build_core", "setuptools_rust", "pybind11", "enscons", "cmake")
 _SETUP_PY_EXTENSION = re.compile(r"\b(ext_modules|Extension\s*\(|cythonize|build_ext|cffi_modules|rust_extensions)\b")
-_COMPILED = re.compile(r"\.(so|pyd)$|\.cpython-[^/]*\.so$|\.abi3\.so$")
+_COMPILED = re.compile(r"\.(so|pyd)$")
 MARKER = "benchsmith-extensions.json"  # in the environment's folder: the extensions already put into the tree
 
 
@@ -89,7 +89,7 @@ def _copy_compiled(wheel: Path, destination: Path, tree: Path) -> list[str]:
     copied = []
     with zipfile.ZipFile(wheel) as archive:
         for member in archive.namelist():
-            if not _COMPILED.search(member) or ".data/" in member.split("/")[0] + "/" or ".dist-info/" in member:
+            if not _COMPILED.search(member) or member.split("/")[0].endswith((".data", ".dist-info")):
                 continue
             target = destination / member
             if not target.parent.is_dir():  # a module of a package the tree does not hold (a vendored library)

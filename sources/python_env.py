@@ -190,11 +190,12 @@ def _interpreter(tree: Path, key: str, recorded: str = "", as_of: str | None = N
     one: a lock holds the wheels of one Python."""
     requirement = python_deps.requires_python(tree)
     current = platform.python_version()
+    own = runnable_by_others(Path(sys.executable))
     if recorded:
         minor = tuple(recorded.split(".")[:2])
-        if tuple(current.split(".")[:2]) == minor:
+        if tuple(current.split(".")[:2]) == minor and own:
             return Path(sys.executable), current
-        same = [(v, p) for p, v in _interpreters().items() if tuple(v.split(".")[:2]) == minor]
+        same = _runnable_first([(v, p) for p, v in _interpreters().items() if tuple(v.split(".")[:2]) == minor])
         if same:
             version, path = max(same, key=lambda m: tuple(int(x) for x in re.findall(r"\d+", m[0])[:3]))
             return path, version
@@ -209,19 +210,43 @@ def _interpreter(tree: Path, key: str, recorded: str = "", as_of: str | None = N
         adopted = datetime.fromisoformat(PYTHON_RELEASED[minor]) + PYTHON_ADOPTED_AFTER
         return adopted.strftime("%Y-%m-%d") <= as_of[:10]
 
-    if (not requirement or SpecifierSet(requirement).contains(current, prereleases=True)) and released(current):
+    if (not requirement or SpecifierSet(requirement).contains(current, prereleases=True)) and released(current) and own:
         return Path(sys.executable), current
     found = _interpreters()
     matching = [(v, p) for p, v in found.items() if v.startswith("3.")
                 and SpecifierSet(requirement or ">=3").contains(v, prereleases=True)]  # fmt: skip
     if any(released(v) for v, _ in matching):
         matching = [(v, p) for v, p in matching if released(v)]
+    matching = _runnable_first(matching)
     if not matching:
         versions = ", ".join(sorted(set(found.values()), key=lambda v: tuple(int(x) for x in re.findall(r"\d+", v)))) or "none"
         raise BenchsmithError(f"{key}: requires Python {requirement}; no interpreter here matches (found {versions}); "
                               f"`uv python install '{requirement}'` provides one where python.org builds can be downloaded")  # fmt: skip
     version, path = max(matching, key=lambda m: tuple(int(x) for x in re.findall(r"\d+", m[0])[:3]))
     return path, version
+
+
+def runnable_by_others(path: Path) -> bool:
+    """Whether a user without privileges, the sandbox's uid, can run interpreter *path*: its real file executable by
+    others, every folder above it searchable by them. pyenv's under a /root of mode 0700 is not: the build's test runs
+    (as the sandbox's uid) then started the system's libpython and standard library instead of the environment's
+    (Python 3.11.2 for an environment of 3.11.7), and could not run the environment's scripts or ``sys.executable``
+    (pytest-mypy-plugins' ``mypy``: Permission denied), while jailed candidates, which see the interpreter's folders,
+    ran the right one."""
+    try:
+        real = path.resolve()
+        return bool(real.stat().st_mode & 0o001) and all(folder.stat().st_mode & 0o001 for folder in real.parents)
+    except OSError:
+        return False
+
+
+def _runnable_first(found: list[tuple[str, Path]]) -> list[tuple[str, Path]]:
+    """The interpreters of *found* that the sandbox's uid can run, or all of them (with a warning) when none can."""
+    runnable = [(v, p) for v, p in found if runnable_by_others(p)]
+    if found and not runnable:
+        log.warning("no interpreter among %s can be run by an unprivileged user: the build's test runs may start "
+                    "another installation's library", ", ".join(str(p) for _, p in found))  # fmt: skip
+    return runnable or found
 
 
 def _interpreters() -> dict[Path, str]:

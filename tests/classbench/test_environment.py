@@ -291,11 +291,13 @@ def test_an_extra_the_tests_import_is_installed_and_the_package_finds_its_own_me
                     "import importlib.metadata\n\nimport helperlib\n\n"
                     "assert importlib.metadata.version('extrasdemo') == '1.0'\n"
                     "assert importlib.metadata.metadata('extrasdemo')['Requires-Python'] == '>=3.9'\n",
-                    **{"tests/test_tools.py": "import os, shutil, sys\n\n\ndef test_the_environment_s_tools_come_first():\n"
-                                              "    assert shutil.which('pytest') == os.path.join(sys.prefix, 'bin', 'pytest')\n"})  # fmt: skip
+                    **{"tests/test_tools.py": "import os, shutil, subprocess, sys\n\n\ndef test_the_environment_s_tools_come_first():\n"
+                                              "    assert shutil.which('pytest') == os.path.join(sys.prefix, 'bin', 'pytest')\n"
+                                              "    subprocess.run(['pytest', '--version'], check=True)\n"
+                                              "    subprocess.run([sys.executable, '-c', 'pass'], check=True)\n"})  # fmt: skip
     card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "extras.parquet"))
     assert card["tasks"] == 1 and card["environment"]["helperlib"] == "1.0"
-    assert card["test_suite"] == {"passed": 9}
+    assert card["test_suite"] == {"passed": 9}  # run as the sandbox's uid, the environment's scripts and interpreter too
     assert "extra fancy: helperlib (tests/conftest.py imports it)" in card["resolution"]["declarations"]
     assert not any("sphinx" in d for d in card["resolution"]["declarations"])  # an extra no test imports stays out
     assert "extrasdemo==" not in Path(card["resolution"]["lock"]).read_text()  # metadata only, never the code
@@ -325,7 +327,7 @@ def test_a_compiled_extension_is_built_into_the_tree_the_tests_import(index, tmp
     card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "extdemo.parquet"))
     (built,) = card["resolution"]["compiled_extensions"]["built"]
     assert built.startswith("src/geometry/_speed.") and built.endswith(".so")
-    assert card["test_suite"] == {"passed": 9} and card["tasks"] == 1  # test_doubled among them, collected and passing
+    assert card["test_suite"] == {"passed": 9}  # run as the sandbox's uid, the environment's scripts and interpreter too and card["tasks"] == 1  # test_doubled among them, collected and passing
     assert resolve(spec).resolution["compiled_extensions"] == card["resolution"]["compiled_extensions"]  # built once
 
 
@@ -416,6 +418,7 @@ def test_an_old_repository_gets_a_python_of_its_day(tmp_path, monkeypatch):
     here = tuple(int(x) for x in platform.python_version().split(".")[:2])
     older = {Path(f"/opt/python{minor}/bin/python3"): f"3.{minor}.9" for minor in (6, 7, 8, 9)}
     monkeypatch.setattr(python_env, "_interpreters", lambda: {**older, Path("/usr/bin/python3.99"): "3.99.0"})
+    monkeypatch.setattr(python_env, "runnable_by_others", lambda path: True)  # the dates decide here
     from datetime import date, timedelta
 
     adopted = date.fromisoformat(python_env.PYTHON_RELEASED[here]) + python_env.PYTHON_ADOPTED_AFTER
@@ -445,3 +448,33 @@ def test_a_tree_exported_from_git_keeps_the_version_its_tag_gives(tmp_path):
     key, tree, _ = python_repo.source_tree(str(history), "HEAD")
     assert (tree / python_env.SCM_VERSION).read_text() == "1.2.3"
     assert python_env.build_environ(tree)["SETUPTOOLS_SCM_PRETEND_VERSION"] == "1.2.3"
+
+
+def test_an_interpreter_the_sandbox_uid_can_run_comes_first(tmp_path, monkeypatch):
+    """pyenv's Python under a /root of mode 0700 cannot be run by the sandbox's uid: the build's test runs started the
+    system's libpython and standard library instead, and the environment's scripts could not be run. One that the
+    uid can run, of the same minor version, is chosen; with none, the newest as before."""
+    from sources import python_env
+
+    hidden, shared = tmp_path / "home", tmp_path / "usr"
+    for folder in (hidden, shared):
+        (folder / "bin").mkdir(parents=True)
+        (folder / "bin" / "python3").write_text("")
+        (folder / "bin" / "python3").chmod(0o755)
+    hidden.chmod(0o700)
+    shared.chmod(0o755)
+    tmp_path.chmod(0o755)
+    assert not python_env.runnable_by_others(hidden / "bin" / "python3")
+    assert python_env.runnable_by_others(shared / "bin" / "python3") == all(
+        f.stat().st_mode & 0o001 for f in shared.resolve().parents)  # fmt: skip
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "pyproject.toml").write_text('[project]\nname = "demo"\nrequires-python = ">=3.9"\n')
+    runnable = {shared / "bin" / "python3"}
+    monkeypatch.setattr(python_env, "runnable_by_others", lambda path: path in runnable)
+    monkeypatch.setattr(python_env, "_interpreters", lambda: {hidden / "bin" / "python3": "3.11.7",
+                                                              shared / "bin" / "python3": "3.11.2"})  # fmt: skip
+    assert python_env._interpreter(tree, "demo") == (shared / "bin" / "python3", "3.11.2")
+    assert python_env._interpreter(tree, "demo", recorded="3.11.7") == (shared / "bin" / "python3", "3.11.2")
+    runnable.clear()
+    assert python_env._interpreter(tree, "demo") == (hidden / "bin" / "python3", "3.11.7")

@@ -294,7 +294,9 @@ def test_an_extra_the_tests_import_is_installed_and_the_package_finds_its_own_me
                     **{"tests/test_tools.py": "import os, shutil, subprocess, sys\n\n\ndef test_the_environment_s_tools_come_first():\n"
                                               "    assert shutil.which('pytest') == os.path.join(sys.prefix, 'bin', 'pytest')\n"
                                               "    subprocess.run(['pytest', '--version'], check=True)\n"
-                                              "    subprocess.run([sys.executable, '-c', 'pass'], check=True)\n"})  # fmt: skip
+                                              "    subprocess.run([sys.executable, '-c', 'pass'], check=True)\n"
+                                              "    import geometry\n"
+                                              "    assert os.environ['MYPYPATH'] == os.path.dirname(geometry.__path__[0])\n"})  # fmt: skip
     card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "extras.parquet"))
     assert card["tasks"] == 1 and card["environment"]["helperlib"] == "1.0"
     assert card["test_suite"] == {"passed": 9}  # run as the sandbox's uid, the environment's scripts and interpreter too

@@ -46,8 +46,24 @@ def declarations_for_tests(tree: Path, python: str = "") -> list[DeclaredRequire
     found += _hatch_envs(pyproject, extras)
     found += _tox(tree, extras, python)
     found += _nox(tree, extras)
+    found = _without_itself(found, distribution_name(tree))
     found = [d for d in found if d.requirements]
     return found + extras_the_tests_import(tree, extras, found)
+
+
+def _without_itself(found: list[DeclaredRequirements], name: str) -> list[DeclaredRequirements]:
+    """*found* without requirements of the package itself, which its tests import from the tree: a pip-compiled
+    requirements file pins the last release (MarkupSafe 2.1.5's requirements/dev.txt holds ``markupsafe==2.1.4``,
+    through jinja2), which left the whole file out of the environment."""
+    own = _normal(name) if name else ""
+
+    def other(requirement: str) -> bool:
+        try:
+            return _normal(Requirement(requirement).name) != own
+        except InvalidRequirement:
+            return True
+
+    return [DeclaredRequirements(d.source, tuple(r for r in d.requirements if other(r))) for d in found]
 
 
 def extras_the_tests_import(tree: Path, extras: dict[str, list[str]], declared: list[DeclaredRequirements]) -> list[DeclaredRequirements]:

@@ -276,3 +276,13 @@ def test_extras_that_provide_what_the_tests_import(tmp_path):
             ["opentelemetry-instrumentation-asgi"],
         "extra full: pyyaml (tests/unit/test_yaml.py imports it)": ["pyyaml"],
     }
+
+
+def test_the_package_itself_is_no_test_requirement(tmp_path):
+    # MarkupSafe 2.1.5's pip-compiled requirements/dev.txt pins markupsafe==2.1.4 (through jinja2): resolved for 2.1.5's
+    # tests it left the whole file out
+    tree = project(tmp_path, **{
+        "pyproject.toml": '[project]\nname = "MarkupSafe"\nversion = "2.1.5"\n',
+        "requirements/dev.txt": "jinja2==3.1.3\nmarkupsafe==2.1.4\n    # via jinja2\npytest==7.4.4\n",
+    })
+    assert declared(tree)["requirements/dev.txt"] == ["jinja2==3.1.3", "pytest==7.4.4"]

@@ -298,7 +298,10 @@ def _hatch_envs(pyproject: dict, extras: dict[str, list[str]]) -> list[DeclaredR
 
 
 def _tox(tree: Path, extras: dict[str, list[str]], python: str = "") -> list[DeclaredRequirements]:
-    config = _ini(tree / "tox.ini")
+    config, where = _ini(tree / "tox.ini"), "tox.ini"
+    if config is None:  # tox 4 reads the same ini text from pyproject.toml (tqdm's test requirements are only there)
+        legacy = _toml(tree / "pyproject.toml").get("tool", {}).get("tox", {}).get("legacy_tox_ini")
+        config, where = (_ini_text(legacy), "pyproject.toml [tool.tox] legacy_tox_ini") if isinstance(legacy, str) else (None, "")
     if config is None:
         return []
     found = []
@@ -316,7 +319,7 @@ def _tox(tree: Path, extras: dict[str, list[str]], python: str = "") -> list[Dec
             requirements += _install_arguments(line.split() if line.startswith("-") else [line], tree, tree, extras, set())
         for extra in _lines(config.get(section, "extras", fallback="").replace(",", "\n")):
             requirements += extras.get(_normal(extra), [])
-        found.append(DeclaredRequirements(f"tox.ini [{section}]", tuple(requirements)))
+        found.append(DeclaredRequirements(f"{where} [{section}]", tuple(requirements)))
     return found
 
 
@@ -545,9 +548,13 @@ def _toml(path: Path) -> dict:
 def _ini(path: Path) -> configparser.ConfigParser | None:
     if not path.is_file():
         return None
+    return _ini_text(path.read_text(encoding="utf-8", errors="replace"))
+
+
+def _ini_text(text: str) -> configparser.ConfigParser | None:
     config = configparser.ConfigParser(interpolation=None, strict=False)
     try:
-        config.read_string(path.read_text(encoding="utf-8", errors="replace"))
+        config.read_string(text)
     except configparser.Error:
         return None
     return config

@@ -286,3 +286,27 @@ def test_the_package_itself_is_no_test_requirement(tmp_path):
         "requirements/dev.txt": "jinja2==3.1.3\nmarkupsafe==2.1.4\n    # via jinja2\npytest==7.4.4\n",
     })
     assert declared(tree)["requirements/dev.txt"] == ["jinja2==3.1.3", "pytest==7.4.4"]
+
+
+def test_tox_configuration_inside_pyproject(tmp_path):
+    # tqdm declares its test requirements only in [tool.tox] legacy_tox_ini (pytest-asyncio among them)
+    tree = project(tmp_path, **{"pyproject.toml": """
+        [project]
+        name = "demo"
+        [tool.tox]
+        legacy_tox_ini = \"\"\"
+        [core]
+        deps=
+            pytest
+            pytest-asyncio
+            git+https://github.com/casperdcl/nbval
+        [testenv]
+        deps=
+            {[core]deps}
+            numpy
+            tf: tensorflow
+        [testenv:check]
+        deps = twine
+        \"\"\"
+    """})
+    assert declared(tree) == {"pyproject.toml [tool.tox] legacy_tox_ini [testenv]": ["pytest", "pytest-asyncio", "numpy"]}

@@ -32,8 +32,10 @@ class DeclaredRequirements:
     requirements: tuple[str, ...]  # PEP 508 strings
 
 
-def declarations_for_tests(tree: Path) -> list[DeclaredRequirements]:
-    """Every test requirement *tree* declares, one declaration per extra, group, file or environment."""
+def declarations_for_tests(tree: Path, python: str = "") -> list[DeclaredRequirements]:
+    """Every test requirement *tree* declares, one declaration per extra, group, file or environment; with *python*
+    (the interpreter's version), a tox environment made for another Python (``py33``, ``py27-django``) is left
+    out: its pins are that Python's (python-dateutil's ``py33`` pins ``pytest<3.3``, which no longer runs)."""
     pyproject = _toml(tree / "pyproject.toml")
     extras = declared_extras(tree)
     found = [DeclaredRequirements(f"extra {name}", tuple(extras[name])) for name in TEST_NAMES if name in extras]
@@ -42,10 +44,26 @@ def declarations_for_tests(tree: Path) -> list[DeclaredRequirements]:
     found += _poetry_groups(pyproject)
     found += _pdm_groups(pyproject)
     found += _hatch_envs(pyproject, extras)
-    found += _tox(tree, extras)
+    found += _tox(tree, extras, python)
     found += _nox(tree, extras)
+    found = _without_itself(found, distribution_name(tree))
     found = [d for d in found if d.requirements]
     return found + extras_the_tests_import(tree, extras, found)
+
+
+def _without_itself(found: list[DeclaredRequirements], name: str) -> list[DeclaredRequirements]:
+    """*found* without requirements of the package itself, which its tests import from the tree: a pip-compiled
+    requirements file pins the last release (MarkupSafe 2.1.5's requirements/dev.txt holds ``markupsafe==2.1.4``,
+    through jinja2), which left the whole file out of the environment."""
+    own = _normal(name) if name else ""
+
+    def other(requirement: str) -> bool:
+        try:
+            return _normal(Requirement(requirement).name) != own
+        except InvalidRequirement:
+            return True
+
+    return [DeclaredRequirements(d.source, tuple(r for r in d.requirements if other(r))) for d in found]
 
 
 def extras_the_tests_import(tree: Path, extras: dict[str, list[str]], declared: list[DeclaredRequirements]) -> list[DeclaredRequirements]:
@@ -279,14 +297,17 @@ def _hatch_envs(pyproject: dict, extras: dict[str, list[str]]) -> list[DeclaredR
     return found
 
 
-def _tox(tree: Path, extras: dict[str, list[str]]) -> list[DeclaredRequirements]:
-    config = _ini(tree / "tox.ini")
+def _tox(tree: Path, extras: dict[str, list[str]], python: str = "") -> list[DeclaredRequirements]:
+    config, where = _ini(tree / "tox.ini"), "tox.ini"
+    if config is None:  # tox 4 reads the same ini text from pyproject.toml (tqdm's test requirements are only there)
+        legacy = _toml(tree / "pyproject.toml").get("tool", {}).get("tox", {}).get("legacy_tox_ini")
+        config, where = (_ini_text(legacy), "pyproject.toml [tool.tox] legacy_tox_ini") if isinstance(legacy, str) else (None, "")
     if config is None:
         return []
     found = []
     for section in config.sections():
         name = section.removeprefix("testenv:") if section.startswith("testenv:") else ("" if section == "testenv" else None)
-        if name is None or (name and not _TEST_ENV.match(name)):
+        if name is None or (name and not _TEST_ENV.match(name)) or python and not _tox_env_runs_on(name, python):
             continue
         requirements: list[str] = []
         for line in _lines(_tox_references(config, config.get(section, "deps", fallback=""), set())):
@@ -298,8 +319,19 @@ def _tox(tree: Path, extras: dict[str, list[str]]) -> list[DeclaredRequirements]
             requirements += _install_arguments(line.split() if line.startswith("-") else [line], tree, tree, extras, set())
         for extra in _lines(config.get(section, "extras", fallback="").replace(",", "\n")):
             requirements += extras.get(_normal(extra), [])
-        found.append(DeclaredRequirements(f"tox.ini [{section}]", tuple(requirements)))
+        found.append(DeclaredRequirements(f"{where} [{section}]", tuple(requirements)))
     return found
+
+
+def _tox_env_runs_on(name: str, python: str) -> bool:
+    """Whether tox environment *name* can be the one of Python *python* ("3.11.7"): none of its factors names
+    another version (tox's ``py3``, ``py311``, ``py3.11``, ``pypy39``)."""
+    version = python.split(".")
+    for factor in re.split(r"[-_]", name):
+        match = re.fullmatch(r"(?:py|pypy)(\d)\.?(\d*)", factor)
+        if match and (match[1] != version[0] or match[2] and match[2] != version[1]):
+            return False
+    return True
 
 
 def _tox_references(config: configparser.ConfigParser, value: str, seen: set[str]) -> str:
@@ -516,9 +548,13 @@ def _toml(path: Path) -> dict:
 def _ini(path: Path) -> configparser.ConfigParser | None:
     if not path.is_file():
         return None
+    return _ini_text(path.read_text(encoding="utf-8", errors="replace"))
+
+
+def _ini_text(text: str) -> configparser.ConfigParser | None:
     config = configparser.ConfigParser(interpolation=None, strict=False)
     try:
-        config.read_string(path.read_text(encoding="utf-8", errors="replace"))
+        config.read_string(text)
     except configparser.Error:
         return None
     return config

@@ -21,11 +21,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import email.parser
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
 
 from benchsmith.core.atomic import exclusive, write_text_atomic
 from benchsmith.core.config import cache_dir
@@ -38,7 +40,7 @@ log = logging.getLogger(__name__)
 
 # 7: setuptools in a Python before 3.12; 6: extras the code imports are declarations; a Python released by the date
 # (5: uv lock as of the date)
-ENV_FORMAT = 7
+ENV_FORMAT = 8
 # Before Python 3.12 every virtual environment was made with setuptools (venv and virtualenv seeded it), and suites
 # of their day import it unannounced (pvlib's conftest imports pkg_resources); uv's environments have none.
 SEEDED_SETUPTOOLS_BEFORE = (3, 12)
@@ -86,7 +88,7 @@ def _built_environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvi
         write_text_atomic(lock, locked.lock)
     else:
         seeded = tuple(int(n) for n in interpreter[1].split(".")[:2]) < SEEDED_SETUPTOOLS_BEFORE
-        lock, used, dropped = _lock(key, tree, env, python, as_of, seeded)
+        lock, used, dropped = _lock(key, tree, env, python, as_of, seeded, interpreter[1])
     dated = ["--exclude-newer", as_of] if as_of else []
     _uv(key, "pip", "sync", "--quiet", "--python", str(python), "--default-index", index_url(), *dated, str(lock))
     _check_package_absent(env, tree, key)
@@ -102,7 +104,7 @@ def _built_environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvi
 
 
 def _lock(key: str, tree: Path, env: Path, python: Path, as_of: str | None,
-          seeded: bool = False) -> tuple[Path, list[str], list[dict]]:  # fmt: skip
+          seeded: bool = False, version: str = "") -> tuple[Path, list[str], list[dict]]:  # fmt: skip
     """Resolve pytest, the package's requirements and every test declaration into ``<env>/benchsmith.lock``; with
     *seeded*, setuptools too, as the environments of a Python before 3.12 had it (:data:`SEEDED_SETUPTOOLS_BEFORE`).
 
@@ -122,7 +124,7 @@ def _lock(key: str, tree: Path, env: Path, python: Path, as_of: str | None,
             shutil.copytree(tree, copy)
             core.append(f"{copy}[{','.join(python_deps.TEST_NAMES)}]")
         declarations = [python_deps.DeclaredRequirements("benchsmith: per-test timeouts", ("pytest-timeout",)),
-                        *python_deps.declarations_for_tests(tree)]  # fmt: skip
+                        *python_deps.declarations_for_tests(tree, version)]  # fmt: skip
         if seeded:
             declarations.append(python_deps.DeclaredRequirements(
                 "benchsmith: setuptools, in every environment before Python 3.12", ("setuptools",)))
@@ -154,7 +156,7 @@ def _compile(key: str, requirements: list[str], lock: Path, python: Path, as_of:
     source = Path(scratch) / "requirements.in"
     source.write_text("\n".join(dict.fromkeys(requirements)) + "\n")
     output = Path(scratch) / "benchsmith.lock"
-    argv = [_uv_bin(), "pip", "compile", "--no-config", "--quiet", "--no-header", "--python", str(python),
+    argv = [uv_bin(), "pip", "compile", "--no-config", "--quiet", "--no-header", "--python", str(python),
             "--default-index", index_url(), str(source), "-o", str(output)]  # fmt: skip
     argv += ["--exclude-newer", as_of] if as_of else []
     argv += ["--no-emit-package", name] if name else []
@@ -188,11 +190,12 @@ def _interpreter(tree: Path, key: str, recorded: str = "", as_of: str | None = N
     one: a lock holds the wheels of one Python."""
     requirement = python_deps.requires_python(tree)
     current = platform.python_version()
+    own = runnable_by_others(Path(sys.executable))
     if recorded:
         minor = tuple(recorded.split(".")[:2])
-        if tuple(current.split(".")[:2]) == minor:
+        if tuple(current.split(".")[:2]) == minor and own:
             return Path(sys.executable), current
-        same = [(v, p) for p, v in _interpreters().items() if tuple(v.split(".")[:2]) == minor]
+        same = _runnable_first([(v, p) for p, v in _interpreters().items() if tuple(v.split(".")[:2]) == minor])
         if same:
             version, path = max(same, key=lambda m: tuple(int(x) for x in re.findall(r"\d+", m[0])[:3]))
             return path, version
@@ -207,13 +210,14 @@ def _interpreter(tree: Path, key: str, recorded: str = "", as_of: str | None = N
         adopted = datetime.fromisoformat(PYTHON_RELEASED[minor]) + PYTHON_ADOPTED_AFTER
         return adopted.strftime("%Y-%m-%d") <= as_of[:10]
 
-    if (not requirement or SpecifierSet(requirement).contains(current, prereleases=True)) and released(current):
+    if (not requirement or SpecifierSet(requirement).contains(current, prereleases=True)) and released(current) and own:
         return Path(sys.executable), current
     found = _interpreters()
     matching = [(v, p) for p, v in found.items() if v.startswith("3.")
                 and SpecifierSet(requirement or ">=3").contains(v, prereleases=True)]  # fmt: skip
     if any(released(v) for v, _ in matching):
         matching = [(v, p) for v, p in matching if released(v)]
+    matching = _runnable_first(matching)
     if not matching:
         versions = ", ".join(sorted(set(found.values()), key=lambda v: tuple(int(x) for x in re.findall(r"\d+", v)))) or "none"
         raise BenchsmithError(f"{key}: requires Python {requirement}; no interpreter here matches (found {versions}); "
@@ -222,13 +226,36 @@ def _interpreter(tree: Path, key: str, recorded: str = "", as_of: str | None = N
     return path, version
 
 
+def runnable_by_others(path: Path) -> bool:
+    """Whether a user without privileges, the sandbox's uid, can run interpreter *path*: its real file executable by
+    others, every folder above it searchable by them. pyenv's under a /root of mode 0700 is not: the build's test runs
+    (as the sandbox's uid) then started the system's libpython and standard library instead of the environment's
+    (Python 3.11.2 for an environment of 3.11.7), and could not run the environment's scripts or ``sys.executable``
+    (pytest-mypy-plugins' ``mypy``: Permission denied), while jailed candidates, which see the interpreter's folders,
+    ran the right one."""
+    try:
+        real = path.resolve()
+        return bool(real.stat().st_mode & 0o001) and all(folder.stat().st_mode & 0o001 for folder in real.parents)
+    except OSError:
+        return False
+
+
+def _runnable_first(found: list[tuple[str, Path]]) -> list[tuple[str, Path]]:
+    """The interpreters of *found* that the sandbox's uid can run, or all of them (with a warning) when none can."""
+    runnable = [(v, p) for v, p in found if runnable_by_others(p)]
+    if found and not runnable:
+        log.warning("no interpreter among %s can be run by an unprivileged user: the build's test runs may start "
+                    "another installation's library", ", ".join(str(p) for _, p in found))  # fmt: skip
+    return runnable or found
+
+
 def _interpreters() -> dict[Path, str]:
     """Interpreters on this machine (pyenv's versions, /usr/bin, /usr/local/bin, uv's), each with its version."""
     candidates = {Path(sys.executable)}
     candidates |= set(Path.home().glob(".pyenv/versions/*/bin/python3"))
     candidates |= {p for folder in (Path("/usr/bin"), Path("/usr/local/bin")) for p in folder.glob("python3.*")
                    if re.fullmatch(r"python3\.\d+", p.name)}  # fmt: skip
-    listing = subprocess.run([_uv_bin(), "python", "list", "--only-installed", "--output-format", "json"],
+    listing = subprocess.run([uv_bin(), "python", "list", "--only-installed", "--output-format", "json"],
                              capture_output=True, text=True)  # fmt: skip
     if listing.returncode == 0:
         candidates |= {Path(entry["path"]) for entry in json.loads(listing.stdout or "[]") if entry.get("path")}
@@ -252,14 +279,14 @@ def pypi_json_url() -> str:
 
 
 @functools.cache
-def _uv_bin() -> str:
+def uv_bin() -> str:
     from uv import find_uv_bin
 
     return find_uv_bin()
 
 
 def _uv(key: str, *args: str) -> None:
-    completed = subprocess.run([_uv_bin(), *args], capture_output=True, text=True)
+    completed = subprocess.run([uv_bin(), *args], capture_output=True, text=True)
     if completed.returncode != 0:
         raise BenchsmithError(f"{key}: uv {' '.join(args[:2])} failed: {' '.join(completed.stderr.split())[-400:]}")
 
@@ -288,9 +315,22 @@ def _register_metadata(env: Path, tree: Path) -> None:
     for site_packages in env.glob("lib/python*/site-packages"):
         info = site_packages / f"{re.sub(r'[-_.]+', '_', name)}-{version}.dist-info"
         info.mkdir(exist_ok=True)
-        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+        (info / "METADATA").write_text(_own_metadata(tree, name, version))
         (info / "INSTALLER").write_text("benchsmith (metadata only: the code is the task's copy)\n")
         (info / "RECORD").write_text("")
+
+
+def _own_metadata(tree: Path, name: str, version: str) -> str:
+    """The sdist's own PKG-INFO where it has one of this name and version (packages read their summary, authors and
+    URLs from it too: attrs's ``__description__``, ``__url__``), else the name and version alone."""
+    for info in (tree / "PKG-INFO", *sorted(tree.glob("*.egg-info/PKG-INFO")), *sorted(tree.glob("src/*.egg-info/PKG-INFO"))):
+        if not info.is_file():
+            continue
+        message = email.parser.Parser().parsestr(info.read_text(encoding="utf-8", errors="replace"), headersonly=True)
+        same_name = canonicalize_name(message.get("Name") or "") == canonicalize_name(name)
+        if same_name and message.get("Version") == version:
+            return info.read_text(encoding="utf-8", errors="replace")
+    return f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
 
 
 @dataclass(frozen=True)
@@ -325,6 +365,6 @@ def runtime(python: Path) -> Runtime:
 
 
 def _installed(python: Path) -> dict:
-    listing = subprocess.run([_uv_bin(), "pip", "list", "--format", "json", "--python", str(python)],
+    listing = subprocess.run([uv_bin(), "pip", "list", "--format", "json", "--python", str(python)],
                              capture_output=True, text=True, check=True)  # fmt: skip
     return {p["name"]: p["version"] for p in json.loads(listing.stdout)}

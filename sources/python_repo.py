@@ -33,7 +33,8 @@ from benchsmith.core.atomic import atomic_path, exclusive, write_text_atomic
 from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import TaskEnvironment
-from sources.python_env import SCM_VERSION, environment, index_url, pypi_json_url
+from sources.python_env import SCM_VERSION, uv_bin, environment, index_url, pypi_json_url
+from sources.python_ext import build_extensions
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +94,9 @@ def resolve(spec: str, commit: str | None = None, as_of: str | None = None, mode
     import_root = "src" if (tree / "src").is_dir() and any((tree / "src").glob("*/__init__.py")) else ""
     when = None if mode == "latest" else parse_as_of(as_of) if as_of else dated
     python, installed, resolution = environment(key, tree, when, locked, python)
+    extensions = build_extensions(tree, import_root, python.parent.parent, uv_bin(), index_url(), when)
+    if extensions:  # the card's resolution names the compiled modules put into the tree, or why there are none
+        resolution = {**resolution, "compiled_extensions": extensions}
     package = next((p.parent.name for p in sorted((tree / import_root).glob("*/__init__.py")) if p.parent.name != "tests"), "")
     return Repository(spec, commit or "", key, tree, import_root, python, installed, package, resolution)
 

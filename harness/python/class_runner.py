@@ -46,7 +46,7 @@ from benchsmith.core.schema import ClassBenchTask
 from harness.sandbox import jail as sandbox
 from harness.sandbox import streams
 from harness.sandbox.outcomes import Expected, Sentinel, check_report, plausible_names, shuffled
-from harness.python.pytest_run import OWN_CONFIG, describe_missing, missing_imports, plugin_dir, pytest_argv, run_reporting
+from harness.python.pytest_run import OWN_CONFIG, describe_missing, installed_as_in_tox, missing_imports, plugin_dir, pytest_argv, run_reporting
 from harness.python.public_view import python_public_view
 from benchsmith.core.verdict import Verdict
 from sources.python_removal import insert_class
@@ -329,7 +329,7 @@ class TaskRunner:
 
     def _env(self, pycache: Path) -> dict[str, str]:
         return {"PYTHONPATH": os.pathsep.join([str(self.plugin), str(self.tree / self.repo.import_root)]),
-                "PYTHONPYCACHEPREFIX": str(pycache)}  # fmt: skip
+                "PYTHONPYCACHEPREFIX": str(pycache), **installed_as_in_tox(self.repo, self.tree)}  # fmt: skip
 
     def _argv(self) -> list[str]:
         config = self.tree / OWN_CONFIG if (self.view / OWN_CONFIG).is_file() else None

@@ -108,6 +108,15 @@ def pytest_argv(repo: Repository, rootdir: Path, config: Path | None) -> list[st
     return argv + ["-p", "benchsmith_directcov"]
 
 
+def installed_as_in_tox(repo: Repository, tree: Path) -> dict[str, str]:
+    """What a test run adds to its environment so that tools find what tox would have installed: PATH with the
+    environment's scripts first, as in an activated environment (pytest-mypy-plugins runs ``mypy`` by name), and
+    MYPYPATH at the copy's import root, since mypy looks for the package among installed ones, never on
+    PYTHONPATH, and the environment holds only its metadata (attrs's typing tests import ``attrs``)."""
+    return {"PATH": os.pathsep.join([str(repo.python.parent), os.environ.get("PATH", "/usr/bin:/bin")]),
+            "MYPYPATH": str(tree / repo.import_root)}  # fmt: skip
+
+
 def trusted_command(repo: Repository, copy: Path, node_ids: list[str] | None, coverage: bool = False,
                     targets: list[str] | None = None) -> tuple[list[str], dict[str, str]]:  # fmt: skip
     """The pytest command and environment of a build's trusted run in *copy*: all tests (of *targets*, default the
@@ -119,7 +128,7 @@ def trusted_command(repo: Repository, copy: Path, node_ids: list[str] | None, co
     # At most 4 malloc arenas: glibc reserves one of 64 MiB of address space per thread otherwise, and a suite that
     # keeps threads alive then runs out of the sandbox's address space long before it runs out of memory.
     env = {"PYTHONPATH": os.pathsep.join([str(plugin_dir()), str(copy / repo.import_root)]),
-           "PYTHONDONTWRITEBYTECODE": "1", "MALLOC_ARENA_MAX": "4"}  # fmt: skip
+           "PYTHONDONTWRITEBYTECODE": "1", "MALLOC_ARENA_MAX": "4", **installed_as_in_tox(repo, copy)}  # fmt: skip
     if coverage:
         env["BENCHSMITH_DIRECTCOV"] = "1"
     # A module that cannot be collected (a git submodule a source archive leaves out, a conftest-less import) must

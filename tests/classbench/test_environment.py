@@ -64,6 +64,9 @@ def _repacked(name: str) -> tuple[str, bytes, list[str]]:
             continue
         files[path] = Path(entry.locate()).read_bytes()
     requires = [r for r in dist.requires or [] if "extra" not in r]
+    entry_points = dist.read_text("entry_points.txt")  # setuptools finds its own commands there when it builds
+    if entry_points:
+        files[f"{dist.metadata['Name'].replace('-', '_')}-{dist.version}.dist-info/entry_points.txt"] = entry_points.encode()
     filename, data = _wheel(dist.metadata["Name"], dist.version, files, requires)
     return filename, data, requires
 
@@ -282,14 +285,52 @@ def test_an_extra_the_tests_import_is_installed_and_the_package_finds_its_own_me
     # own version with importlib.metadata when imported.
     pyproject = PDM_PROJECT.format(name="extrasdemo").replace('test = ["helperlib"]', 'test = []')
     pyproject += '\n[project.optional-dependencies]\nfancy = ["helperlib"]\ndocs = ["sphinx"]\n'
+    # attrs reads its summary, authors and URLs from its metadata (only its sdist's PKG-INFO has Requires-Python here);
+    # pytest-mypy-plugins runs the environment's mypy by name, as in an activated environment
     spec = _publish(index, tmp_path, "extrasdemo", pyproject,
                     "import importlib.metadata\n\nimport helperlib\n\n"
-                    "assert importlib.metadata.version('extrasdemo') == '1.0'\n")  # fmt: skip
+                    "assert importlib.metadata.version('extrasdemo') == '1.0'\n"
+                    "assert importlib.metadata.metadata('extrasdemo')['Requires-Python'] == '>=3.9'\n",
+                    **{"tests/test_tools.py": "import os, shutil, subprocess, sys\n\n\ndef test_the_environment_s_tools_come_first():\n"
+                                              "    assert shutil.which('pytest') == os.path.join(sys.prefix, 'bin', 'pytest')\n"
+                                              "    subprocess.run(['pytest', '--version'], check=True)\n"
+                                              "    subprocess.run([sys.executable, '-c', 'pass'], check=True)\n"
+                                              "    import geometry\n"
+                                              "    assert os.environ['MYPYPATH'] == os.path.dirname(geometry.__path__[0])\n"})  # fmt: skip
     card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "extras.parquet"))
     assert card["tasks"] == 1 and card["environment"]["helperlib"] == "1.0"
+    assert card["test_suite"] == {"passed": 9}  # run as the sandbox's uid, the environment's scripts and interpreter too
     assert "extra fancy: helperlib (tests/conftest.py imports it)" in card["resolution"]["declarations"]
     assert not any("sphinx" in d for d in card["resolution"]["declarations"])  # an extra no test imports stays out
     assert "extrasdemo==" not in Path(card["resolution"]["lock"]).read_text()  # metadata only, never the code
+
+
+SPEED_C = """\
+#include <Python.h>
+static PyObject *doubled(PyObject *self, PyObject *arg) { return PyNumber_Add(arg, arg); }
+static PyMethodDef methods[] = {{"doubled", doubled, METH_O, ""}, {NULL, NULL, 0, NULL}};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speed", "", -1, methods};
+PyMODINIT_FUNC PyInit__speed(void) { return PyModule_Create(&module); }
+"""
+
+
+def test_a_compiled_extension_is_built_into_the_tree_the_tests_import(index, tmp_path):
+    # As MarkupSafe's _speedups, multidict's _multidict, pyrsistent's pvectorc: tests import the package from their
+    # copy of the tree, where only the build puts the compiled module; without it its tests cannot import it.
+    pyproject = PDM_PROJECT.format(name="extdemo") + '\n[build-system]\nrequires = ["setuptools"]\n' \
+        'build-backend = "setuptools.build_meta"\n'
+    spec = _publish(index, tmp_path, "extdemo", pyproject, "import helperlib\n", **{
+        "setup.py": "from setuptools import Extension, setup\n\n"
+                    "setup(packages=['geometry'], package_dir={'': 'src'},\n"
+                    "      ext_modules=[Extension('geometry._speed', ['src/geometry/_speed.c'])])\n",
+        "src/geometry/_speed.c": SPEED_C,
+        "tests/test_speed.py": "from geometry._speed import doubled\n\n\ndef test_doubled():\n    assert doubled(21) == 42\n",
+    })  # fmt: skip
+    card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "extdemo.parquet"))
+    (built,) = card["resolution"]["compiled_extensions"]["built"]
+    assert built.startswith("src/geometry/_speed.") and built.endswith(".so")
+    assert card["test_suite"] == {"passed": 9}  # run as the sandbox's uid, the environment's scripts and interpreter too and card["tasks"] == 1  # test_doubled among them, collected and passing
+    assert resolve(spec).resolution["compiled_extensions"] == card["resolution"]["compiled_extensions"]  # built once
 
 
 SHAPES = {
@@ -379,6 +420,7 @@ def test_an_old_repository_gets_a_python_of_its_day(tmp_path, monkeypatch):
     here = tuple(int(x) for x in platform.python_version().split(".")[:2])
     older = {Path(f"/opt/python{minor}/bin/python3"): f"3.{minor}.9" for minor in (6, 7, 8, 9)}
     monkeypatch.setattr(python_env, "_interpreters", lambda: {**older, Path("/usr/bin/python3.99"): "3.99.0"})
+    monkeypatch.setattr(python_env, "runnable_by_others", lambda path: True)  # the dates decide here
     from datetime import date, timedelta
 
     adopted = date.fromisoformat(python_env.PYTHON_RELEASED[here]) + python_env.PYTHON_ADOPTED_AFTER
@@ -408,3 +450,33 @@ def test_a_tree_exported_from_git_keeps_the_version_its_tag_gives(tmp_path):
     key, tree, _ = python_repo.source_tree(str(history), "HEAD")
     assert (tree / python_env.SCM_VERSION).read_text() == "1.2.3"
     assert python_env.build_environ(tree)["SETUPTOOLS_SCM_PRETEND_VERSION"] == "1.2.3"
+
+
+def test_an_interpreter_the_sandbox_uid_can_run_comes_first(tmp_path, monkeypatch):
+    """pyenv's Python under a /root of mode 0700 cannot be run by the sandbox's uid: the build's test runs started the
+    system's libpython and standard library instead, and the environment's scripts could not be run. One that the
+    uid can run, of the same minor version, is chosen; with none, the newest as before."""
+    from sources import python_env
+
+    hidden, shared = tmp_path / "home", tmp_path / "usr"
+    for folder in (hidden, shared):
+        (folder / "bin").mkdir(parents=True)
+        (folder / "bin" / "python3").write_text("")
+        (folder / "bin" / "python3").chmod(0o755)
+    hidden.chmod(0o700)
+    shared.chmod(0o755)
+    tmp_path.chmod(0o755)
+    assert not python_env.runnable_by_others(hidden / "bin" / "python3")
+    assert python_env.runnable_by_others(shared / "bin" / "python3") == all(
+        f.stat().st_mode & 0o001 for f in shared.resolve().parents)  # fmt: skip
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "pyproject.toml").write_text('[project]\nname = "demo"\nrequires-python = ">=3.9"\n')
+    runnable = {shared / "bin" / "python3"}
+    monkeypatch.setattr(python_env, "runnable_by_others", lambda path: path in runnable)
+    monkeypatch.setattr(python_env, "_interpreters", lambda: {hidden / "bin" / "python3": "3.11.7",
+                                                              shared / "bin" / "python3": "3.11.2"})  # fmt: skip
+    assert python_env._interpreter(tree, "demo") == (shared / "bin" / "python3", "3.11.2")
+    assert python_env._interpreter(tree, "demo", recorded="3.11.7") == (shared / "bin" / "python3", "3.11.2")
+    runnable.clear()
+    assert python_env._interpreter(tree, "demo") == (hidden / "bin" / "python3", "3.11.7")

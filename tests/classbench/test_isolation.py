@@ -47,11 +47,15 @@ def test_public_view_is_the_tree_without_the_class_and_read_only(task):
 
 
 def test_runtime_names_the_base_interpreter_and_hides_its_site_packages(task):
-    found = runtime(resolve(task.repo).python)
-    base = Path(sys.base_prefix)
+    python = resolve(task.repo).python
+    found = runtime(python)
+    # the environment's base interpreter: benchsmith's own, or one the sandbox's uid can run (/usr's)
+    probe = "import sys; print(sys.base_prefix); print('%d.%d' % sys.version_info[:2])"
+    base_text, minor = subprocess.run([str(python), "-I", "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    base = Path(base_text)
     assert found.prefixes == (() if base.is_relative_to("/usr") else (base,))
     assert not any(Path.home() == p or p in Path.home().parents for p in found.prefixes)  # never a whole home folder
-    site_packages = base / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+    site_packages = base / "lib" / f"python{minor}" / "site-packages"
     assert site_packages in found.hidden or not site_packages.is_dir()
 
 

@@ -158,6 +158,33 @@ def test_tox_deps_extras_references_and_substitutions(tmp_path):
     assert "tox.ini [testenv:lint]" not in found
 
 
+def test_tox_environments_of_another_python_are_left_out(tmp_path):
+    """python-dateutil 2.9.0's ``py33`` environment pins pytest<3.3 for Python 3.3; resolved for 3.11 with the rest,
+    it installed a pytest that cannot start there, and the suite collected nothing."""
+    tree = project(tmp_path, **{
+        "tox.ini": """
+            [testenv]
+            deps = -rrequirements-dev.txt
+            [testenv:py33]
+            deps =
+                -rrequirements/3.3/requirements-dev.txt
+                -crequirements/3.3/constraints.txt
+            [testenv:py311-django]
+            deps = django
+            [testenv:py3]
+            deps = hypothesis
+            [testenv:pypy39]
+            deps = cffi
+        """,
+        "requirements-dev.txt": "pytest >= 3.0\n",
+        "requirements/3.3/requirements-dev.txt": "pytest<3.3\n",
+    })
+    found = {d.source: list(d.requirements) for d in declarations_for_tests(tree, "3.11.7")}
+    assert found == {"requirements-dev.txt": ["pytest >= 3.0"], "tox.ini [testenv]": ["pytest >= 3.0"],
+                     "tox.ini [testenv:py311-django]": ["django"], "tox.ini [testenv:py3]": ["hypothesis"]}
+    assert "tox.ini [testenv:py33]" in declared(tree)  # without the interpreter's version, every environment
+
+
 def test_nox_session_installs_are_read_without_running(tmp_path):
     tree = project(tmp_path, **{
         "noxfile.py": """
@@ -249,3 +276,37 @@ def test_extras_that_provide_what_the_tests_import(tmp_path):
             ["opentelemetry-instrumentation-asgi"],
         "extra full: pyyaml (tests/unit/test_yaml.py imports it)": ["pyyaml"],
     }
+
+
+def test_the_package_itself_is_no_test_requirement(tmp_path):
+    # MarkupSafe 2.1.5's pip-compiled requirements/dev.txt pins markupsafe==2.1.4 (through jinja2): resolved for 2.1.5's
+    # tests it left the whole file out
+    tree = project(tmp_path, **{
+        "pyproject.toml": '[project]\nname = "MarkupSafe"\nversion = "2.1.5"\n',
+        "requirements/dev.txt": "jinja2==3.1.3\nmarkupsafe==2.1.4\n    # via jinja2\npytest==7.4.4\n",
+    })
+    assert declared(tree)["requirements/dev.txt"] == ["jinja2==3.1.3", "pytest==7.4.4"]
+
+
+def test_tox_configuration_inside_pyproject(tmp_path):
+    # tqdm declares its test requirements only in [tool.tox] legacy_tox_ini (pytest-asyncio among them)
+    tree = project(tmp_path, **{"pyproject.toml": """
+        [project]
+        name = "demo"
+        [tool.tox]
+        legacy_tox_ini = \"\"\"
+        [core]
+        deps=
+            pytest
+            pytest-asyncio
+            git+https://github.com/casperdcl/nbval
+        [testenv]
+        deps=
+            {[core]deps}
+            numpy
+            tf: tensorflow
+        [testenv:check]
+        deps = twine
+        \"\"\"
+    """})
+    assert declared(tree) == {"pyproject.toml [tool.tox] legacy_tox_ini [testenv]": ["pytest", "pytest-asyncio", "numpy"]}

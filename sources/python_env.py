@@ -75,7 +75,39 @@ def _built_environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvi
             return env / "bin" / "python", record["installed"], record["resolution"]
         if not same_lock:
             log.info("%s holds another lock than the dataset's: installing the dataset's", env)
-    interpreter = _interpreter(tree, key, python, as_of)
+    choices = _interpreter_choices(tree, key, python, as_of)
+    # A recorded Python or lock is kept; a resolution falls back to an older Python when an sdist refuses this one
+    choices = choices[:1] if locked is not None or python else choices[:1 + OLDER_PYTHONS_TRIED]
+    refused: list[dict] = []
+    for number, interpreter in enumerate(choices):
+        try:
+            return _install(key, tree, as_of, locked, env, interpreter, refused)
+        except BenchsmithError as exc:
+            if number + 1 == len(choices) or not refuses_interpreter(str(exc)):
+                raise
+            log.warning("%s: does not install on Python %s; trying Python %s: %s", key, interpreter[1],
+                        choices[number + 1][1], str(exc)[-300:])  # fmt: skip
+            refused.append({"python": interpreter[1], "reason": str(exc)[-400:]})
+    raise AssertionError("unreachable: the last choice raises")
+
+
+# How many older Pythons a resolution tries after the first refuses to install (an sdist of the lock's day that
+# refuses a newer interpreter: numba's and llvmlite's setup.py guard their Python range).
+OLDER_PYTHONS_TRIED = 2
+_BUILD_FAILURE = re.compile(r"Build failures usually indicate|Failed to build|failed to build|Cannot install on Python")
+
+
+def refuses_interpreter(error: str) -> bool:
+    """Whether *error* (a failed ``uv pip sync``) is a package that would not build for the interpreter, which an
+    older Python may have had a wheel of, rather than an unreachable index or a broken lock."""
+    return "uv pip sync failed" in error and bool(_BUILD_FAILURE.search(error))
+
+
+def _install(key: str, tree: Path, as_of: str | None, locked: TaskEnvironment | None, env: Path,
+             interpreter: tuple[Path, str], refused: list[dict]) -> tuple[Path, dict, dict]:  # fmt: skip
+    """Resolve (or take *locked*) and install the environment at *env* for *interpreter*; *refused*: the Pythons
+    tried before it, each with why it would not install."""
+    manifest = env / "benchsmith-env.json"
     log.info("creating the environment of %s with Python %s (%s)", key, interpreter[1],
              "the dataset's lock" if locked else f"resolved as of {as_of}" if as_of else "resolved against today's index")  # fmt: skip
     shutil.rmtree(env, ignore_errors=True)
@@ -97,6 +129,8 @@ def _built_environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvi
         "index": index_url(), "lock": str(lock), "lock_sha256": hashlib.sha256(lock.read_bytes()).hexdigest(),
         "declarations": used, "dropped": dropped,
     }  # fmt: skip
+    if refused:
+        resolution["python_refused"] = refused
     write_text_atomic(manifest, json.dumps({"format": ENV_FORMAT, "installed": installed, "resolution": resolution}, indent=2))
     return python, installed, resolution
 
@@ -180,9 +214,15 @@ PYTHON_RELEASED = {(3, 6): "2016-12-23", (3, 7): "2018-06-27", (3, 8): "2019-10-
 
 
 def _interpreter(tree: Path, key: str, recorded: str = "", as_of: str | None = None) -> tuple[Path, str]:
-    """An interpreter that satisfies the repository's ``requires-python``: benchsmith's own when it does and was
-    released by *as_of*, else the newest one found (pyenv's, the system's, uv's) that was, else the newest found; a
-    one-line error naming the requirement and what was found.
+    """The first of :func:`_interpreter_choices`."""
+    return _interpreter_choices(tree, key, recorded, as_of)[0]
+
+
+def _interpreter_choices(tree: Path, key: str, recorded: str = "", as_of: str | None = None) -> list[tuple[Path, str]]:
+    """Interpreters that satisfy the repository's ``requires-python``, best first: benchsmith's own when it does and
+    was released by *as_of*, else the newest one found (pyenv's, the system's, uv's) that was, else the newest found;
+    then the older minor versions released by then, newest first. A one-line error naming the requirement and what
+    was found when none does.
 
     With *recorded* (the version a dataset's lock was resolved for), one of the same minor version, where there is
     one: a lock holds the wheels of one Python."""
@@ -191,11 +231,11 @@ def _interpreter(tree: Path, key: str, recorded: str = "", as_of: str | None = N
     if recorded:
         minor = tuple(recorded.split(".")[:2])
         if tuple(current.split(".")[:2]) == minor:
-            return Path(sys.executable), current
+            return [(Path(sys.executable), current)]
         same = [(v, p) for p, v in _interpreters().items() if tuple(v.split(".")[:2]) == minor]
         if same:
-            version, path = max(same, key=lambda m: tuple(int(x) for x in re.findall(r"\d+", m[0])[:3]))
-            return path, version
+            version, path = max(same, key=lambda m: _version_key(m[0]))
+            return [(path, version)]
         log.warning("%s: its environment is meant for Python %s; no Python %s here, so it is built for another",
                     key, recorded, ".".join(minor))  # fmt: skip
     def released(version: str) -> bool:
@@ -207,19 +247,26 @@ def _interpreter(tree: Path, key: str, recorded: str = "", as_of: str | None = N
         adopted = datetime.fromisoformat(PYTHON_RELEASED[minor]) + PYTHON_ADOPTED_AFTER
         return adopted.strftime("%Y-%m-%d") <= as_of[:10]
 
+    choices = []
     if (not requirement or SpecifierSet(requirement).contains(current, prereleases=True)) and released(current):
-        return Path(sys.executable), current
+        choices.append((Path(sys.executable), current))
     found = _interpreters()
     matching = [(v, p) for p, v in found.items() if v.startswith("3.")
                 and SpecifierSet(requirement or ">=3").contains(v, prereleases=True)]  # fmt: skip
     if any(released(v) for v, _ in matching):
         matching = [(v, p) for v, p in matching if released(v)]
-    if not matching:
-        versions = ", ".join(sorted(set(found.values()), key=lambda v: tuple(int(x) for x in re.findall(r"\d+", v)))) or "none"
+    if not matching and not choices:
+        versions = ", ".join(sorted(set(found.values()), key=_version_key)) or "none"
         raise BenchsmithError(f"{key}: requires Python {requirement}; no interpreter here matches (found {versions}); "
                               f"`uv python install '{requirement}'` provides one where python.org builds can be downloaded")  # fmt: skip
-    version, path = max(matching, key=lambda m: tuple(int(x) for x in re.findall(r"\d+", m[0])[:3]))
-    return path, version
+    for version, path in sorted(matching, key=lambda m: _version_key(m[0]), reverse=True):  # newest patch per minor
+        if not choices or _version_key(version)[:2] < _version_key(choices[-1][1])[:2]:
+            choices.append((path, version))
+    return choices
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", version)[:3])
 
 
 def _interpreters() -> dict[Path, str]:

@@ -408,3 +408,58 @@ def test_a_tree_exported_from_git_keeps_the_version_its_tag_gives(tmp_path):
     key, tree, _ = python_repo.source_tree(str(history), "HEAD")
     assert (tree / python_env.SCM_VERSION).read_text() == "1.2.3"
     assert python_env.build_environ(tree)["SETUPTOOLS_SCM_PRETEND_VERSION"] == "1.2.3"
+
+
+def test_older_pythons_follow_the_python_of_the_day(tmp_path, monkeypatch):
+    from sources import python_env
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "pyproject.toml").write_text('[project]\nname = "old"\nrequires-python = ">=3.7"\n')
+    found = {Path(f"/opt/python{minor}{patch}/bin/python3"): f"3.{minor}.{patch}" for minor in (6, 7, 8, 9, 10)
+             for patch in (1, 9)}  # fmt: skip
+    monkeypatch.setattr(python_env, "_interpreters", lambda: {**found, Path("/usr/bin/python3.99"): "3.99.0"})
+    # as of March 2023: 3.10 is the Python of the day (3.11 counts from April), then 3.9, 3.8, 3.7 (not 3.6: excluded)
+    choices = python_env._interpreter_choices(tree, "old", as_of="2023-03-08T00:00:00Z")
+    assert [version for _, version in choices] == ["3.10.9", "3.9.9", "3.8.9", "3.7.9"]
+    assert python_env._interpreter_choices(tree, "old", recorded="3.8.1", as_of="2023-03-08T00:00:00Z") == \
+        [(Path("/opt/python89/bin/python3"), "3.8.9")]  # a recorded Python is the only choice
+
+
+def test_an_environment_an_sdist_refuses_is_built_on_an_older_python(tmp_path, monkeypatch):
+    """numba's and llvmlite's setup.py of March 2023 refuse Python 3.10: the lock of that day installs on 3.9.
+    Only a build failure moves on to an older Python; an index that cannot be reached does not."""
+    from sources import python_env
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    choices = [(Path("/opt/python310/bin/python3"), "3.10.9"), (Path("/opt/python39/bin/python3"), "3.9.9"),
+               (Path("/opt/python38/bin/python3"), "3.8.9"), (Path("/opt/python37/bin/python3"), "3.7.9")]  # fmt: skip
+    monkeypatch.setattr(python_env, "_interpreter_choices", lambda *args: choices)
+    refusal = ("old: uv pip sync failed: File \"<string>\", line 52, in _guard_py_ver RuntimeError: Cannot install on "
+               "Python version 3.10.9; only versions >=3.6,<3.10 are supported. hint: Build failures usually indicate "
+               "a problem with the package or the build environment")  # fmt: skip
+    tried = []
+
+    def install(key, tree, as_of, locked, env, interpreter, refused):
+        tried.append(interpreter[1])
+        if interpreter[1] == "3.10.9":
+            raise BenchsmithError(refusal)
+        return env / "bin" / "python", {}, {"python": interpreter[1], "python_refused": list(refused)}
+
+    monkeypatch.setattr(python_env, "_install", install)
+    _, _, resolution = python_env._built_environment("old", tree, "2023-03-08T00:00:00Z", None, tmp_path / "env")
+    assert tried == ["3.10.9", "3.9.9"] and resolution["python"] == "3.9.9"
+    assert resolution["python_refused"] == [{"python": "3.10.9", "reason": refusal[-400:]}]
+
+    tried.clear()
+    unreachable = "old: uv pip sync failed: error: Failed to fetch: `https://pypi.org/simple/numba/` (connection refused)"
+    monkeypatch.setattr(python_env, "_install", lambda *args: tried.append(args[5][1]) or (_ for _ in ()).throw(BenchsmithError(unreachable)))
+    with pytest.raises(BenchsmithError, match="connection refused"):
+        python_env._built_environment("old", tree, "2023-03-08T00:00:00Z", None, tmp_path / "env")
+    assert tried == ["3.10.9"]
+    tried.clear()
+    monkeypatch.setattr(python_env, "_install", install)
+    with pytest.raises(BenchsmithError, match="Cannot install on Python"):  # a recorded Python is never replaced
+        python_env._built_environment("old", tree, "2023-03-08T00:00:00Z", None, tmp_path / "env", python="3.10")
+    assert tried == ["3.10.9"]

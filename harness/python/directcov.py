@@ -77,6 +77,7 @@ _FRAME_HELPERS = frozenset({("inspect.py", "currentframe"), ("inspect.py", "stac
                             ("traceback.py", "walk_stack"), ("traceback.py", "walk_tb")})  # fmt: skip
 _FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 _FUNCTION_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
+_DEFAULTS = frozenset({"__defaults__", "__kwdefaults__"})
 _RUNNER_MODULES = frozenset({"_pytest", "pluggy", "py", "_py", "benchsmith_directcov", "ctypes", "_ctypes"})
 
 
@@ -127,6 +128,8 @@ def _install_guard(candidate: str) -> set[str]:
                 return
             if event in _CHANGES and args[1] not in _FUNCTION_ATTRIBUTES:
                 return
+            if event in _CHANGES and args[1] in _DEFAULTS and _code_file(args[0]) in own:
+                return  # its own function's defaults (a NamedTuple's, made while it imports): values it could write
             if candidate_frames(caller, -1):
                 refuse(event)
         finally:
@@ -143,6 +146,13 @@ def _install_guard(candidate: str) -> set[str]:
     sys.addaudithook(hook)
     builtins.__import__ = guarded_import
     return own
+
+
+def _code_file(function):
+    """The file name of *function*'s code (None when it has none); read inside the hook, which ignores its own
+    events."""
+    code = getattr(function, "__code__", None)
+    return getattr(code, "co_filename", None)
 
 
 def _is_file_with(filename, source) -> bool:

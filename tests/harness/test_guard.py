@@ -33,7 +33,7 @@ class Candidate:
             text = traceback.format_exc()
         assert "ValueError" in text and "".join(traceback.format_stack())
         assert list(inspect.signature(Box).parameters) == ["size"]
-        return Box(3).size + Pair(1, 2).b + helper.absolute(-4)
+        return Box(3).size + Pair(1, 2).b + helper.absolute(-4) + helper.Entry("e").size
 
     def attempt(self, what):
         import gc, importlib, sys
@@ -51,6 +51,7 @@ class Candidate:
             "ctypes": lambda: importlib.import_module("ctypes").pythonapi.PyEval_GetFrame,
             "code_replace": lambda: self.honest.__code__.replace(co_name="other"),
             "set_code": lambda: setattr(Candidate.honest, "__code__", Candidate.attempt.__code__),
+            "others_defaults": lambda: setattr(helper.absolute, "__defaults__", (1,)),
             "import_pytest_internals": lambda: exec("import _pytest.reports", {"__file__": __file__}),
             "compiled_elsewhere": lambda: exec(compile("import sys\\nsys._getframe(0)", "/usr/lib/python3/fake.py", "exec")),
         }
@@ -70,13 +71,20 @@ class Candidate:
 
 HELPER = '''
 import ctypes
+import typing
+
+
+class Entry(typing.NamedTuple):  # its __new__ gets defaults while the candidate's module imports this one
+    name: str
+    size: int = 0
 
 def absolute(value):
     return ctypes.CDLL(None).abs(value)
 '''
 
 ATTEMPTS = ["gc", "referrers", "getframe", "currentframe", "stack", "walk_stack", "tb_frame", "settrace", "setprofile",
-            "current_frames", "ctypes", "code_replace", "set_code", "import_pytest_internals", "compiled_elsewhere"]
+            "current_frames", "ctypes", "code_replace", "set_code", "others_defaults",
+            "import_pytest_internals", "compiled_elsewhere"]
 
 TESTS = '''
 import gc, sys, inspect

@@ -122,6 +122,7 @@ def _install(key: str, tree: Path, as_of: str | None, locked: TaskEnvironment | 
     dated = ["--exclude-newer", as_of] if as_of else []
     _uv(key, "pip", "sync", "--quiet", "--python", str(python), "--default-index", index_url(), *dated, str(lock))
     _check_package_absent(env, tree, key)
+    unimportable = _drop_unimportable(key, python)
     _register_metadata(env, tree)
     installed = _installed(python)
     resolution = {
@@ -131,6 +132,8 @@ def _install(key: str, tree: Path, as_of: str | None, locked: TaskEnvironment | 
     }  # fmt: skip
     if refused:
         resolution["python_refused"] = refused
+    if unimportable:
+        resolution["unimportable"] = unimportable
     write_text_atomic(manifest, json.dumps({"format": ENV_FORMAT, "installed": installed, "resolution": resolution}, indent=2))
     return python, installed, resolution
 
@@ -321,6 +324,56 @@ def _check_package_absent(env: Path, tree: Path, key: str) -> None:
         if left:
             raise BenchsmithError(f"{key}: its environment still holds the package {', '.join(left)} in {site_packages} "
                                   "after uninstalling it; delete the environment and rebuild")  # fmt: skip
+
+
+# Run by the environment's interpreter: every top-level module of every installed distribution imported once; the
+# distributions one of whose modules raises anything but ImportError, each with the first such error.
+_IMPORT_PROBE = r"""
+import importlib, importlib.metadata, json, sys
+broken = {}
+for dist in sorted(importlib.metadata.distributions(), key=lambda d: d.metadata["Name"] or ""):
+    tops = set()
+    for path in dist.files or []:
+        parts = path.parts
+        if len(parts) < 1 or parts[0] in ("..", "bin", "__pycache__") or parts[0].endswith((".dist-info", ".data")):
+            continue
+        top = parts[0].removesuffix(".py") if len(parts) == 1 else parts[0]
+        if len(parts) == 1 and not parts[0].endswith(".py"):
+            continue
+        if top.isidentifier() and not top.startswith("_") and top not in sys.argv[1:]:
+            tops.add(top)
+    for top in sorted(tops):
+        try:
+            importlib.import_module(top)
+        except ImportError:
+            pass  # an optional dependency of its own missing: what importorskip expects
+        except BaseException as exc:
+            broken.setdefault(dist.metadata["Name"], f"import {top}: {type(exc).__name__}: {exc}"[:300])
+print(json.dumps(broken))
+"""
+# Never left out: what runs the tests.
+_RUNNER_DISTRIBUTIONS = ("pytest", "_pytest", "pluggy")
+
+
+def _drop_unimportable(key: str, python: Path) -> dict[str, str]:
+    """Uninstall the installed distributions that raise on import for another reason than a missing module (a
+    system library this machine lacks: cfgrib's eccodes; an extension built for another numpy: numba 0.53, which
+    xarray's lock of March 2023 pairs with numpy 1.24), so that a suite's ``importorskip`` skips their tests
+    instead of its conftest failing; distribution -> the error, as recorded in the resolution."""
+    probe = subprocess.run([str(python), "-I", "-c", _IMPORT_PROBE, *_RUNNER_DISTRIBUTIONS], capture_output=True,
+                           text=True, timeout=900)  # fmt: skip
+    try:
+        broken = json.loads(probe.stdout.strip().splitlines()[-1]) if probe.returncode == 0 else None
+    except (ValueError, IndexError):
+        broken = None
+    if broken is None:  # a module that kills the interpreter: nothing is known, nothing dropped
+        log.warning("%s: probing the environment's imports failed: %s", key, probe.stderr.strip()[-300:])
+        return {}
+    broken = {name: why for name, why in broken.items() if name.lower() not in _RUNNER_DISTRIBUTIONS}
+    if broken:
+        log.warning("%s: leaving out what does not import here: %s", key, "; ".join(f"{n} ({w})" for n, w in broken.items()))
+        _uv(key, "pip", "uninstall", "--quiet", "--python", str(python), *sorted(broken))
+    return broken
 
 
 def _register_metadata(env: Path, tree: Path) -> None:

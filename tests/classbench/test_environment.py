@@ -15,6 +15,7 @@ import io
 import json
 import os
 import shutil
+import sys
 import tarfile
 import threading
 import zipfile
@@ -463,3 +464,29 @@ def test_an_environment_an_sdist_refuses_is_built_on_an_older_python(tmp_path, m
     with pytest.raises(BenchsmithError, match="Cannot install on Python"):  # a recorded Python is never replaced
         python_env._built_environment("old", tree, "2023-03-08T00:00:00Z", None, tmp_path / "env", python="3.10")
     assert tried == ["3.10.9"]
+
+
+def test_a_distribution_that_cannot_import_here_is_left_out(tmp_path):
+    """One raising something else than ImportError (a system library missing, an extension built for another numpy)
+    is uninstalled and recorded, so that importorskip skips its tests; one missing an optional module of its own
+    (ImportError) and one that imports stay."""
+    import subprocess
+
+    from sources import python_env
+
+    wheels = {"brokenlib": b"raise RuntimeError('Cannot find the ecCodes library')\n",
+              "needsextra": b"import not_installed_anywhere\n", "finelib": b"VALUE = 1\n"}  # fmt: skip
+    paths = []
+    for name, text in wheels.items():
+        filename, data = _wheel(name, "1.0", {f"{name}/__init__.py": text})
+        (tmp_path / filename).write_bytes(data)
+        paths.append(str(tmp_path / filename))
+    env = tmp_path / "env"
+    python_env._uv("probe", "venv", "--quiet", "--python", sys.executable, str(env))
+    python_env._uv("probe", "pip", "install", "--quiet", "--offline", "--python", str(env / "bin/python"), *paths)
+    dropped = python_env._drop_unimportable("probe", env / "bin" / "python")
+    assert dropped == {"brokenlib": "import brokenlib: RuntimeError: Cannot find the ecCodes library"}
+    left = {p["name"] for p in json.loads(subprocess.run([python_env._uv_bin(), "pip", "list", "--format", "json",
+                                                         "--python", str(env / "bin/python")], capture_output=True,
+                                                        text=True, check=True).stdout)}  # fmt: skip
+    assert {"needsextra", "finelib"} <= left and "brokenlib" not in left

@@ -78,6 +78,7 @@ _FRAME_HELPERS = frozenset({("inspect.py", "currentframe"), ("inspect.py", "stac
 _FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 _FUNCTION_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
 _DEFAULTS = frozenset({"__defaults__", "__kwdefaults__"})
+_IMPORTING_BYTECODE = ("<frozen importlib._bootstrap_external>", "_compile_bytecode")
 _RUNNER_MODULES = frozenset({"_pytest", "pluggy", "py", "_py", "benchsmith_directcov", "ctypes", "_ctypes"})
 
 
@@ -107,6 +108,9 @@ def _install_guard(candidate: str) -> set[str]:
         busy.add(ident)
         try:
             caller = getframe(1)  # the frame whose call raised the event (C functions have none)
+            if event == "code.__new__" and caller is not None and _IMPORTING_BYTECODE == \
+                    (caller.f_code.co_filename, caller.f_code.co_name):  # fmt: skip
+                return  # Python 3.8 unmarshalling a cached module; later ones raise marshal.loads there, allowed too
             if event == "compile":
                 source, filename = args
                 if filename not in own and candidate_frames(caller, -1) and not _is_file_with(filename, source):

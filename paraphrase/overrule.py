@@ -109,13 +109,14 @@ class _Occurrences(cst.CSTVisitor):
         self.found.strings[node] = node.with_changes(value=f"{node.prefix}{node.quote}{renamed}{node.quote}")
 
     def _rename_reprs(self, node: cst.SimpleString) -> None:
-        """A text that spells a call of a renamed class (an expected repr: ``"mount: FixedMount(surface_tilt=0)"``)
-        changes with the class, whose generated repr now spells it flipped."""
+        """A text that spells a renamed class as a repr does (an expected repr: ``"mount: FixedMount(surface_tilt=0)"``,
+        ``"<FDCapture 1 oldfd=3>"``) changes with the class, whose generated repr now spells it flipped."""
         classes = [n for n in self.mapping if n in self.index.classes_by_name]
         if not classes:
             return
-        called = re.compile(rf"(?:(?<=\\[ntr])|(?<![\w]))({'|'.join(map(re.escape, classes))})\(")
-        renamed = called.sub(lambda m: f"{self.mapping[m[1]]}(", node.value)
+        names = "|".join(map(re.escape, classes))
+        spelled = re.compile(rf"(?:(?:(?<=\\[ntr])|(?<![\w]))({names})(?=\())|(?:(?<=<)({names})(?=[\s>:]))")
+        renamed = spelled.sub(lambda m: self.mapping[m[1] or m[2]], node.value)
         if renamed != node.value:
             self.found.strings[node] = node.with_changes(value=renamed)
 

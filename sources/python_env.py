@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 
 # 7: setuptools in a Python before 3.12; 6: extras the code imports are declarations; a Python released by the date
 # (5: uv lock as of the date)
-ENV_FORMAT = 8
+ENV_FORMAT = 9
 # Before Python 3.12 every virtual environment was made with setuptools (venv and virtualenv seeded it), and suites
 # of their day import it unannounced (pvlib's conftest imports pkg_resources); uv's environments have none.
 SEEDED_SETUPTOOLS_BEFORE = (3, 12)
@@ -77,7 +77,39 @@ def _built_environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvi
             return env / "bin" / "python", record["installed"], record["resolution"]
         if not same_lock:
             log.info("%s holds another lock than the dataset's: installing the dataset's", env)
-    interpreter = _interpreter(tree, key, python, as_of)
+    choices = _interpreter_choices(tree, key, python, as_of)
+    # A recorded Python or lock is kept; a resolution falls back to an older Python when an sdist refuses this one
+    choices = choices[:1] if locked is not None or python else choices[:1 + OLDER_PYTHONS_TRIED]
+    refused: list[dict] = []
+    for number, interpreter in enumerate(choices):
+        try:
+            return _install(key, tree, as_of, locked, env, interpreter, refused)
+        except BenchsmithError as exc:
+            if number + 1 == len(choices) or not refuses_interpreter(str(exc)):
+                raise
+            log.warning("%s: does not install on Python %s; trying Python %s: %s", key, interpreter[1],
+                        choices[number + 1][1], str(exc)[-300:])  # fmt: skip
+            refused.append({"python": interpreter[1], "reason": str(exc)[-400:]})
+    raise AssertionError("unreachable: the last choice raises")
+
+
+# How many older Pythons a resolution tries after the first refuses to install (an sdist of the lock's day that
+# refuses a newer interpreter: numba's and llvmlite's setup.py guard their Python range).
+OLDER_PYTHONS_TRIED = 2
+_BUILD_FAILURE = re.compile(r"Build failures usually indicate|Failed to build|failed to build|Cannot install on Python")
+
+
+def refuses_interpreter(error: str) -> bool:
+    """Whether *error* (a failed ``uv pip sync``) is a package that would not build for the interpreter, which an
+    older Python may have had a wheel of, rather than an unreachable index or a broken lock."""
+    return "uv pip sync failed" in error and bool(_BUILD_FAILURE.search(error))
+
+
+def _install(key: str, tree: Path, as_of: str | None, locked: TaskEnvironment | None, env: Path,
+             interpreter: tuple[Path, str], refused: list[dict]) -> tuple[Path, dict, dict]:  # fmt: skip
+    """Resolve (or take *locked*) and install the environment at *env* for *interpreter*; *refused*: the Pythons
+    tried before it, each with why it would not install."""
+    manifest = env / "benchsmith-env.json"
     log.info("creating the environment of %s with Python %s (%s)", key, interpreter[1],
              "the dataset's lock" if locked else f"resolved as of {as_of}" if as_of else "resolved against today's index")  # fmt: skip
     shutil.rmtree(env, ignore_errors=True)
@@ -92,6 +124,7 @@ def _built_environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvi
     dated = ["--exclude-newer", as_of] if as_of else []
     _uv(key, "pip", "sync", "--quiet", "--python", str(python), "--default-index", index_url(), *dated, str(lock))
     _check_package_absent(env, tree, key)
+    unimportable = _drop_unimportable(key, python)
     _register_metadata(env, tree)
     installed = _installed(python)
     resolution = {
@@ -99,6 +132,10 @@ def _built_environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvi
         "index": index_url(), "lock": str(lock), "lock_sha256": hashlib.sha256(lock.read_bytes()).hexdigest(),
         "declarations": used, "dropped": dropped,
     }  # fmt: skip
+    if refused:
+        resolution["python_refused"] = refused
+    if unimportable:
+        resolution["unimportable"] = unimportable
     write_text_atomic(manifest, json.dumps({"format": ENV_FORMAT, "installed": installed, "resolution": resolution}, indent=2))
     return python, installed, resolution
 
@@ -182,9 +219,15 @@ PYTHON_RELEASED = {(3, 6): "2016-12-23", (3, 7): "2018-06-27", (3, 8): "2019-10-
 
 
 def _interpreter(tree: Path, key: str, recorded: str = "", as_of: str | None = None) -> tuple[Path, str]:
-    """An interpreter that satisfies the repository's ``requires-python``: benchsmith's own when it does and was
-    released by *as_of*, else the newest one found (pyenv's, the system's, uv's) that was, else the newest found; a
-    one-line error naming the requirement and what was found.
+    """The first of :func:`_interpreter_choices`."""
+    return _interpreter_choices(tree, key, recorded, as_of)[0]
+
+
+def _interpreter_choices(tree: Path, key: str, recorded: str = "", as_of: str | None = None) -> list[tuple[Path, str]]:
+    """Interpreters that satisfy the repository's ``requires-python``, best first: benchsmith's own when it does and
+    was released by *as_of*, else the newest one found (pyenv's, the system's, uv's) that was, else the newest found;
+    then the older minor versions released by then, newest first. A one-line error naming the requirement and what
+    was found when none does.
 
     With *recorded* (the version a dataset's lock was resolved for), one of the same minor version, where there is
     one: a lock holds the wheels of one Python."""
@@ -194,11 +237,11 @@ def _interpreter(tree: Path, key: str, recorded: str = "", as_of: str | None = N
     if recorded:
         minor = tuple(recorded.split(".")[:2])
         if tuple(current.split(".")[:2]) == minor and own:
-            return Path(sys.executable), current
+            return [(Path(sys.executable), current)]
         same = _runnable_first([(v, p) for p, v in _interpreters().items() if tuple(v.split(".")[:2]) == minor])
         if same:
-            version, path = max(same, key=lambda m: tuple(int(x) for x in re.findall(r"\d+", m[0])[:3]))
-            return path, version
+            version, path = max(same, key=lambda m: _version_key(m[0]))
+            return [(path, version)]
         log.warning("%s: its environment is meant for Python %s; no Python %s here, so it is built for another",
                     key, recorded, ".".join(minor))  # fmt: skip
     def released(version: str) -> bool:
@@ -210,20 +253,30 @@ def _interpreter(tree: Path, key: str, recorded: str = "", as_of: str | None = N
         adopted = datetime.fromisoformat(PYTHON_RELEASED[minor]) + PYTHON_ADOPTED_AFTER
         return adopted.strftime("%Y-%m-%d") <= as_of[:10]
 
+    choices = []
     if (not requirement or SpecifierSet(requirement).contains(current, prereleases=True)) and released(current) and own:
-        return Path(sys.executable), current
+        choices.append((Path(sys.executable), current))
     found = _interpreters()
     matching = [(v, p) for p, v in found.items() if v.startswith("3.")
                 and SpecifierSet(requirement or ">=3").contains(v, prereleases=True)]  # fmt: skip
     if any(released(v) for v, _ in matching):
         matching = [(v, p) for v, p in matching if released(v)]
-    matching = _runnable_first(matching)
-    if not matching:
-        versions = ", ".join(sorted(set(found.values()), key=lambda v: tuple(int(x) for x in re.findall(r"\d+", v)))) or "none"
+    if not matching and not choices:
+        versions = ", ".join(sorted(set(found.values()), key=_version_key)) or "none"
         raise BenchsmithError(f"{key}: requires Python {requirement}; no interpreter here matches (found {versions}); "
                               f"`uv python install '{requirement}'` provides one where python.org builds can be downloaded")  # fmt: skip
-    version, path = max(matching, key=lambda m: tuple(int(x) for x in re.findall(r"\d+", m[0])[:3]))
-    return path, version
+    by_minor: dict[tuple[int, ...], list[tuple[str, Path]]] = {}
+    for version, path in matching:
+        by_minor.setdefault(_version_key(version)[:2], []).append((version, path))
+    for minor in sorted(by_minor, reverse=True):  # per minor, the newest the sandbox's uid can run (or the newest)
+        if not choices or minor < _version_key(choices[-1][1])[:2]:
+            version, path = max(_runnable_first(by_minor[minor]), key=lambda m: _version_key(m[0]))
+            choices.append((path, version))
+    return choices
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", version)[:3])
 
 
 def runnable_by_others(path: Path) -> bool:
@@ -301,6 +354,56 @@ def _check_package_absent(env: Path, tree: Path, key: str) -> None:
         if left:
             raise BenchsmithError(f"{key}: its environment still holds the package {', '.join(left)} in {site_packages} "
                                   "after uninstalling it; delete the environment and rebuild")  # fmt: skip
+
+
+# Run by the environment's interpreter: every top-level module of every installed distribution imported once; the
+# distributions one of whose modules raises anything but ImportError, each with the first such error.
+_IMPORT_PROBE = r"""
+import importlib, importlib.metadata, json, sys
+broken = {}
+for dist in sorted(importlib.metadata.distributions(), key=lambda d: d.metadata["Name"] or ""):
+    tops = set()
+    for path in dist.files or []:
+        parts = path.parts
+        if len(parts) < 1 or parts[0] in ("..", "bin", "__pycache__") or parts[0].endswith((".dist-info", ".data")):
+            continue
+        top = parts[0].removesuffix(".py") if len(parts) == 1 else parts[0]
+        if len(parts) == 1 and not parts[0].endswith(".py"):
+            continue
+        if top.isidentifier() and not top.startswith("_") and top not in sys.argv[1:]:
+            tops.add(top)
+    for top in sorted(tops):
+        try:
+            importlib.import_module(top)
+        except ImportError:
+            pass  # an optional dependency of its own missing: what importorskip expects
+        except BaseException as exc:
+            broken.setdefault(dist.metadata["Name"], f"import {top}: {type(exc).__name__}: {exc}"[:300])
+print(json.dumps(broken))
+"""
+# Never left out: what runs the tests.
+_RUNNER_DISTRIBUTIONS = ("pytest", "_pytest", "pluggy")
+
+
+def _drop_unimportable(key: str, python: Path) -> dict[str, str]:
+    """Uninstall the installed distributions that raise on import for another reason than a missing module (a
+    system library this machine lacks: cfgrib's eccodes; an extension built for another numpy: numba 0.53, which
+    xarray's lock of March 2023 pairs with numpy 1.24), so that a suite's ``importorskip`` skips their tests
+    instead of its conftest failing; distribution -> the error, as recorded in the resolution."""
+    probe = subprocess.run([str(python), "-I", "-c", _IMPORT_PROBE, *_RUNNER_DISTRIBUTIONS], capture_output=True,
+                           text=True, timeout=900)  # fmt: skip
+    try:
+        broken = json.loads(probe.stdout.strip().splitlines()[-1]) if probe.returncode == 0 else None
+    except (ValueError, IndexError):
+        broken = None
+    if broken is None:  # a module that kills the interpreter: nothing is known, nothing dropped
+        log.warning("%s: probing the environment's imports failed: %s", key, probe.stderr.strip()[-300:])
+        return {}
+    broken = {name: why for name, why in broken.items() if name.lower() not in _RUNNER_DISTRIBUTIONS}
+    if broken:
+        log.warning("%s: leaving out what does not import here: %s", key, "; ".join(f"{n} ({w})" for n, w in broken.items()))
+        _uv(key, "pip", "uninstall", "--quiet", "--python", str(python), *sorted(broken))
+    return broken
 
 
 def _register_metadata(env: Path, tree: Path) -> None:

@@ -35,6 +35,7 @@ from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import TaskEnvironment
 from sources.python_env import SCM_VERSION, uv_bin, environment, index_url, pypi_json_url
 from sources.python_ext import build_extensions
+from sources.scm_version import write_version_files
 
 log = logging.getLogger(__name__)
 
@@ -144,6 +145,7 @@ def source_tree(spec: str, commit: str | None) -> tuple[str, Path, str]:
                 export_commit(spec, git_dir, commit, tree)
             if not (tree / SCM_VERSION).exists():
                 _record_scm_version(git_dir, commit, tree)
+            write_version_files(tree, (tree / SCM_VERSION).read_text().strip())
         # ^{commit}: an annotated tag names its commit (plain `show` would print the tag's own message)
         shown = subprocess.run(["git", "-C", str(git_dir), "show", "-s", "--format=%cI", f"{commit}^{{commit}}"],
                                capture_output=True, text=True)  # fmt: skip

@@ -46,7 +46,9 @@ from benchsmith.core.schema import ClassBenchTask
 from harness.sandbox import jail as sandbox
 from harness.sandbox import streams
 from harness.sandbox.outcomes import Expected, Sentinel, check_report, plausible_names, shuffled
-from harness.python.pytest_run import OWN_CONFIG, describe_missing, installed_as_in_tox, missing_imports, plugin_dir, pytest_argv, run_reporting
+from harness.python.pytest_run import (OWN_CONFIG, describe_missing, installed_as_in_tox, is_runner_module,
+                                       missing_imports, plugin_dir, pytest_argv, pytest_environ, run_reporting,
+                                       runs_its_own_pytest)  # fmt: skip
 from harness.python.public_view import python_public_view
 from benchsmith.core.verdict import Verdict
 from sources.python_removal import insert_class
@@ -313,8 +315,9 @@ class TaskRunner:
         for path in inputs.iterdir():
             path.chmod(0o644)
         jail = self._jail(read_only=(self.pycache, inputs), placed=tuple(placed))
-        env = {**self._env(self.pycache), "PYTHONDONTWRITEBYTECODE": "1", "BENCHSMITH_SELECT": str(selection),
-               "BENCHSMITH_CANDIDATE": str(tree / self.task.file_path)}  # its code is refused the runner (directcov)
+        env = {**self._env(self.pycache), "PYTHONDONTWRITEBYTECODE": "1", "BENCHSMITH_SELECT": str(selection)}
+        if not is_runner_module(self.repo, self.task.file_path):  # its code is refused the runner (directcov)
+            env["BENCHSMITH_CANDIDATE"] = str(tree / self.task.file_path)
         argv = self._argv() + sorted({node.split("::", 1)[0] for node in asked}, reverse=second)
         outcome, report = run_reporting(argv, tree, self.slot, self.limits, self.logs / f"{name}.log", env, jail=jail,
                                         lane=self.lane, report_limit=candidate_report_limit(len(asked)))  # fmt: skip
@@ -328,8 +331,13 @@ class TaskRunner:
                             hidden=self.runtime.hidden)  # fmt: skip
 
     def _env(self, pycache: Path) -> dict[str, str]:
-        return {"PYTHONPATH": os.pathsep.join([str(self.plugin), str(self.tree / self.repo.import_root)]),
-                "PYTHONPYCACHEPREFIX": str(pycache), **installed_as_in_tox(self.repo, self.tree)}  # fmt: skip
+        env = {"PYTHONPATH": os.pathsep.join([str(self.plugin), str(self.tree / self.repo.import_root)]),
+               **pytest_environ(self.repo), **installed_as_in_tox(self.repo, self.tree)}  # fmt: skip
+        # pytest's own suite tests where pytest writes the bytecode of the modules it rewrites (sys.pycache_prefix,
+        # else beside them): a read-only prefix would answer for it. Its runs compile for themselves.
+        if not runs_its_own_pytest(self.repo):
+            env["PYTHONPYCACHEPREFIX"] = str(pycache)
+        return env
 
     def _argv(self) -> list[str]:
         config = self.tree / OWN_CONFIG if (self.view / OWN_CONFIG).is_file() else None

@@ -77,6 +77,8 @@ _FRAME_HELPERS = frozenset({("inspect.py", "currentframe"), ("inspect.py", "stac
                             ("traceback.py", "walk_stack"), ("traceback.py", "walk_tb")})  # fmt: skip
 _FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 _FUNCTION_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
+_DEFAULTS = frozenset({"__defaults__", "__kwdefaults__"})
+_IMPORTING_BYTECODE = ("<frozen importlib._bootstrap_external>", "_compile_bytecode")
 _RUNNER_MODULES = frozenset({"_pytest", "pluggy", "py", "_py", "benchsmith_directcov", "ctypes", "_ctypes"})
 
 
@@ -106,6 +108,9 @@ def _install_guard(candidate: str) -> set[str]:
         busy.add(ident)
         try:
             caller = getframe(1)  # the frame whose call raised the event (C functions have none)
+            if event == "code.__new__" and caller is not None and _IMPORTING_BYTECODE == \
+                    (caller.f_code.co_filename, caller.f_code.co_name):  # fmt: skip
+                return  # Python 3.8 unmarshalling a cached module; later ones raise marshal.loads there, allowed too
             if event == "compile":
                 source, filename = args
                 if filename not in own and candidate_frames(caller, -1) and not _is_file_with(filename, source):
@@ -127,6 +132,8 @@ def _install_guard(candidate: str) -> set[str]:
                 return
             if event in _CHANGES and args[1] not in _FUNCTION_ATTRIBUTES:
                 return
+            if event in _CHANGES and args[1] in _DEFAULTS and _code_file(args[0]) in own:
+                return  # its own function's defaults (a NamedTuple's, made while it imports): values it could write
             if candidate_frames(caller, -1):
                 refuse(event)
         finally:
@@ -143,6 +150,13 @@ def _install_guard(candidate: str) -> set[str]:
     sys.addaudithook(hook)
     builtins.__import__ = guarded_import
     return own
+
+
+def _code_file(function):
+    """The file name of *function*'s code (None when it has none); read inside the hook, which ignores its own
+    events."""
+    code = getattr(function, "__code__", None)
+    return getattr(code, "co_filename", None)
 
 
 def _is_file_with(filename, source) -> bool:

@@ -21,7 +21,8 @@ from sources.python_removal import remove_class
 from sources.python_repo import Repository
 from harness.python.pytest_run import OWN_CONFIG, has_own_config
 
-VIEW_FORMAT = 1
+# 2: views of a tree exported from git hold the version files its build writes (sources.scm_version)
+VIEW_FORMAT = 2
 # Never in a view: compiled modules (the pristine module's bytecode is the ground truth), caches, our own markers.
 _LEFT_OUT = ("__pycache__", "*.pyc", "*.pyo", ".pytest_cache", ".benchsmith-*", ".git", ".hg", ".tox", ".nox")
 

@@ -98,13 +98,16 @@ def has_own_config(tree: Path) -> bool:
 
 
 def pytest_argv(repo: Repository, rootdir: Path, config: Path | None) -> list[str]:
-    """The pytest command line, without its targets: our plugin in, the tree's own addopts and cache out."""
+    """The pytest command line, without its targets: our plugin in, the tree's own addopts and cache out, but the
+    plugins its addopts load (:func:`addopts_plugins`)."""
     argv = [str(repo.python), "-m", "pytest", "-q", "--tb=short", "-p", "no:cacheprovider", "-o", "addopts=", "-W",
             "ignore::DeprecationWarning", f"--rootdir={rootdir}"]  # fmt: skip
     if config is not None:
         argv += ["-c", str(config)]
-    if "pytest-timeout" in repo.installed:
+    if "pytest-timeout" in repo.installed and not runs_its_own_pytest(repo):  # autoloaded plugins are off there
         argv.append(f"--timeout={PER_TEST_TIMEOUT}")
+    for plugin in addopts_plugins(repo):
+        argv += ["-p", plugin]
     return argv + ["-p", "benchsmith_directcov"]
 
 
@@ -115,6 +118,98 @@ def installed_as_in_tox(repo: Repository, tree: Path) -> dict[str, str]:
     PYTHONPATH, and the environment holds only its metadata (attrs's typing tests import ``attrs``)."""
     return {"PATH": os.pathsep.join([str(repo.python.parent), os.environ.get("PATH", "/usr/bin:/bin")]),
             "MYPYPATH": str(tree / repo.import_root)}  # fmt: skip
+
+
+def runs_its_own_pytest(repo: Repository) -> bool:
+    """Whether *repo* is pytest itself: the copy on ``PYTHONPATH`` then shadows the environment's pytest, and runs
+    its own suite."""
+    root = repo.tree / repo.import_root
+    return (root / "pytest").is_dir() or (root / "pytest.py").is_file()
+
+
+# The top-level packages pytest runs on: a module of one of them in the tree is the runner's own code.
+RUNNER_PACKAGES = frozenset({"pytest", "_pytest", "pluggy", "py", "_py"})
+
+
+def is_runner_module(repo: Repository, file_path: str) -> bool:
+    """Whether *file_path* (relative to the tree) is a module of the test runner itself (on ``PYTHONPATH``, it shadows
+    the environment's): a class of pytest's own ``_pytest`` is code the session runs on (it formats tracebacks, rewrites every test module, reports every
+    outcome). The candidate guard of ``benchsmith_directcov`` cannot tell such a candidate's frames from the
+    runner's, and refuses the runner what it needs; there, only the sentinels and twins hold the outcomes."""
+    parts = Path(file_path).parts
+    if repo.import_root:
+        if parts[:1] != (repo.import_root,):
+            return False
+        parts = parts[1:]
+    return bool(parts) and parts[0].removesuffix(".py") in RUNNER_PACKAGES
+
+
+def pytest_environ(repo: Repository) -> dict[str, str]:
+    """Environment variables every run of *repo*'s tests gets. When the repository is pytest itself, the third-party
+    plugins installed for its suite (hypothesis's, pytest-timeout) are clients of the copy under test, loaded by
+    their entry points into every session, the sessions its tests start too: a published task's copy, its names
+    case-flipped, breaks them at configure, and with them every test. Its suite runs without them, as its own tests
+    that need entry points arrange (they unset ``PYTEST_DISABLE_PLUGIN_AUTOLOAD``)."""
+    return {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"} if runs_its_own_pytest(repo) else {}
+
+
+def addopts_plugins(repo: Repository) -> list[str]:
+    """The plugins *repo*'s own ``addopts`` load (``-p pytester``), where the run can import them: its tests need
+    their fixtures and ini options (pytest's suite uses the pytester fixture, and its ``filterwarnings = error``
+    makes the unregistered ``pytester_example_dir`` option an error). The rest of addopts stays out (coverage,
+    xdist, doctest collection); so does a load whose module is nowhere here, which would stop the session."""
+    options = addopts(repo.tree)
+    plugins = []
+    for number, option in enumerate(options):
+        if option == "-p" and number + 1 < len(options):
+            name = options[number + 1]
+        elif option.startswith("-p") and len(option) > 2 and not option.startswith("-p="):
+            name = option[2:]
+        else:
+            continue
+        if name.startswith("no:") or _importable_plugin(repo, name):
+            plugins.append(name)
+    return list(dict.fromkeys(plugins))
+
+
+def addopts(tree: Path) -> list[str]:
+    """The ``addopts`` of the configuration file pytest would read in *tree* (the first of :data:`PYTEST_CONFIGS`
+    with a pytest section), split as a shell would; [] when there is none or it does not parse."""
+    import configparser
+    import shlex
+    import tomllib
+
+    for name in PYTEST_CONFIGS:
+        path = tree / name
+        if not _has_pytest_section(path):
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        try:
+            if name == "pyproject.toml":
+                value = tomllib.loads(text).get("tool", {}).get("pytest", {}).get("ini_options", {}).get("addopts", "")
+                return [str(v) for v in value] if isinstance(value, list) else shlex.split(str(value))
+            parser = configparser.ConfigParser(interpolation=None, strict=False)
+            parser.read_string(text)
+        except (ValueError, tomllib.TOMLDecodeError, configparser.Error):
+            return []
+        section = next((s for s in ("pytest", "tool:pytest") if parser.has_section(s)), "")
+        try:
+            return shlex.split(parser.get(section, "addopts", fallback="")) if section else []
+        except ValueError:
+            return []
+    return []
+
+
+def _importable_plugin(repo: Repository, name: str) -> bool:
+    """Whether the module *name* of a ``-p`` is one pytest's own (``_pytest.<name>``), or a module of the tree or of
+    the environment."""
+    top = name.split(".", 1)[0]
+    sites = list(Path(repo.python).parent.parent.glob("lib/python*/site-packages"))
+    roots = [repo.tree / repo.import_root, repo.tree, *sites]
+    if "." not in name and any((root / "_pytest" / f"{name}.py").is_file() for root in roots):
+        return True
+    return any((root / top).is_dir() or (root / f"{top}.py").is_file() or any(root.glob(f"{top}.*.so"))
+               for root in roots)  # fmt: skip
 
 
 def trusted_command(repo: Repository, copy: Path, node_ids: list[str] | None, coverage: bool = False,
@@ -128,7 +223,8 @@ def trusted_command(repo: Repository, copy: Path, node_ids: list[str] | None, co
     # At most 4 malloc arenas: glibc reserves one of 64 MiB of address space per thread otherwise, and a suite that
     # keeps threads alive then runs out of the sandbox's address space long before it runs out of memory.
     env = {"PYTHONPATH": os.pathsep.join([str(plugin_dir()), str(copy / repo.import_root)]),
-           "PYTHONDONTWRITEBYTECODE": "1", "MALLOC_ARENA_MAX": "4", **installed_as_in_tox(repo, copy)}  # fmt: skip
+           "PYTHONDONTWRITEBYTECODE": "1", "MALLOC_ARENA_MAX": "4", **installed_as_in_tox(repo, copy),
+           **pytest_environ(repo)}  # fmt: skip
     if coverage:
         env["BENCHSMITH_DIRECTCOV"] = "1"
     # A module that cannot be collected (a git submodule a source archive leaves out, a conftest-less import) must

@@ -15,6 +15,7 @@ import io
 import json
 import os
 import shutil
+import sys
 import tarfile
 import threading
 import zipfile
@@ -480,3 +481,84 @@ def test_an_interpreter_the_sandbox_uid_can_run_comes_first(tmp_path, monkeypatc
     assert python_env._interpreter(tree, "demo", recorded="3.11.7") == (shared / "bin" / "python3", "3.11.2")
     runnable.clear()
     assert python_env._interpreter(tree, "demo") == (hidden / "bin" / "python3", "3.11.7")
+
+
+def test_older_pythons_follow_the_python_of_the_day(tmp_path, monkeypatch):
+    from sources import python_env
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "pyproject.toml").write_text('[project]\nname = "old"\nrequires-python = ">=3.7"\n')
+    found = {Path(f"/opt/python{minor}{patch}/bin/python3"): f"3.{minor}.{patch}" for minor in (6, 7, 8, 9, 10)
+             for patch in (1, 9)}  # fmt: skip
+    monkeypatch.setattr(python_env, "_interpreters", lambda: {**found, Path("/usr/bin/python3.99"): "3.99.0"})
+    # as of March 2023: 3.10 is the Python of the day (3.11 counts from April), then 3.9, 3.8, 3.7 (not 3.6: excluded)
+    choices = python_env._interpreter_choices(tree, "old", as_of="2023-03-08T00:00:00Z")
+    assert [version for _, version in choices] == ["3.10.9", "3.9.9", "3.8.9", "3.7.9"]
+    assert python_env._interpreter_choices(tree, "old", recorded="3.8.1", as_of="2023-03-08T00:00:00Z") == \
+        [(Path("/opt/python89/bin/python3"), "3.8.9")]  # a recorded Python is the only choice
+
+
+def test_an_environment_an_sdist_refuses_is_built_on_an_older_python(tmp_path, monkeypatch):
+    """numba's and llvmlite's setup.py of March 2023 refuse Python 3.10: the lock of that day installs on 3.9.
+    Only a build failure moves on to an older Python; an index that cannot be reached does not."""
+    from sources import python_env
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    choices = [(Path("/opt/python310/bin/python3"), "3.10.9"), (Path("/opt/python39/bin/python3"), "3.9.9"),
+               (Path("/opt/python38/bin/python3"), "3.8.9"), (Path("/opt/python37/bin/python3"), "3.7.9")]  # fmt: skip
+    monkeypatch.setattr(python_env, "_interpreter_choices", lambda *args: choices)
+    refusal = ("old: uv pip sync failed: File \"<string>\", line 52, in _guard_py_ver RuntimeError: Cannot install on "
+               "Python version 3.10.9; only versions >=3.6,<3.10 are supported. hint: Build failures usually indicate "
+               "a problem with the package or the build environment")  # fmt: skip
+    tried = []
+
+    def install(key, tree, as_of, locked, env, interpreter, refused):
+        tried.append(interpreter[1])
+        if interpreter[1] == "3.10.9":
+            raise BenchsmithError(refusal)
+        return env / "bin" / "python", {}, {"python": interpreter[1], "python_refused": list(refused)}
+
+    monkeypatch.setattr(python_env, "_install", install)
+    _, _, resolution = python_env._built_environment("old", tree, "2023-03-08T00:00:00Z", None, tmp_path / "env")
+    assert tried == ["3.10.9", "3.9.9"] and resolution["python"] == "3.9.9"
+    assert resolution["python_refused"] == [{"python": "3.10.9", "reason": refusal[-400:]}]
+
+    tried.clear()
+    unreachable = "old: uv pip sync failed: error: Failed to fetch: `https://pypi.org/simple/numba/` (connection refused)"
+    monkeypatch.setattr(python_env, "_install", lambda *args: tried.append(args[5][1]) or (_ for _ in ()).throw(BenchsmithError(unreachable)))
+    with pytest.raises(BenchsmithError, match="connection refused"):
+        python_env._built_environment("old", tree, "2023-03-08T00:00:00Z", None, tmp_path / "env")
+    assert tried == ["3.10.9"]
+    tried.clear()
+    monkeypatch.setattr(python_env, "_install", install)
+    with pytest.raises(BenchsmithError, match="Cannot install on Python"):  # a recorded Python is never replaced
+        python_env._built_environment("old", tree, "2023-03-08T00:00:00Z", None, tmp_path / "env", python="3.10")
+    assert tried == ["3.10.9"]
+
+
+def test_a_distribution_that_cannot_import_here_is_left_out(tmp_path):
+    """One raising something else than ImportError (a system library missing, an extension built for another numpy)
+    is uninstalled and recorded, so that importorskip skips its tests; one missing an optional module of its own
+    (ImportError) and one that imports stay."""
+    import subprocess
+
+    from sources import python_env
+
+    wheels = {"brokenlib": b"raise RuntimeError('Cannot find the ecCodes library')\n",
+              "needsextra": b"import not_installed_anywhere\n", "finelib": b"VALUE = 1\n"}  # fmt: skip
+    paths = []
+    for name, text in wheels.items():
+        filename, data = _wheel(name, "1.0", {f"{name}/__init__.py": text})
+        (tmp_path / filename).write_bytes(data)
+        paths.append(str(tmp_path / filename))
+    env = tmp_path / "env"
+    python_env._uv("probe", "venv", "--quiet", "--python", sys.executable, str(env))
+    python_env._uv("probe", "pip", "install", "--quiet", "--offline", "--python", str(env / "bin/python"), *paths)
+    dropped = python_env._drop_unimportable("probe", env / "bin" / "python")
+    assert dropped == {"brokenlib": "import brokenlib: RuntimeError: Cannot find the ecCodes library"}
+    left = {p["name"] for p in json.loads(subprocess.run([python_env.uv_bin(), "pip", "list", "--format", "json",
+                                                         "--python", str(env / "bin/python")], capture_output=True,
+                                                        text=True, check=True).stdout)}  # fmt: skip
+    assert {"needsextra", "finelib"} <= left and "brokenlib" not in left

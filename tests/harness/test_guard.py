@@ -33,7 +33,8 @@ class Candidate:
             text = traceback.format_exc()
         assert "ValueError" in text and "".join(traceback.format_stack())
         assert list(inspect.signature(Box).parameters) == ["size"]
-        return Box(3).size + Pair(1, 2).b + helper.absolute(-4)
+        helper._compile_bytecode()
+        return Box(3).size + Pair(1, 2).b + helper.absolute(-4) + helper.Entry("e").size
 
     def attempt(self, what):
         import gc, importlib, sys
@@ -51,6 +52,8 @@ class Candidate:
             "ctypes": lambda: importlib.import_module("ctypes").pythonapi.PyEval_GetFrame,
             "code_replace": lambda: self.honest.__code__.replace(co_name="other"),
             "set_code": lambda: setattr(Candidate.honest, "__code__", Candidate.attempt.__code__),
+            "others_defaults": lambda: setattr(helper.absolute, "__defaults__", (1,)),
+            "code_new_elsewhere": lambda: helper._another_name(),
             "import_pytest_internals": lambda: exec("import _pytest.reports", {"__file__": __file__}),
             "compiled_elsewhere": lambda: exec(compile("import sys\\nsys._getframe(0)", "/usr/lib/python3/fake.py", "exec")),
         }
@@ -70,18 +73,33 @@ class Candidate:
 
 HELPER = '''
 import ctypes
+import typing
+
+
+class Entry(typing.NamedTuple):  # its __new__ gets defaults while the candidate's module imports this one
+    name: str
+    size: int = 0
 
 def absolute(value):
     return ctypes.CDLL(None).abs(value)
 '''
 
 ATTEMPTS = ["gc", "referrers", "getframe", "currentframe", "stack", "walk_stack", "tb_frame", "settrace", "setprofile",
-            "current_frames", "ctypes", "code_replace", "set_code", "import_pytest_internals", "compiled_elsewhere"]
+            "current_frames", "ctypes", "code_replace", "set_code", "others_defaults", "code_new_elsewhere",
+            "import_pytest_internals", "compiled_elsewhere"]
 
 TESTS = '''
 import gc, sys, inspect
 import pytest
 from candidate import Candidate
+import helper
+
+# What Python 3.8's import system does when it loads a module's cached bytecode: marshal raises code.__new__ (later
+# Pythons raise marshal.loads there), its caller the frozen importlib's _compile_bytecode. Compiled here, where no
+# candidate code runs.
+exec(compile("import sys\\ndef _compile_bytecode():\\n    sys.audit('code.__new__')\\n"
+             "def _another_name():\\n    sys.audit('code.__new__')\\n",
+             "<frozen importlib._bootstrap_external>", "exec"), helper.__dict__)
 
 
 def test_honest_code_runs():

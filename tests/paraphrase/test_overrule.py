@@ -19,6 +19,7 @@ ASTROLITE = {
         "class Module:\n"
         "    def __init__(self):\n        self.body = []\n\n"
         "    def postinit(self, body):\n        self.body = body\n\n"
+        "    def __repr__(self):\n        return f\"<{type(self).__name__} body={len(self.body)}>\"\n\n"
         "    def frame(self) -> \"Module\":\n        return self\n\n\n"
         "def parse(text):\n"
         "    tree = ast.parse(text)\n"
@@ -41,7 +42,8 @@ ASTROLITE = {
     "tests/test_astrolite.py": (
         "import astrolite\nimport astrolite.nodes\nfrom astrolite import *\nfrom astrolite.manager import build\n\n\n"
         "def test_build():\n    assert [c.value for c in build('1\\n2').body] == [1, 2]\n"
-        "    assert repr(build('3').body) == \"[Const(3)]\"  # an expected repr: changes with the class\n\n\n"
+        "    assert repr(build('3').body) == \"[Const(3)]\"  # an expected repr: changes with the class\n"
+        "    assert repr(build('3')) == \"<Module body=1>\" and \"<Module\" + \"s>\" != repr(build('3'))\n\n\n"
         "def test_reexports():\n    assert astrolite.Module is astrolite.nodes.Module is Module and Const\n\n\n"
         "def test_patch_target(monkeypatch):\n"
         "    monkeypatch.setattr(\"astrolite.nodes.Module.frame\", lambda self: None)\n"
@@ -84,4 +86,5 @@ def test_overruled_names_follow_imports_re_exports_module_attributes_and_strings
     assert '== "COnST"' in manager
     tests = (out / "tests/test_astrolite.py").read_text()
     assert '"astrolite.nodes.moDuLE.fRAMe"' in tests and "astrolite.nodes.moDuLE is moDuLE" in tests
-    assert '== "[COnST(3)]"' in tests
+    assert '== "[COnST(3)]"' in tests and '== "<moDuLE body=1>"' in tests
+    assert '"<Module" + "s>"' in tests  # not a repr: "<Module" ends no name

@@ -265,12 +265,16 @@ def _interpreter_choices(tree: Path, key: str, recorded: str = "", as_of: str | 
         versions = ", ".join(sorted(set(found.values()), key=_version_key)) or "none"
         raise BenchsmithError(f"{key}: requires Python {requirement}; no interpreter here matches (found {versions}); "
                               f"`uv python install '{requirement}'` provides one where python.org builds can be downloaded")  # fmt: skip
+    if not choices:  # the newest the sandbox's uid can run (or the newest)
+        version, path = max(_runnable_first(matching), key=lambda m: _version_key(m[0]))
+        choices.append((path, version))
     by_minor: dict[tuple[int, ...], list[tuple[str, Path]]] = {}
     for version, path in matching:
         by_minor.setdefault(_version_key(version)[:2], []).append((version, path))
-    for minor in sorted(by_minor, reverse=True):  # per minor, the newest the sandbox's uid can run (or the newest)
-        if not choices or minor < _version_key(choices[-1][1])[:2]:
-            version, path = max(_runnable_first(by_minor[minor]), key=lambda m: _version_key(m[0]))
+    for minor in sorted(by_minor, reverse=True):  # then older minors: per minor the newest runnable (or the newest)
+        if minor < _version_key(choices[-1][1])[:2]:
+            found_here = [(v, p) for v, p in by_minor[minor] if runnable_by_others(p)] or by_minor[minor]
+            version, path = max(found_here, key=lambda m: _version_key(m[0]))
             choices.append((path, version))
     return choices
 

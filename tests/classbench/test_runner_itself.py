@@ -2,11 +2,7 @@
 tasks of pytest): the plugins its addopts load stay, third-party plugins stay out of its sessions, and a candidate
 in the runner's own modules is not refused the runner's work."""
 
-import os
-import shutil
 import sys
-import tempfile
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -16,24 +12,13 @@ from harness.python.pytest_run import (addopts, addopts_plugins, is_runner_modul
                                        runs_its_own_pytest, trusted_command, work_copy)  # fmt: skip
 from harness.sandbox import jail as sandbox
 from sources.python_repo import Repository
+from tests.helpers.sandbox_tree import reachable_scratch, write_tree
 
 
 @pytest.fixture
 def tmp_path():
     """A scratch folder the sandbox user can reach (pytest's own are private to root)."""
-    folder = Path(tempfile.mkdtemp(prefix="runner-", dir=os.environ["BENCHSMITH_CACHE"]))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-def tree_of(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    root.chmod(0o755)
-    return root
+    yield from reachable_scratch("runner-")
 
 
 def repository(tree: Path, import_root: str = "", python: Path = Path(sys.executable)) -> Repository:
@@ -42,19 +27,19 @@ def repository(tree: Path, import_root: str = "", python: Path = Path(sys.execut
 
 
 def test_addopts_are_read_from_the_file_pytest_reads(tmp_path):
-    listed = tree_of(tmp_path / "listed", {"pyproject.toml": '[tool.pytest.ini_options]\naddopts = ["-p", "pytester"]\n',
+    listed = write_tree(tmp_path / "listed", {"pyproject.toml": '[tool.pytest.ini_options]\naddopts = ["-p", "pytester"]\n',
                                            "setup.cfg": "[tool:pytest]\naddopts = -p ignored\n"})  # fmt: skip
-    quoted = tree_of(tmp_path / "quoted", {"setup.cfg": "[tool:pytest]\naddopts = -rfEX -p pytester -k 'a or b'\n"})
-    ini_first = tree_of(tmp_path / "ini", {"pytest.ini": "[pytest]\naddopts = --strict-markers\n",
+    quoted = write_tree(tmp_path / "quoted", {"setup.cfg": "[tool:pytest]\naddopts = -rfEX -p pytester -k 'a or b'\n"})
+    ini_first = write_tree(tmp_path / "ini", {"pytest.ini": "[pytest]\naddopts = --strict-markers\n",
                                            "tox.ini": "[pytest]\naddopts = -p pytester\n"})  # fmt: skip
     assert addopts(listed) == ["-p", "pytester"]
     assert addopts(quoted) == ["-rfEX", "-p", "pytester", "-k", "a or b"]
     assert addopts(ini_first) == ["--strict-markers"]
-    assert addopts(tree_of(tmp_path / "none", {"README": "no configuration"})) == []
+    assert addopts(write_tree(tmp_path / "none", {"README": "no configuration"})) == []
 
 
 def test_only_plugins_the_run_can_import_are_kept(tmp_path):
-    tree = tree_of(tmp_path / "tree", {
+    tree = write_tree(tmp_path / "tree", {
         "tox.ini": "[pytest]\naddopts = -p pytester -p no:randomly -pteaplugin -p tests.helpers -p xdist_is_absent "
                    "--cov=kettle -n auto\n",
         "teaplugin.py": "",
@@ -72,7 +57,7 @@ def test_only_plugins_the_run_can_import_are_kept(tmp_path):
 def test_a_suite_needing_the_pytester_plugin_runs(tmp_path):
     # The plugin is loaded by addopts alone, and filterwarnings = error turns its ini option, unknown without it,
     # into an error of the whole session (as in pytest's own suite).
-    tree = tree_of(tmp_path / "repo", {
+    tree = write_tree(tmp_path / "repo", {
         "pytest.ini": "[pytest]\naddopts = -p pytester --strict-markers\npytester_example_dir = examples\n"
                       "filterwarnings = error\n",
         "tests/test_inner.py": """
@@ -94,11 +79,11 @@ def test_a_suite_needing_the_pytester_plugin_runs(tmp_path):
 
 
 def test_pytest_itself_runs_without_autoloaded_plugins(tmp_path):
-    pytest_tree = tree_of(tmp_path / "pytest", {"src/pytest/__init__.py": "", "src/_pytest/capture.py": "",
+    pytest_tree = write_tree(tmp_path / "pytest", {"src/pytest/__init__.py": "", "src/_pytest/capture.py": "",
                                                 "src/_pytest/_code/code.py": "", "testing/test_x.py": ""})  # fmt: skip
-    old_layout = tree_of(tmp_path / "old", {"pytest.py": "", "_pytest/capture.py": ""})
-    pluggy_tree = tree_of(tmp_path / "pluggy", {"src/pluggy/__init__.py": "", "src/pluggy/_hooks.py": ""})
-    other = tree_of(tmp_path / "other", {"src/kettle/__init__.py": "", "src/kettle/py.py": "", "tests/test_k.py": ""})
+    old_layout = write_tree(tmp_path / "old", {"pytest.py": "", "_pytest/capture.py": ""})
+    pluggy_tree = write_tree(tmp_path / "pluggy", {"src/pluggy/__init__.py": "", "src/pluggy/_hooks.py": ""})
+    other = write_tree(tmp_path / "other", {"src/kettle/__init__.py": "", "src/kettle/py.py": "", "tests/test_k.py": ""})
     itself, old, pluggy, kettle = (repository(pytest_tree, "src"), repository(old_layout), repository(pluggy_tree, "src"),
                                    repository(other, "src"))  # fmt: skip
     assert runs_its_own_pytest(itself) and runs_its_own_pytest(old) and not runs_its_own_pytest(kettle)

@@ -5,7 +5,6 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import textwrap
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from harness.sandbox import jail as sandbox
 from harness.python.pytest_run import work_copy
 from sources.python_repo import Repository
 from tests.conftest import GEOMETRY, run_benchsmith
+from tests.helpers.sandbox_tree import reachable_scratch, write_tree
 
 FAST = SuitePolicy(unit_seconds=120, stall_seconds=120, budget_seconds=600)
 
@@ -25,20 +25,11 @@ FAST = SuitePolicy(unit_seconds=120, stall_seconds=120, budget_seconds=600)
 @pytest.fixture
 def tmp_path():
     """A scratch folder the sandbox user can reach (pytest's own are private to root)."""
-    folder = Path(tempfile.mkdtemp(prefix="suite-", dir=os.environ["BENCHSMITH_CACHE"]))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+    yield from reachable_scratch("suite-")
 
 
 def make_suite(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    (root / "pytest.ini").write_text("[pytest]\n")
-    root.chmod(0o755)
-    return root
+    return write_tree(root, {**files, "pytest.ini": "[pytest]\n"})
 
 
 def in_a_copy(tree: Path, tmp_path: Path, action):

@@ -149,8 +149,16 @@ def pytest_environ(repo: Repository) -> dict[str, str]:
     plugins installed for its suite (hypothesis's, pytest-timeout) are clients of the copy under test, loaded by
     their entry points into every session, the sessions its tests start too: a published task's copy, its names
     case-flipped, breaks them at configure, and with them every test. Its suite runs without them, as its own tests
-    that need entry points arrange (they unset ``PYTEST_DISABLE_PLUGIN_AUTOLOAD``)."""
-    return {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"} if runs_its_own_pytest(repo) else {}
+    that need entry points arrange (they unset ``PYTEST_DISABLE_PLUGIN_AUTOLOAD``).
+
+    At most 4 malloc arenas, in every run: glibc otherwise reserves one of 64 MiB of address space per thread (up to
+    eight per core), so a suite that keeps threads alive runs out of the sandbox's address space long before it runs
+    out of memory. A candidate's run needs it as much as the build's: litestar's Request directives (243 tests whose
+    clients leave threads behind) failed 32 tests with "can't start new thread" under 4 GiB, none with the cap."""
+    environ = {"MALLOC_ARENA_MAX": "4"}
+    if runs_its_own_pytest(repo):
+        environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    return environ
 
 
 def addopts_plugins(repo: Repository) -> list[str]:
@@ -220,10 +228,8 @@ def trusted_command(repo: Repository, copy: Path, node_ids: list[str] | None, co
     if not has_own_config(copy):
         config = copy / OWN_CONFIG
         config.write_text("[pytest]\n")
-    # At most 4 malloc arenas: glibc reserves one of 64 MiB of address space per thread otherwise, and a suite that
-    # keeps threads alive then runs out of the sandbox's address space long before it runs out of memory.
     env = {"PYTHONPATH": os.pathsep.join([str(plugin_dir()), str(copy / repo.import_root)]),
-           "PYTHONDONTWRITEBYTECODE": "1", "MALLOC_ARENA_MAX": "4", **installed_as_in_tox(repo, copy),
+           "PYTHONDONTWRITEBYTECODE": "1", **installed_as_in_tox(repo, copy),
            **pytest_environ(repo)}  # fmt: skip
     if coverage:
         env["BENCHSMITH_DIRECTCOV"] = "1"

@@ -84,6 +84,11 @@ def test_eval_statuses_tr_and_hostile_candidates(built, tmp_path):
         "deletes-outside": f"import os\ntry:\n    os.remove({str(sentinel)!r})\nexcept OSError:\n    pass\n\n" + gold,
         "fakes-success": "print('6 passed in 0.01s')\nimport os\nos._exit(0)\n\nclass Polygon:\n    pass\n",
         "imports-missing": "import shapely_not_installed\n\n" + gold,
+        # 440 threads kept alive, as suites whose clients leak threads leave them: with glibc's default malloc arenas
+        # (64 MiB of address space each, up to 8 per core) a 4 GiB run cannot start the 390th; with at most 4 it can
+        "keeps-threads": ("import threading\n\n_held = threading.Event()\nfor _ in range(440):\n"
+                          "    threading.Thread(target=lambda: (bytearray(64), _held.wait()), daemon=True).start()\n\n"
+                          + gold),
     }
     path = tmp_path / "candidates.jsonl"
     path.write_text("".join(json.dumps({"instance_id": task.task_id, "candidate_id": c, "code": code}) + "\n" for c, code in candidates.items()))
@@ -96,7 +101,7 @@ def test_eval_statuses_tr_and_hostile_candidates(built, tmp_path):
     assert {c: r.status for c, r in results.items()} == {
         "gold": "plausible", "gold-reformatted": "plausible", "empty": "wrong", "prose": "uncompilable",
         "area-wrong": "wrong", "loops-on-import": "timeout", "deletes-outside": "plausible", "fakes-success": "wrong",
-        "imports-missing": "wrong",
+        "imports-missing": "wrong", "keeps-threads": "plausible",
     }  # fmt: skip
     # Nothing collected: the reason names the import that failed, and the file that made it.
     assert ("src/geometry/shapes.py imports shapely_not_installed (loaded from tests/test_shapes.py), which the "
@@ -107,7 +112,7 @@ def test_eval_statuses_tr_and_hostile_candidates(built, tmp_path):
     assert sentinel.read_text() == "keep"  # the candidate could not delete it: plausible, but harmless
     assert tree_digest(pristine) == before
     report = json.loads(run_cli("report", "--results", str(out), "--k", "1", "--json").stdout)["all candidates"]
-    assert report["TR"] == pytest.approx((1 + 1 + 0 + 0 + 5 / 6 + 0 + 1 + 0 + 0) / 9)
+    assert report["TR"] == pytest.approx((1 + 1 + 0 + 0 + 5 / 6 + 0 + 1 + 0 + 0 + 1) / 10)
 
 
 def test_paraphrased_build_keeps_the_suite_passing(tmp_path):

@@ -182,13 +182,22 @@ def _python_task(entry: dict, where: str) -> tuple[ClassBenchTask, str]:
         repo=f"https://github.com/{owner}/{name}", commit=commit, file_path=file_path, class_name=class_name,
         module=module, ground_truth_class=ground_truth, imports=[], detailed_metadata=detailed,
         sketchy_metadata=sketchy, detailed_description=_text(entry, "detailed_description", where),
-        sketchy_description=_text(entry, "sketchy_description", where), test_directives=list(directives),
+        sketchy_description=_text(entry, "sketchy_description", where),
+        test_directives=list(dict.fromkeys(without_xdist_group(d) for d in directives)),
         # the RepoClassBench paper, E.1.1: the SWE-bench (Type 1) repositories, those with setup_details, were paraphrased
         # (pvsYsTem); the newer (Type 2) ones, litestar, were not
         external_references=[], class_tokens=tokens, paraphrased=bool(setup), relatives=[],
         description_backend=PUBLISHED, setup=_setup_json(entry, "test_directives"),
         environment=TaskEnvironment(python="" if setup else TYPE2_PYTHON),
     ), why  # fmt: skip
+
+
+def without_xdist_group(node_id: str) -> str:
+    """*node_id* as pytest names it: pytest-xdist's ``--dist loadgroup`` reports a test marked ``xdist_group("redis")``
+    as ``...::test_x[param]@redis`` (litestar's suite, which the paper ran with ``-n auto``). A test's name cannot hold
+    an ``@``, so one after the name and its parameters is always that suffix; one inside the brackets is a parameter's."""
+    found = re.fullmatch(r"(?P<id>.*::[^@\[\]]+(?:\[.*\])?)@[^\[\]:@]+", node_id, re.DOTALL)
+    return found["id"] if found else node_id
 
 
 def _repository_of_issue(issue: str, where: str) -> str:

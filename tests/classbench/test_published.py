@@ -38,7 +38,9 @@ PYTHON = [
         "file": "/home/someone/work/repos/router/router/route.py",
         "sketchy_description": "A route.", "detailed_description": "A route with a path.",
         "repo_metadata": {"commit_id": "d" * 40, "issue_id": "acme-org__router-0001", "setup_details": None},
-        "evaluation_metadata": {"test_directives": ["tests/test_route.py::test_path"]},
+        # as pytest-xdist's --dist loadgroup reports a test marked xdist_group("redis")
+        "evaluation_metadata": {"test_directives": ["tests/test_route.py::test_path",
+                                                    "tests/test_route.py::test_cache[a@b]@redis"]},
         "ground_truth_class_body": "class Route:\n    def __init__(self, path):\n        self.path = path\n",
     },
 ]
@@ -124,6 +126,8 @@ def test_python_tasks_import_from_a_url(served, tmp_path):
     assert polygon.paraphrased and not route.paraphrased  # the RepoClassBench paper, E.1.1: only the SWE-bench repositories were
     # no setup_details: the repository comes from the issue id, the file from below repos/<name>/
     assert (route.repo, route.commit, route.file_path) == ("https://github.com/acme-org/router", "d" * 40, "router/route.py")
+    # the xdist group's suffix is no part of the node id; an "@" in a parameter is
+    assert route.test_directives == ["tests/test_route.py::test_path", "tests/test_route.py::test_cache[a@b]"]
     assert json.loads(route.setup)["repo_metadata"]["setup_details"] is None
 
 

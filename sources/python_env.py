@@ -34,13 +34,14 @@ from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import TaskEnvironment
 from sources import python_deps
+from sources.python_shared import runnable_by_others, shareable
 
 log = logging.getLogger(__name__)
 
 
-# 7: setuptools in a Python before 3.12; 6: extras the code imports are declarations; a Python released by the date
+# 10: an interpreter the sandbox's uid cannot run is copied where it can (python_shared); 7: setuptools in a Python before 3.12; 6: extras the code imports are declarations; a Python released by the date
 # (5: uv lock as of the date)
-ENV_FORMAT = 9
+ENV_FORMAT = 10
 # Before Python 3.12 every virtual environment was made with setuptools (venv and virtualenv seeded it), and suites
 # of their day import it unannounced (pvlib's conftest imports pkg_resources); uv's environments have none.
 SEEDED_SETUPTOOLS_BEFORE = (3, 12)
@@ -113,7 +114,7 @@ def _install(key: str, tree: Path, as_of: str | None, locked: TaskEnvironment | 
     log.info("creating the environment of %s with Python %s (%s)", key, interpreter[1],
              "the dataset's lock" if locked else f"resolved as of {as_of}" if as_of else "resolved against today's index")  # fmt: skip
     shutil.rmtree(env, ignore_errors=True)
-    _uv(key, "venv", "--quiet", "--python", str(interpreter[0]), str(env))
+    _uv(key, "venv", "--quiet", "--python", str(shareable(interpreter[0])), str(env))
     python = env / "bin" / "python"
     if locked is not None:
         lock, used, dropped = env / "benchsmith.lock", ["the dataset's lock"], []
@@ -283,26 +284,10 @@ def _version_key(version: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", version)[:3])
 
 
-def runnable_by_others(path: Path) -> bool:
-    """Whether a user without privileges, the sandbox's uid, can run interpreter *path*: its real file executable by
-    others, every folder above it searchable by them. pyenv's under a /root of mode 0700 is not: the build's test runs
-    (as the sandbox's uid) then started the system's libpython and standard library instead of the environment's
-    (Python 3.11.2 for an environment of 3.11.7), and could not run the environment's scripts or ``sys.executable``
-    (pytest-mypy-plugins' ``mypy``: Permission denied), while jailed candidates, which see the interpreter's folders,
-    ran the right one."""
-    try:
-        real = path.resolve()
-        return bool(real.stat().st_mode & 0o001) and all(folder.stat().st_mode & 0o001 for folder in real.parents)
-    except OSError:
-        return False
-
-
 def _runnable_first(found: list[tuple[str, Path]]) -> list[tuple[str, Path]]:
-    """The interpreters of *found* that the sandbox's uid can run, or all of them (with a warning) when none can."""
+    """The interpreters of *found* that the sandbox's uid can run, or all of them when none can (the one chosen is
+    then copied where it can, :func:`sources.python_shared.shareable`)."""
     runnable = [(v, p) for v, p in found if runnable_by_others(p)]
-    if found and not runnable:
-        log.warning("no interpreter among %s can be run by an unprivileged user: the build's test runs may start "
-                    "another installation's library", ", ".join(str(p) for _, p in found))  # fmt: skip
     return runnable or found
 
 

@@ -356,9 +356,9 @@ for dist in sorted(importlib.metadata.distributions(), key=lambda d: d.metadata[
         parts = path.parts
         if len(parts) < 1 or parts[0] in ("..", "bin", "__pycache__") or parts[0].endswith((".dist-info", ".data")):
             continue
-        top = parts[0].removesuffix(".py") if len(parts) == 1 else parts[0]
         if len(parts) == 1 and not parts[0].endswith(".py"):
             continue
+        top = parts[0][:-3] if len(parts) == 1 else parts[0]  # (no str.removesuffix before Python 3.9)
         if top.isidentifier() and not top.startswith("_") and top not in sys.argv[1:]:
             tops.add(top)
     for top in sorted(tops):

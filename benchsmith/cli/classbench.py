@@ -72,7 +72,8 @@ def _classbench_locate(args: argparse.Namespace) -> int:
 def _classbench_import(args: argparse.Namespace) -> int:
     from builders.classbench.published import import_published
 
-    summary = import_published(args.source, args.out, args.language, args.repos, args.commits)
+    summary = import_published(args.source, args.out, args.language, args.repos, args.commits,
+                               check_directives=not args.no_directive_check)  # fmt: skip
     repositories = ", ".join(f"{repo} {count}" for repo, count in summary.per_repository.items())
     print(f"{args.out}: {summary.tasks} published {summary.language} tasks imported as {summary.benchmark} "
           f"from {len(summary.per_repository)} repositories ({repositories})")  # fmt: skip
@@ -89,6 +90,16 @@ def _classbench_import(args: argparse.Namespace) -> int:
         kept = f"; kept as upstream spells them: {', '.join(how['flips_kept'])}" if how["flips_kept"] else ""
         print(f"rebuilt {where} from upstream {how['base_commit'][:12]}: {how['names_flipped']} names flipped as the "
               f"ground truths spell them, {how['files_changed']} files changed, {how['tasks']} tasks{kept}")  # fmt: skip
+    dropped = {task: how for task, how in summary.directives_dropped.items() if "dropped" in how}
+    if dropped:
+        print(f"{sum(how['dropped'] for how in dropped.values())} directives of {len(dropped)} tasks do not pass on "
+              "their repository's own code here and were dropped (the card lists them):")  # fmt: skip
+        for task, how in dropped.items():
+            outcomes = ", ".join(f"{outcome} {n}" for outcome, n in how["outcomes"].items())
+            print(f"  {task}: {how['dropped']} of {how['of']} ({outcomes})")
+    for task, how in summary.directives_dropped.items():
+        if "not checked" in how:
+            print(f"  {task}: directives not checked: {how['not checked']}")
     if summary.not_buildable:
         print(f"{len(summary.not_buildable)} tasks cannot be built from the folders and commits given:")
         for task, why in summary.not_buildable.items():
@@ -129,6 +140,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     classbench_import.add_argument("--commits", type=Path, metavar="MAPPING",
                                    help="java: the mapping `classbench locate` wrote: each task is judged at its "
                                         "repository's commit, in the history --repos DIR/<name> (else the mapping's) holds")  # fmt: skip
+    classbench_import.add_argument("--no-directive-check", action="store_true",
+                                   help="keep every published directive of a supplied Python task; by default those that "
+                                        "do not pass on the repository's own code at its commit are dropped and counted")  # fmt: skip
     classbench_import.set_defaults(handler=_classbench_import)
     classbench_locate = classbench_commands.add_parser("locate", help="the commit of each published Java repository, found by its tasks' ground truths")
     classbench_locate.add_argument("--from", dest="source", required=True, metavar="FILE_OR_URL", help="java_data.json: a path or an http(s) URL")

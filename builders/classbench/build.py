@@ -101,7 +101,7 @@ def _build_tasks(repo: Repository, options: ClassBenchOptions, only: set[str] | 
     # Runs belong to one environment: another lock (another date, --resolve latest) runs the suite again.
     runs = private_cache_dir("runs", repo.key, f"v{RUNS_FORMAT}-{repo.resolution.get('lock_sha256', 'none')[:12]}")
     policy = SuitePolicy(unit_seconds=options.suite_seconds, budget_seconds=2 * options.suite_seconds)
-    with sandbox.leased_slot() as slot, _work_copy(repo, slot) as copy:
+    with sandbox.leased_slot() as slot, trusted_work_copy(repo, slot) as copy:
         suite = _cached_suite(repo, copy, slot, runs, policy)
         passed = {node for node, outcome in suite["outcomes"].items() if outcome == "passed"}
         coverage = {node: [(str(copy / f), q) for f, q in calls] for node, calls in suite["coverage"].items()}
@@ -150,7 +150,7 @@ def _build_tasks(repo: Repository, options: ClassBenchOptions, only: set[str] | 
 
 
 @contextmanager
-def _work_copy(repo: Repository, slot: int) -> Iterator[Path]:
+def trusted_work_copy(repo: Repository, slot: int) -> Iterator[Path]:
     """The build's one copy of the tree, for its trusted runs; it holds the ground truth, so it goes afterwards."""
     folder = cache_dir("classbench", "work", f"slot-{slot}")
     try:

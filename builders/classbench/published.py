@@ -59,15 +59,19 @@ class ImportSummary:
     not_buildable: dict[str, str] = field(default_factory=dict)  # task id -> why its supplied history cannot build it
     reconstructed: dict[str, dict] = field(default_factory=dict)  # "<repo>@<published commit>" -> how it was rebuilt
     located: dict[str, str] = field(default_factory=dict)  # Java repository -> the commit --commits maps it to
+    # Python task id -> the directives that did not pass on its repository's own code, dropped (published_check)
+    directives_dropped: dict[str, dict] = field(default_factory=dict)
 
 
 def import_published(source: str, out: Path, language: str | None = None, repos: Path | None = None,
-                     commits: Path | None = None) -> ImportSummary:
+                     commits: Path | None = None, check_directives: bool = True) -> ImportSummary:
     """Read the published tasks at *source* (a URL or a path) and write them to *out* as a classbench dataset.
 
     *language* is "python" or "java"; by default it is read off the entries. *repos*: a folder holding each
     published repository as ``repos/<name>`` (see :func:`_supplied`); those tasks are judged on that folder.
-    *commits*: Java only, the mapping ``classbench locate`` wrote (see :func:`_located`).
+    *commits*: Java only, the mapping ``classbench locate`` wrote (see :func:`_located`). *check_directives*: a
+    supplied Python task at a commit of its history keeps only the directives that pass on the repository's own code
+    there (:mod:`builders.classbench.published_check`; it builds the environment and runs each task's tests once).
     """
     entries = _entries(source)
     language = language or _language_of(entries, source)
@@ -96,6 +100,8 @@ def import_published(source: str, out: Path, language: str | None = None, repos:
     summary.per_repository = dict(Counter(_repository(task) for task in tasks).most_common())
     if repos is not None:
         tasks = _supplied(tasks, Path(repos), summary)
+        if check_directives:
+            tasks = _checked_on_the_original(tasks, summary)
     if commits is not None:
         if language != "java":
             raise BenchsmithError(f"--commits {commits}: only the Java tasks lack commits; the {language} ones record theirs")
@@ -352,6 +358,22 @@ def _supplied(tasks: list[ClassBenchTask], repos: Path, summary: ImportSummary) 
     return pointed
 
 
+def _checked_on_the_original(tasks: list[ClassBenchTask], summary: ImportSummary) -> list[ClassBenchTask]:
+    """The supplied Python tasks at a commit of their own history (not rebuilt), with only the directives that pass
+    on that commit's code; the rest as they are."""
+    from builders.classbench.published_check import check_on_the_original
+
+    rebuilt = {how["history"] for how in summary.reconstructed.values()}
+    own = [task for task in tasks if task.language == "python" and _repository(task) in summary.supplied
+           and task.task_id not in summary.not_buildable and task.repo not in rebuilt]  # fmt: skip
+    if not own:
+        return tasks
+    checked, summary.directives_dropped, unjudgeable = check_on_the_original(own)
+    summary.not_buildable.update(unjudgeable)
+    by_id = {task.task_id: task for task in checked}
+    return [by_id.get(task.task_id, task) for task in tasks]
+
+
 def _located(tasks: list[ClassBenchTask], mapping_path: Path, summary: ImportSummary) -> list[ClassBenchTask]:
     """The Java tasks at the commit the mapping gives their repository, in the history ``--repos`` supplied (else the
     one the mapping was computed on). Tasks it cannot build are kept and counted in ``not_buildable`` with the reason:
@@ -474,7 +496,7 @@ def _card(source: str, summary: ImportSummary) -> dict:
         "tasks_without_commit": summary.without_commit, "tasks_without_metadata": summary.without_metadata,
         "repositories_supplied": summary.supplied, "repositories_not_supplied": summary.not_supplied,
         "tasks_not_buildable": summary.not_buildable, "reconstructed": summary.reconstructed,
-        "located_commits": summary.located,
+        "located_commits": summary.located, "directives_dropped_on_the_original": summary.directives_dropped,
         "descriptions": "published (the RepoClassBench paper's GPT-4 descriptions)",
     }  # fmt: skip
 

@@ -408,6 +408,79 @@ def test_a_published_paraphrased_task_is_rebuilt_from_its_upstream_commit(index,
     assert verdicts["wrong"][0] == "wrong"
 
 
+REGISTRY = {
+    "pyproject.toml": '[project]\nname = "registry"\nversion = "1.0"\nrequires-python = ">=3.9"\n',
+    "shapes/__init__.py": "",
+    "shapes/registry.py": "SEEN = []\n",
+    "shapes/polygon.py": "class Polygon:\n    def __init__(self, sides):\n        self.sides = sides\n\n"
+                         "    def angles(self):\n        return self.sides\n",
+    "shapes/square.py": "class Square:\n    sides = 4\n",
+    # test_seen and test_square lean on what test_register leaves behind, as litestar's pydantic v1 tests lean on an
+    # extractor an earlier test's app registers: run as a task's directives alone they fail, the repository's own code
+    # included
+    "tests/test_polygon.py": (
+        "from shapes import registry\nfrom shapes.polygon import Polygon\nfrom shapes.square import Square\n\n\n"
+        "def test_register():\n    registry.SEEN.append(Polygon)\n\n\n"
+        "def test_angles():\n    assert Polygon(5).angles() == 5\n\n\n"
+        "def test_seen():\n    assert Polygon in registry.SEEN and Polygon(3).angles() == 3\n\n\n"
+        "def test_square():\n    assert Polygon in registry.SEEN and Square.sides == 4\n"
+    ),
+}
+
+
+def test_published_directives_that_fail_on_the_repositorys_own_code_are_dropped(index, tmp_path):
+    """A published task at a commit of the supplied history keeps the directives that pass on that commit's own code,
+    run as a task's directives are; the others are counted in the card, and a task left with none is not built."""
+    import subprocess
+
+    from builders.classbench.published import import_published
+
+    history = tmp_path / "repos" / "acme__registry"
+    for path, text in REGISTRY.items():
+        (history / path).parent.mkdir(parents=True, exist_ok=True)
+        (history / path).write_text(text)
+    dated = {**os.environ, "GIT_AUTHOR_DATE": "2024-03-01T00:00:00Z", "GIT_COMMITTER_DATE": "2024-03-01T00:00:00Z",
+             "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}  # fmt: skip
+    for argv in (["init", "--quiet"], ["add", "."], ["commit", "--quiet", "-m", "upstream"]):
+        subprocess.run(["git", "-C", str(history), *argv], check=True, env=dated)
+    commit = subprocess.run(["git", "-C", str(history), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    setup = {"repo": "acme/registry", "instance_id": "acme__registry-1", "base_commit": commit, "version": "1.0",
+             "environment_setup_commit": commit}  # fmt: skip
+
+    def entry(name: str, file: str, directives: list[str]) -> dict:
+        return {"task_id": f"acme__registry-1_{name}", "class_name": name, "file": f"acme__registry-1/{file}",
+                "sketchy_description": "A shape.", "detailed_description": "A shape, registered.",
+                "repo_metadata": {"commit_id": commit, "issue_id": "acme__registry-1", "setup_details": setup},
+                "evaluation_metadata": {"test_directives": directives},
+                "ground_truth_class_body": REGISTRY[file].split("\n\n\n")[0]}  # fmt: skip
+
+    tests = "tests/test_polygon.py"
+    source = tmp_path / "python_data.json"
+    source.write_text(json.dumps([entry("Polygon", "shapes/polygon.py", [f"{tests}::test_angles", f"{tests}::test_seen"]),
+                                  entry("Square", "shapes/square.py", [f"{tests}::test_square"])]))  # fmt: skip
+    out = tmp_path / "published.parquet"
+    summary = import_published(str(source), out, repos=tmp_path / "repos")
+    polygon_id, square_id = "acme__registry::shapes/polygon.py::Polygon", "acme__registry::shapes/square.py::Square"
+    assert not summary.reconstructed  # the commit is the history's own: nothing to rebuild, its code to run
+    assert summary.directives_dropped[polygon_id] == {"dropped": 1, "of": 2, "outcomes": {"failed": 1},
+                                                      "directives": [f"{tests}::test_seen"]}  # fmt: skip
+    assert summary.not_buildable == {square_id: f"none of its 1 directives passes on the repository's own code at "
+                                                f"{commit[:12]} here (failed 1)"}  # fmt: skip
+    card = json.loads(out.with_suffix(".card.json").read_text())
+    assert card["directives_dropped_on_the_original"][polygon_id]["dropped"] == 1
+    polygon = next(t for t in read_records(out, ClassBenchTask) if t.task_id == polygon_id)
+    assert polygon.test_directives == [f"{tests}::test_angles"]
+    candidates = tmp_path / "candidates.jsonl"
+    wrong = reference_solution(polygon).replace("return self.sides", "return self.sides + 1")
+    candidates.write_text("".join(json.dumps({"instance_id": polygon_id, "candidate_id": c, "code": code}) + "\n"
+                                  for c, code in (("gold", reference_solution(polygon)), ("wrong", wrong))))  # fmt: skip
+    evaluate(EvalOptions(dataset=out, candidates=candidates, out=tmp_path / "results.parquet", workers=1))
+    verdicts = {r.candidate_id: (r.status, r.reason) for r in read_records(tmp_path / "results.parquet", Result)
+                if r.instance_id == polygon_id}  # fmt: skip
+    assert verdicts["gold"][0] == "plausible", verdicts["gold"][1]
+    assert verdicts["wrong"][0] == "wrong"
+
+
 def test_an_old_repository_gets_a_python_of_its_day(tmp_path, monkeypatch):
     """A repository dated before the running Python's first release is built with the newest interpreter here that
     was out by then (its packages of the day may not support a newer one); a recent one keeps the running Python."""
@@ -538,13 +611,25 @@ def test_an_environment_an_sdist_refuses_is_built_on_an_older_python(tmp_path, m
     assert tried == ["3.10.9"]
 
 
-def test_a_distribution_that_cannot_import_here_is_left_out(tmp_path):
+def _python_3_8() -> str:
+    from sources import python_env
+
+    found = [str(p) for p, v in python_env._interpreters().items() if v.startswith("3.8.")]
+    if not found:
+        pytest.skip("no Python 3.8 here")
+    return found[0]
+
+
+@pytest.mark.parametrize("interpreter", ["running", "3.8"])
+def test_a_distribution_that_cannot_import_here_is_left_out(tmp_path, interpreter):
     """One raising something else than ImportError (a system library missing, an extension built for another numpy)
     is uninstalled and recorded, so that importorskip skips its tests; one missing an optional module of its own
-    (ImportError) and one that imports stay."""
+    (ImportError) and one that imports stay. The probe runs in the environment's Python, 3.8 too (litestar's)."""
     import subprocess
 
     from sources import python_env
+
+    python = sys.executable if interpreter == "running" else _python_3_8()
 
     wheels = {"brokenlib": b"raise RuntimeError('Cannot find the ecCodes library')\n",
               "needsextra": b"import not_installed_anywhere\n", "finelib": b"VALUE = 1\n"}  # fmt: skip
@@ -553,11 +638,15 @@ def test_a_distribution_that_cannot_import_here_is_left_out(tmp_path):
         filename, data = _wheel(name, "1.0", {f"{name}/__init__.py": text})
         (tmp_path / filename).write_bytes(data)
         paths.append(str(tmp_path / filename))
+    filename, data = _wheel("flatlib", "1.0", {"flatlib.py": b"raise OSError('libflat.so: cannot open')\n"})  # one module
+    (tmp_path / filename).write_bytes(data)
+    paths.append(str(tmp_path / filename))
     env = tmp_path / "env"
-    python_env._uv("probe", "venv", "--quiet", "--python", sys.executable, str(env))
+    python_env._uv("probe", "venv", "--quiet", "--python", python, str(env))
     python_env._uv("probe", "pip", "install", "--quiet", "--offline", "--python", str(env / "bin/python"), *paths)
     dropped = python_env._drop_unimportable("probe", env / "bin" / "python")
-    assert dropped == {"brokenlib": "import brokenlib: RuntimeError: Cannot find the ecCodes library"}
+    assert dropped == {"brokenlib": "import brokenlib: RuntimeError: Cannot find the ecCodes library",
+                       "flatlib": "import flatlib: OSError: libflat.so: cannot open"}  # fmt: skip
     left = {p["name"] for p in json.loads(subprocess.run([python_env.uv_bin(), "pip", "list", "--format", "json",
                                                          "--python", str(env / "bin/python")], capture_output=True,
                                                         text=True, check=True).stdout)}  # fmt: skip

@@ -15,7 +15,7 @@ def _classbench_build(args: argparse.Namespace) -> int:
         return _classbench_build_java(args)
     card = build(ClassBenchOptions(repo=args.repo, out=args.out, commit=args.commit, language=args.language,
                                    paraphrase=args.paraphrase, no_relatives=args.no_relatives, as_of=args.as_of,
-                                   resolve=args.resolve))  # fmt: skip
+                                   resolve=args.resolve, python=args.python or ""))  # fmt: skip
     print(f"{args.out}: {card['tasks']} tasks from {card['classes']} classes, {card['directives']} directives "
           f"(rejected: {', '.join(f'{r} {n}' for r, n in card['rejection_reasons'].items())}) in {card['seconds']}s")  # fmt: skip
     if card["paraphrase"]["run"]:
@@ -127,6 +127,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     classbench_build.add_argument("--no-relatives", action="store_true", help="leave the relatives column empty (by default each task lists its relatives, RepoClassBench's RQ2)")
     classbench_build.add_argument("--as-of", metavar="DATE", help="resolve the environment with packages uploaded before DATE (default: the sdist's upload time, the commit's date, the folder's newest file)")
     classbench_build.add_argument("--resolve", choices=["as-of", "latest"], default="as-of", help="latest: resolve against today's index, with no date")
+    classbench_build.add_argument("--python", metavar="X.Y", help="python: build and judge with this minor version, as a benchmark's own set-up names one (the RepoClassBench paper's litestar: 3.8); default: the newest released by the repository's date")
     classbench_build.add_argument("--out", type=Path, required=True)
     classbench_build.set_defaults(handler=_classbench_build)
     classbench_import = classbench_commands.add_parser("import", help="the published RepoClassBench tasks (microsoft/repoclassbench data/input/*_data.json) → Parquet")

@@ -31,7 +31,7 @@ from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.export import HubSource, write_dataset
 from benchsmith.core.progress import progress
-from benchsmith.core.schema import ClassBenchTask, task_id
+from benchsmith.core.schema import ClassBenchTask, TaskEnvironment, task_id
 from builders.classbench.analysis import AnalysedClass, MethodInfo, analyse_file, source_files
 from builders.classbench.metadata import render
 from builders.classbench.shortlist import (
@@ -66,13 +66,15 @@ class ClassBenchOptions:
     suite_seconds: float = 1800.0
     as_of: str | None = None  # resolve the environment as of this date instead of the repository's own
     resolve: str = "as-of"  # "latest": against today's index, no date
+    python: str = ""  # a minor version ("3.8") to build with, as a benchmark's own set-up names one; default: of its day
 
 
 def build(options: ClassBenchOptions) -> dict:
     if options.language != "python":
         raise BenchsmithError(f"--language {options.language}: only python is supported so far")
     started = time.monotonic()
-    repo = resolve(options.repo, options.commit, options.as_of, options.resolve)
+    asked = TaskEnvironment(python=options.python) if options.python else None  # a Python named, nothing locked
+    repo = resolve(options.repo, options.commit, options.as_of, options.resolve, locked=asked)
     outcome = _build_tasks(repo, options)
     paraphrase = None
     if options.paraphrase and outcome.tasks:

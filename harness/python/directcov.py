@@ -225,6 +225,13 @@ def pytest_collection_finish(session, _send=_send):
         _send({"collected": [item.nodeid for item in session.items]})
 
 
+def pytest_sessionfinish(session, exitstatus, _send=_send):
+    # A trusted run's last word: every test has reported; what still runs is the interpreter's exit, which threads
+    # a suite left behind can hold for good (pykka's actors). The harness then stops the process soon after.
+    if os.environ.get("BENCHSMITH_REPORT_COLLECTED"):
+        _send({"finished": int(exitstatus)})
+
+
 def pytest_collectreport(report, _send=_send, _message=_message):
     if report.failed:
         _send({"nodeid": report.nodeid, "outcome": "error", "message": _message(report)})

@@ -56,6 +56,8 @@ class PluginReport:
     # The node ids the session collected (after selection), when the run asked for them (BENCHSMITH_REPORT_COLLECTED)
     # and pytest got that far; None otherwise. Only the build's trusted suite run reads it.
     collected: list[str] | None = None
+    # pytest's exit status from its session-finish hook, when the run asked for the collected ids and got that far
+    finished: int | None = None
 
 
 def plugin_dir() -> Path:
@@ -272,31 +274,43 @@ def run_reporting(argv: list[str], cwd: Path, slot: int, limits: sandbox.Limits,
             os.close(write_end)  # only the test process holds them now: its end is the pipes' end
             os.close(output_write)
         try:
-            data, timed_out = _read_until_exit(read_end, output_read, output, process,
-                                               started + limits.wall_seconds, report_limit, stall_seconds)  # fmt: skip
+            data, timed_out, lingered = _read_until_exit(read_end, output_read, output, process,
+                                                         started + limits.wall_seconds, report_limit, stall_seconds)  # fmt: skip
         finally:
             sandbox.stop(process, slot)
+        if lingered:
+            output.write(f"\nbenchsmith: the process had not exited {FINISHED_GRACE_SECONDS:.0f} s after pytest's session "
+                         f"finished (threads the suite left running): stopped\n".encode())  # fmt: skip
     finally:
         os.close(read_end)
         os.close(output_read)
         output.close()
     seconds = time.monotonic() - started
-    return sandbox.ProcessExit(None if timed_out else process.returncode, timed_out, seconds), \
-        parse_report(data, complete_lines_only)
+    report = parse_report(data, complete_lines_only)
+    if lingered and report.finished is not None:  # it ended as pytest said it did; only its exit was cut short
+        return sandbox.ProcessExit(report.finished, False, seconds), report
+    return sandbox.ProcessExit(None if timed_out else process.returncode, timed_out, seconds), report
 
 
 _AFTER_EXIT_READS = 256  # chunks read from each pipe once the process ended: a child left behind may keep writing
+# A trusted run whose session finished (the plugin's last record) but whose process has not exited this long after:
+# non-daemon threads a suite left behind hold the interpreter's exit for good (pykka's actors made every build wait
+# the whole stall, 300 s). It is stopped; its report is whole.
+FINISHED_GRACE_SECONDS = 30.0
+_FINISHED = b'\n{"finished": '
 
 
 def _read_until_exit(fd: int, output_fd: int, output: streams.BoundedLog, process: subprocess.Popen, deadline: float,
-                     limit: int, stall_seconds: float | None = None) -> tuple[bytes, bool]:  # fmt: skip
+                     limit: int, stall_seconds: float | None = None) -> tuple[bytes, bool, bool]:  # fmt: skip
     """Everything written to *fd* until *process* ends (at most *limit* bytes; beyond it a NUL, which no report of
-    ours holds), what came through *output_fd* fed to *output*; and whether the deadline (or, once a first report
-    byte came, *stall_seconds* without another) came first. Collecting a large suite may take long: the stall clock
-    starts at the first report."""
+    ours holds), what came through *output_fd* fed to *output*; whether the deadline (or, once a first report
+    byte came, *stall_seconds* without another) came first; and whether, in a run with *stall_seconds* (trusted),
+    the process outlived its finished session by :data:`FINISHED_GRACE_SECONDS`. Collecting a large suite may take
+    long: the stall clock starts at the first report."""
     final_deadline = deadline
     report = bytearray()
     size = 0
+    finished = False
     open_fds = {fd, output_fd}  # until every writer closed it; the process may still run (it can close its end itself)
     for each in open_fds:
         os.set_blocking(each, False)
@@ -305,7 +319,7 @@ def _read_until_exit(fd: int, output_fd: int, output: streams.BoundedLog, proces
         return bytes(report) + (b"\0" if size > limit else b"")
 
     def drain(each: int, chunks: int | None) -> None:
-        nonlocal size, deadline
+        nonlocal size, deadline, finished
         while chunks is None or chunks > 0:
             try:
                 chunk = os.read(each, 1 << 16)
@@ -318,29 +332,32 @@ def _read_until_exit(fd: int, output_fd: int, output: streams.BoundedLog, proces
                 output.write(chunk)
             else:
                 size += len(chunk)
-                if stall_seconds is not None:
+                if stall_seconds is not None and not finished:
                     deadline = min(final_deadline, time.monotonic() + stall_seconds)
                 if size <= limit:
                     report.extend(chunk)
+                    if stall_seconds is not None and not finished and _FINISHED in b"\n" + report[-256:]:
+                        finished = True
+                        deadline = min(final_deadline, time.monotonic() + FINISHED_GRACE_SECONDS)
             if chunks is not None:
                 chunks -= 1
 
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            return received(), True
+            return received(), not finished, finished
         if not open_fds:
             try:
                 process.wait(timeout=remaining)
             except subprocess.TimeoutExpired:
-                return received(), True
-            return received(), False
+                return received(), not finished, finished
+            return received(), False, False
         readable, _, _ = select.select(sorted(open_fds), [], [], min(remaining, 0.05))
         exited = process.poll() is not None
         for each in sorted(open_fds if exited else readable):
             drain(each, _AFTER_EXIT_READS if exited else 16)
         if exited:
-            return received(), False
+            return received(), False, False
 
 
 def parse_report(data: bytes, complete_lines_only: bool = False) -> PluginReport:
@@ -358,9 +375,15 @@ def parse_report(data: bytes, complete_lines_only: bool = False) -> PluginReport
     calls: dict[str, list[tuple[str, str]]] = {}
     messages: dict[str, str] = {}
     collected: list[str] | None = None
+    finished: int | None = None
     for number, line in enumerate(data.split(b"\n")[:-1], start=1):
         try:
             record = json.loads(line)
+            if isinstance(record, dict) and set(record) == {"finished"}:
+                if finished is not None or not isinstance(record["finished"], int):
+                    raise TypeError("one exit status")
+                finished = record["finished"]
+                continue
             if isinstance(record, dict) and set(record) == {"collected"}:
                 if collected is not None or not isinstance(record["collected"], list) or \
                         not all(isinstance(node, str) for node in record["collected"]):
@@ -379,7 +402,7 @@ def parse_report(data: bytes, complete_lines_only: bool = False) -> PluginReport
         except (ValueError, TypeError, KeyError) as exc:
             return PluginReport(malformed=f"line {number} is not a test's report ({type(exc).__name__})")
         tests.append((node, outcome))
-    return PluginReport(tests, calls, messages=messages, collected=collected)
+    return PluginReport(tests, calls, messages=messages, collected=collected, finished=finished)
 
 
 def _has_pytest_section(path: Path) -> bool:

@@ -128,6 +128,24 @@ def test_a_hung_test_times_out_alone(tmp_path):
     assert units["tests/test_slow.py::test_hangs"][1] in ("hung: no test reported for 8 s", "timed out after 8 s")
 
 
+def test_a_run_whose_threads_outlive_its_session_is_stopped_with_every_outcome(tmp_path, monkeypatch):
+    """Every test reported, then the interpreter cannot exit: a thread the suite left running (pykka's actors) is
+    joined at exit forever. The run is stopped soon after pytest's session finished, as ended by itself; not after
+    the whole stall, as a hang."""
+    from harness.python import pytest_run
+
+    monkeypatch.setattr(pytest_run, "FINISHED_GRACE_SECONDS", 1.0)
+    tree = make_suite(tmp_path / "repo", {
+        "tests/test_actor.py": ("import threading, time\n"
+                                "def test_starts_an_actor():\n    threading.Thread(target=time.sleep, args=(3600,)).start()\n"
+                                "def test_after(): pass\n"),
+    })  # fmt: skip
+    result, logs = run(tree, tmp_path, SuitePolicy(unit_seconds=600, stall_seconds=300, budget_seconds=900))
+    assert result.outcomes == {"tests/test_actor.py::test_starts_an_actor": "passed", "tests/test_actor.py::test_after": "passed"}
+    assert result.crashed_units == [] and result.runs == 1
+    assert "after pytest's session finished (threads the suite left running): stopped" in (logs / "suite.log").read_text()
+
+
 def test_a_module_that_kills_pytest_while_collecting_costs_only_itself(tmp_path):
     tree = make_suite(tmp_path / "repo", {
         "tests/test_bad_import.py": "import ctypes\nctypes.string_at(0)\n\ndef test_never(): pass\n",

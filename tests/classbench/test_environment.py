@@ -356,22 +356,26 @@ SHAPES = {
 }
 
 
-def test_a_published_paraphrased_task_is_rebuilt_from_its_upstream_commit(index, tmp_path):
-    """RepoClassBench's flipped copies are not public: the flips its ground truth spells are applied to the upstream
-    base commit (``get``, which dicts have too, by reference), and the ground truth passes in the rebuilt copy."""
+def _committed(history: Path, files: dict[str, str]) -> str:
+    """*files* as the one commit (dated 2024-03-01) of a new git history at *history*; its id."""
     import subprocess
 
-    from builders.classbench.published import import_published
-
-    history = tmp_path / "repos" / "acme__shapes"
-    for path, text in SHAPES.items():
+    for path, text in files.items():
         (history / path).parent.mkdir(parents=True, exist_ok=True)
         (history / path).write_text(text)
     dated = {**os.environ, "GIT_AUTHOR_DATE": "2024-03-01T00:00:00Z", "GIT_COMMITTER_DATE": "2024-03-01T00:00:00Z",
              "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}  # fmt: skip
     for argv in (["init", "--quiet"], ["add", "."], ["commit", "--quiet", "-m", "upstream"]):
         subprocess.run(["git", "-C", str(history), *argv], check=True, env=dated)
-    base = subprocess.run(["git", "-C", str(history), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    return subprocess.run(["git", "-C", str(history), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+
+
+def test_a_published_paraphrased_task_is_rebuilt_from_its_upstream_commit(index, tmp_path):
+    """RepoClassBench's flipped copies are not public: the flips its ground truth spells are applied to the upstream
+    base commit (``get``, which dicts have too, by reference), and the ground truth passes in the rebuilt copy."""
+    from builders.classbench.published import import_published
+
+    base = _committed(tmp_path / "repos" / "acme__shapes", SHAPES)
     ground_truth = ("class PolYgon:\n"
                     "    def __init__(self, sides, size):\n        self.sides = sides\n        self.size = size\n"
                     "        self.LaBels = {'kind': 'polygon'}\n\n"
@@ -431,19 +435,9 @@ REGISTRY = {
 def test_published_directives_that_fail_on_the_repositorys_own_code_are_dropped(index, tmp_path):
     """A published task at a commit of the supplied history keeps the directives that pass on that commit's own code,
     run as a task's directives are; the others are counted in the card, and a task left with none is not built."""
-    import subprocess
-
     from builders.classbench.published import import_published
 
-    history = tmp_path / "repos" / "acme__registry"
-    for path, text in REGISTRY.items():
-        (history / path).parent.mkdir(parents=True, exist_ok=True)
-        (history / path).write_text(text)
-    dated = {**os.environ, "GIT_AUTHOR_DATE": "2024-03-01T00:00:00Z", "GIT_COMMITTER_DATE": "2024-03-01T00:00:00Z",
-             "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}  # fmt: skip
-    for argv in (["init", "--quiet"], ["add", "."], ["commit", "--quiet", "-m", "upstream"]):
-        subprocess.run(["git", "-C", str(history), *argv], check=True, env=dated)
-    commit = subprocess.run(["git", "-C", str(history), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    commit = _committed(tmp_path / "repos" / "acme__registry", REGISTRY)
     setup = {"repo": "acme/registry", "instance_id": "acme__registry-1", "base_commit": commit, "version": "1.0",
              "environment_setup_commit": commit}  # fmt: skip
 

@@ -134,6 +134,14 @@ def _build_tasks(repo: Repository, options: ClassBenchOptions, only: set[str] | 
             leaning = [d for d in failing if on_the_original.get(d) != "passed"]
             stable = [d for d in stable if d not in leaning]
             failing = [d for d in failing if d not in leaning]
+            # Passing on the original and failing with the same class once: run again, the same way. One that passes
+            # then depends on timing (pykka's test_exception_in_on_start_is_logged caught a record an earlier test's
+            # actor thread logged late): it could fail a right candidate, and is no directive.
+            again = _solution_check(repo, copy, info, stable, reference_solution(task), "gold-again", slot, policy,
+                                    runs) if failing else {}  # fmt: skip
+            flaky = [d for d in failing if again.get(d) == "passed"]
+            stable = [d for d in stable if d not in flaky]
+            failing = [d for d in failing if d not in flaky]
             if failing or not stable:
                 how = ", ".join(f"{o} {n}" for o, n in Counter(gold[d] for d in failing).most_common())
                 rejections.append({"class": info.qualified_name, "reason": GOLD_FAILS if failing else NO_DIRECTIVE,
@@ -143,8 +151,8 @@ def _build_tasks(repo: Repository, options: ClassBenchOptions, only: set[str] | 
             task = dataclasses.replace(task, test_directives=stable)
             empty = _solution_check(repo, copy, info, stable, f"class {info.name}:\n    pass\n", "empty", slot, policy, runs)
             checks[info.qualified_name] = {
-                "directives": len(stable), "unstable_ids_dropped": len(directives) - len(stable) - len(leaning),
-                "failing_on_the_original_dropped": len(leaning),
+                "directives": len(stable), "unstable_ids_dropped": len(directives) - len(stable) - len(leaning) - len(flaky),
+                "failing_on_the_original_dropped": len(leaning), "flaky_dropped": len(flaky),
                 "passing_with_ground_truth": len(stable), "passing_with_empty_class": sum(v == "passed" for v in empty.values()),
             }  # fmt: skip
             tasks.append(task)

@@ -29,6 +29,7 @@ CONDA_TO_PYPI = {
     "iris": "scitools-iris", "pytables": "tables", "matplotlib-base": "matplotlib", "dask-core": "dask",
     "pytorch": "torch", "pytorch-cpu": "torch", "tensorflow-base": "tensorflow", "msgpack-python": "msgpack",
     "python-graphviz": "graphviz", "pyqt": "PyQt5", "python-eccodes": "eccodes", "pydot-ng": "pydot",
+    "geopandas-base": "geopandas",
 }  # fmt: skip
 # Python packages conda-forge distributes and PyPI does not (or only as an unrelated or empty project).
 CONDA_ONLY = frozenset({"cdms2", "cdat_info", "cdutil", "genutil", "esmpy", "xesmf-core", "ncl", "pyngl", "pynio"})
@@ -40,7 +41,7 @@ NOT_PYTHON = frozenset({
     "netcdf-fortran", "netcdf-c", "eccodes", "proj", "geos", "gdal", "libgdal", "udunits2", "cdo", "nco", "zlib",
     "sqlite", "openssl", "blas", "openblas", "mkl", "libblas", "liblapack", "openmpi", "mpich", "curl", "imagemagick",
     "poppler", "ghostscript", "texlive-core", "cairo", "pango", "libxml2", "libxslt", "boost", "eigen", "tbb",
-    "cudatoolkit", "libgdal-core",
+    "cudatoolkit", "libgdal-core", "gtk3", "gtk4", "gobject-introspection", "qt", "qt-main",
 })  # fmt: skip
 _NOT_INSTALLED = frozenset({"python", "pip"})  # the interpreter and the installer: every environment has them
 
@@ -93,7 +94,7 @@ def conda_spec(text: str) -> CondaSpec | None:
     ``name=1.2`` (conda's version prefix) as ``==1.2.*``, ``name 1.2.*`` as ``==1.2.*``, a bare version as ``==``;
     alternatives (``1.2|1.4``), which PEP 440 cannot say, as no constraint. None for ``python`` and ``pip``."""
     spec = text.strip()
-    bare = re.sub(r"\[.*\]$", "", spec.rpartition("::")[2]).strip()  # match-spec keys ([build=...]) are conda's
+    bare = re.sub(r"\[[^\]]*\]", "", spec.rpartition("::")[2]).strip()  # bracketed keys ([build=...]) are conda's
     match = re.match(r"([A-Za-z0-9][A-Za-z0-9_.-]*)\s*(.*)$", bare)
     if not match:
         return CondaSpec(spec, "", "not a conda package spec")

@@ -331,6 +331,7 @@ def test_the_conda_environment_of_the_tests_under_pypi_names(tmp_path):
               - pytables 3.7.*
               - scipy 1.9.3 py310h_0
               - hypothesis
+              - nbconvert[execute]!=6.0.0
               - pip:
                 - -r ../../requirements-pip.txt
                 - sparse>=0.13
@@ -351,6 +352,7 @@ def test_the_conda_environment_of_the_tests_under_pypi_names(tmp_path):
         f"{where}: pytables 3.7.* (on PyPI tables)": (["tables==3.7.*"], ""),
         f"{where}: scipy 1.9.3 py310h_0": (["scipy==1.9.3"], ""),  # the build string is conda's
         f"{where}: hypothesis": (["hypothesis"], ""),
+        f"{where}: nbconvert[execute]!=6.0.0": (["nbconvert!=6.0.0"], ""),  # bracketed match-spec keys are conda's
         f"{where} pip": (["toolz", "sparse>=0.13"], ""),
     }
 

@@ -5,14 +5,16 @@
 :func:`declarations_for_tests` gathers test requirements from every format projects use: extras, requirements files
 (``-r`` includes followed), PEP 735 groups (``include-group`` followed), poetry groups and dev-dependencies (their
 ``^``/``~`` constraints turned into PEP 440), pdm dev-dependencies, hatch environments, tox.ini ``deps`` and
-``extras``, noxfile.py ``session.install(...)`` literals (parsed, never executed) and setup.cfg extras. Each
-declaration names where it came from, so the card and an error can say so.
+``extras``, noxfile.py ``session.install(...)`` literals (parsed, never executed), setup.cfg extras and the conda
+environment file the tests run in (sources/python_conda.py). Each declaration names where it came from, so the card
+and an error can say so; one that gives nothing to install says why, so the card can count it as left out.
 """
 
 from __future__ import annotations
 
 import ast
 import configparser
+import dataclasses
 import re
 import tomllib
 from dataclasses import dataclass
@@ -20,6 +22,8 @@ from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
+
+from sources import python_conda
 
 TEST_NAMES = ("test", "tests", "testing", "dev")  # extras, groups and environments meant for running the tests
 _TEST_ENV = re.compile(r"^(py\d*|pypy\d*|tests?|testing|unit|unittests?|pytest)([-_.].*)?$")
@@ -30,6 +34,7 @@ _REQUIREMENT_FILE = re.compile(r"(^|[-_/])(tests?|testing|dev|ci)([-_.]|$)")
 class DeclaredRequirements:
     source: str  # where it is declared: "pyproject.toml [tool.pdm.dev-dependencies] test"
     requirements: tuple[str, ...]  # PEP 508 strings
+    left_out: str = ""  # why it gives nothing to install: a conda package with no PyPI counterpart
 
 
 def declarations_for_tests(tree: Path, python: str = "") -> list[DeclaredRequirements]:
@@ -46,8 +51,9 @@ def declarations_for_tests(tree: Path, python: str = "") -> list[DeclaredRequire
     found += _hatch_envs(pyproject, extras)
     found += _tox(tree, extras, python)
     found += _nox(tree, extras)
+    found += _conda(tree, extras)
     found = _without_itself(found, distribution_name(tree))
-    found = [d for d in found if d.requirements]
+    found = [d for d in found if d.requirements or d.left_out]
     return found + extras_the_tests_import(tree, extras, found)
 
 
@@ -63,7 +69,7 @@ def _without_itself(found: list[DeclaredRequirements], name: str) -> list[Declar
         except InvalidRequirement:
             return True
 
-    return [DeclaredRequirements(d.source, tuple(r for r in d.requirements if other(r))) for d in found]
+    return [dataclasses.replace(d, requirements=tuple(r for r in d.requirements if other(r))) for d in found]
 
 
 def extras_the_tests_import(tree: Path, extras: dict[str, list[str]], declared: list[DeclaredRequirements]) -> list[DeclaredRequirements]:
@@ -377,6 +383,23 @@ def _nox(tree: Path, extras: dict[str, list[str]]) -> list[DeclaredRequirements]
                 requirements += _install_arguments(arguments, tree, tree, extras, set())
         found.append(DeclaredRequirements(f"noxfile.py session {node.name}", tuple(requirements)))
     return found
+
+
+def _conda(tree: Path, extras: dict[str, list[str]]) -> list[DeclaredRequirements]:
+    """The conda environment file's packages under their PyPI names, one declaration each (so that one which does not
+    resolve, a conda name PyPI does not know, is left out alone), and its ``pip:`` section as one; a package with no
+    PyPI counterpart as a declaration with nothing to install and the reason."""
+    path = python_conda.environment_file(tree)
+    if path is None:
+        return []
+    where = path.relative_to(tree).as_posix()
+    specs, pip_lines = python_conda.read_environment(path)
+    found = []
+    for spec in specs:
+        source = f"{where}: {spec.spec}" + (f" (on PyPI {Requirement(spec.requirement).name})" if spec.renamed else "")
+        found.append(DeclaredRequirements(source, (spec.requirement,) if spec.requirement else (), spec.left_out))
+    requirements = [r for line in pip_lines for r in _install_arguments(line.split() if line.startswith("-") else [line], path.parent, tree, extras, set())]
+    return found + ([DeclaredRequirements(f"{where} pip", tuple(requirements))] if requirements else [])
 
 
 def _is_session(function: ast.FunctionDef) -> bool:

@@ -39,9 +39,9 @@ from sources.python_shared import runnable_by_others, shareable
 log = logging.getLogger(__name__)
 
 
-# 10: an interpreter the sandbox's uid cannot run is copied where it can (python_shared); 7: setuptools in a Python before 3.12; 6: extras the code imports are declarations; a Python released by the date
+# 11: the conda environment file's packages are declarations (python_conda); 10: an interpreter the sandbox's uid cannot run is copied where it can (python_shared); 7: setuptools in a Python before 3.12; 6: extras the code imports are declarations; a Python released by the date
 # (5: uv lock as of the date)
-ENV_FORMAT = 10
+ENV_FORMAT = 11
 # Before Python 3.12 every virtual environment was made with setuptools (venv and virtualenv seeded it), and suites
 # of their day import it unannounced (pvlib's conftest imports pkg_resources); uv's environments have none.
 SEEDED_SETUPTOOLS_BEFORE = (3, 12)
@@ -166,15 +166,17 @@ def _lock(key: str, tree: Path, env: Path, python: Path, as_of: str | None,
         if seeded:
             declarations.append(python_deps.DeclaredRequirements(
                 "benchsmith: setuptools, in every environment before Python 3.12", ("setuptools",)))
+        # a declaration with nothing to install (a conda package PyPI does not have) is left out with its reason
+        dropped = [{"source": d.source, "reason": d.left_out} for d in declarations if d.left_out]
+        declarations = [d for d in declarations if not d.left_out]
         everything = core + [r for d in declarations for r in d.requirements]
         if _compile(key, everything, lock, python, as_of, name, scratch, build_env) is None:
-            return lock, [d.source for d in declarations], []
+            return lock, [d.source for d in declarations], dropped
         failure = _compile(key, core, lock, python, as_of, name, scratch, build_env)
         if failure is not None:
             raise BenchsmithError(f"{key}: its requirements do not resolve{f' as of {as_of}' if as_of else ''}: {failure}")
         kept: list[str] = []
         used: list[str] = []
-        dropped: list[dict] = []
         for declaration in declarations:
             failure = _compile(key, core + kept + list(declaration.requirements), lock, python, as_of, name, scratch, build_env)
             if failure is None:

@@ -240,6 +240,26 @@ def test_eval_installs_the_lock_the_dataset_was_built_with(index, tmp_path):
         resolve(spec, locked=tampered)
 
 
+def test_the_conda_environment_s_packages_are_installed_under_their_pypi_names(index, tmp_path):
+    # As xarray's tests need iris, which only its conda environment file names (PyPI's "iris" is another project),
+    # and cdms2, which only conda-forge distributes: one left out with its reason, the others still resolved.
+    environment_yml = ("name: condademo-tests\nchannels: [conda-forge]\ndependencies:\n  - python=3.11\n  - pip\n"
+                       "  - conda-forge::iris\n  - cdms2\n  - no-such-conda-name\n  - helperlib>=1\n")  # fmt: skip
+    spec = _publish(index, tmp_path, "condademo", PDM_PROJECT.format(name="condademo").replace('test = ["helperlib"]', "test = []"),
+                    "import iris\nimport helperlib\n", **{"environment.yml": environment_yml})  # fmt: skip
+    filename, data = _wheel("scitools-iris", "3.4", {"iris/__init__.py": b"MET_OFFICE = True\n"})
+    index.files[filename] = (data, "scitools-iris", OLD)
+    try:
+        resolved = resolve(spec)
+    finally:
+        del index.files[filename]
+    assert resolved.installed["scitools-iris"] == "3.4" and resolved.installed["helperlib"] == "1.0"  # as of its date
+    assert {"environment.yml: conda-forge::iris (on PyPI scitools-iris)", "environment.yml: helperlib>=1"} <= set(resolved.resolution["declarations"])
+    dropped = {d["source"]: d["reason"] for d in resolved.resolution["dropped"]}
+    assert dropped["environment.yml: cdms2"] == "conda-forge only: no PyPI counterpart"
+    assert "no-such-conda-name" in dropped["environment.yml: no-such-conda-name"]  # uv's reason, alone left out
+
+
 def test_a_test_module_that_cannot_be_collected_does_not_stop_the_others(index, tmp_path):
     # As tomlkit's suite reads a git submodule that its commit's archive leaves out.
     spec = _publish(index, tmp_path, "brokendemo", PDM_PROJECT.format(name="brokendemo"), "import helperlib\n",

@@ -310,3 +310,61 @@ def test_tox_configuration_inside_pyproject(tmp_path):
         \"\"\"
     """})
     assert declared(tree) == {"pyproject.toml [tool.tox] legacy_tox_ini [testenv]": ["pytest", "pytest-asyncio", "numpy"]}
+
+
+def test_the_conda_environment_of_the_tests_under_pypi_names(tmp_path):
+    # As xarray's ci/requirements/environment.yml, the only place it names iris, hypothesis and sparse: conda names
+    # that PyPI spells otherwise are renamed, conda-only and non-Python packages declared with the reason.
+    tree = project(tmp_path, **{
+        "ci/requirements/environment.yml": """
+            name: demo-tests
+            channels: [conda-forge, nodefaults]
+            dependencies:
+              - python=3.10
+              - pip
+              - conda-forge::iris>=3.4  # PyPI's "iris" is another project
+              - cdms2
+              - hdf5
+              - dask-core
+              - numpy<1.24
+              - pandas=1.5
+              - pytables 3.7.*
+              - scipy 1.9.3 py310h_0
+              - hypothesis
+              - nbconvert[execute]!=6.0.0
+              - pip:
+                - -r ../../requirements-pip.txt
+                - sparse>=0.13
+        """,
+        "ci/requirements/environment-py311.yml": "dependencies:\n  - pint\n",  # a variant: never read
+        "ci/requirements/min-all-deps.yml": "dependencies:\n  - numpy=1.21\n",
+        "requirements-pip.txt": "toolz\n",
+    })
+    found = {d.source: (list(d.requirements), d.left_out) for d in declarations_for_tests(tree)}
+    where = "ci/requirements/environment.yml"
+    assert found == {
+        f"{where}: conda-forge::iris>=3.4 (on PyPI scitools-iris)": (["scitools-iris>=3.4"], ""),
+        f"{where}: cdms2": ([], "conda-forge only: no PyPI counterpart"),
+        f"{where}: hdf5": ([], "not a Python package (a library or tool conda installs)"),
+        f"{where}: dask-core (on PyPI dask)": (["dask"], ""),
+        f"{where}: numpy<1.24": (["numpy<1.24"], ""),
+        f"{where}: pandas=1.5": (["pandas==1.5.*"], ""),  # conda's single = is a version prefix
+        f"{where}: pytables 3.7.* (on PyPI tables)": (["tables==3.7.*"], ""),
+        f"{where}: scipy 1.9.3 py310h_0": (["scipy==1.9.3"], ""),  # the build string is conda's
+        f"{where}: hypothesis": (["hypothesis"], ""),
+        f"{where}: nbconvert[execute]!=6.0.0": (["nbconvert!=6.0.0"], ""),  # bracketed match-spec keys are conda's
+        f"{where} pip": (["toolz", "sparse>=0.13"], ""),
+    }
+
+
+def test_the_default_conda_environment_before_one_for_the_tests_and_the_root_first(tmp_path):
+    tree = project(tmp_path, **{
+        "ci/environment.yml": "dependencies:\n  - pytest-cov\n",
+        "environment-dev.yml": "dependencies:\n  - pytest-xdist\n",
+        "environment-docs.yml": "dependencies:\n  - sphinx\n",
+    })
+    assert declared(tree) == {"ci/environment.yml: pytest-cov": ["pytest-cov"]}
+    (tree / "environment.yaml").write_text("name: x\ndependencies:\n  - pytest-mock\n")
+    assert declared(tree) == {"environment.yaml: pytest-mock": ["pytest-mock"]}
+    (tree / "environment.yaml").write_text("dependencies: [unclosed\n")  # not YAML: nothing, no failure
+    assert declared(tree) == {}

@@ -51,6 +51,7 @@ Standard library only: it runs inside the repository's environment.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import json
 import os
@@ -259,7 +260,7 @@ def pytest_runtest_call(item):
             return
         if event == "call" and frame.f_back is not None and frame.f_back.f_code in body:
             target = frame.f_code
-            calls.add((target.co_filename, getattr(target, "co_qualname", target.co_name)))
+            calls.add((target.co_filename, _qualname(target)))
             if target.co_name in _CONSTRUCTORS and target.co_argcount:
                 constructed = _constructed_class(frame, target)
                 if constructed is not None:
@@ -291,6 +292,44 @@ def pytest_runtest_call(item):
 _CONSTRUCTORS = frozenset({"__init__", "__new__"})
 
 
+_DEFINED_AT: dict = {}  # file -> {first line of a function's code: its qualified name}, for Pythons before 3.11
+
+
+def _qualname(code) -> str:
+    """*code*'s qualified name (``Request.json``). Before Python 3.11 a code object holds only its bare name
+    (``json``), which no class can be told by: litestar's suite on 3.8 attributed no call to any class. There it
+    is read off the file's definitions, by the line the code starts at (its first decorator's, or its ``def``'s)."""
+    name = getattr(code, "co_qualname", None)
+    if name is not None:
+        return name
+    lines = _DEFINED_AT.get(code.co_filename)
+    if lines is None:
+        lines = _DEFINED_AT[code.co_filename] = _definitions(code.co_filename)
+    return lines.get(code.co_firstlineno, code.co_name)
+
+
+def _definitions(filename: str) -> dict:
+    try:
+        with open(filename, "rb") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, ValueError):  # no source (a frozen or generated module): bare names, as before
+        return {}
+    found: dict = {}
+    pending = [(tree, "")]
+    while pending:
+        node, prefix = pending.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                pending.append((child, f"{prefix}{child.name}."))
+            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for line in [child.lineno, *(decorator.lineno for decorator in child.decorator_list)]:
+                    found.setdefault(line, f"{prefix}{child.name}")
+                pending.append((child, f"{prefix}{child.name}.<locals>."))
+            else:  # an if, try or with block: its definitions belong to the same scope
+                pending.append((child, prefix))
+    return found
+
+
 def _codes_within(code) -> frozenset:
     found, pending = set(), [code]
     while pending:
@@ -313,7 +352,7 @@ def _constructed_class(frame, target):
         qualname = f"{cls.__qualname__}.__init__"
     except Exception:  # an object of any make: no record rather than a failed test
         return None
-    if not isinstance(filename, str) or (filename, qualname) == (target.co_filename, getattr(target, "co_qualname", "")):
+    if not isinstance(filename, str) or (filename, qualname) == (target.co_filename, _qualname(target)):
         return None
     return filename, qualname
 

@@ -102,3 +102,42 @@ def test_direct_calls_are_read_off_the_test_body(tmp_path):
         "Base": "no external reference", "Inherits": "no external reference", "Point": "no external reference",
         "Wrapper": "shortlisted"}  # fmt: skip
     assert classes["Wrapper"].external_references == ["Base"]
+
+
+def test_calls_are_attributed_to_their_class_on_a_python_before_3_11(tmp_path):
+    """Before Python 3.11 a code object names no class (``grow``, not ``Base.grow``): the plugin reads the qualified
+    name off the file's definitions, by the line the code starts at. Real code objects of a Python 3.8 (litestar's,
+    as the RepoClassBench paper set it up), with a stand-in for pytest, which that interpreter lacks here."""
+    import json
+    import subprocess
+    from pathlib import Path
+
+    import pytest
+
+    from sources.python_env import _interpreters
+
+    older = sorted((v, str(p)) for p, v in _interpreters().items() if v.startswith(("3.8.", "3.9.", "3.10.")))
+    if not older:
+        pytest.skip("no Python before 3.11 here")
+    module = tmp_path / "model.py"
+    module.write_text(
+        "def keep(function):\n    return function\n\n\nclass Base:\n    def grow(self):\n        return 1\n\n"
+        "    @keep\n    @keep\n    def decorated(self):\n        return 2\n\n"
+        "    class Inner:\n        async def visit(self):\n            return 3\n\n\n"
+        "if True:\n    def guarded():\n        def nested():\n            return 4\n        return nested\n"
+    )  # fmt: skip
+    plugin = Path(__file__).parents[2] / "harness" / "python" / "directcov.py"
+    probe = f"""
+import json, sys, types
+sys.modules["pytest"] = types.SimpleNamespace(hookimpl=lambda **kw: (lambda f: f))
+namespace = {{"__name__": "directcov"}}
+exec(compile(open({str(plugin)!r}).read(), "directcov.py", "exec"), namespace)
+sys.path.insert(0, {str(tmp_path)!r})
+import model
+codes = [model.Base.grow.__code__, model.Base.decorated.__code__, model.Base.Inner.visit.__code__,
+         model.guarded.__code__, model.guarded().__code__]
+print(json.dumps([hasattr(codes[0], "co_qualname")] + [namespace["_qualname"](c) for c in codes]))
+"""
+    for version, python in older[:1]:
+        found = json.loads(subprocess.run([python, "-c", probe], capture_output=True, text=True, check=True).stdout)
+        assert found == [False, "Base.grow", "Base.decorated", "Base.Inner.visit", "guarded", "guarded.<locals>.nested"], version

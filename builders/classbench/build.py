@@ -52,7 +52,7 @@ from sources.python_repo import Repository, private_cache_dir, resolve, task_env
 
 log = logging.getLogger(__name__)
 ANALYSIS_VERSION = "3"  # 3: references in signatures and fields; attribute docstrings and comments uncounted
-RUNS_FORMAT = 8  # bump when test runs change (the sandbox, the plugin): cached runs are not reused
+RUNS_FORMAT = 9  # 9: qualified names on Pythons before 3.11; bump when test runs change (the sandbox, the plugin): cached runs are not reused
 
 
 @dataclass(frozen=True)

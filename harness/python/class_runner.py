@@ -202,22 +202,29 @@ class TaskRunner:
         self.hosts = _sentinel_hosts(self.view, list(task.test_directives), task.file_path)
         self.files = sorted({d.split("::", 1)[0] for d in task.test_directives})
         self.pycache = self._bytecode()
-        self.hosts = [self._calibrated(host) for host in self.hosts]
+        self.hosts = self._calibrated(self.hosts)
 
-    def _calibrated(self, host: _SentinelHost) -> _SentinelHost:
-        """*host* with only the twins that disagree with their directive when the ground truth runs (trusted code, one
-        run per host): a test that depends on running once (a file it creates, a counter) makes no twin."""
-        if not host.twins:
-            return host
-        _, report, sentinels = self._run_in_fresh_folder(reference_solution(self.task), f"twins-{len(self.hosts)}",
-                                                         list(self.task.test_directives), host=host)  # fmt: skip
+    def _calibrated(self, hosts: list[_SentinelHost]) -> list[_SentinelHost]:
+        """*hosts* with only the twins that disagree with their directive when the ground truth runs (trusted code):
+        a test that depends on running once (a file it creates, a counter) makes no twin. Every host carries all its
+        twins in one run with all the directives, as a judged run's hosts carry theirs: one run per host took
+        litestar's TestClient (859 directives in 158 files) hours."""
+        carriers = {host: list(host.twins) for host in hosts if host.twins}
+        if not carriers:
+            return hosts
+        _, report, sentinels = self._run_in_fresh_folder(reference_solution(self.task), "twins",
+                                                         list(self.task.test_directives), carriers=carriers)  # fmt: skip
         outcomes = dict(report.tests)
-        kept = tuple(s.inverts.split("::", 1)[1] for s in sentinels
-                     if s.inverts and outcomes.get(s.inverts) == "passed" and outcomes.get(s.name) == "failed")  # fmt: skip
-        if len(kept) < len(host.twins):
-            log.info("%s: %d of %d directives make no inverted twin (they do not pass twice under the ground truth)",
-                     host.path, len(host.twins) - len(kept), len(host.twins))  # fmt: skip
-        return dataclasses.replace(host, twins=kept)
+        kept = {(s.name.split("::", 1)[0], s.inverts.split("::", 1)[1]) for s in sentinels
+                if s.inverts and outcomes.get(s.inverts) == "passed" and outcomes.get(s.name) == "failed"}  # fmt: skip
+        calibrated = []
+        for host in hosts:
+            twins = tuple(t for t in host.twins if (host.path, t) in kept)
+            if len(twins) < len(host.twins):
+                log.info("%s: %d of %d directives make no inverted twin (they do not pass twice under the ground truth)",
+                         host.path, len(host.twins) - len(twins), len(host.twins))  # fmt: skip
+            calibrated.append(dataclasses.replace(host, twins=twins))
+        return calibrated
 
     def evaluate(self, code: str, name: str) -> Verdict:
         started = time.monotonic()
@@ -281,18 +288,18 @@ class TaskRunner:
         return verdict
 
     def _run_in_fresh_folder(self, code: str, name: str, directives: list[str], second: bool = False,
-                             host: _SentinelHost | None = None):  # fmt: skip
+                             carriers: dict[_SentinelHost, list[str]] | None = None):  # fmt: skip
         """:meth:`_run` in a folder of its own, removed after the run."""
         folder = Path(tempfile.mkdtemp(prefix="run-", dir=self.scratch))
         try:
-            return self._run(code, name, folder, directives, second, host)
+            return self._run(code, name, folder, directives, second, carriers)
         finally:
             shutil.rmtree(folder, ignore_errors=True)  # fd-based: never follows a link the sandbox planted
 
     def _run(self, code: str, name: str, folder: Path, directives: list[str], second: bool = False,
-             host: _SentinelHost | None = None):  # fmt: skip
+             carriers: dict[_SentinelHost, list[str]] | None = None):  # fmt: skip
         """One jailed pytest run of *code*; *folder* (root's, fresh) holds what the harness lays into the jail. The
-        sentinels go into *host* (with every twin it allows), else into a host drawn at random."""
+        sentinels go into *carriers* (calibration: each host with its twins), else into hosts drawn at random."""
         folder.chmod(0o755)  # without a mount namespace the sandbox uid walks through it to its copy
         inputs = folder / "in"  # written by the harness, read-only to the sandbox, never read back
         inputs.mkdir(mode=0o755)
@@ -301,9 +308,7 @@ class TaskRunner:
         module.write_text(insert_class(self.removed, code), encoding="utf-8", errors="surrogateescape")
         placed = [(module, tree / self.task.file_path)]
         sentinels: list[Sentinel] = []
-        if host is not None:  # calibration: every twin the host allows
-            carriers = {host: list(host.twins)}
-        else:
+        if carriers is None:
             carriers = draw_carriers(self.hosts, self.rng)
         for number, (carrying, twins) in enumerate(carriers.items()):
             carrier = inputs / f"sentinels-{number}.py"

@@ -108,6 +108,8 @@ log = logging.getLogger(__name__)
 BYTECODE_FORMAT = 1
 TWINS = 8  # inverted twins per run, of directives drawn at random from the files carrying the sentinels
 HOSTS = 2  # directive files carrying sentinels in one run: a forger cannot spare the one file that has them
+CALIBRATION_SECONDS = 1800.0  # the ground truth's calibration run at most (trusted code, a suite's worth of tests)
+RUN_ALLOWANCE = 2.0  # a candidate's run may take this many times the ground truth's, where that exceeds --timeout
 TAMPERED = "benchsmith::tampered"  # directcov's report that the candidate swapped a collected test for its own code
 # Run as root by the environment's interpreter on the view (its files are read and compiled, never run): every module
 # compiled into a pycache prefix under the name it has where the jail lays the view, as a pyc checked against its
@@ -212,8 +214,19 @@ class TaskRunner:
         carriers = {host: list(host.twins) for host in hosts if host.twins}
         if not carriers:
             return hosts
-        _, report, sentinels = self._run_in_fresh_folder(reference_solution(self.task), "twins",
-                                                         list(self.task.test_directives), carriers=carriers)  # fmt: skip
+        # The ground truth is trusted, so its run may take a suite's time; what it takes sets the candidates' limits.
+        limits = dataclasses.replace(self.limits, wall_seconds=max(self.limits.wall_seconds, CALIBRATION_SECONDS),
+                                     cpu_seconds=max(self.limits.cpu_seconds, int(2 * CALIBRATION_SECONDS)))  # fmt: skip
+        outcome, report, sentinels = self._run_in_fresh_folder(reference_solution(self.task), "twins",
+                                                               list(self.task.test_directives), carriers=carriers,
+                                                               limits=limits)  # fmt: skip
+        if not outcome.timed_out and RUN_ALLOWANCE * outcome.seconds > self.limits.wall_seconds:
+            # Its directives, twins included, took that long with the right class: a candidate gets as long again, and
+            # once more (litestar's TestClient: 859 directives whose clients leak threads, 100 s with the ground truth).
+            log.info("%s: the ground truth's run took %.0f s: each candidate's run may take %.0f s (--timeout %.0f)",
+                     self.task.task_id, outcome.seconds, RUN_ALLOWANCE * outcome.seconds, self.limits.wall_seconds)  # fmt: skip
+            self.limits = dataclasses.replace(self.limits, wall_seconds=RUN_ALLOWANCE * outcome.seconds,
+                                              cpu_seconds=max(self.limits.cpu_seconds, int(2 * RUN_ALLOWANCE * outcome.seconds)))  # fmt: skip
         outcomes = dict(report.tests)
         kept = {(s.name.split("::", 1)[0], s.inverts.split("::", 1)[1]) for s in sentinels
                 if s.inverts and outcomes.get(s.inverts) == "passed" and outcomes.get(s.name) == "failed"}  # fmt: skip
@@ -288,16 +301,17 @@ class TaskRunner:
         return verdict
 
     def _run_in_fresh_folder(self, code: str, name: str, directives: list[str], second: bool = False,
-                             carriers: dict[_SentinelHost, list[str]] | None = None):  # fmt: skip
+                             carriers: dict[_SentinelHost, list[str]] | None = None,
+                             limits: sandbox.Limits | None = None):  # fmt: skip
         """:meth:`_run` in a folder of its own, removed after the run."""
         folder = Path(tempfile.mkdtemp(prefix="run-", dir=self.scratch))
         try:
-            return self._run(code, name, folder, directives, second, carriers)
+            return self._run(code, name, folder, directives, second, carriers, limits)
         finally:
             shutil.rmtree(folder, ignore_errors=True)  # fd-based: never follows a link the sandbox planted
 
     def _run(self, code: str, name: str, folder: Path, directives: list[str], second: bool = False,
-             carriers: dict[_SentinelHost, list[str]] | None = None):  # fmt: skip
+             carriers: dict[_SentinelHost, list[str]] | None = None, limits: sandbox.Limits | None = None):  # fmt: skip
         """One jailed pytest run of *code*; *folder* (root's, fresh) holds what the harness lays into the jail. The
         sentinels go into *carriers* (calibration: each host with its twins), else into hosts drawn at random."""
         folder.chmod(0o755)  # without a mount namespace the sandbox uid walks through it to its copy
@@ -324,7 +338,7 @@ class TaskRunner:
         if not is_runner_module(self.repo, self.task.file_path):  # its code is refused the runner (directcov)
             env["BENCHSMITH_CANDIDATE"] = str(tree / self.task.file_path)
         argv = self._argv() + sorted({node.split("::", 1)[0] for node in asked}, reverse=second)
-        outcome, report = run_reporting(argv, tree, self.slot, self.limits, self.logs / f"{name}.log", env, jail=jail,
+        outcome, report = run_reporting(argv, tree, self.slot, limits or self.limits, self.logs / f"{name}.log", env, jail=jail,
                                         lane=self.lane, report_limit=candidate_report_limit(len(asked)))  # fmt: skip
         return outcome, report, sentinels
 

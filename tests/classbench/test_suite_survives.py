@@ -381,3 +381,32 @@ def test_a_directive_that_fails_once_with_the_ground_truth_and_then_passes_is_dr
     checks = card["solution_checks"]["geometry.shapes.Polygon"]
     assert (checks["flaky_dropped"], checks["failing_on_the_original_dropped"], checks["directives"]) == (1, 0, 6)
     assert "tests/test_zz_timing.py::test_depends_on_timing" not in task.test_directives
+
+
+def test_a_task_whose_directives_outlast_the_timeout_gives_candidates_the_ground_truths_time(tmp_path):
+    # A directive that takes 3 s, judged with --timeout 2: the ground truth's calibration run (trusted, a suite's time
+    # allowed) measures what the directives take, and each candidate's run gets twice that, so the ground truth is not
+    # a timeout; a candidate that never ends still is (litestar's TestClient: 859 directives, 100 s with its class).
+    _, _, task = build_geometry_with(tmp_path, {"tests/test_zz_slow.py": """
+        import time
+
+        import geometry.shapes as shapes
+
+        def test_slowly():
+            time.sleep(3)
+            assert shapes.Polygon([shapes.Point(0, 0), shapes.Point(1, 0), shapes.Point(0, 1)]).area() == 0.5
+    """})  # fmt: skip
+    assert "tests/test_zz_slow.py::test_slowly" in task.test_directives
+    from harness.python.class_runner import reference_solution
+    from benchsmith.core.schema import Result
+
+    candidates = tmp_path / "candidates.jsonl"
+    hangs = "while True:\n    pass\n\n" + reference_solution(task)
+    candidates.write_text("".join(json.dumps({"instance_id": task.task_id, "candidate_id": c, "code": code}) + "\n"
+                                  for c, code in (("gold", reference_solution(task)), ("hangs", hangs))))  # fmt: skip
+    out = tmp_path / "results.parquet"
+    completed = run_benchsmith("eval", "--dataset", str(tmp_path / "geometry.parquet"), "--candidates", str(candidates),
+                               "--out", str(out), "--timeout", "2")  # fmt: skip
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert {r.candidate_id: r.status for r in read_records(out, Result)} == {"gold": "plausible", "hangs": "timeout"}
+    assert "each candidate's run may take" in completed.stderr

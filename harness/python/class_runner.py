@@ -110,6 +110,11 @@ TWINS = 8  # inverted twins per run, of directives drawn at random from the file
 HOSTS = 2  # directive files carrying sentinels in one run: a forger cannot spare the one file that has them
 CALIBRATION_SECONDS = 1800.0  # the ground truth's calibration run at most (trusted code, a suite's worth of tests)
 RUN_ALLOWANCE = 2.0  # a candidate's run may take this many times the ground truth's, where that exceeds --timeout
+# Python threads' stack for a task whose ground truth's run exhausts threads or memory with glibc's 8 MiB default:
+# litestar's TestClient leaves 939 threads alive, 7.5 GiB of stacks against a run's 4 GiB. Only such tasks get it: a
+# thread recursing past a raised recursion limit needs more (Python 3.8 crashed at 5,000 frames in 2 MiB).
+SMALL_THREAD_STACK = 2 << 20
+_EXHAUSTED = ("can't start new thread", "MemoryError")
 TAMPERED = "benchsmith::tampered"  # directcov's report that the candidate swapped a collected test for its own code
 # Run as root by the environment's interpreter on the view (its files are read and compiled, never run): every module
 # compiled into a pycache prefix under the name it has where the jail lays the view, as a pyc checked against its
@@ -181,6 +186,7 @@ class TaskRunner:
         self.slot = slot
         self.lane = lane
         self.limits = limits
+        self.thread_stack = 0  # 0: the interpreter's default; see SMALL_THREAD_STACK
         self.logs = logs
         # The environment the dataset was built in: its recorded lock, installed as it is (a dataset built before
         # benchsmith recorded one resolves as of the repository's own date).
@@ -220,6 +226,13 @@ class TaskRunner:
         outcome, report, sentinels = self._run_in_fresh_folder(reference_solution(self.task), "twins",
                                                                list(self.task.test_directives), carriers=carriers,
                                                                limits=limits)  # fmt: skip
+        if any(marker in streams.read_tail(self.logs / "twins.log") for marker in _EXHAUSTED):
+            log.info("%s: the ground truth's run ran out of threads or memory: its runs get %d MiB thread stacks",
+                     self.task.task_id, SMALL_THREAD_STACK >> 20)  # fmt: skip
+            self.thread_stack = SMALL_THREAD_STACK
+            outcome, report, sentinels = self._run_in_fresh_folder(reference_solution(self.task), "twins-small-stacks",
+                                                                   list(self.task.test_directives), carriers=carriers,
+                                                                   limits=limits)  # fmt: skip
         if not outcome.timed_out and RUN_ALLOWANCE * outcome.seconds > self.limits.wall_seconds:
             # Its directives, twins included, took that long with the right class: a candidate gets as long again, and
             # once more (litestar's TestClient: 859 directives whose clients leak threads, 100 s with the ground truth).
@@ -356,6 +369,8 @@ class TaskRunner:
         # else beside them): a read-only prefix would answer for it. Its runs compile for themselves.
         if not runs_its_own_pytest(self.repo):
             env["PYTHONPYCACHEPREFIX"] = str(pycache)
+        if self.thread_stack:
+            env["BENCHSMITH_THREAD_STACK"] = str(self.thread_stack)
         return env
 
     def _argv(self) -> list[str]:

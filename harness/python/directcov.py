@@ -172,6 +172,11 @@ def _is_file_with(filename, source) -> bool:
     return isinstance(source, (bytes, bytearray)) and bytes(source) == data
 
 
+# A task whose directives leave hundreds of threads alive (litestar's test clients) runs out of a run's address space at
+# glibc's 8 MiB of stack per thread; the harness gives its runs smaller thread stacks (harness.python.class_runner).
+if os.environ.get("BENCHSMITH_THREAD_STACK", "").isdigit():
+    threading.stack_size(int(os.environ["BENCHSMITH_THREAD_STACK"]))
+
 _candidate_files = _install_guard(os.environ["BENCHSMITH_CANDIDATE"]) if os.environ.get("BENCHSMITH_CANDIDATE") else set()
 
 MESSAGE_LIMIT = 2000

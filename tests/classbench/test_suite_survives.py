@@ -410,3 +410,35 @@ def test_a_task_whose_directives_outlast_the_timeout_gives_candidates_the_ground
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert {r.candidate_id: r.status for r in read_records(out, Result)} == {"gold": "plausible", "hangs": "timeout"}
     assert "each candidate's run may take" in completed.stderr
+
+
+def test_a_task_whose_ground_truth_runs_out_of_threads_gets_smaller_thread_stacks(tmp_path):
+    # A directive that leaves 700 threads alive, as litestar's test clients leave theirs (TestClient: 939): at glibc's
+    # 8 MiB of stack each they outgrow a candidate's 4 GiB of address space, so even the ground truth failed ("can't
+    # start new thread"). Its calibration run says so, and the task's runs get 2 MiB thread stacks.
+    _, _, task = build_geometry_with(tmp_path, {"tests/test_zz_threads.py": """
+        import threading
+
+        import geometry.shapes as shapes
+
+        HELD = threading.Event()
+
+        def test_leaves_threads_running():
+            for _ in range(700):
+                threading.Thread(target=HELD.wait, daemon=True).start()
+            assert shapes.Polygon([shapes.Point(0, 0), shapes.Point(1, 0), shapes.Point(0, 1)]).area() == 0.5
+    """})  # fmt: skip
+    assert "tests/test_zz_threads.py::test_leaves_threads_running" in task.test_directives
+    from harness.python.class_runner import reference_solution
+    from benchsmith.core.schema import Result
+
+    candidates = tmp_path / "candidates.jsonl"
+    empty = f"class {task.class_name}:\n    pass\n"
+    candidates.write_text("".join(json.dumps({"instance_id": task.task_id, "candidate_id": c, "code": code}) + "\n"
+                                  for c, code in (("gold", reference_solution(task)), ("empty", empty))))  # fmt: skip
+    out = tmp_path / "results.parquet"
+    completed = run_benchsmith("eval", "--dataset", str(tmp_path / "geometry.parquet"), "--candidates", str(candidates),
+                               "--out", str(out))  # fmt: skip
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert {r.candidate_id: r.status for r in read_records(out, Result)} == {"gold": "plausible", "empty": "wrong"}
+    assert "its runs get 2 MiB thread stacks" in completed.stderr

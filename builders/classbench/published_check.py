@@ -57,13 +57,14 @@ def check_on_the_original(tasks: list[ClassBenchTask]) -> tuple[list[ClassBenchT
                 kept = [d for d in task.test_directives if outcomes.get(d) == "passed"]
                 failing = [d for d in task.test_directives if outcomes.get(d) != "passed"]
                 checked[task.task_id] = dataclasses.replace(task, test_directives=kept)
+                how = Counter(outcomes.get(d, "not collected") for d in failing).most_common()
                 if failing:
-                    how = Counter(outcomes.get(d, "not collected") for d in failing)
                     dropped[task.task_id] = {"dropped": len(failing), "of": len(task.test_directives),
-                                             "outcomes": dict(how.most_common()), "directives": failing}  # fmt: skip
+                                             "outcomes": dict(how), "directives": failing}  # fmt: skip
                 if not kept:
+                    counted = ", ".join(f"{outcome} {n}" for outcome, n in how)
                     unjudgeable[task.task_id] = (f"none of its {len(task.test_directives)} directives passes on the "
-                                                 f"repository's own code at {commit[:12]} here ({_counted(outcomes, failing)})")  # fmt: skip
+                                                 f"repository's own code at {commit[:12]} here ({counted})")  # fmt: skip
     return [checked.get(task.task_id, task) for task in tasks], dropped, unjudgeable
 
 
@@ -79,7 +80,3 @@ def _outcomes(repo, copy: Path, slot: int, runs: Path, task: ClassBenchTask) -> 
     if not any(outcome in NO_OUTCOME for outcome in outcomes.values()):
         write_text_atomic(path, json.dumps(outcomes))
     return outcomes
-
-
-def _counted(outcomes: dict[str, str], failing: list[str]) -> str:
-    return ", ".join(f"{outcome} {n}" for outcome, n in Counter(outcomes.get(d, "not collected") for d in failing).most_common())

@@ -223,10 +223,11 @@ class TaskRunner:
         # The ground truth is trusted, so its run may take a suite's time; what it takes sets the candidates' limits.
         limits = dataclasses.replace(self.limits, wall_seconds=max(self.limits.wall_seconds, CALIBRATION_SECONDS),
                                      cpu_seconds=max(self.limits.cpu_seconds, int(2 * CALIBRATION_SECONDS)))  # fmt: skip
-        outcome, report, sentinels = self._run_in_fresh_folder(reference_solution(self.task), "twins",
+        name = "twins"
+        outcome, report, sentinels = self._run_in_fresh_folder(reference_solution(self.task), name,
                                                                list(self.task.test_directives), carriers=carriers,
                                                                limits=limits)  # fmt: skip
-        if any(marker in streams.read_tail(self.logs / "twins.log") for marker in _EXHAUSTED):
+        if any(marker in streams.read_tail(self.logs / f"{name}.log") for marker in _EXHAUSTED):
             log.info("%s: the ground truth's run ran out of threads or memory: its runs get %d MiB thread stacks",
                      self.task.task_id, SMALL_THREAD_STACK >> 20)  # fmt: skip
             self.thread_stack = SMALL_THREAD_STACK

@@ -137,7 +137,7 @@ def test_sentinels_read_like_the_files_own_tests(task, tmp_path):
         finally:
             runner.close()
     assert host.path == "tests/test_shapes.py" and host.prefix == "test_"
-    assert sorted(p.name for p in (tmp_path / "logs").glob("twins*.log")) == ["twins.log"]  # one calibration run
+    assert sorted(p.name for p in (tmp_path / "logs").glob("calibration*.log")) == ["calibration.log"]  # one calibration run
     original = (runner.view / host.path).read_text()
     text = carrier.read_text()
     assert text.startswith(original)

@@ -412,6 +412,55 @@ def test_a_task_whose_directives_outlast_the_timeout_gives_candidates_the_ground
     assert "each candidate's run may take" in completed.stderr
 
 
+def test_a_task_without_twins_is_calibrated_too(tmp_path):
+    # Every directive takes a fixture, so none can have an inverted twin (pydicom's Sequence: none of its directives
+    # could). Its ground truth's run is made all the same, for the time: one directive takes 3 s against --timeout 2.
+    _, _, task = build_geometry_with(tmp_path, {"tests/test_shapes.py": """
+        import time
+
+        import pytest
+
+        from geometry import Point, Polygon
+
+
+        @pytest.fixture
+        def square():
+            return Polygon([Point(0, 0), Point(1, 0), Point(1, 1), Point(0, 1)])
+
+
+        def test_perimeter(square):
+            assert square.perimeter() == 4.0
+
+
+        def test_area(square):
+            assert square.area() == 1.0
+
+
+        def test_degenerate(square):
+            assert Polygon([Point(0, 0), Point(1, 1), Point(2, 2)]).is_degenerate()
+            assert not square.is_degenerate()
+
+
+        def test_label_slowly(square):
+            time.sleep(3)
+            assert square.label == "polygon (4 points)"
+    """})  # fmt: skip
+    assert "tests/test_shapes.py::test_label_slowly" in task.test_directives
+    from harness.python.class_runner import reference_solution
+    from benchsmith.core.schema import Result
+
+    candidates = tmp_path / "candidates.jsonl"
+    empty = f"class {task.class_name}:\n    pass\n"
+    candidates.write_text("".join(json.dumps({"instance_id": task.task_id, "candidate_id": c, "code": code}) + "\n"
+                                  for c, code in (("gold", reference_solution(task)), ("empty", empty))))  # fmt: skip
+    out = tmp_path / "results.parquet"
+    completed = run_benchsmith("eval", "--dataset", str(tmp_path / "geometry.parquet"), "--candidates", str(candidates),
+                               "--out", str(out), "--timeout", "2")  # fmt: skip
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert {r.candidate_id: r.status for r in read_records(out, Result)} == {"gold": "plausible", "empty": "wrong"}
+    assert "each candidate's run may take" in completed.stderr
+
+
 def test_a_task_whose_ground_truth_runs_out_of_threads_gets_smaller_thread_stacks(tmp_path):
     # A directive that leaves 700 threads alive, as litestar's test clients leave theirs (TestClient: 939): at glibc's
     # 8 MiB of stack each they outgrow a candidate's 4 GiB of address space, so even the ground truth failed ("can't

@@ -110,13 +110,16 @@ class _Occurrences(cst.CSTVisitor):
 
     def _rename_reprs(self, node: cst.SimpleString) -> None:
         """A text that spells a renamed class as a repr does (an expected repr: ``"mount: FixedMount(surface_tilt=0)"``,
-        ``"<FDCapture 1 oldfd=3>"``) changes with the class, whose generated repr now spells it flipped."""
+        ``"<FDCapture 1 oldfd=3>"``) or as Python's messages name a type (``"'PersonName' object is not an
+        iterator"``, ``"type object 'X' has no attribute"``, ``"instances of 'X' and 'Y'"``) changes with the class,
+        whose generated repr and messages now spell it flipped."""
         classes = [n for n in self.mapping if n in self.index.classes_by_name]
         if not classes:
             return
         names = "|".join(map(re.escape, classes))
-        spelled = re.compile(rf"(?:(?:(?<=\\[ntr])|(?<![\w]))({names})(?=\())|(?:(?<=<)({names})(?=[\s>:]))")
-        renamed = spelled.sub(lambda m: self.mapping[m[1] or m[2]], node.value)
+        spelled = re.compile(rf"(?:(?:(?<=\\[ntr])|(?<![\w]))({names})(?=\())|(?:(?<=<)({names})(?=[\s>:]))"
+                             rf"|{_type_in_message(names)}")
+        renamed = spelled.sub(lambda m: self.mapping[next(g for g in m.groups() if g)], node.value)
         if renamed != node.value:
             self.found.strings[node] = node.with_changes(value=renamed)
 
@@ -127,3 +130,14 @@ class _Occurrences(cst.CSTVisitor):
         if scope is None or first not in scope:
             return False
         return all(self.index.repo.is_repo_binding(self.sf, binding) for binding in scope[first])
+
+
+def _type_in_message(names: str) -> str:
+    """A pattern for one of *names* quoted as CPython's messages quote a type's name: ``'%.200s' object``, ``type
+    object '%.100s'``, ``instances of '%.100s' and '%.100s'``, ``for +: '%.100s' and '%.100s'``, ``of type
+    '%.100s'``. The quotes may be escaped in the literal. A quoted word in other prose keeps its spelling."""
+    quote = r"\\?'"
+    after = rf"(?<=')({names})(?={quote}(?: object\b| and {quote}))"
+    prefixes = ("type object ", "instances of ", "of type ", "' and ")
+    before = "|".join(f"(?<={re.escape(p)}{q})" for p in prefixes for q in ("'", "\\\\'"))
+    return rf"{after}|(?:{before})({names})(?={quote})"

@@ -45,8 +45,8 @@ from benchsmith.core.errors import BenchsmithError
 log = logging.getLogger(__name__)
 # bump when the same flips would be applied differently (2: mixed names by spelling; 3: kept names overruled;
 # 4: an overruled name is kept only where its receiver starts at another package's import; 5: expected reprs;
-# 6: expected reprs of the <Name ...> form)
-RECONSTRUCTION_FORMAT = 6
+# 6: expected reprs of the <Name ...> form; 7: a class named as Python's messages name a type, "'X' object ...")
+RECONSTRUCTION_FORMAT = 7
 _LAYOUT = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
 _IDENTITY = {"GIT_AUTHOR_NAME": "benchsmith", "GIT_AUTHOR_EMAIL": "benchsmith@localhost",
              "GIT_COMMITTER_NAME": "benchsmith", "GIT_COMMITTER_EMAIL": "benchsmith@localhost"}  # fmt: skip

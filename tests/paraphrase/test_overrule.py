@@ -45,6 +45,14 @@ ASTROLITE = {
         "    assert repr(build('3').body) == \"[Const(3)]\"  # an expected repr: changes with the class\n"
         "    assert repr(build('3')) == \"<Module body=1>\" and \"<Module\" + \"s>\" != repr(build('3'))\n\n\n"
         "def test_reexports():\n    assert astrolite.Module is astrolite.nodes.Module is Module and Const\n\n\n"
+        "def test_python_messages_spell_the_class():\n"
+        "    import pytest\n\n"
+        "    with pytest.raises(TypeError, match=\"'Const' object is not iterable\"):\n        iter(Const(1))\n"
+        "    with pytest.raises(AttributeError, match=r\"type object 'Module' has no attribute\"):\n"
+        "        Module.missing\n"
+        "    with pytest.raises(TypeError, match=\"between instances of 'Const' and 'Const'\"):\n"
+        "        Const(1) < Const(2)\n"
+        "    assert \"the 'Module' keyword\" != 'the \\'Const\\' object'  # a quoted word, not a type's message\n\n\n"
         "def test_patch_target(monkeypatch):\n"
         "    monkeypatch.setattr(\"astrolite.nodes.Module.frame\", lambda self: None)\n"
         "    assert astrolite.nodes.Module().frame() is None\n"
@@ -69,7 +77,7 @@ def test_kept_names_are_kept_without_overrule(astrolite, tmp_path):
 
 def test_overruled_names_follow_imports_re_exports_module_attributes_and_strings(astrolite, tmp_path):
     before = run_repo_tests(astrolite, tmp_path / "before.xml")
-    assert len(before) == 3
+    assert len(before) == 4
     out = tmp_path / "out"
     report = paraphrase_repository(astrolite, out, FLIPS, chosen=FLIPS, overrule=FLIPS)
     assert set(report.overruled) == set(FLIPS) and report.mapping == FLIPS
@@ -88,3 +96,7 @@ def test_overruled_names_follow_imports_re_exports_module_attributes_and_strings
     assert '"astrolite.nodes.moDuLE.fRAMe"' in tests and "astrolite.nodes.moDuLE is moDuLE" in tests
     assert '== "[COnST(3)]"' in tests and '== "<moDuLE body=1>"' in tests
     assert '"<Module" + "s>"' in tests  # not a repr: "<Module" ends no name
+    # Python's messages name a type in quotes: they spell the flipped class now
+    assert "match=\"'COnST' object is not iterable\"" in tests and "type object 'moDuLE' has" in tests
+    assert "between instances of 'COnST' and 'COnST'" in tests
+    assert "\"the 'Module' keyword\"" in tests and "'the \\'COnST\\' object'" in tests

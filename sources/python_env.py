@@ -282,6 +282,18 @@ def _interpreter_choices(tree: Path, key: str, recorded: str = "", as_of: str | 
     return choices
 
 
+def check_python_named(minor: str) -> None:
+    """A one-line error unless an interpreter of *minor* ("3.8"), as a user names one for a build, is on this
+    machine: a dataset's recorded version falls back to another with a warning, a version asked for does not."""
+    if not re.fullmatch(r"3\.\d+", minor):
+        raise BenchsmithError(f"--python {minor}: give a minor version of Python 3, as 3.8")
+    found = _interpreters()
+    if not any(tuple(v.split(".")[:2]) == tuple(minor.split(".")) for v in found.values()):
+        versions = ", ".join(sorted(set(found.values()), key=_version_key)) or "none"
+        raise BenchsmithError(f"--python {minor}: no Python {minor} here (found {versions}); "
+                              f"`uv python install {minor}` provides one where python.org builds can be downloaded")  # fmt: skip
+
+
 def _version_key(version: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", version)[:3])
 

@@ -47,6 +47,7 @@ from harness.sandbox import jail as sandbox
 from harness.benchmarks.classbench import ClassBench
 from harness.python.pytest_run import describe_missing, missing_imports, swapped_module, work_copy
 from harness.python.class_runner import reference_solution
+from sources.python_env import check_python_named
 from sources.python_removal import insert_class, remove_class
 from sources.python_repo import Repository, private_cache_dir, resolve, task_environment
 
@@ -73,6 +74,8 @@ def build(options: ClassBenchOptions) -> dict:
     if options.language != "python":
         raise BenchsmithError(f"--language {options.language}: only python is supported so far")
     started = time.monotonic()
+    if options.python:
+        check_python_named(options.python)
     asked = TaskEnvironment(python=options.python) if options.python else None  # a Python named, nothing locked
     repo = resolve(options.repo, options.commit, options.as_of, options.resolve, locked=asked)
     outcome = _build_tasks(repo, options)

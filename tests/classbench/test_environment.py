@@ -665,3 +665,25 @@ def test_a_distribution_that_cannot_import_here_is_left_out(tmp_path, interprete
                                                          "--python", str(env / "bin/python")], capture_output=True,
                                                         text=True, check=True).stdout)}  # fmt: skip
     assert {"needsextra", "finelib"} <= left and "brokenlib" not in left
+
+
+def test_a_python_named_for_the_build_is_the_one_used_and_one_missing_is_refused(tmp_path):
+    # `classbench build --python X.Y`, as a benchmark's set-up names one (the RepoClassBench paper's litestar: 3.8).
+    # A minor version other than benchsmith's own, so that the default could not pass for it.
+    from sources import python_env
+
+    here = tuple(sys.version.split(".")[:2])
+    others = sorted({".".join(v.split(".")[:2]) for v in python_env._interpreters().values()
+                     if v.startswith("3.") and tuple(v.split(".")[:2]) != here and int(v.split(".")[1]) >= 9})  # fmt: skip
+    assert others, "this machine has pyenv's Pythons besides benchsmith's own"
+    minor = others[0]
+    tree = tmp_path / "geometry"
+    shutil.copytree(GEOMETRY, tree)
+    out = tmp_path / "out" / "geometry.parquet"
+    card = build(ClassBenchOptions(repo=str(tree), out=out, python=minor))
+    assert card["resolution"]["python"].startswith(f"{minor}.")
+    (task,) = read_records(out, ClassBenchTask)
+    assert task.environment.python.startswith(f"{minor}.")
+    with pytest.raises(BenchsmithError, match=r"--python 3\.99: no Python 3\.99 here \(found .*3\.\d+\.\d+"):
+        build(ClassBenchOptions(repo=str(tree), out=tmp_path / "refused.parquet", python="3.99"))
+    assert not (tmp_path / "refused.parquet").exists()

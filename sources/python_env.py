@@ -62,7 +62,10 @@ def environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvironment
     """The environment of *tree*: its requirements and test requirements resolved by uv (as of *as_of*, or today's
     index when None) into a lock file in the environment's folder, and exactly that lock installed; or, with
     *locked*, the recorded lock installed as it is. *python* asks for that Python version (where one is here)."""
-    env = cache_dir("classbench", "envs") / f"{key}-{'latest' if as_of is None else 'asof-' + re.sub(r'[^0-9TZ]', '', as_of)}"
+    dated = "latest" if as_of is None else "asof-" + re.sub(r"[^0-9TZ]", "", as_of)
+    # The format is in the name: two benchsmith versions sharing a cache each keep theirs, instead of rebuilding the
+    # other's in place, under its running judgements
+    env = cache_dir("classbench", "envs") / f"{key}-{dated}-e{ENV_FORMAT}"
     env = env.with_name(env.name + f"-py{python}") if python and locked is None else env
     with exclusive(env):  # two workers judging tasks of one repository would otherwise build it at once
         return _built_environment(key, tree, as_of, locked, env, python)

@@ -687,3 +687,19 @@ def test_a_python_named_for_the_build_is_the_one_used_and_one_missing_is_refused
     with pytest.raises(BenchsmithError, match=r"--python 3\.99: no Python 3\.99 here \(found .*3\.\d+\.\d+"):
         build(ClassBenchOptions(repo=str(tree), out=tmp_path / "refused.parquet", python="3.99"))
     assert not (tmp_path / "refused.parquet").exists()
+
+
+def test_two_benchsmith_versions_sharing_a_cache_keep_their_own_environments(tmp_path, monkeypatch):
+    # One version's environment is never rebuilt in place by another's (it may be judging in it at that moment).
+    from sources import python_env
+
+    tree = tmp_path / "geometry"
+    shutil.copytree(GEOMETRY, tree)
+    first = resolve(str(tree))
+    folder = Path(first.python).parent.parent
+    manifest = (folder / "benchsmith-env.json").read_bytes()
+    monkeypatch.setattr(python_env, "ENV_FORMAT", python_env.ENV_FORMAT + 1)
+    second = resolve(str(tree))
+    assert Path(second.python).parent.parent != folder
+    assert (folder / "benchsmith-env.json").read_bytes() == manifest and Path(first.python).exists()
+    assert json.loads(manifest)["format"] == python_env.ENV_FORMAT - 1

@@ -97,9 +97,12 @@ def _classbench_import(args: argparse.Namespace) -> int:
         for task, how in dropped.items():
             outcomes = ", ".join(f"{outcome} {n}" for outcome, n in how["outcomes"].items())
             print(f"  {task}: {how['dropped']} of {how['of']} ({outcomes})")
-    for task, how in summary.directives_dropped.items():
-        if "not checked" in how:
-            print(f"  {task}: directives not checked: {how['not checked']}")
+    unchecked = {task: how["not checked"] for task, how in summary.directives_dropped.items() if "not checked" in how}
+    if unchecked:
+        print(f"the directives of {len(unchecked)} tasks were not checked on their repository's own code (kept as "
+              "published):")  # fmt: skip
+        for task, why in unchecked.items():
+            print(f"  {task}: {why}")
     if summary.not_buildable:
         print(f"{len(summary.not_buildable)} tasks cannot be built from the folders and commits given:")
         for task, why in summary.not_buildable.items():

@@ -452,26 +452,28 @@ REGISTRY = {
 }
 
 
+def _registry_entry(commit: str, name: str, directives: list[str]) -> dict:
+    """A published RepoClassBench entry (python_data.json's shape) for class *name* of REGISTRY at *commit*."""
+    file = f"shapes/{name.lower()}.py"
+    setup = {"repo": "acme/registry", "instance_id": "acme__registry-1", "base_commit": commit, "version": "1.0",
+             "environment_setup_commit": commit}  # fmt: skip
+    return {"task_id": f"acme__registry-1_{name}", "class_name": name, "file": f"acme__registry-1/{file}",
+            "sketchy_description": "A shape.", "detailed_description": "A shape, registered.",
+            "repo_metadata": {"commit_id": commit, "issue_id": "acme__registry-1", "setup_details": setup},
+            "evaluation_metadata": {"test_directives": directives},
+            "ground_truth_class_body": REGISTRY[file].split("\n\n\n")[0]}  # fmt: skip
+
+
 def test_published_directives_that_fail_on_the_repositorys_own_code_are_dropped(index, tmp_path):
     """A published task at a commit of the supplied history keeps the directives that pass on that commit's own code,
     run as a task's directives are; the others are counted in the card, and a task left with none is not built."""
     from builders.classbench.published import import_published
 
     commit = _committed(tmp_path / "repos" / "acme__registry", REGISTRY)
-    setup = {"repo": "acme/registry", "instance_id": "acme__registry-1", "base_commit": commit, "version": "1.0",
-             "environment_setup_commit": commit}  # fmt: skip
-
-    def entry(name: str, file: str, directives: list[str]) -> dict:
-        return {"task_id": f"acme__registry-1_{name}", "class_name": name, "file": f"acme__registry-1/{file}",
-                "sketchy_description": "A shape.", "detailed_description": "A shape, registered.",
-                "repo_metadata": {"commit_id": commit, "issue_id": "acme__registry-1", "setup_details": setup},
-                "evaluation_metadata": {"test_directives": directives},
-                "ground_truth_class_body": REGISTRY[file].split("\n\n\n")[0]}  # fmt: skip
-
     tests = "tests/test_polygon.py"
     source = tmp_path / "python_data.json"
-    source.write_text(json.dumps([entry("Polygon", "shapes/polygon.py", [f"{tests}::test_angles", f"{tests}::test_seen"]),
-                                  entry("Square", "shapes/square.py", [f"{tests}::test_square"])]))  # fmt: skip
+    source.write_text(json.dumps([_registry_entry(commit, "Polygon", [f"{tests}::test_angles", f"{tests}::test_seen"]),
+                                  _registry_entry(commit, "Square", [f"{tests}::test_square"])]))  # fmt: skip
     out = tmp_path / "published.parquet"
     summary = import_published(str(source), out, repos=tmp_path / "repos")
     polygon_id, square_id = "acme__registry::shapes/polygon.py::Polygon", "acme__registry::shapes/square.py::Square"
@@ -703,3 +705,25 @@ def test_two_benchsmith_versions_sharing_a_cache_keep_their_own_environments(tmp
     assert Path(second.python).parent.parent != folder
     assert (folder / "benchsmith-env.json").read_bytes() == manifest and Path(first.python).exists()
     assert json.loads(manifest)["format"] == python_env.ENV_FORMAT - 1
+
+
+def test_published_directives_that_cannot_be_checked_are_kept_and_said_so(tmp_path):
+    # A repository whose environment cannot be made here (no Python satisfies it): its tasks keep their directives as
+    # published, and the import says why under a heading of its own.
+    from tests.conftest import run_benchsmith
+
+    files = {**REGISTRY, "pyproject.toml": REGISTRY["pyproject.toml"].replace(">=3.9", ">=4.0")}
+    commit = _committed(tmp_path / "repos" / "acme__registry", files)
+    source = tmp_path / "python_data.json"
+    source.write_text(json.dumps([_registry_entry(commit, "Polygon", ["tests/test_polygon.py::test_angles"])]))
+    out = tmp_path / "published.parquet"
+    completed = run_benchsmith("classbench", "import", "--from", str(source), "--repos", str(tmp_path / "repos"),
+                               "--out", str(out))  # fmt: skip
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    lines = completed.stdout.splitlines()
+    heading = lines.index("the directives of 1 tasks were not checked on their repository's own code (kept as "
+                          "published):")  # fmt: skip
+    assert lines[heading + 1].startswith("  acme__registry::shapes/polygon.py::Polygon: ")
+    assert "requires Python >=4.0" in lines[heading + 1]
+    (task,) = read_records(out, ClassBenchTask)
+    assert task.test_directives == ["tests/test_polygon.py::test_angles"]

@@ -36,6 +36,7 @@ from builders.classbench.analysis import AnalysedClass, MethodInfo, analyse_file
 from builders.classbench.metadata import render
 from builders.classbench.shortlist import (
     GOLD_FAILS,
+    GOLD_REFUSED,
     NO_DIRECTIVE,
     directly_covered_methods,
     is_shortlisted,
@@ -45,7 +46,7 @@ from builders.classbench.suite import SuitePolicy, SuiteRun, run_suite, run_test
 from builders.classbench.suite import record as suite_record
 from harness.sandbox import jail as sandbox
 from harness.benchmarks.classbench import ClassBench
-from harness.python.pytest_run import describe_missing, missing_imports, swapped_module, work_copy
+from harness.python.pytest_run import REFUSED, describe_missing, is_runner_module, missing_imports, swapped_module, work_copy
 from harness.python.class_runner import reference_solution
 from sources.python_env import check_python_named
 from sources.python_removal import insert_class, remove_class
@@ -53,7 +54,7 @@ from sources.python_repo import Repository, private_cache_dir, resolve, task_env
 
 log = logging.getLogger(__name__)
 ANALYSIS_VERSION = "3"  # 3: references in signatures and fields; attribute docstrings and comments uncounted
-RUNS_FORMAT = 9  # 9: qualified names on Pythons before 3.11; bump when test runs change (the sandbox, the plugin): cached runs are not reused
+RUNS_FORMAT = 10  # 10: the ground truth checked under the candidate guard; 9: qualified names on Pythons before 3.11; bump when test runs change (the sandbox, the plugin): cached runs are not reused
 
 
 @dataclass(frozen=True)
@@ -125,10 +126,18 @@ def _build_tasks(repo: Repository, options: ClassBenchOptions, only: set[str] | 
                                    "detail": f"{len(candidates)} passing tests reference it; none fails without it"})  # fmt: skip
                 continue
             task = _task(repo, options, info, classes, directives)
-            gold = _solution_check(repo, copy, info, directives, reference_solution(task), "gold", slot, policy, runs)
+            # The ground truth is checked as eval judges a candidate: its module's code refused what the guard refuses
+            # (the runner's own modules excepted, as in eval)
+            checked = policy if is_runner_module(repo, info.file_path) else \
+                dataclasses.replace(policy, guarded_module=str(copy / info.file_path))  # fmt: skip
+            gold, refused = _solution_check(repo, copy, info, directives, reference_solution(task), "gold", slot,
+                                            checked, runs)  # fmt: skip
             # A test id that a second run does not collect (parameters named after object addresses, ...)
             # cannot be selected again: it is no directive.
             stable = [d for d in directives if d in gold]
+            # One whose ground truth needs what a candidate's code is refused (boltons' tbutils reads frames) fails
+            # every candidate that does what the ground truth does: it cannot judge one.
+            stable = [d for d in stable if d not in refused]
             failing = [d for d in stable if gold[d] != "passed"]
             # A test that passed in the suite's run may fail whenever it runs among the directives alone, class or
             # no class (it leans on what earlier tests of the suite left behind): it cannot tell a candidate's
@@ -140,22 +149,28 @@ def _build_tasks(repo: Repository, options: ClassBenchOptions, only: set[str] | 
             # Passing on the original and failing with the same class once: run again, the same way. One that passes
             # then depends on timing (pykka's test_exception_in_on_start_is_logged caught a record an earlier test's
             # actor thread logged late): it could fail a right candidate, and is no directive.
-            again = _solution_check(repo, copy, info, stable, reference_solution(task), "gold-again", slot, policy,
-                                    runs) if failing else {}  # fmt: skip
+            again = _solution_check(repo, copy, info, stable, reference_solution(task), "gold-again", slot, checked,
+                                    runs)[0] if failing else {}  # fmt: skip
             flaky = [d for d in failing if again.get(d) == "passed"]
             stable = [d for d in stable if d not in flaky]
             failing = [d for d in failing if d not in flaky]
             if failing or not stable:
                 how = ", ".join(f"{o} {n}" for o, n in Counter(gold[d] for d in failing).most_common())
-                rejections.append({"class": info.qualified_name, "reason": GOLD_FAILS if failing else NO_DIRECTIVE,
-                                   "detail": f"{len(stable) - len(failing)} of {len(stable)} directives pass with it"
-                                             + (f" (the others: {how})" if how else "")})  # fmt: skip
+                detail = f"{len(stable) - len(failing)} of {len(stable)} directives pass with it" + \
+                    (f" (the others: {how})" if how else "")  # fmt: skip
+                reason = GOLD_FAILS if failing else NO_DIRECTIVE
+                if not failing and refused:
+                    reason, detail = GOLD_REFUSED, _refusals(refused)
+                rejections.append({"class": info.qualified_name, "reason": reason, "detail": detail})
                 continue
             task = dataclasses.replace(task, test_directives=stable)
-            empty = _solution_check(repo, copy, info, stable, f"class {info.name}:\n    pass\n", "empty", slot, policy, runs)
+            empty = _solution_check(repo, copy, info, stable, f"class {info.name}:\n    pass\n", "empty", slot, policy,
+                                    runs)[0]  # fmt: skip
             checks[info.qualified_name] = {
-                "directives": len(stable), "unstable_ids_dropped": len(directives) - len(stable) - len(leaning) - len(flaky),
+                "directives": len(stable),
+                "unstable_ids_dropped": len(directives) - len(stable) - len(leaning) - len(flaky) - len(refused),
                 "failing_on_the_original_dropped": len(leaning), "flaky_dropped": len(flaky),
+                "refused_to_candidates_dropped": len(refused),
                 "passing_with_ground_truth": len(stable), "passing_with_empty_class": sum(v == "passed" for v in empty.values()),
             }  # fmt: skip
             tasks.append(task)
@@ -250,15 +265,25 @@ def _directives(repo, copy, info: AnalysedClass, candidates: list[str], slot, po
 
 
 def _solution_check(repo, copy, info: AnalysedClass, directives: list[str], code: str, label: str, slot,
-                    policy: SuitePolicy, runs: Path) -> dict:  # fmt: skip
-    """The outcome of each directive collected with *code* where the class was."""
+                    policy: SuitePolicy, runs: Path) -> tuple[dict[str, str], dict[str, str]]:  # fmt: skip
+    """The outcome of each directive collected with *code* where the class was; and, of those that did not pass, what
+    the candidate guard refused *code* (``policy.guarded_module``), by directive."""
     path = runs / f"check-{label}" / f"{info.file_path.replace('/', '__')}__{info.name}.json"
     if path.exists():
-        return json.loads(path.read_text())
+        recorded = json.loads(path.read_text())
+        return recorded["outcomes"], recorded["refused"]
     run = _run_without(repo, copy, info, code, directives, slot, policy, path.with_suffix(".log"))
     outcomes = {n: run.outcomes[n] for n in directives if n in run.outcomes}
-    write_text_atomic(path, json.dumps(outcomes))
-    return outcomes
+    refused = {n: found[1] for n in outcomes if outcomes[n] != "passed"
+               and (found := REFUSED.search(run.messages.get(n, "")))} if policy.guarded_module else {}  # fmt: skip
+    write_text_atomic(path, json.dumps({"outcomes": outcomes, "refused": refused}))
+    return outcomes, refused
+
+
+def _refusals(refused: dict[str, str]) -> str:
+    """``refused`` of :func:`_solution_check`, in one line."""
+    counted = ", ".join(f"{event} ({n} directives)" for event, n in Counter(refused.values()).most_common())
+    return f"its directives fail with it under the candidate guard, which refuses a candidate's code {counted}"
 
 
 def _original_check(repo, copy, info: AnalysedClass, directives: list[str], slot, policy: SuitePolicy, runs: Path) -> dict:

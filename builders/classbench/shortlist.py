@@ -17,6 +17,7 @@ NO_EXTERNAL_REFERENCE = "no external reference"
 TOO_FEW_METHODS = "fewer than 2 directly covered methods"
 NO_DIRECTIVE = "no referencing test fails without it"
 GOLD_FAILS = "ground truth fails its directives"
+GOLD_REFUSED = "ground truth needs what a candidate is refused"
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,9 @@ class SuitePolicy:
     stall_seconds: float = 300.0  # no test reported for this long: the run hangs, and is stopped
     budget_seconds: float = 3600.0  # all runs together; units not started by then are recorded as not run
     min_run_share: float = MIN_RUN_SHARE
+    # A module whose code the run refuses what a candidate's is refused (directcov's guard), so that a check of the
+    # ground truth runs as eval judges it; "" for the suite and the repository's own code
+    guarded_module: str = ""
 
 
 @dataclass(frozen=True)
@@ -225,6 +228,8 @@ def _run_units(repo, copy, slot, runs: _Runs, policy: SuitePolicy, result: Suite
 def _run_unit(repo, copy, slot, unit: _Unit, log_path: Path, policy: SuitePolicy, coverage: bool):
     argv, env = trusted_command(repo, copy, unit.node_ids, coverage=coverage, targets=unit.targets)
     env["BENCHSMITH_REPORT_COLLECTED"] = "1"
+    if policy.guarded_module:
+        env["BENCHSMITH_CANDIDATE"] = policy.guarded_module
     seconds = min(policy.unit_seconds, policy.stall_seconds) if unit.single else policy.unit_seconds
     outcome, report = run_reporting(argv, copy, slot, suite_limits(seconds), log_path, env,
                                     stall_seconds=policy.stall_seconds, complete_lines_only=True,

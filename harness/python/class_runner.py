@@ -46,7 +46,7 @@ from benchsmith.core.schema import ClassBenchTask
 from harness.sandbox import jail as sandbox
 from harness.sandbox import streams
 from harness.sandbox.outcomes import Expected, Sentinel, check_report, plausible_names, shuffled
-from harness.python.pytest_run import (OWN_CONFIG, describe_missing, installed_as_in_tox, is_runner_module,
+from harness.python.pytest_run import (OWN_CONFIG, REFUSED, describe_missing, installed_as_in_tox, is_runner_module,
                                        missing_imports, plugin_dir, pytest_argv, pytest_environ, run_reporting,
                                        runs_its_own_pytest)  # fmt: skip
 from harness.python.public_view import python_public_view
@@ -234,6 +234,11 @@ class TaskRunner:
             outcome, report, sentinels = self._run_in_fresh_folder(reference_solution(self.task), name,
                                                                    list(self.task.test_directives), carriers=carriers,
                                                                    limits=limits)  # fmt: skip
+        refused = sorted({m[1] for m in REFUSED.finditer(streams.read_tail(self.logs / f"{name}.log"))})
+        if refused:
+            # A published task (a build drops such directives): whatever does what the ground truth does fails them
+            log.warning("%s: the candidate guard refused the ground truth %s; the directives that need it fail every "
+                        "candidate that does the same", self.task.task_id, ", ".join(refused))  # fmt: skip
         if not outcome.timed_out and RUN_ALLOWANCE * outcome.seconds > self.limits.wall_seconds:
             # Its directives, twins included, took that long with the right class: a candidate gets as long again, and
             # once more (litestar's TestClient: 859 directives whose clients leak threads, 100 s with the ground truth).

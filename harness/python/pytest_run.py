@@ -133,6 +133,10 @@ def runs_its_own_pytest(repo: Repository) -> bool:
 RUNNER_PACKAGES = frozenset({"pytest", "_pytest", "pluggy", "py", "_py"})
 
 
+# What directcov's guard raises where it refuses the candidate's code something ("sys._getframe")
+REFUSED = re.compile(r"benchsmith: ([\w.]+) is refused to the candidate's code")
+
+
 def is_runner_module(repo: Repository, file_path: str) -> bool:
     """Whether *file_path* (relative to the tree) is a module of the test runner itself (on ``PYTHONPATH``, it shadows
     the environment's): a class of pytest's own ``_pytest`` is code the session runs on (it formats tracebacks, rewrites every test module, reports every

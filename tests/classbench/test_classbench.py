@@ -36,7 +36,7 @@ def test_shortlist_directives_and_card(built):
     card = json.loads(built.with_suffix(".card.json").read_text())
     assert card["solution_checks"] == {"geometry.shapes.Polygon": {
         "directives": 6, "unstable_ids_dropped": 0, "failing_on_the_original_dropped": 0, "flaky_dropped": 0,
-        "passing_with_ground_truth": 6,
+        "refused_to_candidates_dropped": 0, "passing_with_ground_truth": 6,
         "passing_with_empty_class": 0}}  # fmt: skip
     assert {r["class"]: r["reason"] for r in card["rejections"]} == {
         "geometry.shapes.Point": "no external reference",  # its methods name only itself

@@ -1,6 +1,7 @@
 """The build's suite run survives its suite: a runner that dies (an internal error, a segfault, os._exit, a hang,
 a module that kills pytest while it collects) loses no test. Real pytest runs, sandboxed, on tiny suites made here."""
 
+import dataclasses
 import json
 import os
 import shutil
@@ -326,7 +327,7 @@ def test_a_directive_run_that_segfaults_makes_no_test_a_directive_it_is_not(tmp_
     })  # fmt: skip
     assert card["solution_checks"]["geometry.shapes.Polygon"] == {
         "directives": 7, "unstable_ids_dropped": 0, "failing_on_the_original_dropped": 0, "flaky_dropped": 0,
-        "passing_with_ground_truth": 7,
+        "refused_to_candidates_dropped": 0, "passing_with_ground_truth": 7,
         "passing_with_empty_class": 0}  # fmt: skip
     assert "tests/test_aa_guard.py::test_polygon_or_crash" in task.test_directives
     assert "tests/test_aa_guard.py::test_names_polygon_without_needing_it" not in task.test_directives
@@ -350,7 +351,7 @@ def test_a_directive_that_fails_on_the_original_code_when_run_alone_is_dropped(t
     """})  # fmt: skip
     assert card["solution_checks"]["geometry.shapes.Polygon"] == {
         "directives": 6, "unstable_ids_dropped": 0, "failing_on_the_original_dropped": 1, "flaky_dropped": 0,
-        "passing_with_ground_truth": 6,
+        "refused_to_candidates_dropped": 0, "passing_with_ground_truth": 6,
         "passing_with_empty_class": 0}  # fmt: skip
     assert "tests/test_zz_order.py::test_b_leans_on_it" not in task.test_directives
 
@@ -381,6 +382,47 @@ def test_a_directive_that_fails_once_with_the_ground_truth_and_then_passes_is_dr
     checks = card["solution_checks"]["geometry.shapes.Polygon"]
     assert (checks["flaky_dropped"], checks["failing_on_the_original_dropped"], checks["directives"]) == (1, 0, 6)
     assert "tests/test_zz_timing.py::test_depends_on_timing" not in task.test_directives
+
+
+def test_a_directive_whose_ground_truth_needs_what_candidates_are_refused_is_dropped(tmp_path):
+    # The ground truth reads its caller's frame, as boltons' tbutils classes read frames: under the candidate guard,
+    # which eval puts on every candidate's module, the directive that calls it fails with the ground truth too. The
+    # build checks the ground truth as eval judges it, so the directive is dropped and the task's gold passes in eval.
+    shapes = (GEOMETRY / "src/geometry/shapes.py").read_text().replace(
+        "    @property\n    def label",
+        "    def made_in(self) -> str:\n        import sys\n\n        return sys._getframe(1).f_code.co_name\n\n"
+        "    @property\n    def label")  # fmt: skip
+    _, card, task = build_geometry_with(tmp_path, {"src/geometry/shapes.py": shapes, "tests/test_zz_frames.py": """
+        from geometry import Point, Polygon
+
+        def test_made_in():
+            assert Polygon([Point(0, 0), Point(1, 0), Point(0, 1)]).made_in() == "test_made_in"
+    """})  # fmt: skip
+    checks = card["solution_checks"]["geometry.shapes.Polygon"]
+    assert (checks["refused_to_candidates_dropped"], checks["directives"]) == (1, 6)
+    assert "tests/test_zz_frames.py::test_made_in" not in task.test_directives
+    from harness.python.class_runner import reference_solution
+    from benchsmith.core.schema import Result
+
+    candidates = tmp_path / "candidates.jsonl"
+    candidates.write_text(json.dumps({"instance_id": task.task_id, "candidate_id": "gold",
+                                      "code": reference_solution(task)}) + "\n")  # fmt: skip
+    out = tmp_path / "results.parquet"
+    completed = run_benchsmith("eval", "--dataset", str(tmp_path / "geometry.parquet"), "--candidates", str(candidates),
+                               "--out", str(out))  # fmt: skip
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert [r.status for r in read_records(out, Result)] == ["plausible"]
+    # A published task keeps such a directive (no build checked it): eval says why its ground truth fails it
+    from benchsmith.core.export import write_dataset
+
+    published = tmp_path / "published.parquet"
+    kept = dataclasses.replace(task, test_directives=[*task.test_directives, "tests/test_zz_frames.py::test_made_in"])
+    write_dataset([kept], type(task), published, {}, "")
+    completed = run_benchsmith("eval", "--dataset", str(published), "--candidates", str(candidates),
+                               "--out", str(tmp_path / "published-results.parquet"))  # fmt: skip
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert [r.status for r in read_records(tmp_path / "published-results.parquet", Result)] == ["wrong"]
+    assert "the candidate guard refused the ground truth sys._getframe" in completed.stderr
 
 
 def test_a_task_whose_directives_outlast_the_timeout_gives_candidates_the_ground_truths_time(tmp_path):

@@ -282,7 +282,8 @@ def _solution_check(repo, copy, info: AnalysedClass, directives: list[str], code
 
 def _refusals(refused: dict[str, str]) -> str:
     """``refused`` of :func:`_solution_check`, in one line."""
-    counted = ", ".join(f"{event} ({n} directives)" for event, n in Counter(refused.values()).most_common())
+    counted = ", ".join(f"{event} ({n} directive{'s' if n > 1 else ''})"
+                        for event, n in Counter(refused.values()).most_common())  # fmt: skip
     return f"its directives fail with it under the candidate guard, which refuses a candidate's code {counted}"
 
 

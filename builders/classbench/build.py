@@ -46,7 +46,8 @@ from builders.classbench.suite import SuitePolicy, SuiteRun, run_suite, run_test
 from builders.classbench.suite import record as suite_record
 from harness.sandbox import jail as sandbox
 from harness.benchmarks.classbench import ClassBench
-from harness.python.pytest_run import REFUSED, describe_missing, is_runner_module, missing_imports, swapped_module, work_copy
+from harness.python.pytest_run import (describe_missing, is_runner_module, missing_imports, refused_calls,
+                                       swapped_module, work_copy)  # fmt: skip
 from harness.python.class_runner import reference_solution
 from sources.python_env import check_python_named
 from sources.python_removal import insert_class, remove_class
@@ -274,8 +275,8 @@ def _solution_check(repo, copy, info: AnalysedClass, directives: list[str], code
         return recorded["outcomes"], recorded["refused"]
     run = _run_without(repo, copy, info, code, directives, slot, policy, path.with_suffix(".log"))
     outcomes = {n: run.outcomes[n] for n in directives if n in run.outcomes}
-    refused = {n: found[1] for n in outcomes if outcomes[n] != "passed"
-               and (found := REFUSED.search(run.messages.get(n, "")))} if policy.guarded_module else {}  # fmt: skip
+    refused = {n: call for n, call in refused_calls(run.messages).items()
+               if outcomes.get(n, "passed") != "passed"} if policy.guarded_module else {}  # fmt: skip
     write_text_atomic(path, json.dumps({"outcomes": outcomes, "refused": refused}))
     return outcomes, refused
 

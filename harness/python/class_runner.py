@@ -46,9 +46,9 @@ from benchsmith.core.schema import ClassBenchTask
 from harness.sandbox import jail as sandbox
 from harness.sandbox import streams
 from harness.sandbox.outcomes import Expected, Sentinel, check_report, plausible_names, shuffled
-from harness.python.pytest_run import (OWN_CONFIG, REFUSED, describe_missing, installed_as_in_tox, is_runner_module,
+from harness.python.pytest_run import (OWN_CONFIG, describe_missing, installed_as_in_tox, is_runner_module,
                                        missing_imports, plugin_dir, pytest_argv, pytest_environ, run_reporting,
-                                       runs_its_own_pytest)  # fmt: skip
+                                       refused_calls, runs_its_own_pytest)  # fmt: skip
 from harness.python.public_view import python_public_view
 from benchsmith.core.verdict import Verdict
 from sources.python_removal import insert_class
@@ -234,7 +234,7 @@ class TaskRunner:
             outcome, report, sentinels = self._run_in_fresh_folder(reference_solution(self.task), name,
                                                                    list(self.task.test_directives), carriers=carriers,
                                                                    limits=limits)  # fmt: skip
-        refused = sorted({m[1] for m in REFUSED.finditer(streams.read_tail(self.logs / f"{name}.log"))})
+        refused = sorted(set(refused_calls(report.messages).values()))
         if refused:
             # A published task (a build drops such directives): whatever does what the ground truth does fails them
             log.warning("%s: the candidate guard refused the ground truth %s; the directives that need it fail every "

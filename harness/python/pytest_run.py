@@ -134,7 +134,13 @@ RUNNER_PACKAGES = frozenset({"pytest", "_pytest", "pluggy", "py", "_py"})
 
 
 # What directcov's guard raises where it refuses the candidate's code something ("sys._getframe")
-REFUSED = re.compile(r"benchsmith: ([\w.]+) is refused to the candidate's code")
+_REFUSED = re.compile(r"benchsmith: ([\w.]+) is refused to the candidate's code")
+
+
+def refused_calls(messages: dict[str, str]) -> dict[str, str]:
+    """Of a run's failure messages (node id -> message), those of tests that failed because the candidate guard
+    refused the class's code a call: node id -> the call ("sys._getframe")."""
+    return {node: found[1] for node, message in messages.items() if (found := _REFUSED.search(message))}
 
 
 def is_runner_module(repo: Repository, file_path: str) -> bool:

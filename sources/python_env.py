@@ -268,8 +268,8 @@ def _interpreter_choices(tree: Path, key: str, recorded: str = "", as_of: str | 
     if any(released(v) for v, _ in matching):
         matching = [(v, p) for v, p in matching if released(v)]
     if not matching and not choices:
-        versions = ", ".join(sorted(set(found.values()), key=_version_key)) or "none"
-        raise BenchsmithError(f"{key}: requires Python {requirement}; no interpreter here matches (found {versions}); "
+        raise BenchsmithError(f"{key}: requires Python {requirement}; no interpreter here matches "
+                              f"(found {_listed(found)}); "
                               f"`uv python install '{requirement}'` provides one where python.org builds can be downloaded")  # fmt: skip
     if not choices:  # the newest the sandbox's uid can run (or the newest)
         version, path = max(_runnable_first(matching), key=lambda m: _version_key(m[0]))
@@ -292,9 +292,13 @@ def check_python_named(minor: str) -> None:
         raise BenchsmithError(f"--python {minor}: give a minor version of Python 3, as 3.8")
     found = _interpreters()
     if not any(tuple(v.split(".")[:2]) == tuple(minor.split(".")) for v in found.values()):
-        versions = ", ".join(sorted(set(found.values()), key=_version_key)) or "none"
-        raise BenchsmithError(f"--python {minor}: no Python {minor} here (found {versions}); "
+        raise BenchsmithError(f"--python {minor}: no Python {minor} here (found {_listed(found)}); "
                               f"`uv python install {minor}` provides one where python.org builds can be downloaded")  # fmt: skip
+
+
+def _listed(found: dict[Path, str]) -> str:
+    """The versions of :func:`_interpreters`' interpreters, oldest first, for an error."""
+    return ", ".join(sorted(set(found.values()), key=_version_key)) or "none"
 
 
 def _version_key(version: str) -> tuple[int, ...]:

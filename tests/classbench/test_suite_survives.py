@@ -305,6 +305,21 @@ def build_geometry_with(tmp_path: Path, files: dict[str, str]):
     return completed, json.loads(out.with_suffix(".card.json").read_text()), task
 
 
+def judge(tmp_path: Path, dataset: Path, task, codes: dict[str, str], *options: str, label: str = "results"):
+    """Each of *codes* (candidate id -> the class's code) judged by ``benchsmith eval`` on *dataset*: each one's
+    status, and what eval wrote to stderr."""
+    from benchsmith.core.schema import Result
+
+    candidates = tmp_path / f"{label}.jsonl"
+    candidates.write_text("".join(json.dumps({"instance_id": task.task_id, "candidate_id": c, "code": code}) + "\n"
+                                  for c, code in codes.items()))  # fmt: skip
+    out = tmp_path / f"{label}.parquet"
+    completed = run_benchsmith("eval", "--dataset", str(dataset), "--candidates", str(candidates), "--out", str(out),
+                               *options)  # fmt: skip
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    return {r.candidate_id: r.status for r in read_records(out, Result)}, completed.stderr
+
+
 def test_a_directive_run_that_segfaults_makes_no_test_a_directive_it_is_not(tmp_path):
     # Without Polygon the first test kills pytest. The test after it passes without the class: it must not become a
     # directive because the run died before it reported (one run would have said nothing of it).
@@ -402,27 +417,18 @@ def test_a_directive_whose_ground_truth_needs_what_candidates_are_refused_is_dro
     assert (checks["refused_to_candidates_dropped"], checks["directives"]) == (1, 6)
     assert "tests/test_zz_frames.py::test_made_in" not in task.test_directives
     from harness.python.class_runner import reference_solution
-    from benchsmith.core.schema import Result
 
-    candidates = tmp_path / "candidates.jsonl"
-    candidates.write_text(json.dumps({"instance_id": task.task_id, "candidate_id": "gold",
-                                      "code": reference_solution(task)}) + "\n")  # fmt: skip
-    out = tmp_path / "results.parquet"
-    completed = run_benchsmith("eval", "--dataset", str(tmp_path / "geometry.parquet"), "--candidates", str(candidates),
-                               "--out", str(out))  # fmt: skip
-    assert completed.returncode == 0, completed.stderr[-3000:]
-    assert [r.status for r in read_records(out, Result)] == ["plausible"]
+    gold = {"gold": reference_solution(task)}
+    assert judge(tmp_path, tmp_path / "geometry.parquet", task, gold)[0] == {"gold": "plausible"}
     # A published task keeps such a directive (no build checked it): eval says why its ground truth fails it
     from benchsmith.core.export import write_dataset
 
     published = tmp_path / "published.parquet"
     kept = dataclasses.replace(task, test_directives=[*task.test_directives, "tests/test_zz_frames.py::test_made_in"])
     write_dataset([kept], type(task), published, {}, "")
-    completed = run_benchsmith("eval", "--dataset", str(published), "--candidates", str(candidates),
-                               "--out", str(tmp_path / "published-results.parquet"))  # fmt: skip
-    assert completed.returncode == 0, completed.stderr[-3000:]
-    assert [r.status for r in read_records(tmp_path / "published-results.parquet", Result)] == ["wrong"]
-    assert "the candidate guard refused the ground truth sys._getframe" in completed.stderr
+    statuses, stderr = judge(tmp_path, published, kept, gold, label="published-results")
+    assert statuses == {"gold": "wrong"}
+    assert "the candidate guard refused the ground truth sys._getframe" in stderr
 
 
 def test_a_task_whose_directives_outlast_the_timeout_gives_candidates_the_ground_truths_time(tmp_path):
@@ -440,18 +446,12 @@ def test_a_task_whose_directives_outlast_the_timeout_gives_candidates_the_ground
     """})  # fmt: skip
     assert "tests/test_zz_slow.py::test_slowly" in task.test_directives
     from harness.python.class_runner import reference_solution
-    from benchsmith.core.schema import Result
 
-    candidates = tmp_path / "candidates.jsonl"
     hangs = "while True:\n    pass\n\n" + reference_solution(task)
-    candidates.write_text("".join(json.dumps({"instance_id": task.task_id, "candidate_id": c, "code": code}) + "\n"
-                                  for c, code in (("gold", reference_solution(task)), ("hangs", hangs))))  # fmt: skip
-    out = tmp_path / "results.parquet"
-    completed = run_benchsmith("eval", "--dataset", str(tmp_path / "geometry.parquet"), "--candidates", str(candidates),
-                               "--out", str(out), "--timeout", "2")  # fmt: skip
-    assert completed.returncode == 0, completed.stderr[-3000:]
-    assert {r.candidate_id: r.status for r in read_records(out, Result)} == {"gold": "plausible", "hangs": "timeout"}
-    assert "each candidate's run may take" in completed.stderr
+    statuses, stderr = judge(tmp_path, tmp_path / "geometry.parquet", task,
+                             {"gold": reference_solution(task), "hangs": hangs}, "--timeout", "2")  # fmt: skip
+    assert statuses == {"gold": "plausible", "hangs": "timeout"}
+    assert "each candidate's run may take" in stderr
 
 
 def test_a_task_without_twins_is_calibrated_too(tmp_path):
@@ -489,18 +489,12 @@ def test_a_task_without_twins_is_calibrated_too(tmp_path):
     """})  # fmt: skip
     assert "tests/test_shapes.py::test_label_slowly" in task.test_directives
     from harness.python.class_runner import reference_solution
-    from benchsmith.core.schema import Result
 
-    candidates = tmp_path / "candidates.jsonl"
     empty = f"class {task.class_name}:\n    pass\n"
-    candidates.write_text("".join(json.dumps({"instance_id": task.task_id, "candidate_id": c, "code": code}) + "\n"
-                                  for c, code in (("gold", reference_solution(task)), ("empty", empty))))  # fmt: skip
-    out = tmp_path / "results.parquet"
-    completed = run_benchsmith("eval", "--dataset", str(tmp_path / "geometry.parquet"), "--candidates", str(candidates),
-                               "--out", str(out), "--timeout", "2")  # fmt: skip
-    assert completed.returncode == 0, completed.stderr[-3000:]
-    assert {r.candidate_id: r.status for r in read_records(out, Result)} == {"gold": "plausible", "empty": "wrong"}
-    assert "each candidate's run may take" in completed.stderr
+    statuses, stderr = judge(tmp_path, tmp_path / "geometry.parquet", task,
+                             {"gold": reference_solution(task), "empty": empty}, "--timeout", "2")  # fmt: skip
+    assert statuses == {"gold": "plausible", "empty": "wrong"}
+    assert "each candidate's run may take" in stderr
 
 
 def test_a_task_whose_ground_truth_runs_out_of_threads_gets_smaller_thread_stacks(tmp_path):
@@ -521,15 +515,9 @@ def test_a_task_whose_ground_truth_runs_out_of_threads_gets_smaller_thread_stack
     """})  # fmt: skip
     assert "tests/test_zz_threads.py::test_leaves_threads_running" in task.test_directives
     from harness.python.class_runner import reference_solution
-    from benchsmith.core.schema import Result
 
-    candidates = tmp_path / "candidates.jsonl"
     empty = f"class {task.class_name}:\n    pass\n"
-    candidates.write_text("".join(json.dumps({"instance_id": task.task_id, "candidate_id": c, "code": code}) + "\n"
-                                  for c, code in (("gold", reference_solution(task)), ("empty", empty))))  # fmt: skip
-    out = tmp_path / "results.parquet"
-    completed = run_benchsmith("eval", "--dataset", str(tmp_path / "geometry.parquet"), "--candidates", str(candidates),
-                               "--out", str(out))  # fmt: skip
-    assert completed.returncode == 0, completed.stderr[-3000:]
-    assert {r.candidate_id: r.status for r in read_records(out, Result)} == {"gold": "plausible", "empty": "wrong"}
-    assert "its runs get 2 MiB thread stacks" in completed.stderr
+    statuses, stderr = judge(tmp_path, tmp_path / "geometry.parquet", task,
+                             {"gold": reference_solution(task), "empty": empty})  # fmt: skip
+    assert statuses == {"gold": "plausible", "empty": "wrong"}
+    assert "its runs get 2 MiB thread stacks" in stderr

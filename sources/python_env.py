@@ -34,7 +34,7 @@ from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import TaskEnvironment
 from sources import python_deps
-from sources.python_shared import runnable_by_others, shareable
+from sources.python_shared import check_reachable_by_sandbox, runnable_by_others, shareable
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +67,7 @@ def environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvironment
     # other's in place, under its running judgements
     env = cache_dir("classbench", "envs") / f"{key}-{dated}-e{ENV_FORMAT}"
     env = env.with_name(env.name + f"-py{python}") if python and locked is None else env
+    check_reachable_by_sandbox(env, "the environment's folder")
     with exclusive(env):  # two workers judging tasks of one repository would otherwise build it at once
         return _built_environment(key, tree, as_of, locked, env, python)
 

@@ -47,6 +47,24 @@ def runnable_by_others(path: Path) -> bool:
         return False
 
 
+def barred_folder(path: Path) -> Path | None:
+    """The outermost folder above *path* (itself included where it exists) that others may not enter, or None."""
+    existing = [folder for folder in (path.resolve(), *path.resolve().parents) if folder.exists()]
+    barred = [folder for folder in existing if folder.is_dir() and not folder.stat().st_mode & 0o001]
+    return barred[-1] if barred else None
+
+
+def check_reachable_by_sandbox(path: Path, what: str) -> None:
+    """One line, naming the folder to change, where the sandbox's uid cannot reach *path*: a clone inside a folder
+    only root may enter (``mktemp -d``, a home of mode 0700) has its environments there, and the trusted suite run
+    then failed far later with "No module named pytest" in its log."""
+    barred = barred_folder(path)
+    if barred is not None:
+        raise BenchsmithError(f"{path}: {what} is inside {barred} (mode {barred.stat().st_mode & 0o777:o}), which the "
+                              f"sandbox's uid cannot enter; run `chmod o+x {barred}` or set BENCHSMITH_CACHE to a "
+                              "folder every user can reach")
+
+
 def shareable(python: Path) -> Path:
     """*python*, or where it cannot be run by others, the same interpreter in a copy of its installation that can."""
     if runnable_by_others(python):

@@ -1,14 +1,17 @@
 """An interpreter the sandbox's uid cannot run (pyenv's under /root), copied where it can: a real installation."""
 
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
+from benchsmith.core.errors import BenchsmithError
 from harness.sandbox.jail import leased_slot, sandbox_uid
 from sources.python_env import _interpreters
-from sources.python_shared import runnable_by_others, shareable
+from sources.python_shared import barred_folder, runnable_by_others, shareable
 
 
 def _hidden_interpreter() -> Path:
@@ -45,3 +48,24 @@ def _copied_and_run(python: Path, version: str, uid: str) -> None:
     system = Path(sys.executable) if runnable_by_others(Path(sys.executable)) else Path("/usr/bin/python3")
     if runnable_by_others(system):
         assert shareable(system) == system
+
+
+def test_an_environment_the_sandbox_cannot_reach_is_refused_up_front_naming_the_folder(monkeypatch):
+    """A clone inside a folder only root may enter (mktemp -d's mode 0700) keeps its environments there: refused in
+    one line naming the folder to open, before anything is resolved, instead of a suite run without pytest."""
+    from sources import python_env
+
+    private = Path(tempfile.mkdtemp(prefix="benchsmith-private-"))  # mode 0700, as mktemp -d makes it
+    try:
+        (private / "clone").mkdir()
+        monkeypatch.setenv("BENCHSMITH_CACHE", str(private / "clone" / "data" / "cache"))
+        with pytest.raises(BenchsmithError) as caught:
+            python_env.environment("pypi:x==1", private / "clone", None)
+        message = str(caught.value)
+        assert "\n" not in message and f"inside {private} (mode 700)" in message
+        assert f"chmod o+x {private}" in message and "BENCHSMITH_CACHE" in message
+        assert not any((private / "clone" / "data" / "cache" / "classbench" / "envs").iterdir())  # nothing was made
+        private.chmod(0o711)
+        assert barred_folder(private / "clone" / "data" / "cache") is None
+    finally:
+        shutil.rmtree(private)

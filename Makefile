@@ -8,7 +8,7 @@ PLATFORM := /usr/share/java/junit-platform-launcher.jar
 DATASETS := data/datasets
 FIXTURE_REPOS := data/cache/fixture-repos
 
-.PHONY: install java java-extras java8 dataset test test-online bench bench-python clean
+.PHONY: install java java-extras java8 dataset lint layers test test-online bench bench-python clean
 
 install: $(STAMP)
 
@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 
 # A JDK and Maven, JUnit 4 (with Hamcrest) and the JUnit Platform (Jupiter, vintage), bubblewrap for the sandbox's
 # jail, and patchelf, which copies an interpreter the sandbox's uid cannot run (pyenv's under /root) to where it can
-# (sources/python_shared.py), from Debian's packages, when missing.
+# (benchsmith/sources/python/shared_interpreter.py), from Debian's packages, when missing.
 SYSTEM_TOOLS := javac mvn bwrap patchelf
 java:
 	@if [ ! -f $(JUNIT) ] || [ ! -f $(PLATFORM) ] || ! (for tool in $(SYSTEM_TOOLS); do command -v $$tool >/dev/null || exit 1; done); then \
@@ -44,7 +44,7 @@ java-extras: java
 # load it from their folder (.java8); `nl2fix validate` and `eval` then run Defects4J's tests on it. Not needed by
 # `make test` or `make dataset`.
 java8: install java
-	$(BIN)/python -m harness.java.java8
+	$(BIN)/python -m benchsmith.runners.java.java8
 
 CLASSBENCH_REPO ?= pypi:click==8.1.7
 RUN := data/runs/$(shell date -u +%Y%m%dT%H%M%SZ)
@@ -110,8 +110,20 @@ dataset: install java
 	} > $(RUN)/report.md
 	@echo "report: $(RUN)/report.md"
 
-test: install java java-extras
-	$(BIN)/lint-imports
+# The style and the layers first: ruff (lint and format, pyproject.toml), then the import contracts (.importlinter)
+# read off an installed copy, where the top folders builders/, scrapers/ and paraphrase/ sit inside benchsmith/ as
+# the wheel lays them out (in the tree they are beside it, where no import graph of benchsmith sees them).
+LAYERS_SITE := build/layers-site
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+layers: install
+	rm -rf $(LAYERS_SITE)
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation --target $(LAYERS_SITE) .
+	cd $(LAYERS_SITE) && $(CURDIR)/$(BIN)/lint-imports --config $(CURDIR)/.importlinter
+
+test: install java java-extras lint layers
 	$(BIN)/python -m pytest -q
 
 # One real issue per tracker (Jira, GitHub, SourceForge, Google Code archive); needs network access.
@@ -130,4 +142,4 @@ bench-python: install java
 	$(BIN)/python bench/python_class.py --repo $(CLASSBENCH_REPO)
 
 clean:
-	rm -rf $(VENV) .java8 data/cache $(DATASETS) data/runs
+	rm -rf $(VENV) .java8 build data/cache $(DATASETS) data/runs

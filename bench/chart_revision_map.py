@@ -1,6 +1,6 @@
 """Chart's Subversion revisions mapped to commits of the jfree/jfreechart conversion, with the evidence, as a table.
 
-The same matching the builder does (``sources.svn_history``), for every active Chart bug of a Defects4J checkout:
+The same matching the builder does (``benchsmith.sources.svn_history``), for every active Chart bug of a Defects4J checkout:
 found (exact file or twin) with the fix commit, how far it is from the revision and whether the message matches, or
 not found with the commits tried.
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from sources.defects4j import Defects4JRoot
-from sources.history import REVISION_MAPS
+from benchsmith.sources.defects4j import Defects4JRoot
+from benchsmith.sources.history import REVISION_MAPS
 
 
 def main() -> int:

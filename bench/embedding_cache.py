@@ -1,6 +1,6 @@
 """Seconds to load an agent task's snippet index from a warm embedding cache: one .npy per text against segments.
 
-The texts are a real repository's snippet windows (``harness.agents.snippets.cut_snippets`` over its .py files,
+The texts are a real repository's snippet windows (``benchsmith.generation.agents.snippets.cut_snippets`` over its .py files,
 this project's own by default), each with a vector of the model's size (384). The same vectors are stored the way
 the cache kept them before (one ``.npy`` per text, named by its sha256) and the way it keeps them now (segment
 files of ``BATCH_SIZE`` vectors, as ``embed_all`` writes them, merged past 32); each layout is then read cold, in
@@ -25,8 +25,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.agents.snippets import cut_snippets  # noqa: E402
-from harness.models.embeddings import BATCH_SIZE  # noqa: E402
+from benchsmith.generation.agents.snippets import cut_snippets  # noqa: E402
+from benchsmith.generation.models.embeddings import BATCH_SIZE  # noqa: E402
 
 READ = r"""
 import hashlib, sys, time
@@ -36,7 +36,7 @@ layout, folder, texts_file = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
 texts = Path(texts_file).read_text().split("\0")
 import os
 os.environ["BENCHSMITH_CACHE"] = str(folder)
-from harness.models.embeddings import EmbeddingCache  # imported before the clock starts, as an agent run has it
+from benchsmith.generation.models.embeddings import EmbeddingCache  # imported before the clock starts, as an agent run has it
 started = time.perf_counter()
 if layout == "per-text":
     vectors = []
@@ -78,7 +78,7 @@ def main() -> None:
         import os
 
         os.environ["BENCHSMITH_CACHE"] = str(segments)
-        from harness.models.embeddings import EmbeddingCache
+        from benchsmith.generation.models.embeddings import EmbeddingCache
 
         cache = EmbeddingCache(Identity())
         for start in range(0, len(texts), BATCH_SIZE):

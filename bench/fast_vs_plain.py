@@ -26,12 +26,12 @@ from pathlib import Path
 
 from benchsmith.core.progress import setup_logging
 from benchsmith.core.schema import NL2FixInstance, read_records
-from sources.defects4j import Defects4JRoot
-from builders.nl2fix import BuildOptions, build
-from harness.sandbox import jail as sandbox
-from harness.java.method_runner import InstanceRunner, Tests
-from harness.java.mutants import mutants
-from harness.java.defects4j_workspace import prepare
+from benchsmith.sources.defects4j import Defects4JRoot
+from benchsmith.builders.nl2fix import BuildOptions, build
+from benchsmith.runners.sandbox import jail as sandbox
+from benchsmith.runners.java.method_runner import InstanceRunner, Tests
+from benchsmith.generation.mutants import mutants
+from benchsmith.runners.java.defects4j_workspace import prepare
 
 
 def main() -> int:

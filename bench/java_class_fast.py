@@ -27,10 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchsmith.core.progress import setup_logging  # noqa: E402
 from benchsmith.core.schema import ClassBenchTask, read_records  # noqa: E402
-from builders.classbench.java_build import JavaBuildOptions, build_java  # noqa: E402
-from harness.sandbox import jail as sandbox  # noqa: E402
-from harness.java.class_runner import ClassTaskRunner, task_workspace  # noqa: E402
-from sources.javaclass import empty_shell  # noqa: E402
+from benchsmith.builders.classbench.java.build import JavaBuildOptions, build_java  # noqa: E402
+from benchsmith.runners.sandbox import jail as sandbox  # noqa: E402
+from benchsmith.runners.java.class_runner import ClassTaskRunner, task_workspace  # noqa: E402
+from benchsmith.sources.java.class_file import empty_shell  # noqa: E402
 
 # Small edits of the ground truth that keep it compiling, most of the time: the mutants a model's near misses resemble.
 _MUTATIONS = ((" + ", " - "), (" - ", " + "), (" < ", " <= "), (" > ", " >= "), ("== null", "!= null"),

@@ -1,7 +1,7 @@
-"""The harness's memory and disk for a candidate that floods every stream it has (``harness.sandbox.streams``).
+"""The harness's memory and disk for a candidate that floods every stream it has (``benchsmith.runners.sandbox.streams``).
 
 One classbench task (the bundled geometry fixture, or --dataset) is judged by
-``harness.python.class_runner.TaskRunner`` as ``benchsmith eval`` judges it: first
+``benchsmith.runners.python.class_runner.TaskRunner`` as ``benchsmith eval`` judges it: first
 its gold class, then a wrong class that, on import, writes --megabytes MB to
 pytest's saved stdout and to its saved stderr (the descriptors that reach the
 harness whatever pytest captures), as much to the report's descriptor, and a
@@ -29,8 +29,8 @@ from pathlib import Path
 from benchsmith.core.config import cache_dir
 from benchsmith.core.progress import setup_logging
 from benchsmith.core.schema import ClassBenchTask, read_records
-from harness.sandbox import jail as sandbox
-from harness.python.class_runner import TaskRunner, reference_solution
+from benchsmith.runners.sandbox import jail as sandbox
+from benchsmith.runners.python.class_runner import TaskRunner, reference_solution
 
 ROOT = Path(__file__).resolve().parents[1]
 

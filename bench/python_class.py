@@ -2,7 +2,7 @@
 
 Candidates per task: the gold class, an empty class, and mutants of the gold
 (one token changed: an operator, a boolean, a number). Each is judged by
-``harness.python.class_runner.TaskRunner`` as ``benchsmith eval`` judges it; the
+``benchsmith.runners.python.class_runner.TaskRunner`` as ``benchsmith eval`` judges it; the
 script prints each verdict, then the median seconds per candidate (the target
 is under 1.5 s) and fails if a gold is not plausible or an empty class is.
 
@@ -30,9 +30,9 @@ from pathlib import Path
 
 from benchsmith.core.progress import setup_logging
 from benchsmith.core.schema import ClassBenchTask, read_records
-from builders.classbench.build import ClassBenchOptions, build
-from harness.sandbox import jail as sandbox
-from harness.python.class_runner import TaskRunner, reference_solution
+from benchsmith.builders.classbench.python.build import ClassBenchOptions, build
+from benchsmith.runners.sandbox import jail as sandbox
+from benchsmith.runners.python.class_runner import TaskRunner, reference_solution
 
 _SWAPS = {
     "<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "==", "+": "-", "-": "+",

@@ -21,12 +21,12 @@ from pathlib import Path
 
 from benchsmith.core.progress import setup_logging
 from benchsmith.core.schema import NL2FixInstance, read_records
-from builders.nl2fix import BuildOptions, build
-from harness.benchmarks import EvalOptions
-from harness.scoring.evaluate import evaluate
-from harness.sandbox.executors import LocalExecutor, RayExecutor
-from harness.java.mutants import mutants
-from harness.sandbox.jail import Limits
+from benchsmith.builders.nl2fix import BuildOptions, build
+from benchsmith.benchmarks import EvalOptions
+from benchsmith.scoring.evaluate import evaluate
+from benchsmith.runners.sandbox.executors import LocalExecutor, RayExecutor
+from benchsmith.generation.mutants import mutants
+from benchsmith.runners.sandbox.jail import Limits
 
 SLOTS = 2
 

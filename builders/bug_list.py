@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from benchsmith.core.errors import BenchsmithError
-from sources.defects4j import Bug, Defects4JRoot
+from benchsmith.sources.defects4j import Bug, Defects4JRoot
 
 log = logging.getLogger(__name__)
 

@@ -15,15 +15,15 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchsmith.benchmarks import DESCRIPTION_PROVENANCE, Describer, benchmark_of
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.export import write_records
 from benchsmith.core.journal import Journal
 from benchsmith.core.progress import progress
-from harness.benchmarks import DESCRIPTION_PROVENANCE, Describer, benchmark_of
-from harness.generation.generate import backend_concurrency
-from harness.models import complete_many
-from harness.models.base import Backend, Usage
-from harness.prompts import strategy_hash
+from benchsmith.generation.candidates.generate import backend_concurrency
+from benchsmith.generation.models import complete_many
+from benchsmith.generation.models.base import Backend, Usage
+from benchsmith.generation.prompts import strategy_hash
 
 log = logging.getLogger(__name__)
 

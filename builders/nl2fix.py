@@ -18,8 +18,13 @@ from concurrent.futures import ProcessPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 
-import scrapers
-from benchsmith import __version__
+from benchsmith.builders.bug_list import read_bug_list
+from benchsmith.builders.selection import DEFAULT_SELECTION, SELECTIONS
+from benchsmith.builders.single_method import SOURCE_MISSING, BugOutcome, analyse_bug
+from benchsmith.builders.validate import summary, validate_all
+
+from benchsmith import __version__, scrapers
+from benchsmith.benchmarks.nl2fix import NL2Fix
 from benchsmith.core.atomic import write_text_atomic
 from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError, SourceUnavailable
@@ -27,12 +32,9 @@ from benchsmith.core.export import HubSource, write_dataset
 from benchsmith.core.journal import Journal
 from benchsmith.core.progress import progress
 from benchsmith.core.schema import NL2FixInstance, record_from_dict
-from builders.bug_list import read_bug_list
-from builders.selection import DEFAULT_SELECTION, SELECTIONS
-from builders.single_method import SOURCE_MISSING, BugOutcome, analyse_bug
-from harness.benchmarks.nl2fix import NL2Fix
-from sources.defects4j import Bug, Defects4JRoot
-from sources.history import UPSTREAM_URLS, GitHistory, SourceProvider, UpstreamGitSource, has_git_history, provider_for
+from benchsmith.runners.sandbox.jail import Limits
+from benchsmith.sources.defects4j import Bug, Defects4JRoot
+from benchsmith.sources.history import UPSTREAM_URLS, SourceProvider, UpstreamGitSource, has_git_history, provider_for
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +52,7 @@ class BuildOptions:
     workers: int = 2
     validate: bool = False
     timeout: float = 120.0
-    selection: str = DEFAULT_SELECTION  # one of builders.selection.SELECTIONS
+    selection: str = DEFAULT_SELECTION  # one of benchsmith.builders.selection.SELECTIONS
     bugs: Path | None = None  # a file of bug ids (``Cli-5``), one a line: build exactly those
 
 
@@ -222,8 +224,6 @@ def _attach_issue_text(instances: list[NL2FixInstance]) -> tuple[list[NL2FixInst
 
 
 def _validate(d4j: Defects4JRoot, instances: list[NL2FixInstance], options: BuildOptions) -> tuple[list, dict]:
-    from builders.validate import summary, validate_all
-    from harness.sandbox.jail import Limits
 
     logs = options.out.with_name(options.out.name + ".validation-logs")
     outcomes = validate_all(instances, d4j, options.repos, options.workers, Limits(wall_seconds=options.timeout), logs,
@@ -365,7 +365,7 @@ def hub_card(card: dict) -> dict:
     sources = [HubSource("Defects4J", "https://github.com/rjust/defects4j", card["defects4j_revision"] or "",
                          DEFECTS4J_LICENSE)]  # fmt: skip
     for project, description in card["sources"].items():
-        head = re.search(r"\(HEAD ([0-9a-f]+)\)", description)  # the upstream history's HEAD (sources/history.py)
+        head = re.search(r"\(HEAD ([0-9a-f]+)\)", description)  # the upstream history's HEAD (benchsmith/sources/history.py)
         sources.append(HubSource(project, (UPSTREAM_URLS.get(project) or "").removesuffix(".git"),
                                  head[1] if head else "", PROJECT_LICENSES.get(project, "unknown")))  # fmt: skip
     counts = {"bugs": card["bugs"], "instances": card["instances"], "rejected": len(card["rejections"]),

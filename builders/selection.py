@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from benchsmith.core.schema import ExtraChange
-from sources.javasrc import JavaFile
+from benchsmith.sources.java.source import JavaFile
 
 STRICT = "strict"
 LENIENT = "lenient"

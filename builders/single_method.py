@@ -15,14 +15,15 @@ import dataclasses
 import functools
 from dataclasses import dataclass
 
+from benchsmith.builders.selection import LENIENT, SELECTIONS, lenient_decision
+
 from benchsmith.core.errors import BenchsmithError, PatchError
 from benchsmith.core.schema import NL2FixInstance, instance_id
-from builders.selection import LENIENT, SELECTIONS, lenient_decision
-from sources.comments import strip_comments
-from sources.defects4j import Bug, Defects4JRoot
-from sources.javasrc import JavaFile, MethodUnit, analyse_java
-from sources.patches import FilePatch, parse_patch, rediff, states_lines_of
-from sources.history import SourceProvider
+from benchsmith.sources.defects4j import Bug, Defects4JRoot
+from benchsmith.sources.history import SourceProvider
+from benchsmith.sources.java.comments import strip_comments
+from benchsmith.sources.java.source import JavaFile, MethodUnit, analyse_java
+from benchsmith.sources.patches import FilePatch, parse_patch, rediff, states_lines_of
 
 # Rejection reasons: a fixed vocabulary so the dataset card can count them.
 MULTI_FILE = "multi-file"
@@ -162,7 +163,7 @@ def analyse_bug(d4j: Defects4JRoot, bug: Bug, provider: SourceProvider) -> BugOu
         if patch.in_fixed and fixed_text.get(patch.path) is None:
             return rejected(SOURCE_MISSING, f"{patch.path} is not in revision {bug.revision_fixed}")
     if not states_lines_of(patch_text, fixed_text, str(patch_path)):
-        # The patch applied at an offset (a twin of Defects4J's file, sources/svn_history.py): number the
+        # The patch applied at an offset (a twin of Defects4J's file, benchsmith/sources/svn_history.py): number the
         # changes as they stand in the files in hand.
         patches = parse_patch(rediff(fixed_text, buggy_text), str(patch_path))
     try:

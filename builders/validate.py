@@ -20,12 +20,12 @@ from tqdm import tqdm
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.journal import Journal
 from benchsmith.core.schema import NL2FixInstance, Validation
-from sources.defects4j import Defects4JRoot
-from harness.java.method_runner import InstanceRunner, Tests
-from harness.sandbox.executors import LocalExecutor, RayExecutor
-from harness.scoring.fingerprint import harness_fingerprint
-from harness.sandbox.jail import Limits
-from harness.java.defects4j_workspace import Workspace, prepare, guard_forbidden_tests
+from benchsmith.runners.java.defects4j_workspace import Workspace, guard_forbidden_tests, prepare
+from benchsmith.runners.java.method_runner import InstanceRunner, Tests
+from benchsmith.runners.sandbox.executors import LocalExecutor, RayExecutor
+from benchsmith.runners.sandbox.jail import Limits
+from benchsmith.scoring.fingerprint import harness_fingerprint
+from benchsmith.sources.defects4j import Defects4JRoot
 
 log = logging.getLogger(__name__)
 

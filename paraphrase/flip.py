@@ -10,11 +10,20 @@ that is not already an identifier of the repository nor another name's.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import itertools
+import keyword
 from collections.abc import Callable, Iterable, Iterator
 
-from paraphrase.protocols import BUILTIN_NAMES, KEYWORDS, is_dunder
+# Python's own names, which a flip must not produce (the default rule; benchsmith.paraphrase.java has Java's).
+BUILTIN_NAMES: frozenset[str] = frozenset(dir(builtins))
+KEYWORDS: frozenset[str] = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
+
+
+def is_dunder(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
 
 _TEST_PREFIXES = ("test", "Test")
 _RANDOM_ATTEMPTS = 64
@@ -48,7 +57,7 @@ Validity = Callable[[str, str], bool]  # (original, flipped) -> may the flip be 
 def variants(name: str, seed: int, valid: Validity = is_valid_flip) -> Iterator[str]:
     """The valid case variants of *name*, in the deterministic order the seed gives.
 
-    *valid* is the language's rule (Python's by default; paraphrase.java has Java's).
+    *valid* is the language's rule (Python's by default; benchsmith.paraphrase.java has Java's).
     """
     positions = flippable_positions(name)
     if not positions:

@@ -2,7 +2,7 @@
 
 One interface, ``fetch_issue(url)``, and a registry (TRACKERS) that picks the tracker from the URL.
 Each tracker is a module with ``handles(url)`` and ``fetch(url)``; all of them go through the one HTTP
-layer in :mod:`scrapers.http`. Importing this package loads no client library and touches no network.
+layer in :mod:`benchsmith.scrapers.http`. Importing this package loads no client library and touches no network.
 
 A missing issue (404, 410, private, unparseable) comes back as an IssueText with ``missing_reason``;
 a tracker that cannot be reached raises :class:`TrackerUnavailable`; a URL no tracker handles raises
@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from benchsmith.scrapers import github, googlecode, jira, sourceforge
+from benchsmith.scrapers.base import TrackerUnavailable, UnknownTracker
+
 from benchsmith.core.schema import IssueText
-from scrapers import github, googlecode, jira, sourceforge
-from scrapers.base import TrackerUnavailable, UnknownTracker
 
 __all__ = ["TRACKERS", "TrackerUnavailable", "UnknownTracker", "fetch_issue", "tracker_name"]
 

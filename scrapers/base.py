@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from benchsmith.scrapers.http import Exchange
+
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import IssueText
-from scrapers.http import Exchange
 
 # A tracker's answer that means "no such issue for you": recorded, never retried, never a crash.
 MISSING_STATUSES = {

@@ -14,11 +14,11 @@ import re
 import threading
 
 import requests
+from benchsmith.scrapers.base import MISSING_STATUSES, UNPARSEABLE, fetched_at, iso_utc, missing, unavailable
+from benchsmith.scrapers.http import Http, base_url, recording, shared
+from benchsmith.scrapers.markup import markdown_to_text
 
 from benchsmith.core.schema import IssueText
-from scrapers.base import MISSING_STATUSES, UNPARSEABLE, fetched_at, iso_utc, missing, unavailable
-from scrapers.http import Http, base_url, recording, shared
-from scrapers.markup import markdown_to_text
 
 log = logging.getLogger(__name__)
 

@@ -14,11 +14,11 @@ import logging
 import re
 
 import requests
+from benchsmith.scrapers.base import MISSING_STATUSES, UNPARSEABLE, fetched_at, iso_utc, missing, unavailable
+from benchsmith.scrapers.http import base_url, recording, shared
+from benchsmith.scrapers.markup import decode_bytes, googlecode_to_text
 
 from benchsmith.core.schema import IssueText
-from scrapers.base import MISSING_STATUSES, UNPARSEABLE, fetched_at, iso_utc, missing, unavailable
-from scrapers.http import base_url, recording, shared
-from scrapers.markup import decode_bytes, googlecode_to_text
 
 log = logging.getLogger(__name__)
 

@@ -38,13 +38,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import requests
+from benchsmith.scrapers.cache import CACHEABLE_STATUSES, CachedResponse, HttpCache
 from requests.adapters import HTTPAdapter
 from requests.structures import CaseInsensitiveDict
 from requests.utils import get_encoding_from_headers
 
 from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
-from scrapers.cache import CACHEABLE_STATUSES, CachedResponse, HttpCache
 
 log = logging.getLogger(__name__)
 

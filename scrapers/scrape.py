@@ -17,13 +17,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from benchsmith.scrapers import TrackerUnavailable, UnknownTracker, fetch_issue, tracker_name
+from benchsmith.scrapers.http import shared
+
 from benchsmith import __version__
 from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.export import HubSource, write_dataset
 from benchsmith.core.progress import progress
 from benchsmith.core.schema import IssueText
-from benchsmith.core.export import HubSource, write_dataset
-from scrapers import TrackerUnavailable, UnknownTracker, fetch_issue, tracker_name
-from scrapers.http import shared
 
 log = logging.getLogger(__name__)
 

@@ -15,12 +15,12 @@ from datetime import datetime, timezone
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
 
 import requests
+from benchsmith.scrapers.base import MISSING_STATUSES, UNPARSEABLE, fetched_at, missing, unavailable
+from benchsmith.scrapers.http import base_url, recording, shared
+from benchsmith.scrapers.markup import decode_bytes, html_to_text
 from bs4 import BeautifulSoup, Tag
 
 from benchsmith.core.schema import IssueText
-from scrapers.base import MISSING_STATUSES, UNPARSEABLE, fetched_at, missing, unavailable
-from scrapers.http import base_url, recording, shared
-from scrapers.markup import decode_bytes, html_to_text
 
 log = logging.getLogger(__name__)
 

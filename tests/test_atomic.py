@@ -75,7 +75,7 @@ def test_processes_build_once(tmp_path):
 
 def test_workers_of_one_process_stage_the_pytest_plugin_at_once(tmp_path, monkeypatch):
     """Two eval workers opening runners into an empty cache copy the plugin at once (one pid, two threads)."""
-    from harness.python.pytest_run import plugin_dir
+    from benchsmith.runners.python.pytest_run import plugin_dir
 
     monkeypatch.setenv("BENCHSMITH_CACHE", str(tmp_path / "cache"))
     _, errors = at_once(plugin_dir, 8)
@@ -85,7 +85,7 @@ def test_workers_of_one_process_stage_the_pytest_plugin_at_once(tmp_path, monkey
 
 def test_workers_export_one_commit_at_once(tmp_path, monkeypatch):
     """Two eval workers judging one repository's tasks open its source at the same commit into an empty cache."""
-    from sources.python_repo import source_tree
+    from benchsmith.sources.checkout import source_tree
 
     monkeypatch.setenv("BENCHSMITH_CACHE", str(tmp_path / "cache"))
     repo = tmp_path / "repo"

@@ -26,9 +26,9 @@ import time
 from dataclasses import dataclass
 
 from benchsmith.core.verdict import Verdict
-from harness.benchmarks import Benchmark, GenerationItem, ReferenceCandidate
-from harness.models.base import BackendBase, ChatResponse, Message
-from harness.prompts.extraction import Extraction
+from benchsmith.benchmarks import Benchmark, GenerationItem, ReferenceCandidate
+from benchsmith.generation.models.base import BackendBase, ChatResponse, Message
+from benchsmith.generation.prompts.extraction import Extraction
 
 
 @dataclass(frozen=True)
@@ -171,7 +171,7 @@ def test_a_plugin_benchmark_and_backend_run_through_generate_eval_and_report(plu
 
 
 def test_a_plugin_is_listed_without_being_imported_and_checked_when_loaded(plugin_site):
-    code = ("import sys; from harness.models import BACKENDS; from harness import benchmarks; "
+    code = ("import sys; from benchsmith.generation.models import BACKENDS; from benchsmith import benchmarks; "
             "print(BACKENDS.names(), 'plugin-arithmetic' in benchmarks.known(), "
             "'benchsmith_plugin_arithmetic' in sys.modules)\n"
             "try:\n    BACKENDS.create('not-a-backend')\nexcept Exception as exc:\n    print(exc)")  # fmt: skip
@@ -180,7 +180,7 @@ def test_a_plugin_is_listed_without_being_imported_and_checked_when_loaded(plugi
     first, second = listed.stdout.splitlines()
     assert first == "['openai', 'replay', 'scripted', 'template', 'not-a-backend', 'plugin-echo'] True False"
     assert second.startswith("model backend 'not-a-backend': benchsmith_plugin_arithmetic.NotABackend is not a "
-                             "subclass of harness.models.base.BackendBase")  # fmt: skip
+                             "subclass of benchsmith.generation.models.base.BackendBase")  # fmt: skip
     misspelt = _run(plugin_site, "-m", "benchsmith.cli", "generate", "--dataset", "x", "--strategy", "ask",
                     "--backend", "plugin-ecko", "--out", "y")  # fmt: skip
     assert misspelt.returncode == 2 and "invalid choice: 'plugin-ecko'" in misspelt.stderr

@@ -13,7 +13,7 @@ def _map() -> dict[str, list[str]]:
     listed: dict[str, str] = {}
     folder = None
     for line in block.splitlines():
-        if match := re.match(r"^(\S+/)\s+(.*)$", line):
+        if match := re.match(r"^(\S+/)\s*(.*)$", line):
             folder = match.group(1)
             listed[folder] = match.group(2)
         elif folder and line.startswith("  "):
@@ -28,7 +28,11 @@ def _map() -> dict[str, list[str]]:
 
 def test_every_module_is_listed_and_every_listed_module_exists():
     listed = _map()
-    assert {"harness/sandbox/", "harness/java/", "benchsmith/core/", "benchsmith/cli/", "sources/"} <= set(listed)
+    assert {"benchsmith/runners/sandbox/", "benchsmith/runners/java/", "benchsmith/core/", "benchsmith/cli/",
+            "benchsmith/sources/", "builders/", "scrapers/", "paraphrase/"} <= set(listed)
+    packages = {str(p.parent.relative_to(ROOT)) + "/" for top in ("benchsmith", "builders", "scrapers", "paraphrase")
+                for p in (ROOT / top).rglob("__init__.py")}
+    assert packages - set(listed) == set(), "packages not in docs/architecture.md's map"
     for folder, names in listed.items():
         if folder in ("data/fixtures/", "tests/"):
             continue

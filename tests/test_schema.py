@@ -1,4 +1,5 @@
 import dataclasses
+import json
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -111,3 +112,23 @@ def test_records_of_another_kind_are_refused_by_their_stamp(tmp_path):
     write_dataset([make_instance()], NL2FixInstance, out, {}, "")
     with pytest.raises(BenchsmithError, match="holds NL2FixInstance records, not Result"):
         read_records(out, Result)
+
+
+def test_a_build_card_reads_back_as_written_in_both_languages(tmp_path):
+    from benchsmith.core.schema import BuildCard, JavaBuildFacts, PythonBuildFacts
+
+    common = dict(tool="benchsmith 0", built_at="2026-01-01T00:00:00+00:00", repo="r", commit="c",
+                  test_suite={"passed": 3}, classes=2, tasks=1, directives=3, rejection_reasons={"x": 1},
+                  rejections=[{"class": "A", "reason": "x", "detail": ""}], solution_checks={}, no_relatives=False,
+                  seconds=1.5)
+    python = BuildCard(dataset="RepoClassBench (python)", facts=PythonBuildFacts("mit", {"a": "1"}, {}, {}, []), **common)
+    java = BuildCard(dataset="RepoClassBench (java)", facts=JavaBuildFacts("m", "maven", "17", "java 17", ["x.jar"],
+                                                                           [], [], [], "", [], [], []), **common)
+    for card in (python, java):
+        path = tmp_path / "card.json"
+        path.write_text(json.dumps(card.to_dict()))
+        flat = json.loads(path.read_text())
+        assert "facts" not in flat and flat["tasks"] == 1  # flat, as the cards were always written
+        assert BuildCard.read(path) == card
+    with pytest.raises(BenchsmithError, match="not a classbench build card"):
+        BuildCard.from_dict({"tasks": 1}, "x.card.json")

@@ -7,12 +7,12 @@ import sys
 from pathlib import Path
 
 from benchsmith.cli.options import add_executor_options, executor_of, limits
-from harness.models import add_backend_arguments  # argparse only: no backend module is imported
+from benchsmith.generation.models import add_backend_arguments  # argparse only: no backend module is imported
 
 
 def _agent_run(args: argparse.Namespace) -> int:
-    from harness.generation.agent_run import AgentRunOptions, run_agent, transcripts_path
-    from harness.models import backend_from_args, format_usage
+    from benchsmith.generation.candidates.agent_run import AgentRunOptions, run_agent, transcripts_path
+    from benchsmith.generation.models import backend_from_args, format_usage
 
     backend = backend_from_args(args)
     summary = run_agent(args.dataset, backend, args.out, AgentRunOptions(
@@ -30,7 +30,7 @@ def _agent_run(args: argparse.Namespace) -> int:
 
 
 def _agent_demo_script(args: argparse.Namespace) -> int:
-    from harness.generation.agent_demo import demo_script
+    from benchsmith.generation.candidates.agent_demo import demo_script
 
     tasks = demo_script(args.dataset, args.out, args.description, args.max_calls)
     print(f"{args.out}: a scripted RRR demonstration for {tasks} tasks (an attempt that fails, two tool calls, "
@@ -39,7 +39,7 @@ def _agent_demo_script(args: argparse.Namespace) -> int:
 
 
 def _agent_list(args: argparse.Namespace) -> int:
-    from harness.agents import agents
+    from benchsmith.generation.agents import agents
 
     for name, entry in agents().items():
         print(f"{name:<10} {entry.help}")

@@ -3,40 +3,41 @@
 from __future__ import annotations
 
 import argparse
+from datetime import datetime, timezone
 from pathlib import Path
 
 from benchsmith.core.errors import BenchsmithError
 
 
 def _classbench_build(args: argparse.Namespace) -> int:
-    from builders.classbench.build import ClassBenchOptions, build
+    from benchsmith.builders.classbench.python.build import ClassBenchOptions, build
 
     if args.language == "java":
         return _classbench_build_java(args)
     card = build(ClassBenchOptions(repo=args.repo, out=args.out, commit=args.commit, language=args.language,
                                    paraphrase=args.paraphrase, no_relatives=args.no_relatives, as_of=args.as_of,
                                    resolve=args.resolve, python=args.python or ""))  # fmt: skip
-    print(f"{args.out}: {card['tasks']} tasks from {card['classes']} classes, {card['directives']} directives "
-          f"(rejected: {', '.join(f'{r} {n}' for r, n in card['rejection_reasons'].items())}) in {card['seconds']}s")  # fmt: skip
-    if card["paraphrase"]["run"]:
-        p = card["paraphrase"]
+    print(f"{args.out}: {card.tasks} tasks from {card.classes} classes, {card.directives} directives "
+          f"(rejected: {', '.join(f'{r} {n}' for r, n in card.rejection_reasons.items())}) in {card.seconds}s")  # fmt: skip
+    if card.paraphrase["run"]:
+        p = card.paraphrase
         print(f"paraphrased: {p['names_flipped']} names flipped; {p['still_passing_after']} of {p['tests_passing_before']} "
               f"passing tests still pass ({100 * (p['still_passing_share'] or 0):.1f}%)")  # fmt: skip
     return 0
 
 
 def _classbench_build_java(args: argparse.Namespace) -> int:
-    from builders.classbench.java_build import JavaBuildOptions, build_java
+    from benchsmith.builders.classbench.java.build import JavaBuildOptions, build_java
 
     card = build_java(JavaBuildOptions(repo=args.repo, out=args.out, commit=args.commit, module=args.module or "",
                                        classpath=args.classpath or "", classpath_dir=args.classpath_dir or "",
                                        release=args.release or "", no_relatives=args.no_relatives,
                                        paraphrase=args.paraphrase))  # fmt: skip
-    print(f"{args.out}: {card['tasks']} tasks from {card['classes']} classes, {card['directives']} directives "
-          f"(rejected: {', '.join(f'{r} {n}' for r, n in card['rejection_reasons'].items())}) in {card['seconds']}s; "
-          f"class path from {card['classpath_source']}")  # fmt: skip
-    if card["paraphrase"]["run"]:
-        p = card["paraphrase"]
+    print(f"{args.out}: {card.tasks} tasks from {card.classes} classes, {card.directives} directives "
+          f"(rejected: {', '.join(f'{r} {n}' for r, n in card.rejection_reasons.items())}) in {card.seconds}s; "
+          f"class path from {card.facts.classpath_source}")  # fmt: skip
+    if card.paraphrase["run"]:
+        p = card.paraphrase
         print(f"paraphrased: {p['names_flipped']} names flipped ({p['names_excluded']} kept); {p['still_passing_after']} "
               f"of {p['tests_passing_before']} passing tests still pass ({100 * (p['still_passing_share'] or 0):.1f}%); "
               f"{p['tasks_after']} of {p['tasks_before']} tasks rebuilt")  # fmt: skip
@@ -44,9 +45,8 @@ def _classbench_build_java(args: argparse.Namespace) -> int:
 
 
 def _classbench_locate(args: argparse.Namespace) -> int:
-    from datetime import datetime, timezone
 
-    from builders.classbench.locate import locate_published
+    from benchsmith.builders.classbench.java.locate import locate_published
 
     before = None
     if args.before:
@@ -70,7 +70,7 @@ def _classbench_locate(args: argparse.Namespace) -> int:
 
 
 def _classbench_import(args: argparse.Namespace) -> int:
-    from builders.classbench.published import import_published
+    from benchsmith.builders.classbench.published import import_published
 
     summary = import_published(args.source, args.out, args.language, args.repos, args.commits,
                                check_directives=not args.no_directive_check)  # fmt: skip

@@ -10,8 +10,8 @@ from benchsmith.core.verdict import Status
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from harness.benchmarks import EvalOptions
-    from harness.scoring.evaluate import evaluate
+    from benchsmith.benchmarks import EvalOptions
+    from benchsmith.scoring.evaluate import evaluate
 
     results = evaluate(
         EvalOptions(

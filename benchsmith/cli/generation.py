@@ -6,12 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness.models import add_backend_arguments  # argparse only: no backend module is imported
-from harness.prompts import STRATEGIES
+from benchsmith.generation.models import add_backend_arguments  # argparse only: no backend module is imported
+from benchsmith.generation.prompts import STRATEGIES
 
 
 def _reference_candidates(args: argparse.Namespace) -> int:
-    from harness.generation.reference import write_reference_candidates
+    from benchsmith.generation.candidates.reference import write_reference_candidates
 
     count = write_reference_candidates(args.dataset, args.out, args.mutants)
     print(f"{args.out}: {count} reference candidates")
@@ -19,8 +19,8 @@ def _reference_candidates(args: argparse.Namespace) -> int:
 
 
 def _describe(args: argparse.Namespace) -> int:
-    from builders.describe import describe
-    from harness.models import backend_from_args, format_usage
+    from benchsmith.builders.describe import describe
+    from benchsmith.generation.models import backend_from_args, format_usage
 
     backend = backend_from_args(args)
     summary = describe(args.dataset, backend, args.out)
@@ -32,8 +32,8 @@ def _describe(args: argparse.Namespace) -> int:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from harness.generation.generate import generate
-    from harness.models import backend_from_args, format_usage
+    from benchsmith.generation.candidates.generate import generate
+    from benchsmith.generation.models import backend_from_args, format_usage
 
     backend = backend_from_args(args)
     summary = generate(args.dataset, args.strategy, backend, args.n, args.temperature, args.out,

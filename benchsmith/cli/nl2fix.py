@@ -9,10 +9,13 @@ import time
 from pathlib import Path
 
 from benchsmith.cli.options import add_execution_options, executor_of, limits
+from benchsmith.core.atomic import write_text_atomic
+from benchsmith.core.journal import Journal
+from benchsmith.core.schema import NL2FixInstance, read_records
 
 
 def _nl2fix_build(args: argparse.Namespace) -> int:
-    from builders.nl2fix import BuildOptions, build
+    from benchsmith.builders.nl2fix import BuildOptions, build
 
     started = time.monotonic()
     card = build(
@@ -41,7 +44,7 @@ def _nl2fix_build(args: argparse.Namespace) -> int:
 
 
 def _nl2fix_mine(args: argparse.Namespace) -> int:
-    from builders.mine.run import MineOptions, mine
+    from benchsmith.builders.mine.run import MineOptions, mine
 
     card = mine(MineOptions(repo=args.repo, out=args.out, since=args.since, until=args.until, name=args.name,
                             **({"selection": args.selection} if args.selection else {}), jira=args.jira or "",
@@ -56,16 +59,13 @@ def _nl2fix_mine(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from benchsmith.core.atomic import write_text_atomic
-    from benchsmith.core.journal import Journal
-    from benchsmith.core.schema import NL2FixInstance, read_records
-    from builders.validate import summary, validate_all
-    from sources.defects4j import Defects4JRoot
+    from benchsmith.builders.validate import summary, validate_all
+    from benchsmith.sources.defects4j import Defects4JRoot
 
     instances = read_records(args.dataset, NL2FixInstance)
     outcomes = validate_all(instances, Defects4JRoot(args.defects4j.resolve()), args.repos, args.workers, limits(args),
                             args.out.with_name(args.out.name + ".logs"), executor_of(args), out=args.out)  # fmt: skip
-    from harness.java.toolchain import defects4j_runtime
+    from benchsmith.runners.java.toolchain import defects4j_runtime
 
     runtime = defects4j_runtime().describe()
     report = {"summary": summary(outcomes), "test_runtime": runtime,

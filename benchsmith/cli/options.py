@@ -7,9 +7,8 @@ import os
 from pathlib import Path
 
 
-
 def limits(args: argparse.Namespace):
-    from harness.sandbox.jail import Limits
+    from benchsmith.runners.sandbox.jail import Limits
 
     return Limits(wall_seconds=args.timeout)
 
@@ -31,6 +30,6 @@ def add_executor_options(parser: argparse.ArgumentParser) -> None:
 
 
 def executor_of(args: argparse.Namespace):
-    from harness.sandbox.executors import executor
+    from benchsmith.runners.sandbox.executors import executor
 
     return executor(args.executor, args.workers, args.ray_address)

@@ -9,13 +9,13 @@ from pathlib import Path
 
 def _paraphrase(args: argparse.Namespace) -> int:
     if args.language == "java":
-        from paraphrase.java.run import paraphrase_java_classes
+        from benchsmith.paraphrase.java.run import paraphrase_java_classes
 
         classpath = [Path(p) for p in (args.classpath or "").split(os.pathsep) if p]
         paraphrase_java_classes(args.repo, args.out, [args.classes] if args.classes else None, args.seed, classpath,
                                 args.release)  # fmt: skip
         return 0
-    from paraphrase.run import paraphrase_classes
+    from benchsmith.paraphrase.python.run import paraphrase_classes
 
     paraphrase_classes(args.repo, args.out, args.seed, args.classes.split(",") if args.classes else None, args.strict)
     return 0

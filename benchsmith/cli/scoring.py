@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 from benchsmith.core.errors import BenchsmithError
-from harness.models import EMBEDDERS
+from benchsmith.generation.models import EMBEDDERS
 
 
 def _rank(args: argparse.Namespace) -> int:
-    from harness.scoring.ranking import parse_threshold, rank_to_file
+    from benchsmith.scoring.ranking import parse_threshold, rank_to_file
 
     records = rank_to_file(args.dataset, args.candidates, args.out, args.embedder, parse_threshold(args.threshold))
     kept = sum(not r.pruned for r in records)
@@ -21,9 +21,9 @@ def _rank(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
+    from benchsmith.benchmarks import get
     from benchsmith.core.schema import RankedCandidate, Result, json_objects, read_records, read_stamp
-    from harness.benchmarks import get
-    from harness.scoring.report import METRIC_COLUMNS, plot, render_table, summarise
+    from benchsmith.scoring.report import METRIC_COLUMNS, plot, render_table, summarise
 
     ks = [int(k) for k in args.k.split(",")]
     results = read_records(args.results, Result)

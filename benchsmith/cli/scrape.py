@@ -9,7 +9,7 @@ from benchsmith.core.errors import BenchsmithError
 
 
 def _scrape(args: argparse.Namespace) -> int:
-    from scrapers.scrape import run
+    from benchsmith.scrapers.scrape import run
 
     if args.workers < 1:
         raise BenchsmithError(f"--workers {args.workers}: must be at least 1")

@@ -28,6 +28,7 @@ from typing import TypeVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from benchsmith import __version__
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.verdict import Status
 
@@ -154,12 +155,12 @@ class Result:
     model: str = ""
     strategy: str = ""
     # sha256 of what decided the verdict (the code, the dataset row, the harness, the options): a stored verdict
-    # is reused only under the same key (harness/scoring/evaluate.py)
+    # is reused only under the same key (benchsmith/scoring/evaluate.py)
     verdict_key: str = ""
     project: str = ""  # the instance's project (NL2Fix) or repository (classbench), from its benchmark
     iteration: int | None = None  # as in Candidate
     node: str = ""  # the machine (host, or Ray node) that judged it
-    # The escape and introspection primitives its code uses that the ground truth does not (harness.sandbox.screen),
+    # The escape and introspection primitives its code uses that the ground truth does not (benchsmith.runners.sandbox.screen),
     # comma-separated: "gc,frames". A tripwire: ``report`` counts plausible verdicts that carry one apart.
     suspicious: str = ""
 
@@ -226,6 +227,85 @@ class RankedCandidate:
     embedder: str  # "minilm:sentence-transformers/all-MiniLM-L6-v2", "openai:text-embedding-ada-002"
 
 
+
+
+@dataclass
+class PythonBuildFacts:
+    """What a Python classbench build records of its repository: its environment and its suite's run."""
+
+    license: str
+    environment: dict[str, str]  # distribution -> version installed
+    resolution: dict  # how the environment was resolved (uv, as of, Python, lock digest, what was left out)
+    suite_run: dict  # collected, runs of pytest, units that died, tests run again after an exhausted resource
+    not_collected: list
+
+
+@dataclass
+class JavaBuildFacts:
+    """What a Java classbench build records of its module: the class path, the release and what was left out."""
+
+    module: str
+    classpath_source: str
+    release: str
+    test_runtime: str
+    libraries: list[str]
+    excluded_test_classes: list[str]
+    excluded_main_classes: list[str]
+    missing_artifacts: list[str]
+    missing_parent_pom: str
+    missing_bom_imports: list[str]
+    sibling_modules: list[str]
+    generated_files: list[str]
+
+
+@dataclass
+class BuildCard:
+    """A classbench build's card, ``<out>.card.json``, in both languages: what was built and every class left out with
+    its reason; *facts* hold what only one language records. :meth:`to_dict` writes it, flat, and
+    :meth:`from_dict` reads it back."""
+
+    dataset: str  # "RepoClassBench (python)", "RepoClassBench (java)"
+    tool: str
+    built_at: str
+    repo: str
+    commit: str
+    facts: PythonBuildFacts | JavaBuildFacts
+    test_suite: dict[str, int]  # outcome -> tests
+    classes: int
+    tasks: int
+    directives: int
+    rejection_reasons: dict[str, int]
+    rejections: list[dict]
+    solution_checks: dict[str, dict]
+    no_relatives: bool
+    seconds: float
+    paraphrase: dict = field(default_factory=lambda: {"run": False})
+
+    def to_dict(self) -> dict:
+        flat = {name.name: getattr(self, name.name) for name in dataclasses.fields(self) if name.name != "facts"}
+        head = {key: flat.pop(key) for key in ("dataset", "tool", "built_at", "repo", "commit")}
+        return {**head, **dataclasses.asdict(self.facts), **flat}
+
+    @classmethod
+    def from_dict(cls, card: dict, where: str = "card") -> BuildCard:
+        kind = JavaBuildFacts if "classpath_source" in card else PythonBuildFacts
+        wanted = [f.name for f in (*dataclasses.fields(kind), *dataclasses.fields(cls)) if f.name not in ("facts", "paraphrase")]
+        missing = [name for name in wanted if name not in card]
+        if missing:
+            raise BenchsmithError(f"{where}: not a classbench build card (no {', '.join(missing)})")
+        facts = kind(**{f.name: card[f.name] for f in dataclasses.fields(kind)})
+        common = {f.name: card[f.name] for f in dataclasses.fields(cls) if f.name != "facts" and f.name in card}
+        return cls(facts=facts, **common)
+
+    @classmethod
+    def read(cls, path: Path) -> BuildCard:
+        """The card a build wrote at *path* (``<dataset>.card.json``)."""
+        try:
+            return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")), str(path))
+        except FileNotFoundError:
+            raise BenchsmithError(f"{path}: no such card") from None
+        except json.JSONDecodeError as exc:
+            raise BenchsmithError(f"{path}: not JSON: {exc}") from None
 
 
 def task_id(repo_key: str, file_path: str, class_name: str) -> str:
@@ -339,7 +419,6 @@ def content_hash(rows: list[dict]) -> str:
 def to_table(records: list, record_type: type, benchmark: str = "") -> pa.Table:
     """*records* as an Arrow table with *record_type*'s derived schema, a :class:`Stamp` and the Hugging Face
     features it declares (:func:`hf_metadata`)."""
-    from benchsmith import __version__
 
     rows = []
     for record in records:

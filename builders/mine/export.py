@@ -17,8 +17,9 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from benchsmith.builders.mine.scan import MAIN_ROOT, TEST_ROOT
+
 from benchsmith.core.atomic import write_text_atomic
-from builders.mine.scan import MAIN_ROOT, TEST_ROOT
 
 ACTIVE_BUGS_HEADER = ["bug.id", "revision.id.buggy", "revision.id.fixed", "report.id", "report.url"]
 
@@ -47,7 +48,7 @@ class StepOutcome:
     build_notes: str = ""
     main_root: str = MAIN_ROOT  # the fixed revision's source folders
     test_root: str = TEST_ROOT
-    relevant_by: str = ""  # how the relevant tests were found (builders.mine.reproduce.BY_CLASS_LOADING, BY_SOURCE)
+    relevant_by: str = ""  # how the relevant tests were found (benchsmith.builders.mine.reproduce.BY_CLASS_LOADING, BY_SOURCE)
     duplicate_of: int = 0  # an instance with the same patch found first (a pull request's commit and its merge)
     issue: str = ""  # "fetched", why the report could not be fetched, or "" (not asked)
     seconds: float = 0.0

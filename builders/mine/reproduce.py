@@ -2,16 +2,16 @@
 
 The buggy version is the fixed revision with the one method as its parent had it, and the fix's tests: for a
 single-method fix that is the parent plus the fix's tests. Both run in the NL2Fix harness that ``validate`` uses
-(:class:`harness.java.method_runner.InstanceRunner`, on the workspace :func:`harness.java.defects4j_workspace.prepare`
+(:class:`benchsmith.runners.java.method_runner.InstanceRunner`, on the workspace :func:`benchsmith.runners.java.defects4j_workspace.prepare`
 builds), each :data:`RUNS` times: a test that fails on buggy every time and passes on fixed every time is a trigger
 test; one whose outcome changes between runs is flaky and dropped. The relevant tests are, as Defects4J's, the test
-classes that load the changed class when they run on the fixed version (:mod:`harness.java.class_loading`); only
+classes that load the changed class when they run on the fixed version (:mod:`benchsmith.runners.java.class_loading`); only
 where that run cannot happen are they the test classes whose source names it, and the step says which way
 (``relevant_by``). Those of their tests that fail on the fixed version are listed as Defects4J lists its broken
 tests (``failing_tests/<revision>``).
 
-Jars come from the fixed revision's pom through the Maven model (:mod:`sources.maven`) and Debian's Maven repository
-(:func:`harness.java.classpath.maven_repo_classpath`), copied into the project's ``lib/`` as Defects4J ships one.
+Jars come from the fixed revision's pom through the Maven model (:mod:`benchsmith.sources.java.maven`) and Debian's Maven repository
+(:func:`benchsmith.runners.java.classpath.maven_repo_classpath`), copied into the project's ``lib/`` as Defects4J ships one.
 """
 
 from __future__ import annotations
@@ -24,15 +24,16 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchsmith.builders.mine.select import Candidate
+
 from benchsmith.core.errors import BenchsmithError
-from builders.mine.select import Candidate
-from harness.java.class_loading import classes_loading
-from harness.java.classpath import DEBIAN_MAVEN_REPO, TEST_FRAMEWORK, maven_repo_classpath
-from harness.java.defects4j_workspace import prepare
-from harness.java.method_runner import InstanceRunner, Tests
-from harness.sandbox.jail import Limits
-from sources.defects4j import Defects4JRoot
-from sources.maven import read_pom
+from benchsmith.runners.java.class_loading import classes_loading
+from benchsmith.runners.java.classpath import DEBIAN_MAVEN_REPO, TEST_FRAMEWORK, maven_repo_classpath
+from benchsmith.runners.java.defects4j_workspace import prepare
+from benchsmith.runners.java.method_runner import InstanceRunner, Tests
+from benchsmith.runners.sandbox.jail import Limits
+from benchsmith.sources.defects4j import Defects4JRoot
+from benchsmith.sources.java.maven import read_pom
 
 RUNS = 3
 BY_CLASS_LOADING = "class loading"  # relevant_by: the test classes whose run loaded the changed class
@@ -114,7 +115,7 @@ def _m2_exact(coordinates: str) -> bool:
 
 def _m2_jar(coordinates: str) -> Path | None:
     """The jar of ``group:artifact:version`` in ~/.m2: that version, else the newest there (as
-    :func:`harness.java.toolchain.library_jars` picks from a ``lib/`` that lacks the version a pom pins)."""
+    :func:`benchsmith.runners.java.toolchain.library_jars` picks from a ``lib/`` that lacks the version a pom pins)."""
     group, artifact, version = (coordinates.split(":") + ["", "", ""])[:3]
     folder = M2_REPOSITORY.joinpath(*group.split("."), artifact)
     if not folder.is_dir():
@@ -196,7 +197,7 @@ class Triggered:
 def reproduce(candidate: Candidate, d4j: Defects4JRoot, repos: Path, limits: Limits, logs: Path,
               build_notes: str = "", runs: int = RUNS, slot: int = 0, triggered: Triggered | None = None) -> Reproduction:  # fmt: skip
     """Run the candidate's tests on the fixed and the buggy method, in sandbox *slot* (one this process leased:
-    :func:`harness.sandbox.jail.leased_slot`); its trigger and relevant tests, or why none. With *triggered*, those
+    :func:`benchsmith.runners.sandbox.jail.leased_slot`); its trigger and relevant tests, or why none. With *triggered*, those
     runs are not made again: only the relevant tests are found and run on the fixed version."""
     instance = candidate.instance
     notes = f" ({build_notes})" if build_notes else ""

@@ -10,14 +10,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-import scrapers
-from benchsmith import __version__
-from benchsmith.core.atomic import write_text_atomic
-from benchsmith.core.errors import BenchsmithError
-from benchsmith.core.journal import Journal
-from benchsmith.core.progress import progress
-from builders.mine.export import StepOutcome, card, mark_duplicates, render_card, write_project
-from builders.mine.reproduce import (
+from benchsmith.builders.mine.export import StepOutcome, card, mark_duplicates, render_card, write_project
+from benchsmith.builders.mine.reproduce import (
     GOLD_BROKEN,
     NO_VERDICT_MARKS,
     RELEVANT_STAGE_DETAILS,
@@ -26,11 +20,24 @@ from builders.mine.reproduce import (
     reproduce,
     stock_libraries,
 )
-from builders.mine.scan import git, history_numbers, history_steps, open_repository, project_name, trackers_of
-from builders.mine.select import NO_ISSUE, select
-from builders.selection import DEFAULT_SELECTION, SELECTIONS
-from harness.sandbox.jail import Limits, leased_slot
-from sources.defects4j import Defects4JRoot
+from benchsmith.builders.mine.scan import (
+    git,
+    history_numbers,
+    history_steps,
+    open_repository,
+    project_name,
+    trackers_of,
+)
+from benchsmith.builders.mine.select import NO_ISSUE, select
+from benchsmith.builders.selection import DEFAULT_SELECTION, SELECTIONS
+
+from benchsmith import __version__, scrapers
+from benchsmith.core.atomic import write_text_atomic
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.journal import Journal
+from benchsmith.core.progress import progress
+from benchsmith.runners.sandbox.jail import Limits, leased_slot
+from benchsmith.sources.defects4j import Defects4JRoot
 
 log = logging.getLogger(__name__)
 JOURNAL_FORMAT = 1  # bump when a step's outcome would be decided differently

@@ -17,12 +17,12 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from benchsmith.core.errors import BenchsmithError
-from sources.history import git_dir_of
-from sources.maven import interpolate
+from benchsmith.sources.history import git_dir_of
+from benchsmith.sources.java.maven import interpolate
 
 MAIN_ROOT = "src/main/java"
 TEST_ROOT = "src/test/java"
-# (main, test) source folders, Maven's first, then the older layouts Defects4J's projects had (harness/java/
+# (main, test) source folders, Maven's first, then the older layouts Defects4J's projects had (benchsmith/runners/java/
 # defects4j_workspace.py guesses the same when dir-layout.csv does not say)
 LAYOUTS = ((MAIN_ROOT, TEST_ROOT), ("src/java", "src/test"), ("source", "tests"), ("src", "test"))
 _JIRA_BROWSE = re.compile(r"(https?://[\w.-]+(?:/[\w.-]+)*?/browse)/([A-Z][A-Z0-9_]+)(?:-(\d+))?\b")

@@ -1,6 +1,6 @@
 """Which history steps are NL2Fix candidates: an issue referenced, tests changed, one method fixed.
 
-The single-method decision is the NL2Fix builder's own (:func:`builders.single_method.analyse_bug`), run on the
+The single-method decision is the NL2Fix builder's own (:func:`benchsmith.builders.single_method.analyse_bug`), run on the
 patch the export would write, so that ``nl2fix build`` later decides exactly as the miner did.
 """
 
@@ -9,12 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchsmith.builders.mine.scan import IssueRef, Step, Trackers, issue_reference, main_patch, with_changes
+from benchsmith.builders.single_method import BugOutcome, analyse_bug
+
 from benchsmith.core.atomic import write_text_atomic
 from benchsmith.core.schema import NL2FixInstance
-from builders.mine.scan import IssueRef, Step, Trackers, issue_reference, main_patch, with_changes
-from builders.single_method import BugOutcome, analyse_bug
-from sources.defects4j import Bug, Defects4JRoot
-from sources.history import UpstreamGitSource
+from benchsmith.sources.defects4j import Bug, Defects4JRoot
+from benchsmith.sources.history import UpstreamGitSource
 
 # Rejections before the single-method rule, in the order they are checked.
 NO_ISSUE = "no issue reference"

@@ -5,6 +5,6 @@ declared in the given top-level classes wherever javac binds it to them, and
 reports the names it kept with their rule (:data:`RULES`).
 """
 
-from paraphrase.java.repository import RULES, is_valid_java_flip, paraphrase_java_repository
+from benchsmith.paraphrase.java.repository import RULES, is_valid_java_flip, paraphrase_java_repository
 
 __all__ = ["RULES", "is_valid_java_flip", "paraphrase_java_repository"]

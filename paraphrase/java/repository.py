@@ -1,6 +1,6 @@
 """Paraphrase a Java repository: flip the identifiers declared in given classes, token-exact, everywhere.
 
-javac binds every occurrence (see :mod:`paraphrase.java.resolve`), so a name
+javac binds every occurrence (see :mod:`benchsmith.paraphrase.java.resolve`), so a name
 changes exactly where it refers to a declaration of a target class or to a
 method of the same override family elsewhere in the repository; a library's
 ``foo`` or another class's ``foo`` keeps its spelling. The decision is still
@@ -20,11 +20,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
-from benchsmith.core.errors import BenchsmithError
-from paraphrase.exclusions import Exclusion
-from paraphrase.flip import build_mapping, flippable_positions
-from paraphrase.java.resolve import Declaration, Resolution, resolve
-from paraphrase.java.source import (
+from benchsmith.paraphrase.flip import build_mapping, flippable_positions
+from benchsmith.paraphrase.java.resolve import Declaration, Resolution, resolve
+from benchsmith.paraphrase.java.source import (
     IDENTIFIER,
     JAVA_RESERVED,
     find_identifier_after,
@@ -34,7 +32,9 @@ from paraphrase.java.source import (
     resource_files,
     skipped,
 )
-from paraphrase.repository import ParaphraseReport, _check_paths
+from benchsmith.paraphrase.report import Exclusion, ParaphraseReport, check_paths
+
+from benchsmith.core.errors import BenchsmithError
 
 #: Rule name -> what it protects (the report's legend), in the order they are tried.
 RULES: dict[str, str] = {
@@ -187,7 +187,7 @@ def paraphrase_java_repository(root: Path, classes: Sequence[str], out: Path, se
     ``mapping`` or in ``excluded`` with its rule, the files changed and renamed.
     """
     root, out = Path(root), Path(out)
-    _check_paths(root, out)
+    check_paths(root, out)
     if not classes:
         raise BenchsmithError(f"{root}: no classes to paraphrase")
     sources = java_sources(root)

@@ -6,21 +6,21 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from benchsmith.paraphrase.java.repository import paraphrase_java_repository
+from benchsmith.paraphrase.report import ParaphraseReport, report_path
+
 from benchsmith.core.atomic import write_text_atomic
 from benchsmith.core.errors import BenchsmithError
-from paraphrase.java.repository import paraphrase_java_repository
-from paraphrase.repository import ParaphraseReport
-from paraphrase.run import report_path
 
 _QUALIFIED = r"[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*"
 
 
 def parse_class_names(specs: Sequence[str]) -> list[str]:
     """``["a.b.Options,a.b.Option"]`` -> fully qualified names, checked for shape."""
-    import re
 
     names = [s.strip() for item in specs for s in item.split(",") if s.strip()]
     for name in names:

@@ -12,10 +12,10 @@ import pytest
 from benchsmith.cli import main
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import ClassBenchTask, NL2FixInstance, read_records, to_table
-from builders.describe import describe
-from harness.models import get_backend
-from harness.prompts import classbench as classbench_prompts
-from harness.prompts import strategy_hash
+from benchsmith.builders.describe import describe
+from benchsmith.generation.models import get_backend
+from benchsmith.generation.prompts import classbench as classbench_prompts
+from benchsmith.generation.prompts import strategy_hash
 from tests.helpers.interrupted import InterruptedAfter
 from tests.helpers.openai_server import OpenAIServer
 from tests.helpers.records import LEDGER_POST, classbench_task

@@ -12,7 +12,7 @@ import pytest
 
 from benchsmith.core.journal import Journal
 from benchsmith.core.schema import NL2FixInstance, read_records
-from builders.mine.scan import Trackers, issue_reference, project_name, trackers_of
+from benchsmith.builders.mine.scan import Trackers, issue_reference, project_name, trackers_of
 from tests.helpers.cli import run_cli
 from tests.helpers.mined_history import write_history, write_unbuildable_history
 from tests.helpers.trackers import TrackerServer, serve_github_531, serve_jira
@@ -250,7 +250,7 @@ def test_a_resumed_scan_decides_again_what_no_verdict_was_given_on():
     """A step the harness itself could not judge (its warm compiler did not start) and a step rejected once its
     relevant tests were known, before they were found by class loading, are decided again; every other journalled step
     stands (a reproduced one without relevant_by has only its relevant tests found again: the resume test above)."""
-    from builders.mine.run import MineOptions, _journalled
+    from benchsmith.builders.mine.run import MineOptions, _journalled
 
     parse = _journalled(MineOptions(repo="calc", out=Path("out")))
     step = {"sha": "a" * 40, "parent": "b" * 40, "date": "2025-01-02T12:00:00+00:00", "lenient": True, "bug_id": 2}

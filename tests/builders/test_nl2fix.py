@@ -149,7 +149,7 @@ def test_each_instance_carries_its_fix_date_and_the_card_states_the_range(built,
     import subprocess
 
     from benchsmith.core.schema import NL2FixInstance, read_records
-    from sources.history import locate_upstream
+    from benchsmith.sources.history import locate_upstream
 
     git_dir = locate_upstream("Ledger", fixture_repos)
     instances = read_records(built, NL2FixInstance)

@@ -4,10 +4,10 @@ import difflib
 
 import pytest
 
-from builders.selection import lenient_decision
-from builders.single_method import MULTI_METHOD, code_changes, is_single_method_fix
-from sources.javasrc import analyse_java
-from sources.patches import parse_patch
+from benchsmith.builders.selection import lenient_decision
+from benchsmith.builders.single_method import MULTI_METHOD, code_changes, is_single_method_fix
+from benchsmith.sources.java.source import analyse_java
+from benchsmith.sources.patches import parse_patch
 
 FIXED = """package p;
 

@@ -3,9 +3,9 @@ the harness or the limits changed since."""
 
 from benchsmith.core.journal import Journal
 from benchsmith.core.schema import Validation, instance_id
-from builders.validate import validate_all, validation_key
-from harness.sandbox.jail import Limits
-from sources.defects4j import Defects4JRoot
+from benchsmith.builders.validate import validate_all, validation_key
+from benchsmith.runners.sandbox.jail import Limits
+from benchsmith.sources.defects4j import Defects4JRoot
 from tests.conftest import FIXTURE_D4J
 from tests.helpers.records import make_instance
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from benchsmith.core.schema import ClassBenchTask, Result, read_records
-from sources.python_removal import remove_class
-from harness.python.class_runner import reference_solution
+from benchsmith.sources.python.removal import remove_class
+from benchsmith.runners.python.class_runner import reference_solution
 from tests.conftest import GEOMETRY
 from tests.helpers.cli import run_cli
 

@@ -2,9 +2,9 @@
 in functions, lambdas and comprehensions inside the test's body count; a helper defined elsewhere does not; a class
 built there has its constructor covered, inherited or generated. Real pytest runs, sandboxed, on a package made here."""
 
-from builders.classbench.analysis import analyse_file
-from builders.classbench.shortlist import directly_covered_methods, is_shortlisted
-from builders.classbench.suite import SuitePolicy, run_tests
+from benchsmith.builders.classbench.python.analysis import analyse_file
+from benchsmith.builders.classbench.python.shortlist import directly_covered_methods, is_shortlisted
+from benchsmith.builders.classbench.python.suite import SuitePolicy, run_tests
 from tests.classbench.test_suite_survives import in_a_copy, make_suite, tmp_path  # noqa: F401 (a fixture)
 
 
@@ -114,7 +114,7 @@ def test_calls_are_attributed_to_their_class_on_a_python_before_3_11(tmp_path):
 
     import pytest
 
-    from sources.python_env import _interpreters
+    from benchsmith.sources.python.environment import _interpreters
 
     older = sorted((v, str(p)) for p, v in _interpreters().items() if v.startswith(("3.8.", "3.9.", "3.10.")))
     if not older:
@@ -126,7 +126,7 @@ def test_calls_are_attributed_to_their_class_on_a_python_before_3_11(tmp_path):
         "    class Inner:\n        async def visit(self):\n            return 3\n\n\n"
         "if True:\n    def guarded():\n        def nested():\n            return 4\n        return nested\n"
     )  # fmt: skip
-    plugin = Path(__file__).parents[2] / "harness" / "python" / "directcov.py"
+    plugin = Path(__file__).parents[2] / "benchsmith" / "runners" / "python" / "directcov.py"
     probe = f"""
 import json, sys, types
 sys.modules["pytest"] = types.SimpleNamespace(hookimpl=lambda **kw: (lambda f: f))

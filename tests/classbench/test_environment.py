@@ -28,12 +28,12 @@ from packaging.requirements import Requirement
 from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import ClassBenchTask, Result, read_records
-from builders.classbench.build import ClassBenchOptions, build
-from harness.benchmarks import EvalOptions
-from harness.scoring.evaluate import evaluate
-from harness.python.class_runner import reference_solution
-from harness.python.pytest_run import missing_imports
-from sources.python_repo import resolve
+from benchsmith.builders.classbench.python.build import ClassBenchOptions, build
+from benchsmith.benchmarks import EvalOptions
+from benchsmith.scoring.evaluate import evaluate
+from benchsmith.runners.python.class_runner import reference_solution
+from benchsmith.runners.python.pytest_run import missing_imports
+from benchsmith.sources.python.repo import resolve
 from tests.conftest import GEOMETRY
 
 OLD, NEW = "2024-01-10T00:00:00Z", "2025-01-10T00:00:00Z"  # helperlib 1.0 and 2.0
@@ -184,7 +184,7 @@ lint = ["flake8"]
 def test_an_sdist_builds_as_of_its_upload_and_the_lock_is_reproducible(index, tmp_path):
     spec = _publish(index, tmp_path, "pdmdemo", PDM_PROJECT.format(name="pdmdemo"),
                     "import helperlib\n\nHELPER = helperlib.VERSION\n")  # fmt: skip
-    card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "pdmdemo.parquet"))
+    card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "pdmdemo.parquet")).to_dict()
     resolution = card["resolution"]
     assert card["tasks"] == 1 and card["environment"]["helperlib"] == "1.0"  # 2.0 came after the release
     assert resolution["as_of"] == SDIST_UPLOADED and resolution["mode"] == "as-of"
@@ -211,7 +211,7 @@ def test_eval_installs_the_lock_the_dataset_was_built_with(index, tmp_path):
     spec = _publish(index, tmp_path, "asofdemo", PDM_PROJECT.format(name="asofdemo"),
                     "import helperlib\n\nassert helperlib.VERSION == '2.0', helperlib.VERSION\n")  # fmt: skip
     out = tmp_path / "out" / "asofdemo.parquet"
-    card = build(ClassBenchOptions(repo=spec, out=out, as_of="2025-06-01"))
+    card = build(ClassBenchOptions(repo=spec, out=out, as_of="2025-06-01")).to_dict()
     (task,) = read_records(out, ClassBenchTask)
     recorded = task.environment
     assert (recorded.resolve, recorded.as_of) == ("as-of", "2025-06-01T00:00:00Z")
@@ -264,7 +264,7 @@ def test_a_test_module_that_cannot_be_collected_does_not_stop_the_others(index, 
     # As tomlkit's suite reads a git submodule that its commit's archive leaves out.
     spec = _publish(index, tmp_path, "brokendemo", PDM_PROJECT.format(name="brokendemo"), "import helperlib\n",
                     **{"tests/test_submodule.py": "CASES = open('tests/toml-test/files').read()\n"})  # fmt: skip
-    card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "broken.parquet"))
+    card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "broken.parquet")).to_dict()
     assert card["tasks"] == 1 and card["test_suite"] == {"passed": 8, "error": 1}
 
 
@@ -318,7 +318,7 @@ def test_an_extra_the_tests_import_is_installed_and_the_package_finds_its_own_me
                                               "    subprocess.run([sys.executable, '-c', 'pass'], check=True)\n"
                                               "    import geometry\n"
                                               "    assert os.environ['MYPYPATH'] == os.path.dirname(geometry.__path__[0])\n"})  # fmt: skip
-    card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "extras.parquet"))
+    card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "extras.parquet")).to_dict()
     assert card["tasks"] == 1 and card["environment"]["helperlib"] == "1.0"
     assert card["test_suite"] == {"passed": 9}  # run as the sandbox's uid, the environment's scripts and interpreter too
     assert "extra fancy: helperlib (tests/conftest.py imports it)" in card["resolution"]["declarations"]
@@ -347,7 +347,7 @@ def test_a_compiled_extension_is_built_into_the_tree_the_tests_import(index, tmp
         "src/geometry/_speed.c": SPEED_C,
         "tests/test_speed.py": "from geometry._speed import doubled\n\n\ndef test_doubled():\n    assert doubled(21) == 42\n",
     })  # fmt: skip
-    card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "extdemo.parquet"))
+    card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "extdemo.parquet")).to_dict()
     (built,) = card["resolution"]["compiled_extensions"]["built"]
     assert built.startswith("src/geometry/_speed.") and built.endswith(".so")
     assert card["test_suite"] == {"passed": 9}  # run as the sandbox's uid, the environment's scripts and interpreter too and card["tasks"] == 1  # test_doubled among them, collected and passing
@@ -393,7 +393,7 @@ def _committed(history: Path, files: dict[str, str]) -> str:
 def test_a_published_paraphrased_task_is_rebuilt_from_its_upstream_commit(index, tmp_path):
     """RepoClassBench's flipped copies are not public: the flips its ground truth spells are applied to the upstream
     base commit (``get``, which dicts have too, by reference), and the ground truth passes in the rebuilt copy."""
-    from builders.classbench.published import import_published
+    from benchsmith.builders.classbench.published import import_published
 
     base = _committed(tmp_path / "repos" / "acme__shapes", SHAPES)
     ground_truth = ("class PolYgon:\n"
@@ -467,7 +467,7 @@ def _registry_entry(commit: str, name: str, directives: list[str]) -> dict:
 def test_published_directives_that_fail_on_the_repositorys_own_code_are_dropped(index, tmp_path):
     """A published task at a commit of the supplied history keeps the directives that pass on that commit's own code,
     run as a task's directives are; the others are counted in the card, and a task left with none is not built."""
-    from builders.classbench.published import import_published
+    from benchsmith.builders.classbench.published import import_published
 
     commit = _committed(tmp_path / "repos" / "acme__registry", REGISTRY)
     tests = "tests/test_polygon.py"
@@ -502,8 +502,7 @@ def test_an_old_repository_gets_a_python_of_its_day(tmp_path, monkeypatch):
     was out by then (its packages of the day may not support a newer one); a recent one keeps the running Python."""
     import platform
 
-    from sources import python_env
-
+    from benchsmith.sources.python import environment as python_env
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / "pyproject.toml").write_text('[project]\nname = "old"\nrequires-python = ">=3.6"\n')
@@ -528,8 +527,9 @@ def test_a_tree_exported_from_git_keeps_the_version_its_tag_gives(tmp_path):
     a build of the tree is told it (pytest's and pvlib's requirements are known only once built)."""
     import subprocess
 
-    from sources import python_env, python_repo
+    from benchsmith.sources.python import environment as python_env
 
+    from benchsmith.sources.python import repo as python_repo
     history = tmp_path / "history"
     history.mkdir()
     (history / "setup.py").write_text("from setuptools import setup\nsetup()\n")
@@ -546,8 +546,7 @@ def test_an_interpreter_the_sandbox_uid_can_run_comes_first(tmp_path, monkeypatc
     """pyenv's Python under a /root of mode 0700 cannot be run by the sandbox's uid: the build's test runs started the
     system's libpython and standard library instead, and the environment's scripts could not be run. One that the
     uid can run, of the same minor version, is chosen; with none, the newest as before."""
-    from sources import python_env
-
+    from benchsmith.sources.python import environment as python_env
     hidden, shared = tmp_path / "home", tmp_path / "usr"
     for folder in (hidden, shared):
         (folder / "bin").mkdir(parents=True)
@@ -573,8 +572,7 @@ def test_an_interpreter_the_sandbox_uid_can_run_comes_first(tmp_path, monkeypatc
 
 
 def test_older_pythons_follow_the_python_of_the_day(tmp_path, monkeypatch):
-    from sources import python_env
-
+    from benchsmith.sources.python import environment as python_env
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / "pyproject.toml").write_text('[project]\nname = "old"\nrequires-python = ">=3.7"\n')
@@ -591,8 +589,7 @@ def test_older_pythons_follow_the_python_of_the_day(tmp_path, monkeypatch):
 def test_an_environment_an_sdist_refuses_is_built_on_an_older_python(tmp_path, monkeypatch):
     """numba's and llvmlite's setup.py of March 2023 refuse Python 3.10: the lock of that day installs on 3.9.
     Only a build failure moves on to an older Python; an index that cannot be reached does not."""
-    from sources import python_env
-
+    from benchsmith.sources.python import environment as python_env
     tree = tmp_path / "tree"
     tree.mkdir()
     choices = [(Path("/opt/python310/bin/python3"), "3.10.9"), (Path("/opt/python39/bin/python3"), "3.9.9"),
@@ -628,8 +625,7 @@ def test_an_environment_an_sdist_refuses_is_built_on_an_older_python(tmp_path, m
 
 
 def _python_3_8() -> str:
-    from sources import python_env
-
+    from benchsmith.sources.python import environment as python_env
     found = [str(p) for p, v in python_env._interpreters().items() if v.startswith("3.8.")]
     if not found:
         pytest.skip("no Python 3.8 here")
@@ -643,8 +639,7 @@ def test_a_distribution_that_cannot_import_here_is_left_out(tmp_path, interprete
     (ImportError) and one that imports stay. The probe runs in the environment's Python, 3.8 too (litestar's)."""
     import subprocess
 
-    from sources import python_env
-
+    from benchsmith.sources.python import environment as python_env
     python = sys.executable if interpreter == "running" else _python_3_8()
 
     wheels = {"brokenlib": b"raise RuntimeError('Cannot find the ecCodes library')\n",
@@ -673,8 +668,7 @@ def test_a_python_named_for_the_build_is_the_one_used_and_one_missing_is_refused
     # `classbench build --python X.Y`, as a benchmark's set-up names one (the RepoClassBench paper's litestar: 3.8).
     # A minor version newer than benchsmith's own, so that the default could not pass for it (and pytest needs nothing
     # more there than the local index serves).
-    from sources import python_env
-
+    from benchsmith.sources.python import environment as python_env
     here = sys.version_info[1]
     newer = sorted({int(v.split(".")[1]) for v in python_env._interpreters().values()
                     if v.startswith("3.") and int(v.split(".")[1]) > here})  # fmt: skip
@@ -683,7 +677,7 @@ def test_a_python_named_for_the_build_is_the_one_used_and_one_missing_is_refused
     tree = tmp_path / "geometry"
     shutil.copytree(GEOMETRY, tree)
     out = tmp_path / "out" / "geometry.parquet"
-    card = build(ClassBenchOptions(repo=str(tree), out=out, python=minor))
+    card = build(ClassBenchOptions(repo=str(tree), out=out, python=minor)).to_dict()
     assert card["resolution"]["python"].startswith(f"{minor}.")
     (task,) = read_records(out, ClassBenchTask)
     assert task.environment.python.startswith(f"{minor}.")
@@ -694,8 +688,7 @@ def test_a_python_named_for_the_build_is_the_one_used_and_one_missing_is_refused
 
 def test_two_benchsmith_versions_sharing_a_cache_keep_their_own_environments(index, tmp_path, monkeypatch):
     # One version's environment is never rebuilt in place by another's (it may be judging in it at that moment).
-    from sources import python_env
-
+    from benchsmith.sources.python import environment as python_env
     tree = tmp_path / "geometry"
     shutil.copytree(GEOMETRY, tree)
     first = resolve(str(tree))

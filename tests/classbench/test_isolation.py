@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 
 from benchsmith.core.schema import ClassBenchTask, read_records
-from sources.python_removal import SENTINEL, remove_class
-from sources.python_env import runtime
-from sources.python_repo import PRIVATE_FOLDERS, resolve
-from harness.python.pytest_run import OWN_CONFIG, parse_report, plugin_dir
-from harness.python.public_view import python_public_view
-from harness.sandbox import jail as sandbox
-from harness.python.class_runner import HOSTS, TWINS, TaskRunner, _SentinelHost, draw_carriers, reference_solution
+from benchsmith.sources.python.removal import SENTINEL, remove_class
+from benchsmith.sources.python.environment import runtime
+from benchsmith.sources.python.repo import resolve
+from benchsmith.sources.checkout import PRIVATE_FOLDERS
+from benchsmith.runners.python.pytest_run import OWN_CONFIG, parse_report, plugin_dir
+from benchsmith.runners.python.public_view import python_public_view
+from benchsmith.runners.sandbox import jail as sandbox
+from benchsmith.runners.python.class_runner import HOSTS, TWINS, TaskRunner, _SentinelHost, draw_carriers, reference_solution
 
 
 @pytest.fixture(scope="module")
@@ -213,7 +214,7 @@ def test_a_run_that_ends_before_pytest_writes_anything_is_run_again(task, tmp_pa
     """A jail that does not come up, or a process killed from outside before pytest starts, says nothing of the
     candidate: the run is made again (the ground truth, once so lost, stays plausible). A candidate that ends its
     process whenever it is imported ends both runs the same way, and is wrong."""
-    import harness.python.pytest_run as pytest_run
+    import benchsmith.runners.python.pytest_run as pytest_run
 
     real_start, lost = pytest_run.sandbox.start, []
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchsmith.core.schema import ClassBenchTask, Result, read_records
-from sources.javaclass import empty_shell
+from benchsmith.sources.java.class_file import empty_shell
 from tests.helpers.cli import run_cli
 from tests.helpers.java_repo import write_java_repo
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from benchsmith.core.schema import ClassBenchTask, read_records
-from harness.java import java8
-from harness.java.toolchain import default_runtime
+from benchsmith.runners.java import java8
+from benchsmith.runners.java.toolchain import default_runtime
 from tests.conftest import run_benchsmith
 from tests.helpers.maven_repos import commit, reactor_repo, templated_repo
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from benchsmith.core.errors import BenchsmithError
-from builders.classbench.metadata import java_metadata
-from harness.models.template import describe, parse_metadata
+from benchsmith.builders.classbench.java.metadata import java_metadata
+from benchsmith.generation.models.template import describe, parse_metadata
 
 JAVA = Path(__file__).parent.parent / "golden" / "classbench" / "java"
 CASES = [("Inventory.java", "Inventory"), ("Inventory.java", "Line"), ("Shapes.java", "Shape"), ("Shapes.java", "Color"), ("Shapes.java", "Drawn")]

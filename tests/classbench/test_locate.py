@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from benchsmith.core.schema import ClassBenchTask, Result, read_records
-from builders.classbench.locate import EXACT, WHITESPACE, read_mapping
+from benchsmith.builders.classbench.java.locate import EXACT, WHITESPACE, read_mapping
 from tests.helpers.cli import run_cli
 
 COUNTER = {

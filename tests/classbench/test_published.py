@@ -11,7 +11,7 @@ import pytest
 
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import ClassBenchTask, Result, read_records, read_stamp
-from builders.classbench.published import import_published
+from benchsmith.builders.classbench.published import import_published
 from tests.helpers.cli import run_cli
 
 # Entries in the shape of microsoft/repoclassbench's data/input/python_data.json, with text written here: a

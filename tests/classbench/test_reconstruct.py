@@ -1,9 +1,9 @@
-"""Reading a published paraphrase off its ground truth (builders/classbench/reconstruct.py)."""
+"""Reading a published paraphrase off its ground truth (builders/classbench/python/reconstruct.py)."""
 
 import pytest
 
 from benchsmith.core.errors import BenchsmithError
-from builders.classbench.reconstruct import flipped_sites, read_flips
+from benchsmith.builders.classbench.python.reconstruct import flipped_sites, read_flips
 
 UPSTREAM = """import os
 
@@ -64,7 +64,7 @@ def test_a_rebuilt_copy_flips_kept_names_through_imports_and_strings_and_still_r
     import os
     import subprocess
 
-    from builders.classbench.reconstruct import reconstruct
+    from benchsmith.builders.classbench.python.reconstruct import reconstruct
 
     from tests.helpers.paraphrase import run_repo_tests
     from tests.paraphrase.test_overrule import ASTROLITE, FLIPS
@@ -92,7 +92,7 @@ def test_the_instance_fix_is_found_by_its_pull_request_and_applied_to_the_base(t
     import os
     import subprocess
 
-    from builders.classbench.reconstruct import export_fixed, instance_fix
+    from benchsmith.builders.classbench.python.reconstruct import export_fixed, instance_fix
 
     history = tmp_path / "history"
     history.mkdir()

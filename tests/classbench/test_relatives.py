@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from benchsmith import cli
-from builders.classbench.build import ClassBenchOptions, _task, analyse_repository
-from sources.python_repo import Repository
+from benchsmith.builders.classbench.python.build import ClassBenchOptions, _task, analyse_repository
+from benchsmith.sources.python.repo import Repository
 
 FAMILY = '''\
 class Shape:
@@ -55,8 +55,8 @@ def test_no_relatives_leaves_them_out(family):
     assert triangle_task(family, no_relatives=True).relatives == []
 
 
-@pytest.mark.parametrize("module, function, language", [("builders.classbench.build", "build", "python"),
-                                                        ("builders.classbench.java_build", "build_java", "java")])
+@pytest.mark.parametrize("module, function, language", [("benchsmith.builders.classbench.python.build", "build", "python"),
+                                                        ("benchsmith.builders.classbench.java.build", "build_java", "java")])
 def test_the_command_line_passes_no_relatives_on(monkeypatch, tmp_path, module, function, language):
     import importlib
 

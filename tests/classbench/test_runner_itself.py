@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from builders.classbench.suite import SuitePolicy, run_tests
-from harness.python.pytest_run import (addopts, addopts_plugins, is_runner_module, pytest_argv, pytest_environ,
+from benchsmith.builders.classbench.python.suite import SuitePolicy, run_tests
+from benchsmith.runners.python.pytest_run import (addopts, addopts_plugins, is_runner_module, pytest_argv, pytest_environ,
                                        runs_its_own_pytest, trusted_command, work_copy)  # fmt: skip
-from harness.sandbox import jail as sandbox
-from sources.python_repo import Repository
+from benchsmith.runners.sandbox import jail as sandbox
+from benchsmith.sources.python.repo import Repository
 from tests.helpers.sandbox_tree import reachable_scratch, write_tree
 
 

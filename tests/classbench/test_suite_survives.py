@@ -3,7 +3,6 @@ a module that kills pytest while it collects) loses no test. Real pytest runs, s
 
 import dataclasses
 import json
-import os
 import shutil
 import sys
 import textwrap
@@ -13,10 +12,10 @@ import pytest
 
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import ClassBenchTask, read_records
-from builders.classbench.suite import CRASHED, TIMED_OUT, SuitePolicy, run_suite, run_tests
-from harness.sandbox import jail as sandbox
-from harness.python.pytest_run import work_copy
-from sources.python_repo import Repository
+from benchsmith.builders.classbench.python.suite import CRASHED, TIMED_OUT, SuitePolicy, run_suite, run_tests
+from benchsmith.runners.sandbox import jail as sandbox
+from benchsmith.runners.python.pytest_run import work_copy
+from benchsmith.sources.python.repo import Repository
 from tests.conftest import GEOMETRY, run_benchsmith
 from tests.helpers.sandbox_tree import reachable_scratch, write_tree
 
@@ -133,7 +132,7 @@ def test_a_run_whose_threads_outlive_its_session_is_stopped_with_every_outcome(t
     """Every test reported, then the interpreter cannot exit: a thread the suite left running (pykka's actors) is
     joined at exit forever. The run is stopped soon after pytest's session finished, as ended by itself; not after
     the whole stall, as a hang."""
-    from harness.python import pytest_run
+    from benchsmith.runners.python import pytest_run
 
     monkeypatch.setattr(pytest_run, "FINISHED_GRACE_SECONDS", 1.0)
     tree = make_suite(tmp_path / "repo", {
@@ -416,7 +415,7 @@ def test_a_directive_whose_ground_truth_needs_what_candidates_are_refused_is_dro
     checks = card["solution_checks"]["geometry.shapes.Polygon"]
     assert (checks["refused_to_candidates_dropped"], checks["directives"]) == (1, 6)
     assert "tests/test_zz_frames.py::test_made_in" not in task.test_directives
-    from harness.python.class_runner import reference_solution
+    from benchsmith.runners.python.class_runner import reference_solution
 
     gold = {"gold": reference_solution(task)}
     assert judge(tmp_path, tmp_path / "geometry.parquet", task, gold)[0] == {"gold": "plausible"}
@@ -445,7 +444,7 @@ def test_a_task_whose_directives_outlast_the_timeout_gives_candidates_the_ground
             assert shapes.Polygon([shapes.Point(0, 0), shapes.Point(1, 0), shapes.Point(0, 1)]).area() == 0.5
     """})  # fmt: skip
     assert "tests/test_zz_slow.py::test_slowly" in task.test_directives
-    from harness.python.class_runner import reference_solution
+    from benchsmith.runners.python.class_runner import reference_solution
 
     hangs = "while True:\n    pass\n\n" + reference_solution(task)
     statuses, stderr = judge(tmp_path, tmp_path / "geometry.parquet", task,
@@ -488,7 +487,7 @@ def test_a_task_without_twins_is_calibrated_too(tmp_path):
             assert square.label == "polygon (4 points)"
     """})  # fmt: skip
     assert "tests/test_shapes.py::test_label_slowly" in task.test_directives
-    from harness.python.class_runner import reference_solution
+    from benchsmith.runners.python.class_runner import reference_solution
 
     empty = f"class {task.class_name}:\n    pass\n"
     statuses, stderr = judge(tmp_path, tmp_path / "geometry.parquet", task,
@@ -514,7 +513,7 @@ def test_a_task_whose_ground_truth_runs_out_of_threads_gets_smaller_thread_stack
             assert shapes.Polygon([shapes.Point(0, 0), shapes.Point(1, 0), shapes.Point(0, 1)]).area() == 0.5
     """})  # fmt: skip
     assert "tests/test_zz_threads.py::test_leaves_threads_running" in task.test_directives
-    from harness.python.class_runner import reference_solution
+    from benchsmith.runners.python.class_runner import reference_solution
 
     empty = f"class {task.class_name}:\n    pass\n"
     statuses, stderr = judge(tmp_path, tmp_path / "geometry.parquet", task,

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from benchsmith.core.schema import NL2FixInstance, read_records
-from sources.defects4j import Defects4JRoot
-from harness.java.toolchain import junit_classpath
-from harness.java.defects4j_workspace import Workspace, make_readable, prepare
+from benchsmith.sources.defects4j import Defects4JRoot
+from benchsmith.runners.java.toolchain import junit_classpath
+from benchsmith.runners.java.defects4j_workspace import Workspace, make_readable, prepare
 from tests.conftest import FIXTURE_D4J
 from tests.helpers.cli import build_ledger
 
@@ -56,8 +56,8 @@ def workspace_with_test_class(original: Workspace, source: str) -> Workspace:
 def statuses_on_both_paths(instance: NL2FixInstance, workspace: Workspace, logs: Path, codes: dict[str, str],
                            excluded: tuple[str, ...] = ()) -> dict[str, str]:
     """``name@fast`` / ``name@plain`` → the status each of *codes* gets, every test run (no early stop)."""
-    from harness.sandbox import jail as sandbox
-    from harness.java.method_runner import InstanceRunner, Tests
+    from benchsmith.runners.sandbox import jail as sandbox
+    from benchsmith.runners.java.method_runner import InstanceRunner, Tests
 
     everything = Tests.for_instance(instance, excluded, stop_early=False)
     statuses = {}

@@ -9,8 +9,8 @@ import pytest
 from benchsmith.cli import main
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import Result, read_records, read_stamp, to_table
-from harness import benchmarks
-from harness.benchmarks import benchmark_of
+from benchsmith import benchmarks
+from benchsmith.benchmarks import benchmark_of
 from tests.helpers.toy_benchmark import ARITHMETIC, ArithmeticTask
 
 TASKS = [ArithmeticTask("add-1", "addition", "2 + 3?", 5), ArithmeticTask("add-2", "addition", "40 + 2?", 42),

@@ -2,7 +2,7 @@
 
 import pytest
 
-from harness.python.class_runner import python_dedup_key
+from benchsmith.runners.python.class_runner import python_dedup_key
 
 GOLD = """\
 class Counter:

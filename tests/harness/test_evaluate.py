@@ -10,8 +10,8 @@ import pytest
 
 from benchsmith.core.journal import journal_path
 from benchsmith.core.schema import NL2FixInstance, Result, read_records, to_table
-from harness.scoring.evaluate import EvalOptions, verdict_context, verdict_key
-from harness.sandbox.jail import Limits
+from benchsmith.scoring.evaluate import EvalOptions, verdict_context, verdict_key
+from benchsmith.runners.sandbox.jail import Limits
 from tests.helpers.cli import eval_cli, run_cli
 
 pytestmark = pytest.mark.java  # runs JVMs: needs a JDK, JUnit 4 and the sandbox

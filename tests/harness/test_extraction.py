@@ -6,9 +6,9 @@ import ast
 
 import pytest
 
-from harness.prompts.extraction import extract_java_method, extract_python_class
-from harness.java.insertion import is_single_method
-from harness.python.class_runner import defines_class
+from benchsmith.generation.prompts.extraction import extract_java_method, extract_python_class
+from benchsmith.runners.java.insertion import is_single_method
+from benchsmith.runners.python.class_runner import defines_class
 
 BUGGY = "public int scale(int value, int factor) {\n    return value + factor;\n}"
 FIXED = "public int scale(int value, int factor) {\n    return value * factor;\n}"

@@ -3,7 +3,7 @@ import shutil
 import pytest
 
 from benchsmith.core.errors import BenchsmithError
-from harness.scoring.fingerprint import ROOT, VERDICT_SOURCES, harness_fingerprint
+from benchsmith.scoring.fingerprint import ROOT, VERDICT_SOURCES, harness_fingerprint
 
 
 def copy_sources(tmp_path):
@@ -16,7 +16,7 @@ def copy_sources(tmp_path):
 def test_the_fingerprint_is_the_sources_and_nothing_else(tmp_path):
     root = copy_sources(tmp_path)
     assert harness_fingerprint(root) == harness_fingerprint() == harness_fingerprint(root)
-    (root / "harness" / "unrelated.py").write_text("x = 1\n")
+    (root / "benchsmith" / "runners" / "unrelated.py").write_text("x = 1\n")
     assert harness_fingerprint(root) == harness_fingerprint()
 
 
@@ -30,6 +30,6 @@ def test_any_change_to_a_source_changes_the_fingerprint(tmp_path, relative):
 
 def test_a_missing_source_is_an_error_naming_it(tmp_path):
     root = copy_sources(tmp_path)
-    (root / "harness" / "java" / "insertion.py").unlink()
-    with pytest.raises(BenchsmithError, match=r"harness/java/insertion.py: cannot read a file the harness fingerprint needs"):
+    (root / "benchsmith" / "runners" / "java" / "insertion.py").unlink()
+    with pytest.raises(BenchsmithError, match=r"benchsmith/runners/java/insertion.py: cannot read a file the harness fingerprint needs"):
         harness_fingerprint(root)

@@ -13,9 +13,9 @@ from benchsmith.cli import main
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.journal import journal_path
 from benchsmith.core.schema import ClassBenchTask, NL2FixInstance, read_candidates, to_table
-from harness.generation.generate import generate
-from harness.models import get_backend
-from harness.prompts import nl2fix as nl2fix_prompts
+from benchsmith.generation.candidates.generate import generate
+from benchsmith.generation.models import get_backend
+from benchsmith.generation.prompts import nl2fix as nl2fix_prompts
 from tests.helpers.interrupted import InterruptedAfter
 from tests.helpers.openai_server import OpenAIServer, words
 from tests.helpers.records import LEDGER_BALANCE, LEDGER_POST, LEDGER_TOTAL, classbench_task

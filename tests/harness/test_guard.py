@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from harness.python.pytest_run import plugin_dir
+from benchsmith.runners.python.pytest_run import plugin_dir
 
 CANDIDATE = '''
 import dataclasses, collections, inspect, logging, traceback, warnings

@@ -1,6 +1,6 @@
 """Test methods that install a security manager of their own cannot run under the runner's guard: left out."""
 
-from harness.java.defects4j_workspace import Workspace, guard_forbidden_tests
+from benchsmith.runners.java.defects4j_workspace import Workspace, guard_forbidden_tests
 from tests.helpers.records import make_instance
 
 
@@ -28,7 +28,7 @@ public class AccessFixTest extends junit.framework.TestCase {
 
 
 def test_a_class_whose_every_test_installs_one_is_left_out_whole(tmp_path):
-    from harness.java.method_runner import Tests
+    from benchsmith.runners.java.method_runner import Tests
 
     folder = tmp_path / "tree" / "src" / "test" / "java" / "org" / "demo"
     folder.mkdir(parents=True)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.sandbox import jail as sandbox
-from harness.java.method_runner import InstanceRunner
-from harness.sandbox.jail import Limits
+from benchsmith.runners.sandbox import jail as sandbox
+from benchsmith.runners.java.method_runner import InstanceRunner
+from benchsmith.runners.sandbox.jail import Limits
 
 pytestmark = pytest.mark.java  # runs JVMs: needs a JDK, JUnit 4 and the sandbox
 

@@ -5,7 +5,7 @@ import subprocess
 import pytest
 
 from benchsmith.core.errors import BenchsmithError
-from harness.java.insertion import _WRAPPER, add_imports, dedup_key, is_single_method, javac_text, split_host
+from benchsmith.runners.java.insertion import _WRAPPER, add_imports, dedup_key, is_single_method, javac_text, split_host
 from tests.helpers.records import make_instance
 
 HOST = "class A {\n    static class In { int q() { return 1; } }\n    int f() {\n        return 2;\n    }\n}\n"

@@ -1,4 +1,4 @@
-"""``make java8``: Debian unstable's Java 8 runtime, found in the suite's index, checked and unpacked (harness/java/java8.py).
+"""``make java8``: Debian unstable's Java 8 runtime, found in the suite's index, checked and unpacked (benchsmith/runners/java/java8.py).
 
 A local HTTP server stands in for the Debian mirror: a ``Packages.xz`` index in Debian's format and packages built
 here with dpkg-deb. The real runtime is installed by ``make java8``; here its installation is driven to each of its
@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from benchsmith.core.errors import BenchsmithError
-from harness.java import java8
-from harness.java.toolchain import JavaRuntime
+from benchsmith.runners.java import java8
+from benchsmith.runners.java.toolchain import JavaRuntime
 
 needs_dpkg = pytest.mark.skipif(shutil.which("dpkg-deb") is None or shutil.which("patchelf") is None,
                                 reason="dpkg-deb and patchelf build and patch the packages")  # fmt: skip

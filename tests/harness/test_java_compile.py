@@ -1,7 +1,7 @@
 """Which declared artifact a javac "package does not exist" is put down to, on the errors commons-io 2.11.0's tests
 gave here (its pom declares junit-pioneer and jimfs, which Debian lacks)."""
 
-from harness.java.compile import explain_error
+from benchsmith.runners.java.compile import explain_error
 
 MISSING = ["org.junit-pioneer:junit-pioneer:1.4.2", "org.mockito:mockito-inline:3.11.2", "com.google.jimfs:jimfs:1.2",
            "org.openjdk.jmh:jmh-core:1.32"]  # fmt: skip

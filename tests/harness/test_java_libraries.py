@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.sandbox import jail as sandbox
-from harness.java.class_runner import run_suite
-from harness.java.maven_workspace import JavaSetup, java_workspace
-from harness.java.toolchain import DEBIAN_MAVEN_REPO
+from benchsmith.runners.sandbox import jail as sandbox
+from benchsmith.runners.java.class_runner import run_suite
+from benchsmith.runners.java.maven_workspace import JavaSetup, java_workspace
+from benchsmith.runners.java.toolchain import DEBIAN_MAVEN_REPO
 
 pytestmark = [pytest.mark.java, pytest.mark.slow]
 

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from harness.java.reactor import gradle_note, sibling_modules
-from sources.maven import read_pom
+from benchsmith.runners.java.reactor import gradle_note, sibling_modules
+from benchsmith.sources.java.maven import read_pom
 
 NS = 'xmlns="http://maven.apache.org/POM/4.0.0"'
 

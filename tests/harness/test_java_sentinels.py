@@ -1,4 +1,4 @@
-"""Inverted twins of requested tests (harness.java.sentinels): copies that make the original's calls, one of them
+"""Inverted twins of requested tests (benchsmith.runners.java.sentinels): copies that make the original's calls, one of them
 unable to pass."""
 
 import os
@@ -9,8 +9,8 @@ import subprocess
 
 import pytest
 
-from harness.java.sentinels import declared_tests, twin_class
-from harness.java.toolchain import junit_classpath
+from benchsmith.runners.java.sentinels import declared_tests, twin_class
+from benchsmith.runners.java.toolchain import junit_classpath
 from tests.conftest import FIXTURE_D4J
 
 BUG1 = (FIXTURE_D4J.parent / "ledger" / "bugs" / "1" / "tests" / "src" / "test" / "java" / "org" / "benchsmith" / "ledger"

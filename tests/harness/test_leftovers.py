@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.java import method_runner as java_runner
+from benchsmith.runners.java import method_runner as java_runner
 
-from harness.sandbox import jail as sandbox
-from harness.java.jvm import COMPILER_LANE, TEST_LANES
+from benchsmith.runners.sandbox import jail as sandbox
+from benchsmith.runners.java.jvm import COMPILER_LANE, TEST_LANES
 from tests.harness.test_redteam_java import NO_NAMESPACES
 
 pytestmark = pytest.mark.java  # runs JVMs: needs a JDK, JUnit 4 and the sandbox

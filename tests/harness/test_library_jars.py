@@ -2,7 +2,7 @@
 
 import zipfile
 
-from harness.java.toolchain import library_jars
+from benchsmith.runners.java.toolchain import library_jars
 
 
 def test_a_pinned_snapshot_is_found_by_its_maven_folder(tmp_path):
@@ -50,7 +50,7 @@ def test_the_projects_own_family_goes_with_its_version(tmp_path):
 def test_defects4j_s_maven_resolution_pins_the_transitive_jars(tmp_path):
     """cglib 2.2.2 needs asm 3 (ClassWriter.visit is final from asm 4 on: a VerifyError), which JacksonDatabind's pom
     never names; Defects4J's build_files/<rev>/maven-build.xml holds what Maven resolved for the revision."""
-    from sources.defects4j import Defects4JRoot
+    from benchsmith.sources.defects4j import Defects4JRoot
 
     project = tmp_path / "framework" / "projects" / "Demo"
     lib = project / "lib"
@@ -74,7 +74,7 @@ def test_defects4j_s_maven_resolution_pins_the_transitive_jars(tmp_path):
 def test_a_gradle_build_pins_jars_and_names_more_source_folders(tmp_path):
     """Mockito 2's betas: Defects4J copies byte-buddy-<the version Gradle names>.jar in, and Gradle compiles the
     default mock maker from a source folder of its own."""
-    from harness.java.toolchain import gradle_source_dirs, gradle_versions, pinned_jars
+    from benchsmith.runners.java.toolchain import gradle_source_dirs, gradle_versions, pinned_jars
 
     (tmp_path / "build.gradle").write_text("""
 sourceSets {
@@ -105,7 +105,7 @@ dependencies {
 
 def test_junit_runs_with_the_hamcrest_1_3_of_lib(tmp_path):
     """Defects4J ran JUnit 4.11 on the Hamcrest of lib/; Debian's 2.2 lacks CoreMatchers.is(Class)."""
-    from harness.java.toolchain import junit_hamcrest
+    from benchsmith.runners.java.toolchain import junit_hamcrest
 
     def jar(path):
         path.parent.mkdir(parents=True, exist_ok=True)

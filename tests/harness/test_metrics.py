@@ -3,7 +3,7 @@ import math
 import pytest
 
 from benchsmith.core.schema import Result
-from harness.scoring.metrics import candidate_statistics, mean_pass_at_k, pass_at_k, per_instance_counts
+from benchsmith.scoring.metrics import candidate_statistics, mean_pass_at_k, pass_at_k, per_instance_counts
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 10, 37, 100, 200])
@@ -58,7 +58,7 @@ def test_regression_is_not_reported_when_it_was_not_measured():
 def test_each_node_s_throughput_is_reported_from_the_runs_it_made():
     from dataclasses import replace
 
-    from harness.scoring.report import node_throughput, render_table, summarise
+    from benchsmith.scoring.report import node_throughput, render_table, summarise
 
     rows = [replace(result("A-1", "plausible"), candidate_id="a", seconds=2.0, node="n1"),
             replace(result("A-1", "plausible", "a"), candidate_id="b", seconds=0.0, node="n1"),  # shares a's verdict
@@ -75,7 +75,7 @@ def test_each_node_s_throughput_is_reported_from_the_runs_it_made():
 def test_plausible_verdicts_the_screen_flagged_are_counted_apart():
     from dataclasses import replace
 
-    from harness.scoring.report import render_table, summarise
+    from benchsmith.scoring.report import render_table, summarise
 
     rows = [replace(result("A-1", "plausible"), candidate_id="a", suspicious="frames,gc"),
             replace(result("A-1", "plausible"), candidate_id="b"),

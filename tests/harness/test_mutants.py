@@ -1,4 +1,4 @@
-from harness.java.mutants import mutants
+from benchsmith.generation.mutants import mutants
 
 METHOD = "int f(int a, int b) {\n    int c = a + 1;\n    if (a < b && c != 0) { return a; }\n    return b;\n}"
 

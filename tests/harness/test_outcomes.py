@@ -1,8 +1,8 @@
-"""Reports held against what was asked: counts, phases and sentinels (harness.sandbox.outcomes)."""
+"""Reports held against what was asked: counts, phases and sentinels (benchsmith.runners.sandbox.outcomes)."""
 
 import random
 
-from harness.sandbox.outcomes import Expected, Sentinel, check_report, plausible_names
+from benchsmith.runners.sandbox.outcomes import Expected, Sentinel, check_report, plausible_names
 
 TRIGGER, RELEVANT = ("1|T::a",), ("2|R::x", "2|R::y")
 MUST_PASS, MUST_FAIL, PAIR_PASS = "1|S::check", "2|P::broken", "2|P::fine"

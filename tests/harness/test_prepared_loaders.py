@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from harness.java import method_runner as java_runner
+from benchsmith.runners.java import method_runner as java_runner
 
-from harness.sandbox import jail as sandbox
+from benchsmith.runners.sandbox import jail as sandbox
 from tests.harness.conftest import workspace_with_test_class
 
 pytestmark = pytest.mark.java  # runs JVMs: needs a JDK, JUnit 4 and the sandbox

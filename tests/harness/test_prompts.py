@@ -11,11 +11,11 @@ import pytest
 
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import NL2FixInstance
-from harness.models.base import Message
-from harness.prompts import STRATEGIES, prompt_hash, render, strategy_hash, templates_for
-from harness.prompts import classbench as classbench_prompts
-from harness.prompts import nl2fix as nl2fix_prompts
-from harness.prompts import renderer as render_module
+from benchsmith.generation.models.base import Message
+from benchsmith.generation.prompts import STRATEGIES, prompt_hash, render, strategy_hash, templates_for
+from benchsmith.generation.prompts import classbench as classbench_prompts
+from benchsmith.generation.prompts import nl2fix as nl2fix_prompts
+from benchsmith.generation.prompts import renderer as render_module
 from tests.helpers.records import LEDGER_BALANCE, LEDGER_POST, LEDGER_TOTAL, classbench_task, nl2fix_instance
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "prompts"

@@ -11,9 +11,9 @@ import pytest
 from benchsmith.cli import main
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import Candidate, RankedCandidate, read_records
-from harness.models import embeddings
-from harness.models.embeddings import EmbeddingCache, MiniLMEmbedder, embed_all
-from harness.scoring.ranking import cosine_similarities, order_group, parse_threshold, rank, resolve_threshold
+from benchsmith.generation.models import embeddings
+from benchsmith.generation.models.embeddings import EmbeddingCache, MiniLMEmbedder, embed_all
+from benchsmith.scoring.ranking import cosine_similarities, order_group, parse_threshold, rank, resolve_threshold
 from tests.helpers.cli import eval_cli
 
 # --- ordering, on given similarities -------------------------------------------------------------------------------

@@ -16,10 +16,10 @@ from collections import Counter
 import pytest
 
 from benchsmith.core.journal import Journal
-from harness.benchmarks import EvalOptions
-from harness.scoring.evaluate import evaluate
-from harness.sandbox.executors import LocalExecutor
-from harness.sandbox.jail import Limits
+from benchsmith.benchmarks import EvalOptions
+from benchsmith.scoring.evaluate import evaluate
+from benchsmith.runners.sandbox.executors import LocalExecutor
+from benchsmith.runners.sandbox.jail import Limits
 from tests.conftest import FIXTURE_D4J
 
 ray = pytest.importorskip("ray")
@@ -59,9 +59,9 @@ def cluster():
 
 
 def test_validate_on_ray_matches_local(tmp_path, cluster, ledger_instances, fixture_repos):
-    from builders.validate import validate_all
-    from harness.sandbox.executors import RayExecutor
-    from sources.defects4j import Defects4JRoot
+    from benchsmith.builders.validate import validate_all
+    from benchsmith.runners.sandbox.executors import RayExecutor
+    from benchsmith.sources.defects4j import Defects4JRoot
 
     instances = [ledger_instances["Ledger-1"], ledger_instances["Ledger-8"]]
     d4j, limits = Defects4JRoot(FIXTURE_D4J), Limits(wall_seconds=120)
@@ -81,7 +81,7 @@ def verdicts(results) -> dict:
 
 def test_ray_matches_local_and_survives_a_lost_node(tmp_path, cluster, ledger_dataset, ledger_instances,
                                                      fixture_repos, monkeypatch):  # fmt: skip
-    from harness.sandbox.executors import RayExecutor
+    from benchsmith.runners.sandbox.executors import RayExecutor
 
     head_cluster, second = cluster
     candidates = tmp_path / "candidates.jsonl"
@@ -133,7 +133,7 @@ def test_without_ray_the_executor_says_how_to_install_it(monkeypatch):
     import sys
 
     from benchsmith.core.errors import BenchsmithError
-    from harness.sandbox.executors import executor
+    from benchsmith.runners.sandbox.executors import executor
 
     monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
     with pytest.raises(BenchsmithError, match=r"pip install 'benchsmith\[ray\]'"):
@@ -144,11 +144,11 @@ def test_without_ray_the_executor_says_how_to_install_it(monkeypatch):
 def test_a_node_without_every_sandbox_layer_is_named_once_in_the_log(caplog):
     import logging
 
-    from harness.sandbox.executors import RayExecutor
+    from benchsmith.runners.sandbox.executors import RayExecutor
 
     executor = RayExecutor.__new__(RayExecutor)  # the bookkeeping only: no cluster needed to say what a node lacks
     executor._warned, executor._lock = set(), threading.Lock()
-    with caplog.at_level(logging.WARNING, logger="harness.sandbox.executors"):
+    with caplog.at_level(logging.WARNING, logger="benchsmith.runners.sandbox.executors"):
         for _ in range(3):
             executor._note_layers("10.0.0.7/abcd1234", ["mount_namespace", "unprivileged_uid"])
         executor._note_layers("10.0.0.8/ef567890", [])

@@ -20,13 +20,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.sandbox import jail as sandbox
-from harness.java.class_runner import ClassTaskRunner, task_workspace
-from harness.java.method_runner import InstanceRunner
-from harness.java.toolchain import default_runtime, runner_classes
-from harness.java.jvm import release_api
-from harness.sandbox.jail import Limits
-from harness.java.defects4j_workspace import java_public_view
+from benchsmith.runners.sandbox import jail as sandbox
+from benchsmith.runners.java.class_runner import ClassTaskRunner, task_workspace
+from benchsmith.runners.java.method_runner import InstanceRunner
+from benchsmith.runners.java.toolchain import default_runtime, runner_classes
+from benchsmith.runners.java.jvm import release_api
+from benchsmith.runners.sandbox.jail import Limits
+from benchsmith.runners.java.defects4j_workspace import java_public_view
 from benchsmith.core.schema import ClassBenchTask, read_records
 from tests.conftest import FIXTURE_D4J
 from tests.helpers import java_attacks as hack

@@ -29,9 +29,9 @@ from pathlib import Path
 import pytest
 
 from benchsmith.core.schema import ClassBenchTask, read_records
-from harness.sandbox import jail as sandbox
-from harness.sandbox import streams
-from harness.python.class_runner import TaskRunner, reference_solution
+from benchsmith.runners.sandbox import jail as sandbox
+from benchsmith.runners.sandbox import streams
+from benchsmith.runners.python.class_runner import TaskRunner, reference_solution
 
 LIMITS = sandbox.Limits(wall_seconds=30)
 MARK = "The shoelace formula"  # the ground truth's docstring: found anywhere, the ground truth leaked
@@ -378,7 +378,7 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
         """)),
         Run("os-exit-in-class-body", gold.replace('    """A closed polygon."""\n', '    """A closed polygon."""\n    import os\n    os._exit(0)\n', 1)),
         Run("sys-exit-at-import", with_prelude(gold, "import sys\nsys.exit(0)")),
-        # --- reaching the runner from inside (harness.python.directcov's guard; inverted twins; the second opinion)
+        # --- reaching the runner from inside (benchsmith.runners.python.directcov's guard; inverted twins; the second opinion)
         Run("gc-plugin-selective", selective(wrong, """
             import gc
             for _config in [o for o in gc.get_objects() if type(o).__name__ == 'Config']:

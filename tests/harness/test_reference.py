@@ -4,7 +4,7 @@ import json
 
 from benchsmith.cli import main
 from benchsmith.core.schema import read_candidates
-from harness.java.mutants import mutants
+from benchsmith.generation.mutants import mutants
 
 
 def test_reference_candidates_are_gold_buggy_and_gold_mutants(ledger_dataset, ledger_instances, tmp_path, capsys):

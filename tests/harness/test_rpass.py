@@ -5,7 +5,7 @@ import json
 import pytest
 
 from benchsmith.core.schema import Candidate, Result
-from harness.scoring.metrics import (
+from benchsmith.scoring.metrics import (
     mean_pass_at_k,
     mean_pass_at_k_compiling,
     mean_ranked_pass_at_k,
@@ -13,8 +13,8 @@ from harness.scoring.metrics import (
     ranked_pass_at_k,
     ranked_suggestions,
 )
-from harness.scoring.ranking import order_group
-from harness.scoring.report import render_table, summarise
+from benchsmith.scoring.ranking import order_group
+from benchsmith.scoring.report import render_table, summarise
 
 # (instance, candidate, similarity to the buggy method, status, code); the threshold is the paper's 0.95.
 EXAMPLE = [

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.sandbox import jail as sandbox
-from harness.sandbox.jail import Limits
+from benchsmith.runners.sandbox import jail as sandbox
+from benchsmith.runners.sandbox.jail import Limits
 
 PY = sys.executable
 SLOT = -1

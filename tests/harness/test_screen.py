@@ -1,6 +1,6 @@
-"""The screen names the escape and introspection primitives a candidate's source uses (harness.sandbox.screen)."""
+"""The screen names the escape and introspection primitives a candidate's source uses (benchsmith.runners.sandbox.screen)."""
 
-from harness.sandbox.screen import primitives, suspicious
+from benchsmith.runners.sandbox.screen import primitives, suspicious
 
 
 def test_python_primitives_are_named_through_imports_and_aliases():

@@ -1,8 +1,8 @@
-"""What a candidate's processes write is kept within fixed bounds (harness.sandbox.streams)."""
+"""What a candidate's processes write is kept within fixed bounds (benchsmith.runners.sandbox.streams)."""
 
 import os
 
-from harness.sandbox import streams
+from benchsmith.runners.sandbox import streams
 
 
 def test_a_flood_keeps_its_head_its_tail_and_a_line_saying_what_was_left_out(tmp_path):

@@ -1,6 +1,6 @@
 """Sources Maven generates before compiling (the Jackson projects' PackageVersion.java.in)."""
 
-from harness.java.defects4j_workspace import _generate_from_templates
+from benchsmith.runners.java.defects4j_workspace import _generate_from_templates
 
 POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
   <parent><groupId>com.fasterxml.jackson</groupId><artifactId>jackson-parent</artifactId><version>2.7</version></parent>

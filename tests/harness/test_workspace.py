@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.java.defects4j_workspace import class_source_file, java_public_view
+from benchsmith.runners.java.defects4j_workspace import class_source_file, java_public_view
 from tests.conftest import FIXTURE_D4J
 from tests.helpers.cli import install_stand_in, run_cli
 

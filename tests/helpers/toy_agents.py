@@ -7,7 +7,7 @@ toolbox, not the one under test elsewhere (tools15 builds the real six over
 classbench repositories) — and the oracle runs the candidate with the
 repository in a fresh interpreter and checks two assertions. The oracle is not
 what these tests test: the agents are, and they see only the contract of
-``harness/agents/base.py``. ``eval`` judges candidates with the same check.
+``benchsmith/generation/agents/base.py``. ``eval`` judges candidates with the same check.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.agents.base import AgentTask, Feedback, Tool, Toolbox
-from harness.benchmarks import (
+from benchsmith.generation.agents.base import AgentTask, Feedback, Tool, Toolbox
+from benchsmith.benchmarks import (
     AgentOptions,
     Benchmark,
     CandidateRunner,
@@ -33,8 +33,8 @@ from harness.benchmarks import (
     ReferenceCandidate,
     register,
 )
-from harness.prompts.extraction import extract_python_class
-from harness.models.base import Message
+from benchsmith.generation.prompts.extraction import extract_python_class
+from benchsmith.generation.models.base import Message
 from benchsmith.core.verdict import Verdict
 
 POINTS = textwrap.dedent('''\

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.benchmarks import Benchmark, CandidateRunner, EvalOptions, GenerationItem, ReferenceCandidate, register
-from harness.prompts.extraction import Extraction
-from harness.models.base import Message
+from benchsmith.benchmarks import Benchmark, CandidateRunner, EvalOptions, GenerationItem, ReferenceCandidate, register
+from benchsmith.generation.prompts.extraction import Extraction
+from benchsmith.generation.models.base import Message
 from benchsmith.core.verdict import Verdict
 
 

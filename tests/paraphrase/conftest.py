@@ -13,7 +13,7 @@ collect_ignore = ["fixtures", "golden", "java", "realcheck.py", "realcheck_java.
 @pytest.fixture(scope="session")
 def paraphrased(tmp_path_factory):
     """The fixture repository paraphrased once with the golden seed: (output folder, report)."""
-    from paraphrase.run import paraphrase_classes
+    from benchsmith.paraphrase.python.run import paraphrase_classes
 
     out = tmp_path_factory.mktemp("paraphrased") / "tinyrepo"
     report = paraphrase_classes(TINYREPO, out, seed=GOLDEN_SEED)

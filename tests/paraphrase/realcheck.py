@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from paraphrase.run import paraphrase_classes  # noqa: E402
-from paraphrase.syntax import IDENTIFIER  # noqa: E402
+from benchsmith.paraphrase.python.run import paraphrase_classes  # noqa: E402
+from benchsmith.paraphrase.python.syntax import IDENTIFIER  # noqa: E402
 
 
 def passed_tests(junit: Path) -> set[str]:

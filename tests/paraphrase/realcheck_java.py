@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from paraphrase.java import paraphrase_java_repository  # noqa: E402
+from benchsmith.paraphrase.java import paraphrase_java_repository  # noqa: E402
 
 JUNIT4 = [Path("/usr/share/java/junit4.jar"), Path("/usr/share/java/hamcrest.jar")]
 RUNNER = Path(__file__).with_name("java") / "PassingTests.java"

@@ -2,7 +2,7 @@
 
 import shutil
 
-from paraphrase.run import paraphrase_classes
+from benchsmith.paraphrase.python.run import paraphrase_classes
 
 from tests.helpers.paraphrase import TINYREPO, run_repo_tests
 

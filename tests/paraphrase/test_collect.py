@@ -1,10 +1,10 @@
 import pytest
 
 from benchsmith.core.errors import BenchsmithError
-from paraphrase import collect_identifiers
-from paraphrase.run import default_classes
-from paraphrase.index import build_index
-from paraphrase.source import load_repository
+from benchsmith.paraphrase.python.collect import collect_identifiers
+from benchsmith.paraphrase.python.run import default_classes
+from benchsmith.paraphrase.python.index import build_index
+from benchsmith.paraphrase.python.source import load_repository
 
 from tests.helpers.paraphrase import TINYREPO
 

@@ -4,8 +4,8 @@ import textwrap
 
 import pytest
 
-from paraphrase import paraphrase_repository
-from paraphrase.run import paraphrase_classes
+from benchsmith.paraphrase.python.repository import paraphrase_repository
+from benchsmith.paraphrase.python.run import paraphrase_classes
 
 from tests.helpers.paraphrase import GOLDEN_SEED, TINYREPO
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from benchsmith.core.errors import BenchsmithError
-from paraphrase.java import is_valid_java_flip, paraphrase_java_repository
-from paraphrase.java.source import find_identifier_after, is_identifier_at, python_index
+from benchsmith.paraphrase.java import is_valid_java_flip, paraphrase_java_repository
+from benchsmith.paraphrase.java.source import find_identifier_after, is_identifier_at, python_index
 
 from .realcheck_java import JUNIT4, build_and_test
 

@@ -1,9 +1,9 @@
 """Names another paraphrase flipped that benchsmith's rules keep, renamed through imports, re-exports, ``__all__``,
-module attributes and strings, and kept where another package spells them (paraphrase/overrule.py)."""
+module attributes and strings, and kept where another package spells them (paraphrase/python/overrule.py)."""
 
 import pytest
 
-from paraphrase.repository import paraphrase_repository
+from benchsmith.paraphrase.python.repository import paraphrase_repository
 
 from tests.helpers.paraphrase import run_repo_tests
 

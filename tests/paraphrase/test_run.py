@@ -4,7 +4,7 @@ import shutil
 import pytest
 
 from benchsmith.core.errors import BenchsmithError
-from paraphrase.run import paraphrase_classes, parse_class_specs, report_path
+from benchsmith.paraphrase.python.run import paraphrase_classes, parse_class_specs, report_path
 
 from tests.helpers.paraphrase import TINYREPO
 

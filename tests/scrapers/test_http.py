@@ -9,8 +9,8 @@ import pytest
 import requests
 
 from benchsmith.core.errors import BenchsmithError
-from scrapers.cache import CacheCorrupt
-from scrapers.http import HttpPolicy, base_url, is_unresolvable, recording, shared
+from benchsmith.scrapers.cache import CacheCorrupt
+from benchsmith.scrapers.http import HttpPolicy, base_url, is_unresolvable, recording, shared
 from tests.helpers.trackers import Reply, json_reply
 
 pytestmark = pytest.mark.timeout(60)
@@ -119,7 +119,7 @@ def test_a_permanent_redirect_and_its_target_are_both_served_from_the_cache(trac
 
 def test_a_cache_miss_is_logged(trackers, caplog):
     trackers.add("/x", json_reply({}))
-    with caplog.at_level(logging.DEBUG, logger="scrapers.http"):
+    with caplog.at_level(logging.DEBUG, logger="benchsmith.scrapers.http"):
         shared().get(f"{trackers.base}/x")
     assert f"cache miss: GET {trackers.base}/x" in caplog.text
 

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from scrapers import fetch_issue
+from benchsmith.scrapers import fetch_issue
 
 pytestmark = [
     pytest.mark.online,

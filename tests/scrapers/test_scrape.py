@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchsmith.core.schema import IssueText, arrow_schema, read_records
-from scrapers.scrape import read_urls, scrape
+from benchsmith.scrapers.scrape import read_urls, scrape
 from tests.helpers.trackers import ALL_URLS, Reply, jira_issue_path, serve_all, serve_jira
 
 pytestmark = pytest.mark.timeout(60)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import scrapers
-from scrapers import TrackerUnavailable, UnknownTracker, fetch_issue, tracker_name
+from benchsmith import scrapers
+from benchsmith.scrapers import TrackerUnavailable, UnknownTracker, fetch_issue, tracker_name
 from tests.helpers.trackers import (
     Reply, github_issue_path, html, jira_issue_path, json_reply, serve_github_531, serve_jira,
 )  # fmt: skip
@@ -307,7 +307,7 @@ def test_an_unknown_url_is_an_error_naming_it(url):
 
 def test_importing_the_scrapers_has_no_side_effects(tmp_path):
     code = (
-        "import sys, scrapers, scrapers.scrape; print(sorted(m for m in ('jira', 'github', 'bs4') if m in sys.modules))"
+        "import sys, scrapers, benchsmith.scrapers.scrape; print(sorted(m for m in ('jira', 'github', 'bs4') if m in sys.modules))"
     )
     env = {**os.environ, "BENCHSMITH_CACHE": str(tmp_path / "cache")}
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from sources.comments import strip_comments
+from benchsmith.sources.java.comments import strip_comments
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "comments"
 

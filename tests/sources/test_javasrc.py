@@ -1,7 +1,7 @@
 import pytest
 
 from benchsmith.core.errors import JavaParseError
-from sources.javasrc import analyse_java
+from benchsmith.sources.java.source import analyse_java
 
 SOURCE = """\
 package a.b;

@@ -3,8 +3,8 @@ sources and resources, on poms written here."""
 
 from pathlib import Path
 
-from sources.maven import read_pom, reactor_modules
-from sources.maven_generate import filter_resources, generate_sources
+from benchsmith.sources.java.maven import read_pom, reactor_modules
+from benchsmith.sources.java.maven_generate import filter_resources, generate_sources
 
 NS = 'xmlns="http://maven.apache.org/POM/4.0.0"'
 

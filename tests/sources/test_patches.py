@@ -1,7 +1,7 @@
 import pytest
 
 from benchsmith.core.errors import PatchError
-from sources.patches import apply_patch, parse_patch, rediff, states_lines_of
+from benchsmith.sources.patches import apply_patch, parse_patch, rediff, states_lines_of
 
 FIXED = "class A {\n    int f() {\n        return 1;\n    }\n}"  # no newline at the end
 PATCH = """\

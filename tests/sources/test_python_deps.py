@@ -1,11 +1,11 @@
-"""Test dependencies wherever projects declare them (sources/python_deps.py), each format on a small project."""
+"""Test dependencies wherever projects declare them (benchsmith/sources/python/deps.py), each format on a small project."""
 
 from pathlib import Path
 from textwrap import dedent
 
 import pytest
 
-from sources.python_deps import poetry_constraint, requires_python, runtime_requirements, declarations_for_tests
+from benchsmith.sources.python.deps import poetry_constraint, requires_python, runtime_requirements, declarations_for_tests
 
 
 def project(tmp_path: Path, **files: str) -> Path:

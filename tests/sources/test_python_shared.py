@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from benchsmith.core.errors import BenchsmithError
-from harness.sandbox.jail import leased_slot, sandbox_uid
-from sources.python_env import _interpreters
-from sources.python_shared import barred_folder, runnable_by_others, shareable
+from benchsmith.runners.sandbox.jail import leased_slot, sandbox_uid
+from benchsmith.sources.python.environment import _interpreters
+from benchsmith.sources.python.shared_interpreter import barred_folder, runnable_by_others, shareable
 
 
 def _hidden_interpreter() -> Path:
@@ -53,8 +53,7 @@ def _copied_and_run(python: Path, version: str, uid: str) -> None:
 def test_an_environment_the_sandbox_cannot_reach_is_refused_up_front_naming_the_folder(monkeypatch):
     """A clone inside a folder only root may enter (mktemp -d's mode 0700) keeps its environments there: refused in
     one line naming the folder to open, before anything is resolved, instead of a suite run without pytest."""
-    from sources import python_env
-
+    from benchsmith.sources.python import environment as python_env
     private = Path(tempfile.mkdtemp(prefix="benchsmith-private-"))  # mode 0700, as mktemp -d makes it
     try:
         (private / "clone").mkdir()

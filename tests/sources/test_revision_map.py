@@ -9,9 +9,9 @@ import subprocess
 import pytest
 
 from benchsmith.core.errors import SourceUnavailable
-from sources.defects4j import Bug
-from sources.history import REVISION_MAPS, UpstreamGitSource
-from sources.revision_map import EXACT, NOT_FOUND, RewrittenHistory
+from benchsmith.sources.defects4j import Bug
+from benchsmith.sources.history import REVISION_MAPS, UpstreamGitSource
+from benchsmith.sources.revision_map import EXACT, NOT_FOUND, RewrittenHistory
 
 BUGGY = "class A {\n  int f() {\n    return 1;\n  }\n}\n"
 FIXED = BUGGY.replace("return 1", "return 2")

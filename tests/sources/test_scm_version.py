@@ -7,8 +7,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from sources import python_repo
-from sources.scm_version import declared_version_files, version_tuple, write_version_files
+from benchsmith.sources.python import repo as python_repo
+from benchsmith.sources.scm_version import declared_version_files, version_tuple, write_version_files
 
 
 def write(root: Path, files: dict[str, str]) -> Path:

@@ -12,10 +12,10 @@ import subprocess
 import pytest
 
 from benchsmith.core.errors import SourceUnavailable
-from sources.defects4j import Bug
-from sources.history import REVISION_MAPS, UpstreamGitSource, fixed_commit
-from sources.revision_map import EXACT, NOT_FOUND, TWIN, RevisionMap
-from sources.svn_history import SvnHistory, SvnImport, match_revision
+from benchsmith.sources.defects4j import Bug
+from benchsmith.sources.history import REVISION_MAPS, UpstreamGitSource, fixed_commit
+from benchsmith.sources.revision_map import EXACT, NOT_FOUND, TWIN, RevisionMap
+from benchsmith.sources.svn_history import SvnHistory, SvnImport, match_revision
 
 BUGGY = "class Foo {\n  int check(Object o) {\n    if (o != null) {\n      return 0;\n    }\n    return 1;\n  }\n}\n"
 FIXED = BUGGY.replace("o != null", "o == null")

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from benchsmith.core.schema import to_table
-from harness.models import get_backend
+from benchsmith.generation.models import get_backend
 from tests.helpers.openai_server import OpenAIServer
 from tests.helpers.toy_agents import POLYGON_GOLD, ToyClassTask, polygon_task
 

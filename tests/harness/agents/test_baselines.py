@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from benchsmith.core.errors import BenchsmithError
-from harness.agents import agents, get_agent
-from harness.generation.agent_run import AgentRunOptions, run_agent, transcripts_path
+from benchsmith.generation.agents import agents, get_agent
+from benchsmith.generation.candidates.agent_run import AgentRunOptions, run_agent, transcripts_path
 from tests.harness.agents.conftest import GOLD_ANSWER, REFLECTION, WRONG, WRONG_ANSWER, lines, openai_backend
 
 RELATED = "Below are some referential code fragments from other files.\n"

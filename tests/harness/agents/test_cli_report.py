@@ -75,7 +75,7 @@ def test_the_demonstration_script_walks_rrr_through_every_phase(tmp_path, capsys
 
 
 def test_tool_statistics_count_what_the_model_called_and_skip_what_ran_unasked_or_over_budget():
-    from harness.scoring.report import tool_statistics
+    from benchsmith.scoring.report import tool_statistics
 
     def tool(name, **extra):
         return {"kind": "tool", "name": name, **extra}

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from benchsmith.core.schema import ClassBenchTask, Result, read_records
-from harness.agents.java_tools import java_toolbox, undefined_types, visible_files
+from benchsmith.benchmarks.classbench.java import visible_files
+from benchsmith.generation.agents.java.tools import java_toolbox, jdk_types, undefined_types
+from benchsmith.runners.java.jvm import release_api
 from tests.helpers.cli import run_cli
 
 pytestmark = [pytest.mark.java, pytest.mark.slow]
@@ -47,7 +49,7 @@ def rectangle(java_geometry_dataset) -> ClassBenchTask:
 
 
 def test_java_tools_match_golden(rectangle):
-    tools = java_toolbox(rectangle, description="An axis-aligned rectangle: its area, perimeter, sides and scaling.")
+    tools = java_toolbox(rectangle, visible_files(rectangle), jdk_api=release_api(), description="An axis-aligned rectangle: its area, perimeter, sides and scaling.")
     tools.attempt(ATTEMPT)
     text = "\n".join(f"===== {name} {arguments}\n{tools.call(name, arguments, thought='the area of a rectangle')}\n"
                      for name, arguments in CALLS)  # fmt: skip
@@ -65,7 +67,7 @@ def test_ground_truth_and_directive_tests_are_unreachable(rectangle):
     secret = sorted({line.strip() for line in rectangle.ground_truth_class.splitlines()
                      if len(line.strip()) >= 12 and line.strip() not in visible and not line.strip().startswith("import ")})  # fmt: skip
     assert "throw new IllegalArgumentException(\"negative side\");" in secret
-    tools = java_toolbox(rectangle, files=files)
+    tools = java_toolbox(rectangle, files, jdk_api=release_api())
     tools.attempt(rectangle.ground_truth_class)
     queries = [rectangle.ground_truth_class, *secret]
     calls = [("get_related_snippets", {"query": q}) for q in queries] + [("get_relevant_code", {"search_string": q}) for q in queries]
@@ -85,7 +87,7 @@ def test_ground_truth_and_directive_tests_are_unreachable(rectangle):
 
 def test_undefined_types_skip_java_lang_the_package_and_declarations():
     code = "package p;\nimport java.util.Map;\nclass A<T extends Comparable<T>> { Map<String, List<T>> m; B b; Integer i; Helper h; }"
-    assert undefined_types(code, "p", {"p.B", "q.Helper"}) == ["List", "Helper"]
+    assert undefined_types(code, "p", {"p.B", "q.Helper"}, jdk_types(release_api())) == ["List", "Helper"]
 
 
 def test_rrr_on_a_java_task_end_to_end(java_geometry_dataset, tmp_path):
@@ -116,8 +118,8 @@ def test_rrr_on_a_java_task_through_a_loopback_openai_server(java_geometry_datas
     import pyarrow.parquet as pq
 
     from benchsmith.core.schema import to_table
-    from harness.generation.agent_run import AgentRunOptions, run_agent, transcripts_path
-    from harness.models import get_backend
+    from benchsmith.generation.candidates.agent_run import AgentRunOptions, run_agent, transcripts_path
+    from benchsmith.generation.models import get_backend
     from tests.helpers.openai_server import OpenAIServer, Reply
 
     rectangle = next(t for t in read_records(java_geometry_dataset, ClassBenchTask) if t.class_name == "Rectangle")

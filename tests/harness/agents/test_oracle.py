@@ -1,13 +1,13 @@
 """The oracle (RepoClassBench paper, Algorithm 1): attempts judged by the sandboxed class harness, answered in words."""
 
-from pathlib import Path
 
 import pytest
 
 from benchsmith.core.schema import ClassBenchTask, read_records
-from harness.sandbox import jail as sandbox
-from harness.agents.oracle import FEEDBACK_BUDGET, feedback_text, python_oracle
-from harness.python.class_runner import reference_solution
+from benchsmith.runners.sandbox import jail as sandbox
+from benchsmith.benchmarks.classbench.python import python_oracle
+from benchsmith.generation.agents.oracle import FEEDBACK_BUDGET, feedback_text
+from benchsmith.runners.python.class_runner import reference_solution
 from benchsmith.core.verdict import Verdict
 
 

@@ -1,11 +1,11 @@
 """Inherited, library and overloaded members, and relatives left out: the tools on a small zoo package."""
 
-from pathlib import Path
 
 import pytest
 
 from benchsmith.core.schema import ClassBenchTask
-from harness.agents.python_tools import python_toolbox
+from benchsmith.benchmarks.classbench.python import visible_repository_of
+from benchsmith.generation.agents.python.tools import python_toolbox
 from tests.harness.agents.test_python_tools import assert_unreachable
 
 BASE = '''\
@@ -103,7 +103,7 @@ def zoo(tmp_path_factory) -> ClassBenchTask:
 
 @pytest.fixture(scope="module")
 def tools(zoo):
-    return python_toolbox(zoo)
+    return python_toolbox(zoo, visible_repository_of(zoo))
 
 
 def test_class_info_lists_inherited_members_with_their_kinds(tools):
@@ -147,9 +147,9 @@ def test_get_imports_suggests_the_repository_definition(tools):
 
 
 def test_relatives_are_left_out_on_request(zoo):
-    with_relatives = python_toolbox(zoo)
+    with_relatives = python_toolbox(zoo, visible_repository_of(zoo))
     assert "Class full name: zoo.pets.Cat" in with_relatives.call("get_class_info", {"class_name": "Cat"})
-    without = python_toolbox(zoo, relatives=False)
+    without = python_toolbox(zoo, visible_repository_of(zoo, relatives=False))
     assert without.call("get_class_info", {"class_name": "Cat"}).startswith("Class `Cat` was not found")
     for query in ("meow", "a relative of Dog", 'return shout("meow") + "?"'):
         assert "meow" not in without.call("get_relevant_code", {"search_string": query})
@@ -158,5 +158,5 @@ def test_relatives_are_left_out_on_request(zoo):
 
 def test_nothing_of_dog_or_its_test_is_reachable(zoo, tools):
     assert assert_unreachable(tools, zoo, extra_classes=["Animal", "Cat", "Registry"]) > 40
-    without = python_toolbox(zoo, relatives=False)
+    without = python_toolbox(zoo, visible_repository_of(zoo, relatives=False))
     assert assert_unreachable(without, zoo, extra_classes=["Animal", "Registry"], relatives=False) > 30

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from benchsmith.core.schema import ClassBenchTask, read_records
-from harness.agents.python_tools import python_toolbox, undefined_names
-from harness.agents.python_visible import visible_repository
+from benchsmith.benchmarks.classbench.python import visible_repository_of
+from benchsmith.generation.agents.python.tools import python_toolbox, undefined_names
 
 GOLDEN = Path(__file__).parent.parent.parent / "golden" / "agents"
 
@@ -23,7 +23,7 @@ def geometry_task(geometry_dataset) -> ClassBenchTask:
 
 @pytest.fixture(scope="module")
 def geometry_tools(geometry_task):
-    return python_toolbox(geometry_task, description="A closed polygon of points: its perimeter, area and label.")
+    return python_toolbox(geometry_task, visible_repository_of(geometry_task), description="A closed polygon of points: its perimeter, area and label.")
 
 
 FIRST_ATTEMPT = '''\
@@ -78,7 +78,7 @@ def test_tools_describe_themselves(geometry_tools):
 
 
 def test_get_imports_before_any_attempt_and_on_a_broken_one(geometry_task):
-    tools = python_toolbox(geometry_task)
+    tools = python_toolbox(geometry_task, visible_repository_of(geometry_task))
     assert "no attempt yet" in tools.call("get_imports", {})
     tools.attempt("class Polygon(:\n")
     assert tools.call("get_imports", {}).startswith("The current attempt does not parse")
@@ -114,7 +114,7 @@ def _queries(ground_truth: str) -> list[str]:
 def assert_unreachable(tools, task: ClassBenchTask, extra_classes: list[str] = (), relatives: bool = True) -> int:
     """Every tool, with every reasonable argument, never shows a line of the removed class (or of the directive test
     files) that the visible repository does not hold, nor names a directive test file. Returns the calls made."""
-    visible = visible_repository(task, relatives=relatives)
+    visible = visible_repository_of(task, relatives=relatives)
     visible_text = "\n".join(visible.files.values())
     directive_files = sorted({d.split("::", 1)[0] for d in task.test_directives})
     secret = _unique_lines(task.ground_truth_class, visible_text)
@@ -148,7 +148,7 @@ class CountingEmbedder:
     """The real MiniLM embedder, counting the texts it is asked to embed."""
 
     def __init__(self, own_cache: str = "") -> None:
-        from harness.models.embeddings import get_embedder
+        from benchsmith.generation.models.embeddings import get_embedder
 
         self.inner = get_embedder("minilm")
         # *own_cache*: a cache folder of its own (the cache is named after the revision), so every text counts
@@ -162,21 +162,20 @@ class CountingEmbedder:
 
 def test_embeddings_are_cached_across_calls_and_toolboxes(geometry_task):
     embedder = CountingEmbedder()
-    tools = python_toolbox(geometry_task, embedder=embedder)
+    tools = python_toolbox(geometry_task, visible_repository_of(geometry_task), embedder=embedder)
     first = tools.call("get_related_snippets", {"query": "a never seen query about hexagons"})
     after_first = embedder.embedded
     assert tools.call("get_related_snippets", {"query": "a never seen query about hexagons"}) == first
-    again = python_toolbox(geometry_task, embedder=embedder)
+    again = python_toolbox(geometry_task, visible_repository_of(geometry_task), embedder=embedder)
     assert again.call("get_related_snippets", {"query": "a never seen query about hexagons"}) == first
     assert embedder.embedded == after_first  # nothing embedded twice, not even by a new toolbox
 
 
 def test_get_relevant_code_embeds_no_snippet_a_second_time(geometry_task, tmp_path):
-    from harness.agents.python_tools import PythonTools
-    from harness.agents.python_visible import visible_repository
-
+    from benchsmith.generation.agents.python.tools import PythonTools
+    
     embedder = CountingEmbedder(own_cache=f"-{tmp_path.name}")
-    tools = PythonTools(geometry_task, visible_repository(geometry_task), embedder, "a shape")
+    tools = PythonTools(geometry_task, visible_repository_of(geometry_task), embedder, "a shape")
     tools.related_snippets()
     assert embedder.embedded == len({s.text for s in tools.snippets}) + 1  # the snippets, and the query
     tools.relevant_code("distance between two points")
@@ -186,7 +185,7 @@ def test_get_relevant_code_embeds_no_snippet_a_second_time(geometry_task, tmp_pa
 
 
 def test_long_bodies_are_truncated():
-    from harness.agents.python_tools import truncated
+    from benchsmith.generation.agents.python.tools import truncated
 
     source = "def f():\n" + "".join(f"    x{i} = {i}\n" for i in range(100))
     text = truncated(source)

@@ -8,7 +8,7 @@ import pytest
 
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.journal import journal_path
-from harness.generation.agent_run import AgentRunOptions, run_agent, transcripts_path
+from benchsmith.generation.candidates.agent_run import AgentRunOptions, run_agent, transcripts_path
 from tests.harness.agents.conftest import GOLD_ANSWER, REFLECTION, WRONG_ANSWER, lines, openai_backend, write_dataset
 from tests.helpers.interrupted import InterruptedAfter
 from tests.helpers.openai_server import OpenAIServer, Reply

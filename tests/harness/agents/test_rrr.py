@@ -10,8 +10,8 @@ import os
 import pytest
 
 from benchsmith.core.errors import BenchsmithError
-from harness.generation.agent_run import AgentRunOptions, run_agent, transcripts_path
-from harness.models import get_backend
+from benchsmith.generation.candidates.agent_run import AgentRunOptions, run_agent, transcripts_path
+from benchsmith.generation.models import get_backend
 from tests.conftest import ROOT
 from tests.harness.agents.conftest import GOLD_ANSWER, REFLECTION, WRONG_ANSWER, lines, openai_backend
 from tests.helpers.openai_server import Reply

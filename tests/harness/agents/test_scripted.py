@@ -1,4 +1,4 @@
-"""The scripted backend (harness/models/scripted.py): the model's side of agent conversations replayed from a file, so agents run end to end
+"""The scripted backend (benchsmith/generation/models/scripted.py): the model's side of agent conversations replayed from a file, so agents run end to end
 without an endpoint (the toy benchmark's small real toolbox and a checking oracle stand beside it, not under test)."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import json
 import pytest
 
 from benchsmith.core.errors import BenchsmithError
-from harness.generation.agent_run import AgentRunOptions, run_agent, transcripts_path
-from harness.models import get_backend
-from harness.models.base import ChatRequest, Message
+from benchsmith.generation.candidates.agent_run import AgentRunOptions, run_agent, transcripts_path
+from benchsmith.generation.models import get_backend
+from benchsmith.generation.models.base import ChatRequest, Message
 from tests.harness.agents.conftest import GOLD_ANSWER, REFLECTION, WRONG_ANSWER, lines, openai_backend, write_dataset
 from tests.helpers.openai_server import Reply
 from tests.helpers.toy_agents import polygon_task

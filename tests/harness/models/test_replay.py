@@ -5,8 +5,8 @@ import json
 import pytest
 
 from benchsmith.core.errors import BenchsmithError
-from harness.models import get_backend
-from harness.models.base import ChatRequest, Message
+from benchsmith.generation.models import get_backend
+from benchsmith.generation.models.base import ChatRequest, Message
 
 
 def write_rows(path, rows):

@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 
 from benchsmith.core.errors import BenchsmithError
-from builders.classbench.analysis import analyse_file
-from builders.classbench.metadata import render
-from harness.models import get_backend
-from harness.models.base import ChatRequest, Message
+from benchsmith.builders.classbench.python.analysis import analyse_file
+from benchsmith.builders.classbench.python.analysis import python_metadata
+from benchsmith.generation.models import get_backend
+from benchsmith.generation.models.base import ChatRequest, Message
 
 GOLDEN = Path(__file__).parent.parent.parent / "golden" / "models"
 
@@ -61,7 +61,7 @@ class Book(Store):
         return book
 '''
 
-# What builders.classbench.metadata.render writes for SOURCE (checked below, so the sample stays real).
+# What benchsmith.core.metadata.ClassMetadata.render writes for SOURCE (checked below, so the sample stays real).
 DETAILED = '''Class signature: class Book(Store):
 Class full name: ledger.book.Book
 File path: ledger/book.py
@@ -204,10 +204,10 @@ def test_the_sample_is_what_the_metadata_builder_writes(tmp_path):
     (tmp_path / "ledger").mkdir()
     (tmp_path / "ledger" / "book.py").write_text(SOURCE)
     (info,) = analyse_file(tmp_path / "ledger" / "book.py", tmp_path, "", {"ledger"})
-    assert strip_line_ends(render(info, detailed=True)) == DETAILED
-    assert strip_line_ends(render(info, detailed=False)) == SKETCHY
+    assert strip_line_ends(python_metadata(info).render(detailed=True)) == DETAILED
+    assert strip_line_ends(python_metadata(info).render(detailed=False)) == SKETCHY
     # the builder's own output, trailing spaces and all, reads the same
-    assert rendered("describe/detailed", render(info, detailed=True)) == rendered("describe/detailed", DETAILED)
+    assert rendered("describe/detailed", python_metadata(info).render(detailed=True)) == rendered("describe/detailed", DETAILED)
 
 
 @pytest.mark.parametrize("kind, metadata", [("detailed", DETAILED), ("sketchy", SKETCHY)])

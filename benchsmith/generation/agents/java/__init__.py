@@ -1,0 +1,1 @@
+"""The agents' repository tools over a Java classbench task's visible repository."""

@@ -1,0 +1,1 @@
+"""The agents' repository tools over a Python classbench task's visible repository, resolved by jedi."""

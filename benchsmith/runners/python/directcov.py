@@ -1,0 +1,394 @@
+"""pytest plugin ``benchsmith_directcov``: exact test selection, each test's outcome, and direct coverage.
+
+Selection: with ``BENCHSMITH_SELECT`` naming a file of node ids, only those
+tests run (pytest cannot select some ids from its command line, such as a
+parameter set with an empty id, ``test_x[]``).
+
+Report: with ``BENCHSMITH_REPORT_FD`` naming an inherited descriptor (the
+write end of the harness's pipe), one JSON line per test, sent when its
+teardown is reported: ``{"nodeid": ..., "outcome": ...}`` where the outcome is
+passed, failed, error (setup or teardown failed), skipped, xfailed or xpassed;
+a module that fails to collect sends ``{"nodeid": <its id>, "outcome":
+"error"}``. With ``BENCHSMITH_REPORT_COLLECTED`` set, the first line is
+``{"collected": [node id, ...]}``: every test the session is about to run,
+so that a run that dies part way tells which tests never reported. The descriptor is written with ``os.write``: a sandbox uid cannot
+reopen ``/dev/fd/N`` of a pipe that root made, but it can write to the
+descriptor it inherited. Nothing is written to files: whatever the tests'
+process can write, the candidate under test can write too. The harness does
+not believe this report blindly either (``benchsmith.runners.sandbox.outcomes``): the candidate
+runs in this process and can forge it.
+
+DirectCoverage(T), as the RepoClassBench paper (E.1.2) defines it, is the set of functions and
+classes invoked directly in the body of test T: here, every call event whose
+caller frame runs code written in the test function's body (its own frame, or
+a function, lambda, comprehension or class defined inside it; in any thread the
+test starts), and, for a call
+that builds an object, the constructor of the class built (``C.__init__``,
+even when inherited or generated); with ``BENCHSMITH_DIRECTCOV``
+set, each test's line carries ``"calls": [[file, qualname], ...]``.
+Messages: a test that does not pass, and a module that fails to collect, also
+send ``"message"``: the end of pytest's report of the failure (at most
+``MESSAGE_LIMIT`` characters), which agents show the model as feedback. It is
+only ever shown, never believed: outcomes decide verdicts.
+
+Guard: with ``BENCHSMITH_CANDIDATE`` naming the candidate's module, an audit
+hook (which nothing can remove) refuses, while code of that module is on the
+stack, what a forger needs to reach this process's runner: walking the heap
+(``gc.get_objects``, referrers), handing out frames (``sys._getframe`` and
+``inspect.currentframe`` called from it, tracebacks' and generators' frames,
+every thread's frames), trace, profile and monitoring hooks, ``ctypes``, new
+code objects and ``marshal``, rewriting a function's code or defaults. Code it
+compiles counts as its own (a false file name buys nothing), and importing
+pytest's internals, pluggy or this plugin from its module fails. The hook is
+installed when pytest loads this plugin, before the project's conftests and
+before any test module imports the candidate's. It is a wall against the
+direct routes, not a proof: the process is the candidate's, and outcomes are
+still held against sentinels from outside (``benchsmith.runners.sandbox.outcomes``).
+
+Loaded into the repository's own pytest with ``-p benchsmith_directcov``.
+Standard library only: it runs inside the repository's environment.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import json
+import os
+import sys
+import threading
+
+import pytest
+
+# Refused wherever the candidate's code is on the stack: nothing honest in a class under repair needs them.
+_ANYWHERE = frozenset({
+    "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames", "sys._current_exceptions",
+    "sys.settrace", "sys.setprofile", "sys.monitoring.register_callback", "sys.monitoring.use_tool_id",
+    "sys.monitoring.set_events", "sys.monitoring.set_local_events", "code.__new__", "function.__new__",
+    "sys.addaudithook",
+})  # fmt: skip
+# ctypes' events are refused when the candidate's frame calls into ctypes (its own wrappers may come between).
+# Refused when the candidate's own frame asks, or one of the helpers that hand frames back (inspect.currentframe,
+# traceback.walk_stack, ...) right above it: the standard library calls them for itself too (warnings.warn, logging,
+# formatting a traceback or a stack), handing no frame back.
+_DIRECT = frozenset({"sys._getframe", "sys._getframemodulename", "object.__getattr__", "marshal.loads", "marshal.load"})
+_CHANGES = frozenset({"compile", "object.__setattr__", "object.__delattr__"})  # judged by what they change
+_FRAME_HELPERS = frozenset({("inspect.py", "currentframe"), ("inspect.py", "stack"), ("inspect.py", "trace"),
+                            ("inspect.py", "getouterframes"), ("inspect.py", "getinnerframes"),
+                            ("traceback.py", "walk_stack"), ("traceback.py", "walk_tb")})  # fmt: skip
+_FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+_FUNCTION_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
+_DEFAULTS = frozenset({"__defaults__", "__kwdefaults__"})
+_IMPORTING_BYTECODE = ("<frozen importlib._bootstrap_external>", "_compile_bytecode")
+_RUNNER_MODULES = frozenset({"_pytest", "pluggy", "py", "_py", "benchsmith_directcov", "ctypes", "_ctypes"})
+
+
+def _install_guard(candidate: str) -> set[str]:
+    import _thread
+
+    getframe, get_ident = sys._getframe, _thread.get_ident
+    own = {candidate, os.path.realpath(candidate)}  # file names whose code counts as the candidate's
+    busy: set[int] = set()  # threads inside the hook: its own sys._getframe must not judge itself
+
+    def candidate_frames(frame, depth):
+        while frame is not None and depth:
+            if frame.f_code.co_filename in own:
+                return True
+            frame, depth = frame.f_back, depth - 1
+        return False
+
+    def refuse(event: str):
+        raise RuntimeError(f"benchsmith: {event} is refused to the candidate's code")
+
+    def hook(event, args):
+        if event not in _ANYWHERE and event not in _DIRECT and event not in _CHANGES and not event.startswith("ctypes."):
+            return
+        ident = get_ident()
+        if ident in busy:
+            return
+        busy.add(ident)
+        try:
+            caller = getframe(1)  # the frame whose call raised the event (C functions have none)
+            if event == "code.__new__" and caller is not None and _IMPORTING_BYTECODE == \
+                    (caller.f_code.co_filename, caller.f_code.co_name):  # fmt: skip
+                return  # Python 3.8 unmarshalling a cached module; later ones raise marshal.loads there, allowed too
+            if event == "compile":
+                source, filename = args
+                if filename not in own and candidate_frames(caller, -1) and not _is_file_with(filename, source):
+                    own.add(filename)  # code it makes under another name stays its own
+                return
+            if event == "object.__getattr__" and args[1] not in _FRAME_ATTRIBUTES:
+                return
+            if event.startswith("ctypes."):  # from its own code through ctypes' wrappers; a library's use is its own
+                while caller is not None and f"{os.sep}ctypes{os.sep}" in caller.f_code.co_filename:
+                    caller = caller.f_back
+                if caller is not None and caller.f_code.co_filename in own:
+                    refuse(event)
+                return
+            if event in _DIRECT:
+                helper = (os.path.basename(caller.f_code.co_filename), caller.f_code.co_name) if caller else ("", "")
+                if caller is not None and (caller.f_code.co_filename in own or
+                                           (helper in _FRAME_HELPERS and candidate_frames(caller, 4))):  # fmt: skip
+                    refuse(event)
+                return
+            if event in _CHANGES and args[1] not in _FUNCTION_ATTRIBUTES:
+                return
+            if event in _CHANGES and args[1] in _DEFAULTS and _code_file(args[0]) in own:
+                return  # its own function's defaults (a NamedTuple's, made while it imports): values it could write
+            if candidate_frames(caller, -1):
+                refuse(event)
+        finally:
+            busy.discard(ident)
+
+    real_import = builtins.__import__
+
+    def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
+        importer = (globals or {}).get("__file__") if isinstance(globals, dict) else None
+        if importer in own and level == 0 and name.split(".")[0] in _RUNNER_MODULES:
+            raise ImportError(f"benchsmith: importing {name} is refused to the candidate's module")
+        return real_import(name, globals, locals, fromlist, level)
+
+    sys.addaudithook(hook)
+    builtins.__import__ = guarded_import
+    return own
+
+
+def _code_file(function):
+    """The file name of *function*'s code (None when it has none); read inside the hook, which ignores its own
+    events."""
+    code = getattr(function, "__code__", None)
+    return getattr(code, "co_filename", None)
+
+
+def _is_file_with(filename, source) -> bool:
+    """Whether *filename* is a file holding *source* (importlib compiling a module: its code is that file's)."""
+    try:
+        with open(filename, "rb") as handle:
+            data = handle.read()
+    except (OSError, TypeError, ValueError):
+        return False
+    if isinstance(source, str):
+        source = source.encode("utf-8", errors="surrogateescape")
+    return isinstance(source, (bytes, bytearray)) and bytes(source) == data
+
+
+# A task whose directives leave hundreds of threads alive (litestar's test clients) runs out of a run's address space at
+# glibc's 8 MiB of stack per thread; the harness gives its runs smaller thread stacks (benchsmith.runners.python.class_runner).
+if os.environ.get("BENCHSMITH_THREAD_STACK", "").isdigit():
+    threading.stack_size(int(os.environ["BENCHSMITH_THREAD_STACK"]))
+
+_candidate_files = _install_guard(os.environ["BENCHSMITH_CANDIDATE"]) if os.environ.get("BENCHSMITH_CANDIDATE") else set()
+
+MESSAGE_LIMIT = 2000
+TAMPERED = "benchsmith::tampered"  # a record naming no test: the candidate took a collected test's place
+_outcomes: dict[str, str] = {}
+_messages: dict[str, str] = {}
+_calls: dict[str, list[list[str]]] = {}
+
+
+def _report_fd() -> int | None:
+    value = os.environ.get("BENCHSMITH_REPORT_FD", "")
+    return int(value) if value.isdigit() else None
+
+
+# What sending needs is bound here, at import, before any project or candidate code: replacing this module's names
+# (os, json, the environment's descriptor number) later changes nothing.
+def _send(record: dict, _fd=_report_fd(), _write=os.write, _dumps=json.dumps) -> None:
+    if _fd is None:
+        return
+    data = (_dumps(record) + "\n").encode("utf-8", errors="surrogateescape")
+    while data:  # a pipe takes at most its buffer's worth per call
+        data = data[_write(_fd, data):]
+
+
+def pytest_collection_modifyitems(config, items, _send=_send, _own=_candidate_files):
+    for item in items:  # a test module the candidate replaced (sys.modules) holds tests made of its code
+        code = _test_code(item)
+        if code is not None and code.co_filename in _own:
+            _send({"nodeid": TAMPERED, "outcome": "error", "message": f"{item.nodeid} runs the candidate's code"})
+            break
+    path = os.environ.get("BENCHSMITH_SELECT")
+    if not path:
+        return
+    with open(path, encoding="utf-8") as handle:
+        wanted = set(handle.read().splitlines())
+    deselected = [item for item in items if item.nodeid not in wanted]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = [item for item in items if item.nodeid in wanted]
+
+
+def _message(report) -> str:
+    try:
+        text = report.longreprtext
+    except Exception:  # a report object of another make: no message, the outcome is what counts
+        return ""
+    return text[-MESSAGE_LIMIT:]  # the end: where the assertion or the exception is
+
+
+def pytest_collection_finish(session, _send=_send):
+    if os.environ.get("BENCHSMITH_REPORT_COLLECTED"):
+        _send({"collected": [item.nodeid for item in session.items]})
+
+
+def pytest_sessionfinish(session, exitstatus, _send=_send):
+    # A trusted run's last word: every test has reported; what still runs is the interpreter's exit, which threads
+    # a suite left behind can hold for good (pykka's actors). The harness then stops the process soon after.
+    if os.environ.get("BENCHSMITH_REPORT_COLLECTED"):
+        _send({"finished": int(exitstatus)})
+
+
+def pytest_collectreport(report, _send=_send, _message=_message):
+    if report.failed:
+        _send({"nodeid": report.nodeid, "outcome": "error", "message": _message(report)})
+
+
+def _test_code(item):
+    function = getattr(item, "obj", None)
+    function = getattr(function, "__func__", function)
+    return getattr(function, "__code__", None)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    code = _test_code(item)
+    if code is None or not os.environ.get("BENCHSMITH_DIRECTCOV"):
+        yield
+        return
+    calls: set[tuple[str, str]] = set()
+    body = _codes_within(code)
+    recording = [True]
+
+    def profiler(frame, event, arg):
+        if not recording[0]:  # a thread the test started outlived it
+            sys.setprofile(None)
+            return
+        if event == "call" and frame.f_back is not None and frame.f_back.f_code in body:
+            target = frame.f_code
+            calls.add((target.co_filename, _qualname(target)))
+            if target.co_name in _CONSTRUCTORS and target.co_argcount:
+                constructed = _constructed_class(frame, target)
+                if constructed is not None:
+                    calls.add(constructed)
+
+    # Threads the test starts are profiled too: a test client serves the handlers written in the test's body from a
+    # thread of its own (an anyio portal), and what they call is no less written there.
+    previous, previous_threads = sys.getprofile(), getattr(threading, "_profile_hook", None)
+    sys.setprofile(profiler)
+    threading.setprofile(profiler)
+    try:
+        yield
+    finally:
+        recording[0] = False
+        threading.setprofile(previous_threads)
+        sys.setprofile(previous)
+        while True:  # a thread may still be adding its last call
+            try:
+                _calls[item.nodeid] = [list(c) for c in sorted(calls)]
+                break
+            except RuntimeError:
+                continue
+
+
+# Invoked in the body of T (the RepoClassBench paper's DirectCoverage) is read off the text: a call written anywhere in
+# the test function, including in the functions, lambdas, comprehensions and classes written inside it (a route
+# handler the test defines and a client then calls, a generator expression), is direct; a call from a helper defined
+# elsewhere is not.
+_CONSTRUCTORS = frozenset({"__init__", "__new__"})
+
+
+_DEFINED_AT: dict = {}  # file -> {first line of a function's code: its qualified name}, for Pythons before 3.11
+
+
+def _qualname(code) -> str:
+    """*code*'s qualified name (``Request.json``). Before Python 3.11 a code object holds only its bare name
+    (``json``), which no class can be told by: litestar's suite on 3.8 attributed no call to any class. There it
+    is read off the file's definitions, by the line the code starts at (its first decorator's, or its ``def``'s)."""
+    name = getattr(code, "co_qualname", None)
+    if name is not None:
+        return name
+    lines = _DEFINED_AT.get(code.co_filename)
+    if lines is None:
+        lines = _DEFINED_AT[code.co_filename] = _definitions(code.co_filename)
+    return lines.get(code.co_firstlineno, code.co_name)
+
+
+def _definitions(filename: str) -> dict:
+    try:
+        with open(filename, "rb") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, ValueError):  # no source (a frozen or generated module): bare names, as before
+        return {}
+    found: dict = {}
+    pending = [(tree, "")]
+    while pending:
+        node, prefix = pending.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                pending.append((child, f"{prefix}{child.name}."))
+            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for line in [child.lineno, *(decorator.lineno for decorator in child.decorator_list)]:
+                    found.setdefault(line, f"{prefix}{child.name}")
+                pending.append((child, f"{prefix}{child.name}.<locals>."))
+            else:  # an if, try or with block: its definitions belong to the same scope
+                pending.append((child, prefix))
+    return found
+
+
+def _codes_within(code) -> frozenset:
+    found, pending = set(), [code]
+    while pending:
+        each = pending.pop()
+        if each not in found:
+            found.add(each)
+            pending += [c for c in each.co_consts if isinstance(c, type(code))]
+    return frozenset(found)
+
+
+def _constructed_class(frame, target):
+    """(file, ``Class.__init__``) of the class a constructor call builds, when the running ``__init__`` or ``__new__``
+    is not the class's own: a class called in the test's body is invoked there, its constructor with it, whether the
+    constructor is inherited or generated (a dataclass's ``__init__`` has no file)."""
+    try:
+        first = frame.f_locals.get(target.co_varnames[0])
+        cls = first if target.co_name == "__new__" and isinstance(first, type) else type(first)
+        module = sys.modules.get(cls.__module__)
+        filename = getattr(module, "__file__", None)
+        qualname = f"{cls.__qualname__}.__init__"
+    except Exception:  # an object of any make: no record rather than a failed test
+        return None
+    if not isinstance(filename, str) or (filename, qualname) == (target.co_filename, _qualname(target)):
+        return None
+    return filename, qualname
+
+
+def _phase_outcome(report) -> str:
+    """What one phase says of the test; a skip or an expected failure is no pass (see ``benchsmith.runners.sandbox.outcomes``)."""
+    xfail = hasattr(report, "wasxfail")
+    if report.when == "call":
+        if report.passed:
+            return "xpassed" if xfail else "passed"
+        if report.skipped:
+            return "xfailed" if xfail else "skipped"
+        return "failed"
+    if report.failed:
+        return "error"
+    if report.skipped:
+        return "xfailed" if xfail else "skipped"
+    return "passed"
+
+
+def pytest_runtest_logreport(report, _send=_send, _phase_outcome=_phase_outcome, _message=_message,
+                             _outcomes=_outcomes, _messages=_messages, _calls=_calls):  # fmt: skip
+    outcome = _phase_outcome(report)
+    if report.when == "setup" or _outcomes.get(report.nodeid, "passed") == "passed":
+        _outcomes[report.nodeid] = outcome  # the first phase that does not pass decides
+        if report.failed:
+            _messages[report.nodeid] = _message(report)
+    if report.when == "teardown":
+        record = {"nodeid": report.nodeid, "outcome": _outcomes.pop(report.nodeid, outcome)}
+        if report.nodeid in _calls:
+            record["calls"] = _calls.pop(report.nodeid)
+        if report.nodeid in _messages:
+            record["message"] = _messages.pop(report.nodeid)
+        _send(record)

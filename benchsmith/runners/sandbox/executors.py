@@ -1,0 +1,179 @@
+"""Where per-instance work runs: threads on this machine, or a Ray cluster.
+
+Both executors take the same two functions. ``prepare(item)`` runs on the
+driver each time an item is (re)started and returns what the work needs, so a
+restarted item sees every output the driver has recorded since. ``work(payload,
+slot, emit)`` runs where the executor puts it, holding a sandbox slot leased on
+that machine, and hands each output to ``emit``. On the driver, ``emit`` is
+called once per output as it arrives, from several threads (the caller locks),
+together with the name of the node that produced it.
+
+The instance is the unit of scheduling: a worker keeps one runner (its warm JVM,
+its prepared workspace) for all candidates of an instance. With Ray, outputs
+stream back as they are produced; an instance whose worker or node is lost is
+started again elsewhere, after ``prepare`` has seen what did arrive, so what was
+recorded is neither judged nor recorded again.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import socket
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from typing import Any, TypeVar
+
+from benchsmith.core.config import cache_root
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.runners.sandbox.jail import isolation, leased_slot
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+P = TypeVar("P")
+Emit = Callable[[Any], None]
+Prepare = Callable[[T], P]
+Work = Callable[[P, int, Emit], None]
+OnOutput = Callable[[Any, str], None]  # an output and the node that produced it
+
+EXECUTORS = ("local", "ray")
+RAY_INSTALL = "pip install 'benchsmith[ray]'"
+RESTARTS = 3  # times an instance is started again after its worker or node was lost
+
+
+def local_node() -> str:
+    return socket.gethostname()
+
+
+def missing_layers() -> list[str]:
+    """The sandbox's isolation layers this machine cannot apply (empty when it applies them all)."""
+    return sorted(name for name, present in isolation().items() if not present)
+
+
+class LocalExecutor:
+    """Threads on this machine: the work happens in sandboxed processes, so threads suffice."""
+
+    name = "local"
+
+    def __init__(self, workers: int):
+        self.workers = max(1, workers)
+
+    def run(self, items: Iterable[T], prepare: Prepare, work: Work, on_output: OnOutput) -> None:
+        node = local_node()
+
+        def one(item: T) -> None:
+            payload = prepare(item)
+            with leased_slot() as slot:
+                work(payload, slot, lambda output: on_output(output, node))
+
+        _all_done(list(items), one, self.workers)
+
+
+class RayExecutor:
+    """A Ray cluster: ``address`` None starts or joins a local one (``RAY_ADDRESS`` is honoured)."""
+
+    name = "ray"
+
+    def __init__(self, address: str | None = None):
+        try:
+            import ray
+        except ImportError:
+            raise BenchsmithError(f"--executor ray needs Ray, which is not installed: {RAY_INSTALL}") from None
+        self.ray = ray
+        if not ray.is_initialized():
+            # Workers read the same cache (prepared workspaces, environments) and settings as the driver.
+            env = {key: value for key, value in os.environ.items() if key.startswith("BENCHSMITH_")}
+            env["BENCHSMITH_CACHE"] = str(cache_root())
+            ray.init(address=address, runtime_env={"env_vars": env}, log_to_driver=False,
+                     configure_logging=False)  # fmt: skip
+        self._remote = ray.remote(num_cpus=1, max_retries=0, num_returns="streaming")(_remote_instance)
+        self._warned: set[str] = set()
+        self._lock = threading.Lock()
+
+    def slots(self) -> int:
+        return max(1, int(self.ray.cluster_resources().get("CPU", 1)))
+
+    def run(self, items: Iterable[T], prepare: Prepare, work: Work, on_output: OnOutput) -> None:
+        from ray.exceptions import RayError, RayTaskError
+
+        def one(item: T) -> None:
+            for attempt in range(RESTARTS + 1):
+                stream = self._remote.remote(work, prepare(item))
+                try:
+                    node = ""
+                    for ref in stream:
+                        kind, value = self.ray.get(ref)
+                        if kind == "node":
+                            node = value["node"]
+                            self._note_layers(node, value["missing"])
+                        else:
+                            on_output(value, node)
+                    return
+                except RayTaskError as exc:  # the work itself failed: as it would have here
+                    raise exc.as_instanceof_cause() from None
+                except RayError as exc:  # a worker or node was lost
+                    if attempt == RESTARTS:
+                        raise BenchsmithError(f"an instance was lost {RESTARTS + 1} times on the cluster: {exc}") from exc
+                    log.warning("a worker was lost (%s); the instance starts again elsewhere",
+                                type(exc).__name__)  # fmt: skip
+
+        _all_done(list(items), one, self.slots())
+
+    def _note_layers(self, node: str, missing: list[str]) -> None:
+        with self._lock:
+            if node in self._warned:
+                return
+            self._warned.add(node)
+        if missing:
+            log.warning("node %s cannot apply the sandbox's %s layers; candidates it judges are less isolated",
+                        node, ", ".join(missing))  # fmt: skip
+
+
+def _remote_instance(work: Work, payload: Any):
+    """The Ray task: announce the node, then stream the work's outputs as it emits them."""
+    import ray
+
+    context = ray.get_runtime_context()
+    yield "node", {"node": f"{ray.util.get_node_ip_address()}/{context.get_node_id()[:8]}", "missing": missing_layers()}
+    outputs: queue.Queue = queue.Queue()
+    finished = object()
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            with leased_slot() as slot:
+                work(payload, slot, outputs.put)
+        except BaseException as exc:  # re-raised below, in the task, so the driver sees it
+            failure.append(exc)
+        finally:
+            outputs.put(finished)
+
+    threading.Thread(target=run, daemon=True).start()
+    while (output := outputs.get()) is not finished:
+        yield "output", output
+    if failure:
+        raise failure[0]
+
+
+def _all_done(items: list[T], one: Callable[[T], None], workers: int) -> None:
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(one, item) for item in items}
+        try:
+            while futures:
+                done, futures = wait(futures, return_when=FIRST_COMPLETED)
+                for future in done:
+                    future.result()
+        finally:
+            for future in futures:
+                future.cancel()
+
+
+def executor(name: str, workers: int, ray_address: str | None = None) -> LocalExecutor | RayExecutor:
+    if name == "local":
+        return LocalExecutor(workers)
+    if name == "ray":
+        return RayExecutor(ray_address)
+    raise BenchsmithError(f"--executor {name}: unknown (known: {', '.join(EXECUTORS)})")

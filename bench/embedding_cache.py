@@ -1,6 +1,7 @@
 """Seconds to load an agent task's snippet index from a warm embedding cache: one .npy per text against segments.
 
-The texts are a real repository's snippet windows (``benchsmith.generation.agents.snippets.cut_snippets`` over its .py files,
+The texts are a real repository's snippet windows (``benchsmith.generation.agents.snippets.cut_snippets`` over its .py
+files,
 this project's own by default), each with a vector of the model's size (384). The same vectors are stored the way
 the cache kept them before (one ``.npy`` per text, named by its sha256) and the way it keeps them now (segment
 files of ``BATCH_SIZE`` vectors, as ``embed_all`` writes them, merged past 32); each layout is then read cold, in
@@ -36,7 +37,8 @@ layout, folder, texts_file = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
 texts = Path(texts_file).read_text().split("\0")
 import os
 os.environ["BENCHSMITH_CACHE"] = str(folder)
-from benchsmith.generation.models.embeddings import EmbeddingCache  # imported before the clock starts, as an agent run has it
+# imported before the clock starts, as an agent run has it
+from benchsmith.generation.models.embeddings import EmbeddingCache
 started = time.perf_counter()
 if layout == "per-text":
     vectors = []
@@ -62,8 +64,11 @@ def main() -> None:
     parser.add_argument("--tree", type=Path, default=ROOT)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    files = {str(p.relative_to(args.tree)): p.read_text(errors="replace") for p in sorted(args.tree.rglob("*.py"))
-             if ".venv" not in p.parts and "__pycache__" not in p.parts}  # fmt: skip
+    files = {
+        str(p.relative_to(args.tree)): p.read_text(errors="replace")
+        for p in sorted(args.tree.rglob("*.py"))
+        if ".venv" not in p.parts and "__pycache__" not in p.parts
+    }
     texts = list(dict.fromkeys(s.text for s in cut_snippets(files)))
     rng = np.random.default_rng(0)
     vectors = rng.standard_normal((len(texts), 384)).astype(np.float32)
@@ -89,8 +94,13 @@ def main() -> None:
         for _ in range(args.repeat):
             for layout, folder in (("per-text", per_text), ("segments", segments)):
                 subprocess.run(["sync"], check=False)
-                done = subprocess.run([sys.executable, "-c", READ, layout, str(folder), str(texts_file)], cwd=ROOT,
-                                      capture_output=True, text=True, check=True)  # fmt: skip
+                done = subprocess.run(
+                    [sys.executable, "-c", READ, layout, str(folder), str(texts_file)],
+                    cwd=ROOT,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
                 took, count = done.stdout.split()
                 assert int(count) == len(texts)
                 seconds[layout].append(float(took))

@@ -1,13 +1,15 @@
 """Classbench builds from scratch, then again from an emptied cache: same locks, same tasks (issue 12's table).
 
 For each repository: ``benchsmith classbench build`` with a cache of its own (round 1), the same build with
-another, empty cache (round 2: the source, uv's downloads, the environment, the suite runs all made again), and ``benchsmith eval``
+another, empty cache (round 2: the source, uv's downloads, the environment, the suite runs all made again), and
+``benchsmith eval``
 of round 1's dataset with its gold and empty classes in round 2's cache, so the environment comes from the lock the
 dataset recorded. The table gives the tasks, the golds that pass in that evaluation, each round's seconds, the test
 declarations the environment was resolved from, the as-of date, and whether the two rounds' locks and task ids are
 identical.
 
-    nice -n 10 python bench/env_rebuild_table.py --work /tmp/rebuild [--only tomlkit,cachetools] [--mirrors /work/.mirror]
+    nice -n 10 python bench/env_rebuild_table.py --work /tmp/rebuild [--only tomlkit,cachetools] [--mirrors
+    /work/.mirror]
 
 Git repositories are cloned at run time from the bare mirrors the ``fetch`` tool brings (``<mirrors>/<owner>+<name>/
 repo``). A repository already done in *work* is not built again (``--again`` redoes it); ``--markdown`` prints the
@@ -57,8 +59,9 @@ def benchsmith(cache: Path, log: Path, *args: str) -> tuple[int, float]:
     started = time.monotonic()
     env = {**os.environ, "BENCHSMITH_CACHE": str(cache), "UV_CACHE_DIR": str(cache / "uv")}
     with log.open("w") as handle:
-        completed = subprocess.run([sys.executable, "-m", "benchsmith.cli", *args], cwd=ROOT, stdout=handle,
-                                   stderr=subprocess.STDOUT, env=env)  # fmt: skip
+        completed = subprocess.run(
+            [sys.executable, "-m", "benchsmith.cli", *args], cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT, env=env
+        )
     return completed.returncode, time.monotonic() - started
 
 
@@ -87,50 +90,95 @@ def run(target: Target, work: Path, mirrors: Path) -> dict:
         subprocess.run(["rm", "-rf", str(cache)], check=True)
         cache.mkdir(mode=0o755, parents=True)
         out = folder / f"round-{number}.parquet"
-        status, seconds = benchsmith(cache, folder / f"build-{number}.log", "classbench", "build",
-                                     *source_args(target, work, mirrors), "--out", str(out))  # fmt: skip
+        status, seconds = benchsmith(
+            cache,
+            folder / f"build-{number}.log",
+            "classbench",
+            "build",
+            *source_args(target, work, mirrors),
+            "--out",
+            str(out),
+        )
         if status != 0:
             row["error"] = f"round {number}: {last_line(folder / f'build-{number}.log')}"
             return row
         card = json.loads(out.with_suffix(".card.json").read_text())
-        rounds.append({"seconds": round(seconds, 1), "card": card, "lock": Path(card["resolution"]["lock"]).read_text(),
-                       "tasks": sorted(t.task_id for t in read_records(out, ClassBenchTask))})  # fmt: skip
+        rounds.append(
+            {
+                "seconds": round(seconds, 1),
+                "card": card,
+                "lock": Path(card["resolution"]["lock"]).read_text(),
+                "tasks": sorted(t.task_id for t in read_records(out, ClassBenchTask)),
+            }
+        )
     first, second = rounds
     resolution = first["card"]["resolution"]
-    row.update({
-        "as_of": resolution["as_of"], "python": resolution["python"], "declarations": resolution["declarations"],
-        "dropped": [d["source"] for d in resolution["dropped"]], "tasks": len(first["tasks"]),
-        "classes": first["card"]["classes"], "suite": first["card"]["test_suite"],
-        "build_seconds": first["seconds"], "rebuild_seconds": second["seconds"],
-        "locks_identical": first["lock"] == second["lock"], "locked_packages": first["lock"].count("=="),
-        "installed_identical": first["card"]["environment"] == second["card"]["environment"],
-        "tasks_identical": first["tasks"] == second["tasks"],
-    })  # fmt: skip
+    row.update(
+        {
+            "as_of": resolution["as_of"],
+            "python": resolution["python"],
+            "declarations": resolution["declarations"],
+            "dropped": [d["source"] for d in resolution["dropped"]],
+            "tasks": len(first["tasks"]),
+            "classes": first["card"]["classes"],
+            "suite": first["card"]["test_suite"],
+            "build_seconds": first["seconds"],
+            "rebuild_seconds": second["seconds"],
+            "locks_identical": first["lock"] == second["lock"],
+            "locked_packages": first["lock"].count("=="),
+            "installed_identical": first["card"]["environment"] == second["card"]["environment"],
+            "tasks_identical": first["tasks"] == second["tasks"],
+        }
+    )
     if not row["tasks_identical"]:
         row["task_difference"] = sorted(set(first["tasks"]) ^ set(second["tasks"]))
     if first["tasks"]:  # round 1's dataset judged in round 2's cache: its environment made again from its lock
         cache = folder / "cache-2"
         candidates = folder / "reference.jsonl"
-        benchsmith(cache, folder / "reference.log", "candidates", "reference", "--dataset", str(folder / "round-1.parquet"),
-                   "--out", str(candidates))  # fmt: skip
+        benchsmith(
+            cache,
+            folder / "reference.log",
+            "candidates",
+            "reference",
+            "--dataset",
+            str(folder / "round-1.parquet"),
+            "--out",
+            str(candidates),
+        )
         results = folder / "results.parquet"
         results.unlink(missing_ok=True)
-        status, seconds = benchsmith(cache, folder / "eval.log", "eval", "--dataset", str(folder / "round-1.parquet"),
-                                     "--candidates", str(candidates), "--out", str(results), "--workers", "2")  # fmt: skip
+        status, seconds = benchsmith(
+            cache,
+            folder / "eval.log",
+            "eval",
+            "--dataset",
+            str(folder / "round-1.parquet"),
+            "--candidates",
+            str(candidates),
+            "--out",
+            str(results),
+            "--workers",
+            "2",
+        )
         if status != 0:
             row["eval_error"] = last_line(folder / "eval.log")
         else:
             verdicts = read_records(results, Result)
             row["gold_plausible"] = sum(r.candidate_id == "gold" and r.status == "plausible" for r in verdicts)
             row["empty_plausible"] = sum(r.candidate_id == "empty" and r.status == "plausible" for r in verdicts)
-            row["gold_failures"] = {r.instance_id: r.reason for r in verdicts if r.candidate_id == "gold" and r.status != "plausible"}
+            row["gold_failures"] = {
+                r.instance_id: r.reason for r in verdicts if r.candidate_id == "gold" and r.status != "plausible"
+            }
             row["eval_seconds"] = round(seconds, 1)
     return row
 
 
 def table(rows: list[dict]) -> str:
-    lines = ["| repository | test dependencies declared in | as of | tasks | gold passing | build s | rebuild s "
-             "| same lock | same tasks |", "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |"]  # fmt: skip
+    lines = [
+        "| repository | test dependencies declared in | as of | tasks | gold passing | build s | rebuild s "
+        "| same lock | same tasks |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |",
+    ]
     for row in rows:
         name = row["spec"] + (f"@{row['commit']}" if row["commit"] else "")
         if "error" in row:
@@ -138,10 +186,12 @@ def table(rows: list[dict]) -> str:
             continue
         gold = f"{row['gold_plausible']}/{row['tasks']}" if "gold_plausible" in row else row.get("eval_error", "-")
         used = "; ".join(d for d in row["declarations"] if not d.startswith("benchsmith:")) or "none"
-        lines.append(f"| {name} | {row['declares']} (read: {used}) | {(row['as_of'] or 'latest')[:10]} | {row['tasks']} "
-                     f"| {gold} | {row['build_seconds']:.0f} | {row['rebuild_seconds']:.0f} "
-                     f"| {'yes' if row['locks_identical'] else 'NO'} ({row['locked_packages']} pins) "
-                     f"| {'yes' if row['tasks_identical'] else 'NO'} |")  # fmt: skip
+        lines.append(
+            f"| {name} | {row['declares']} (read: {used}) | {(row['as_of'] or 'latest')[:10]} | {row['tasks']} "
+            f"| {gold} | {row['build_seconds']:.0f} | {row['rebuild_seconds']:.0f} "
+            f"| {'yes' if row['locks_identical'] else 'NO'} ({row['locked_packages']} pins) "
+            f"| {'yes' if row['tasks_identical'] else 'NO'} |"
+        )
     return "\n".join(lines)
 
 

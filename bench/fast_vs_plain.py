@@ -8,7 +8,8 @@ run; the script prints the median ratio and fails if any verdict differs. The
 machine's load average is printed at the start and the end: timings on a
 shared machine mean little without it.
 
-    python bench/fast_vs_plain.py --defects4j D4J_ROOT --repos DIR [--bugs Cli-3,Cli-12,Codec-2,Csv-1,Csv-11,JxPath-5] [--per-bug 40]
+    python bench/fast_vs_plain.py --defects4j D4J_ROOT --repos DIR [--bugs Cli-3,Cli-12,Codec-2,Csv-1,Csv-11,JxPath-5]
+    [--per-bug 40]
 
 With --back-to-back it judges the same candidates on the fast path only, one right after another, and prints the
 seconds per candidate of that run: one worker's throughput, where each candidate waits for its JVM to boot.
@@ -24,14 +25,16 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchsmith.builders.nl2fix import BuildOptions, build
 from benchsmith.core.progress import setup_logging
 from benchsmith.core.schema import NL2FixInstance, read_records
-from benchsmith.sources.defects4j import Defects4JRoot
-from benchsmith.builders.nl2fix import BuildOptions, build
-from benchsmith.runners.sandbox import jail as sandbox
-from benchsmith.runners.java.method_runner import InstanceRunner, Tests
 from benchsmith.generation.mutants import mutants
 from benchsmith.runners.java.defects4j_workspace import prepare
+from benchsmith.runners.java.method_runner import InstanceRunner, Tests
+from benchsmith.runners.sandbox import jail as sandbox
+from benchsmith.sources.defects4j import Defects4JRoot
+
+STATUSES = ("plausible", "wrong", "uncompilable", "timeout")
 
 
 def main() -> int:
@@ -47,7 +50,9 @@ def main() -> int:
     wanted = args.bugs.split(",")
     projects = sorted({b.rsplit("-", 1)[0] for b in wanted})
     dataset = Path(tempfile.mkdtemp()) / "bench.parquet"
-    build(BuildOptions(defects4j=args.defects4j, out=dataset, repos=args.repos, projects=",".join(projects), scrape=False))
+    build(
+        BuildOptions(defects4j=args.defects4j, out=dataset, repos=args.repos, projects=",".join(projects), scrape=False)
+    )
     instances = {i.instance_id: i for i in read_records(dataset, NL2FixInstance)}
     missing = [b for b in wanted if b not in instances]
     if missing:
@@ -65,7 +70,9 @@ def main() -> int:
             runner = InstanceRunner(instance, workspace, fast_slot, limits, Path(tempfile.mkdtemp()), excluded)
             plain_runner = InstanceRunner(instance, workspace, plain_slot, limits, Path(tempfile.mkdtemp()), excluded)
             codes = [("gold", instance.fixed_method), ("buggy", instance.buggy_method)]
-            codes += [(f"mutant-{i}", m) for i, m in enumerate(mutants(instance.fixed_method, args.per_bug - 2, seed=1))]
+            codes += [
+                (f"mutant-{i}", m) for i, m in enumerate(mutants(instance.fixed_method, args.per_bug - 2, seed=1))
+            ]
             runner.evaluate(instance.fixed_method, "warm-up", tests=tests)  # the JVM's start is paid once per worker
             if args.back_to_back:
                 started = time.monotonic()
@@ -73,10 +80,12 @@ def main() -> int:
                 wall = time.monotonic() - started
                 seconds = [v.seconds for v in verdicts if v.path]  # those that reached a JVM
                 rows.append((bug, seconds))
-                print(f"{bug:10} {len(codes)} candidates back to back in {wall:.1f}s, median "
-                      f"{statistics.median(seconds):.3f}s per candidate executed "
-                      f"({', '.join(f'{s} {sum(v.status == s for v in verdicts)}' for s in ('plausible', 'wrong', 'uncompilable', 'timeout'))})",
-                      flush=True)  # fmt: skip
+                print(
+                    f"{bug:10} {len(codes)} candidates back to back in {wall:.1f}s, median "
+                    f"{statistics.median(seconds):.3f}s per candidate executed "
+                    f"({', '.join(f'{s} {sum(v.status == s for v in verdicts)}' for s in STATUSES)})",
+                    flush=True,
+                )
                 runner.close()
                 plain_runner.close()
                 continue
@@ -85,15 +94,32 @@ def main() -> int:
                 started = time.monotonic()
                 plain = plain_runner.plain(code, name, tests) if fast.status != "uncompilable" or fast.path else fast
                 plain_seconds = time.monotonic() - started if plain is not fast else fast.seconds
-                rows.append((bug, name, fast.status, fast.failing_tests[:1], fast.seconds, fast.path, plain.status,
-                             plain.failing_tests[:1], plain_seconds))  # fmt: skip
-                print(f"{bug:10} {name:10} fast {fast.status:12} {fast.seconds:6.3f}s ({fast.path or 'parse'})   "
-                      f"plain {plain.status:12} {plain_seconds:6.2f}s", flush=True)  # fmt: skip
+                rows.append(
+                    (
+                        bug,
+                        name,
+                        fast.status,
+                        fast.failing_tests[:1],
+                        fast.seconds,
+                        fast.path,
+                        plain.status,
+                        plain.failing_tests[:1],
+                        plain_seconds,
+                    )
+                )
+                print(
+                    f"{bug:10} {name:10} fast {fast.status:12} {fast.seconds:6.3f}s ({fast.path or 'parse'})   "
+                    f"plain {plain.status:12} {plain_seconds:6.2f}s",
+                    flush=True,
+                )
             runner.close()
             plain_runner.close()
     if args.back_to_back:
         seconds = [s for r in rows for s in r[1]]
-        print(f"\nback to back: median {statistics.median(seconds):.3f}s per candidate ({len(seconds)} executed, fast path)")
+        print(
+            f"\nback to back: median {statistics.median(seconds):.3f}s per candidate ({len(seconds)} executed, fast "
+            f"path)"
+        )
         return 0
     executed = [r for r in rows if r[5]]  # candidates that reached a JVM (not rejected by the parser)
     disagreements = [r for r in rows if (r[2], r[3]) != (r[6], r[7])]
@@ -101,15 +127,26 @@ def main() -> int:
     plain_median = statistics.median(r[8] for r in executed)
     trigger_failures = [r[4] for r in executed if r[2] == "wrong" and r[3] and r[3][0] in instances[r[0]].trigger_tests]
     print()
-    print("load average (1, 5, 15 min): at the start " + ", ".join(f"{x:.2f}" for x in load_before)
-          + "; at the end " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))  # fmt: skip
+    print(
+        "load average (1, 5, 15 min): at the start "
+        + ", ".join(f"{x:.2f}" for x in load_before)
+        + "; at the end "
+        + ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    )
     print(f"bugs: {', '.join(wanted)}; candidates: {len(rows)} ({len(executed)} executed by both paths)")
-    print("verdicts: " + ", ".join(f"{s} {sum(r[2] == s for r in rows)}" for s in ("plausible", "wrong", "uncompilable", "timeout", "error")))
+    print(
+        "verdicts: "
+        + ", ".join(
+            f"{s} {sum(r[2] == s for r in rows)}" for s in ("plausible", "wrong", "uncompilable", "timeout", "error")
+        )
+    )
     print(f"median seconds per candidate: fast {fast_median:.3f}, plain {plain_median:.3f}")
     print(f"ratio plain/fast (median): {plain_median / fast_median:.1f}x")
     if trigger_failures:
-        print(f"median fast seconds for a candidate failing a trigger test: {statistics.median(trigger_failures):.3f} "
-              f"({len(trigger_failures)} candidates)")  # fmt: skip
+        print(
+            f"median fast seconds for a candidate failing a trigger test: {statistics.median(trigger_failures):.3f} "
+            f"({len(trigger_failures)} candidates)"
+        )
     print(f"identical verdicts: {len(rows) - len(disagreements)} of {len(rows)}")
     for row in disagreements:
         print(f"  DIFFERENT {row[0]} {row[1]}: fast {row[2]} {row[3]} / plain {row[6]} {row[7]}")

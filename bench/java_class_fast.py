@@ -25,16 +25,26 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchsmith.builders.classbench.java.build import JavaBuildOptions, build_java  # noqa: E402
 from benchsmith.core.progress import setup_logging  # noqa: E402
 from benchsmith.core.schema import ClassBenchTask, read_records  # noqa: E402
-from benchsmith.builders.classbench.java.build import JavaBuildOptions, build_java  # noqa: E402
-from benchsmith.runners.sandbox import jail as sandbox  # noqa: E402
 from benchsmith.runners.java.class_runner import ClassTaskRunner, task_workspace  # noqa: E402
+from benchsmith.runners.sandbox import jail as sandbox  # noqa: E402
 from benchsmith.sources.java.class_file import empty_shell  # noqa: E402
 
 # Small edits of the ground truth that keep it compiling, most of the time: the mutants a model's near misses resemble.
-_MUTATIONS = ((" + ", " - "), (" - ", " + "), (" < ", " <= "), (" > ", " >= "), ("== null", "!= null"),
-              ("return true;", "return false;"), (" && ", " || "), ("++", "--"), (" * ", " / "), ("0;", "1;"))  # fmt: skip
+_MUTATIONS = (
+    (" + ", " - "),
+    (" - ", " + "),
+    (" < ", " <= "),
+    (" > ", " >= "),
+    ("== null", "!= null"),
+    ("return true;", "return false;"),
+    (" && ", " || "),
+    ("++", "--"),
+    (" * ", " / "),
+    ("0;", "1;"),
+)
 
 
 def candidates(task: ClassBenchTask, count: int) -> dict[str, str]:
@@ -43,7 +53,7 @@ def candidates(task: ClassBenchTask, count: int) -> dict[str, str]:
     for before, after in _MUTATIONS:
         at = gold.find(before)
         while at >= 0 and len(found) < count:
-            found[f"mutant-{len(found)}"] = gold[:at] + after + gold[at + len(before):]
+            found[f"mutant-{len(found)}"] = gold[:at] + after + gold[at + len(before) :]
             at = gold.find(before, at + len(before) + 200)
     return found
 
@@ -70,20 +80,40 @@ def main() -> int:
                 for name, code in candidates(task, args.per_task).items():
                     quick = fast.evaluate(code, name)
                     slow = plain.evaluate(code, name, fast=False)
-                    rows.append((task.class_name, name, quick.status, quick.tests_passed, quick.seconds,
-                                 slow.status, slow.tests_passed, slow.seconds))  # fmt: skip
-                    print(f"{task.class_name:24} {name:10} fast {quick.status:12} {quick.seconds:6.2f}s   "
-                          f"plain {slow.status:12} {slow.seconds:6.2f}s", flush=True)  # fmt: skip
+                    rows.append(
+                        (
+                            task.class_name,
+                            name,
+                            quick.status,
+                            quick.tests_passed,
+                            quick.seconds,
+                            slow.status,
+                            slow.tests_passed,
+                            slow.seconds,
+                        )
+                    )
+                    print(
+                        f"{task.class_name:24} {name:10} fast {quick.status:12} {quick.seconds:6.2f}s   "
+                        f"plain {slow.status:12} {slow.seconds:6.2f}s",
+                        flush=True,
+                    )
             finally:
                 fast.close()
                 plain.close()
     differing = [r for r in rows if (r[2], r[3]) != (r[5], r[6])]
     fast_median = statistics.median(r[4] for r in rows)
     plain_median = statistics.median(r[7] for r in rows)
-    print(f"\n{len(rows)} candidates of {len(tasks)} tasks; load average {load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after")
-    print(f"median seconds per candidate: fast {fast_median:.3f}, plain {plain_median:.3f}; "
-          f"plain / fast = {plain_median / fast_median:.1f}x")  # fmt: skip
-    print(f"verdicts (status and directives passed) identical on both paths: {len(rows) - len(differing)} of {len(rows)}")
+    print(
+        f"\n{len(rows)} candidates of {len(tasks)} tasks; load average {load_before[0]:.2f} before, "
+        f"{os.getloadavg()[0]:.2f} after"
+    )
+    print(
+        f"median seconds per candidate: fast {fast_median:.3f}, plain {plain_median:.3f}; "
+        f"plain / fast = {plain_median / fast_median:.1f}x"
+    )
+    print(
+        f"verdicts (status and directives passed) identical on both paths: {len(rows) - len(differing)} of {len(rows)}"
+    )
     for row in differing:
         print(f"  differs: {row}")
     return 1 if differing else 0
@@ -94,7 +124,9 @@ def _test_dataset() -> Path:
 
     root = Path(tempfile.mkdtemp(prefix="bench-java-repo-"))
     repo = write_java_repo(root / "geometry", git=True)
-    commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     out = root / "geometry.parquet"
     build_java(JavaBuildOptions(repo=str(repo), out=out, commit=commit, classpath="maven-repo"))
     return out

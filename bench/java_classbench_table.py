@@ -29,15 +29,35 @@ REPOSITORIES = {  # name → (mirror folder, tag, test framework)
 }
 
 
-def build(work: Path, name: str, repo: Path, tag: str, label: str, *extra: str, reuse: bool = False) -> tuple[dict, float]:
+def build(
+    work: Path, name: str, repo: Path, tag: str, label: str, *extra: str, reuse: bool = False
+) -> tuple[dict, float]:
     out = work / f"{name}-{label}.parquet"
     timing = out.with_suffix(".seconds")
     if reuse and timing.is_file():
         return json.loads(out.with_suffix(".card.json").read_text()), float(timing.read_text())
     started = time.monotonic()
-    completed = subprocess.run([sys.executable, "-m", "benchsmith.cli", "classbench", "build", "--language", "java",
-                                "--repo", str(repo), "--commit", tag, "--out", str(out), *extra],
-                               capture_output=True, text=True, env={**os.environ, "BENCHSMITH_CACHE": str(work / "cache")})  # fmt: skip
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchsmith.cli",
+            "classbench",
+            "build",
+            "--language",
+            "java",
+            "--repo",
+            str(repo),
+            "--commit",
+            tag,
+            "--out",
+            str(out),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "BENCHSMITH_CACHE": str(work / "cache")},
+    )
     seconds = time.monotonic() - started
     (work / f"{name}-{label}.log").write_text(completed.stdout + completed.stderr)
     if completed.returncode != 0:
@@ -51,8 +71,12 @@ def main() -> int:
     parser.add_argument("--mirrors", type=Path, required=True)
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--only", default=",".join(REPOSITORIES))
-    parser.add_argument("--reuse", default="", help="labels (cold,warm,paraphrased) whose earlier builds in --work are "
-                                                    "read, not run again; the cache is then kept")  # fmt: skip
+    parser.add_argument(
+        "--reuse",
+        default="",
+        help="labels (cold,warm,paraphrased) whose earlier builds in --work are "
+        "read, not run again; the cache is then kept",
+    )
     args = parser.parse_args()
     reuse = set(filter(None, args.reuse.split(",")))
     if not reuse:
@@ -68,23 +92,43 @@ def main() -> int:
         assert [t for t in warm["solution_checks"]] == [t for t in cold["solution_checks"]], f"{name}: warm differs"
         checks = cold["solution_checks"].values()
         paraphrase = flipped["paraphrase"]
-        rows.append([
-            f"commons-{name} {tag.rsplit('/', 1)[-1]} ({framework})", cold["classes"], cold["tasks"], cold["directives"],
-            f"{sum(c['gold'] == 'plausible' for c in checks)}/{len(checks)}",
-            f"{sum(c['empty_compiled'] for c in checks)}/{len(checks)}",
-            f"{sum(c['empty_TR'] for c in checks) / max(len(checks), 1):.2f}",
-            ", ".join(f"{r} {n}" for r, n in Counter(r["reason"] for r in cold["rejections"]).most_common()),
-            f"{len(cold['excluded_test_classes'])} / {len(cold['excluded_main_classes'])}",
-            f"{paraphrase['names_flipped']} ({paraphrase['names_excluded']} kept)" if paraphrase.get("run") else "-",
-            f"{paraphrase['still_passing_after']}/{paraphrase['tests_passing_before']} "
-            f"({100 * (paraphrase['still_passing_share'] or 0):.1f}%), {paraphrase['tasks_after']}/{paraphrase['tasks_before']} tasks"
-            if paraphrase.get("run") else "-",
-            f"{cold_seconds:.0f} s / {warm_seconds:.0f} s",
-        ])  # fmt: skip
+        rows.append(
+            [
+                f"commons-{name} {tag.rsplit('/', 1)[-1]} ({framework})",
+                cold["classes"],
+                cold["tasks"],
+                cold["directives"],
+                f"{sum(c['gold'] == 'plausible' for c in checks)}/{len(checks)}",
+                f"{sum(c['empty_compiled'] for c in checks)}/{len(checks)}",
+                f"{sum(c['empty_TR'] for c in checks) / max(len(checks), 1):.2f}",
+                ", ".join(f"{r} {n}" for r, n in Counter(r["reason"] for r in cold["rejections"]).most_common()),
+                f"{len(cold['excluded_test_classes'])} / {len(cold['excluded_main_classes'])}",
+                f"{paraphrase['names_flipped']} ({paraphrase['names_excluded']} kept)"
+                if paraphrase.get("run")
+                else "-",
+                f"{paraphrase['still_passing_after']}/{paraphrase['tests_passing_before']} "
+                f"({100 * (paraphrase['still_passing_share'] or 0):.1f}%), "
+                f"{paraphrase['tasks_after']}/{paraphrase['tasks_before']} tasks"
+                if paraphrase.get("run")
+                else "-",
+                f"{cold_seconds:.0f} s / {warm_seconds:.0f} s",
+            ]
+        )
         print(f"{name}: done", file=sys.stderr, flush=True)
-    header = ["repository", "classes", "tasks", "directives", "gold passes all", "empty compiles (CR)", "empty TR",
-              "rejections by reason", "test / main classes left out", "names flipped", "passing tests still passing",
-              "build cold / warm"]  # fmt: skip
+    header = [
+        "repository",
+        "classes",
+        "tasks",
+        "directives",
+        "gold passes all",
+        "empty compiles (CR)",
+        "empty TR",
+        "rejections by reason",
+        "test / main classes left out",
+        "names flipped",
+        "passing tests still passing",
+        "build cold / warm",
+    ]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for row in rows:

@@ -6,7 +6,8 @@ Each repository is a public git history (``<mirrors>/<owner+name>/repo``, as the
 release tag, one module of it where it is a reactor. Class paths come from Debian's Maven repository
 (``make java-extras``; commons-validator, joda-money and jackson-modules-java8 also need ``apt-get install
 libcommons-beanutils-java libcommons-digester-java libcommons-collections3-java libjoda-convert-java
-libassertj-core-java libjackson2-databind-java``). One row per repository, failures included (the error's last line): tasks, directives, gold
+libassertj-core-java libjackson2-databind-java``). One row per repository, failures included (the error's last line):
+tasks, directives, gold
 passing, empty classes failing, main and test classes left out (with the first reason of each kind), declared
 dependencies without a jar, sibling modules compiled, sources generated, build seconds cold and warm.
 """
@@ -44,13 +45,33 @@ REPOSITORIES = {  # name → (mirror folder, tag, module, test framework, extra 
 }
 
 
-def build(work: Path, name: str, repo: Path, tag: str, module: str, label: str, extra: tuple[str, ...] = ()
-          ) -> tuple[dict | None, float, str]:  # fmt: skip
+def build(
+    work: Path, name: str, repo: Path, tag: str, module: str, label: str, extra: tuple[str, ...] = ()
+) -> tuple[dict | None, float, str]:
     out = work / f"{name}-{label}.parquet"
     started = time.monotonic()
-    argv = [sys.executable, "-m", "benchsmith.cli", "classbench", "build", "--language", "java", "--repo", str(repo),
-            "--commit", tag, "--classpath", "maven-repo", "--out", str(out), *(["--module", module] if module else []), *extra]  # fmt: skip
-    completed = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, "BENCHSMITH_CACHE": str(work / "cache")})
+    argv = [
+        sys.executable,
+        "-m",
+        "benchsmith.cli",
+        "classbench",
+        "build",
+        "--language",
+        "java",
+        "--repo",
+        str(repo),
+        "--commit",
+        tag,
+        "--classpath",
+        "maven-repo",
+        "--out",
+        str(out),
+        *(["--module", module] if module else []),
+        *extra,
+    ]
+    completed = subprocess.run(
+        argv, capture_output=True, text=True, env={**os.environ, "BENCHSMITH_CACHE": str(work / "cache")}
+    )
     seconds = time.monotonic() - started
     (work / f"{name}-{label}.log").write_text(completed.stdout + completed.stderr)
     if completed.returncode != 0:
@@ -77,28 +98,58 @@ def main() -> int:
     for name in args.only.split(","):
         folder, tag, module, framework, *extra = REPOSITORIES[name]
         repo = args.mirrors / folder / "repo"
-        commit = subprocess.run(["git", "--git-dir", str(repo), "rev-parse", f"{tag}^{{commit}}"], capture_output=True,
-                                text=True).stdout.strip()[:12] or "?"  # fmt: skip
+        commit = (
+            subprocess.run(
+                ["git", "--git-dir", str(repo), "rev-parse", f"{tag}^{{commit}}"], capture_output=True, text=True
+            ).stdout.strip()[:12]
+            or "?"
+        )
         cold, cold_seconds, error = build(args.work, name, repo, tag, module, "cold", tuple(extra))
-        warm, warm_seconds, _ = build(args.work, name, repo, tag, module, "warm", tuple(extra)) if cold else (None, 0.0, "")
-        where = (f"{folder.replace('+', '/')}@{commit} ({tag}{', module ' + module if module else ''}"
-                 f"{', ' + ' '.join(extra) if extra else ''}; {framework})")
+        warm, warm_seconds, _ = (
+            build(args.work, name, repo, tag, module, "warm", tuple(extra)) if cold else (None, 0.0, "")
+        )
+        where = (
+            f"{folder.replace('+', '/')}@{commit} ({tag}{', module ' + module if module else ''}"
+            f"{', ' + ' '.join(extra) if extra else ''}; {framework})"
+        )
         if cold is None:
-            rows.append([where, "-", "-", "-", "-", "-", "-", "-", "-", "-", f"{cold_seconds:.0f} s / -", f"failed: {error}"])
+            rows.append(
+                [where, "-", "-", "-", "-", "-", "-", "-", "-", "-", f"{cold_seconds:.0f} s / -", f"failed: {error}"]
+            )
         else:
             checks = cold["solution_checks"].values()
-            rows.append([
-                where, cold["tasks"], cold["directives"], f"{sum(c['gold'] == 'plausible' for c in checks)}/{len(checks)}",
-                f"{sum(c['empty'] != 'plausible' for c in checks)}/{len(checks)}",
-                _first(cold["excluded_main_classes"]), _first(cold["excluded_test_classes"]),
-                ", ".join(cold["missing_artifacts"]) or "none", ", ".join(cold["sibling_modules"]) or "-",
-                len(cold["generated_files"]), f"{cold_seconds:.0f} s / {warm_seconds:.0f} s",
-                f"ok; suite {cold['test_suite']}; release {cold['release']}"])  # fmt: skip
+            rows.append(
+                [
+                    where,
+                    cold["tasks"],
+                    cold["directives"],
+                    f"{sum(c['gold'] == 'plausible' for c in checks)}/{len(checks)}",
+                    f"{sum(c['empty'] != 'plausible' for c in checks)}/{len(checks)}",
+                    _first(cold["excluded_main_classes"]),
+                    _first(cold["excluded_test_classes"]),
+                    ", ".join(cold["missing_artifacts"]) or "none",
+                    ", ".join(cold["sibling_modules"]) or "-",
+                    len(cold["generated_files"]),
+                    f"{cold_seconds:.0f} s / {warm_seconds:.0f} s",
+                    f"ok; suite {cold['test_suite']}; release {cold['release']}",
+                ]
+            )
         print(f"{name}: {'done' if cold else 'failed'}", file=sys.stderr, flush=True)
         (args.work / "rows.json").write_text(json.dumps(rows, indent=1))
-    header = ["repository@commit", "tasks", "directives", "gold passing", "empty failing", "main classes left out",
-              "test classes left out", "declared, no jar", "siblings compiled", "generated files",
-              "build cold / warm", "outcome"]  # fmt: skip
+    header = [
+        "repository@commit",
+        "tasks",
+        "directives",
+        "gold passing",
+        "empty failing",
+        "main classes left out",
+        "test classes left out",
+        "declared, no jar",
+        "siblings compiled",
+        "generated files",
+        "build cold / warm",
+        "outcome",
+    ]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for row in rows:

@@ -23,11 +23,31 @@ def _single_method_bugs(args) -> list[dict]:
     dataset = args.dataset
     if dataset is None:
         dataset = Path(tempfile.mkdtemp(prefix="mine-recall-")) / f"{args.project}.parquet"
-        subprocess.run([sys.executable, "-m", "benchsmith.cli", "nl2fix", "build", "--defects4j", str(args.defects4j),
-                        "--repos", str(args.repos), "--projects", args.project, "--no-scrape", "--out", str(dataset)],
-                       check=True, stdout=subprocess.DEVNULL)  # fmt: skip
-    return [{"bug": r.instance_id, "fixed": r.revision_fixed, "report": r.report_id}
-            for r in read_records(dataset, NL2FixInstance) if r.project == args.project]  # fmt: skip
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "benchsmith.cli",
+                "nl2fix",
+                "build",
+                "--defects4j",
+                str(args.defects4j),
+                "--repos",
+                str(args.repos),
+                "--projects",
+                args.project,
+                "--no-scrape",
+                "--out",
+                str(dataset),
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+    return [
+        {"bug": r.instance_id, "fixed": r.revision_fixed, "report": r.report_id}
+        for r in read_records(dataset, NL2FixInstance)
+        if r.project == args.project
+    ]
 
 
 def main() -> None:
@@ -49,11 +69,17 @@ def main() -> None:
             rows.append((bug["bug"], bug["fixed"][:12], "found", f"{card['project']}-{step['bug_id']}"))
             continue
         if step is not None:
-            why = f"{step['reason']}: {step['detail'][:160]}" if step["reason"] != "no issue reference" else \
-                f"no issue reference (report {bug['report']} not named in the message)"  # fmt: skip
+            why = (
+                f"{step['reason']}: {step['detail'][:160]}"
+                if step["reason"] != "no issue reference"
+                else f"no issue reference (report {bug['report']} not named in the message)"
+            )
         else:
-            shown = subprocess.run(["git", "--git-dir", str(git_dir), "show", "-s", "--format=%cI", bug["fixed"]],
-                                   capture_output=True, text=True)  # fmt: skip
+            shown = subprocess.run(
+                ["git", "--git-dir", str(git_dir), "show", "-s", "--format=%cI", bug["fixed"]],
+                capture_output=True,
+                text=True,
+            )
             date = shown.stdout.strip()
             if shown.returncode != 0:
                 why = "commit not in the history"

@@ -1,4 +1,5 @@
-"""The harness's memory and disk for a candidate that floods every stream it has (``benchsmith.runners.sandbox.streams``).
+"""The harness's memory and disk for a candidate that floods every stream it has
+(``benchsmith.runners.sandbox.streams``).
 
 One classbench task (the bundled geometry fixture, or --dataset) is judged by
 ``benchsmith.runners.python.class_runner.TaskRunner`` as ``benchsmith eval`` judges it: first
@@ -29,8 +30,8 @@ from pathlib import Path
 from benchsmith.core.config import cache_dir
 from benchsmith.core.progress import setup_logging
 from benchsmith.core.schema import ClassBenchTask, read_records
-from benchsmith.runners.sandbox import jail as sandbox
 from benchsmith.runners.python.class_runner import TaskRunner, reference_solution
+from benchsmith.runners.sandbox import jail as sandbox
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -91,15 +92,34 @@ def main() -> int:
     dataset = args.dataset
     if dataset is None:
         dataset = Path(tempfile.mkdtemp()) / "geometry.parquet"
-        subprocess.run([sys.executable, "-m", "benchsmith.cli", "classbench", "build", "--repo",
-                        str(ROOT / "data/fixtures/classbench/geometry"), "--out", str(dataset)], check=True, cwd=ROOT)  # fmt: skip
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "benchsmith.cli",
+                "classbench",
+                "build",
+                "--repo",
+                str(ROOT / "data/fixtures/classbench/geometry"),
+                "--out",
+                str(dataset),
+            ],
+            check=True,
+            cwd=ROOT,
+        )
     task = read_records(dataset, ClassBenchTask)[0]
     print(sandbox.missing_layers())
     logs = Path(tempfile.mkdtemp(prefix="flood-logs-"))
     gold = reference_solution(task)
-    wrong = gold.replace("return abs(total) / 2", "return abs(total)") if "abs(total) / 2" in gold else f"class {task.class_name}:\n    pass\n"
-    floods = {name: text.format(megabytes=args.megabytes).strip("\n") + "\n\n" + wrong
-              for name, text in (("flood", FLOOD), ("report-flood", REPORT_FLOOD))}  # fmt: skip
+    wrong = (
+        gold.replace("return abs(total) / 2", "return abs(total)")
+        if "abs(total) / 2" in gold
+        else f"class {task.class_name}:\n    pass\n"
+    )
+    floods = {
+        name: text.format(megabytes=args.megabytes).strip("\n") + "\n\n" + wrong
+        for name, text in (("flood", FLOOD), ("report-flood", REPORT_FLOOD))
+    }
     with sandbox.leased_slot() as slot:
         runner = TaskRunner(task, slot, sandbox.Limits(wall_seconds=args.wall), logs)
         scratch = runner.scratch
@@ -125,20 +145,33 @@ def main() -> int:
             after = runner.evaluate(gold, "gold-after")
         finally:
             runner.close()
-    left = {"log folder": tree_bytes(logs), "runner scratch": tree_bytes(scratch),
-            "eval cache": tree_bytes(cache_dir("classbench", "eval"))}  # fmt: skip
+    left = {
+        "log folder": tree_bytes(logs),
+        "runner scratch": tree_bytes(scratch),
+        "eval cache": tree_bytes(cache_dir("classbench", "eval")),
+    }
     mb = 1 << 20
     print(f"task {task.task_id}: gold {first.status} before, {after.status} after")
-    print(f"flood: {args.megabytes} MB to its saved stdout and to its saved stderr, {args.megabytes} MB into its tree, "
-          f"then its module fails to load; report-flood: {args.megabytes} MB of no report to the report's descriptor")
+    print(
+        f"flood: {args.megabytes} MB to its saved stdout and to its saved stderr, {args.megabytes} MB into its tree, "
+        f"then its module fails to load; report-flood: {args.megabytes} MB of no report to the report's descriptor"
+    )
     for name, (verdict, baseline, peak, seconds) in measured.items():
-        print(f"{name}: {verdict.status} ({verdict.reason[:90]}) in {seconds:.1f}s; harness resident memory: baseline "
-              f"{baseline / mb:.1f} MB, peak {peak / mb:.1f} MB (+{(peak - baseline) / mb:.1f}); its log "
-              f"{(logs / f'{name}.log').stat().st_size} bytes")  # fmt: skip
-    print(f"process lifetime peak (ru_maxrss) {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f} MB "
-          f"(limit {args.limit} MB); left behind: " + ", ".join(f"{name} {size} bytes" for name, size in left.items()))
+        print(
+            f"{name}: {verdict.status} ({verdict.reason[:90]}) in {seconds:.1f}s; harness resident memory: baseline "
+            f"{baseline / mb:.1f} MB, peak {peak / mb:.1f} MB (+{(peak - baseline) / mb:.1f}); its log "
+            f"{(logs / f'{name}.log').stat().st_size} bytes"
+        )
+    print(
+        f"process lifetime peak (ru_maxrss) {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f} MB "
+        f"(limit {args.limit} MB); left behind: " + ", ".join(f"{name} {size} bytes" for name, size in left.items())
+    )
     peaks_ok = all(peak < args.limit * mb for _, _, peak, _ in measured.values())
-    ok = peaks_ok and first.status == after.status == "plausible" and all(v.status != "plausible" for v, *_ in measured.values())
+    ok = (
+        peaks_ok
+        and first.status == after.status == "plausible"
+        and all(v.status != "plausible" for v, *_ in measured.values())
+    )
     return 0 if ok else 1
 
 

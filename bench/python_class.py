@@ -28,16 +28,26 @@ import tokenize
 from collections import Counter
 from pathlib import Path
 
+from benchsmith.builders.classbench.python.build import ClassBenchOptions, build
 from benchsmith.core.progress import setup_logging
 from benchsmith.core.schema import ClassBenchTask, read_records
-from benchsmith.builders.classbench.python.build import ClassBenchOptions, build
-from benchsmith.runners.sandbox import jail as sandbox
 from benchsmith.runners.python.class_runner import TaskRunner, reference_solution
+from benchsmith.runners.sandbox import jail as sandbox
 
 _SWAPS = {
-    "<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "==", "+": "-", "-": "+",
-    "and": "or", "or": "and", "True": "False", "False": "True",
-}  # fmt: skip (no "*", "in", "is": in *args, for-in and "is not" a swap would not parse)
+    "<": "<=",
+    "<=": "<",
+    ">": ">=",
+    ">=": ">",
+    "==": "!=",
+    "!=": "==",
+    "+": "-",
+    "-": "+",
+    "and": "or",
+    "or": "and",
+    "True": "False",
+    "False": "True",
+}  # (no "*", "in", "is": in *args, for-in and "is not" a swap would not parse)
 
 
 def mutants(code: str, count: int, seed: int = 0) -> list[str]:
@@ -68,8 +78,11 @@ def main() -> int:
     parser.add_argument("--mutants", type=int, default=8, help="mutants of the gold per task")
     parser.add_argument("--tasks", type=int, default=0, help="judge only the first N tasks (0: all)")
     parser.add_argument("--wall", type=float, default=120.0, help="wall-clock limit per candidate, seconds")
-    parser.add_argument("--second-opinion", action="store_true",
-                        help="judge a plausible candidate twice, as benchsmith eval --second-opinion does")
+    parser.add_argument(
+        "--second-opinion",
+        action="store_true",
+        help="judge a plausible candidate twice, as benchsmith eval --second-opinion does",
+    )
     args = parser.parse_args()
     setup_logging(False)
     dataset = args.dataset or Path(tempfile.mkdtemp()) / "bench-classbench.parquet"
@@ -84,10 +97,18 @@ def main() -> int:
     with sandbox.leased_slot() as slot:
         for task in tasks:
             started = time.monotonic()
-            runner = TaskRunner(task, slot, sandbox.Limits(wall_seconds=args.wall), Path(tempfile.mkdtemp()),
-                                second_opinion=args.second_opinion)  # fmt: skip
-            print(f"{task.task_id}: {len(task.test_directives)} directives; runner ready in "
-                  f"{time.monotonic() - started:.2f}s (environment, public view)", flush=True)  # fmt: skip
+            runner = TaskRunner(
+                task,
+                slot,
+                sandbox.Limits(wall_seconds=args.wall),
+                Path(tempfile.mkdtemp()),
+                second_opinion=args.second_opinion,
+            )
+            print(
+                f"{task.task_id}: {len(task.test_directives)} directives; runner ready in "
+                f"{time.monotonic() - started:.2f}s (environment, public view)",
+                flush=True,
+            )
             gold = reference_solution(task)
             codes = [("gold", gold), ("empty", f"class {task.class_name}:\n    pass\n")]
             codes += [(f"mutant-{n}", m) for n, m in enumerate(mutants(gold, args.mutants))]
@@ -95,18 +116,28 @@ def main() -> int:
                 for name, code in codes:
                     verdict = runner.evaluate(code, name)
                     rows.append((task.task_id, name, verdict.status, verdict.seconds))
-                    print(f"  {name:10} {verdict.status:12} {verdict.seconds:6.2f}s  "
-                          f"{verdict.tests_passed}/{len(task.test_directives)}  {verdict.reason[:80]}", flush=True)  # fmt: skip
+                    print(
+                        f"  {name:10} {verdict.status:12} {verdict.seconds:6.2f}s  "
+                        f"{verdict.tests_passed}/{len(task.test_directives)}  {verdict.reason[:80]}",
+                        flush=True,
+                    )
             finally:
                 runner.close()
     seconds = [r[3] for r in rows if r[2] != "uncompilable"]  # those never reach a sandbox: they would flatter it
     print()
-    print(f"{len(tasks)} tasks, {len(rows)} candidates: " + ", ".join(f"{s} {n}" for s, n in Counter(r[2] for r in rows).items()))
-    print(f"seconds per executed candidate ({len(seconds)}): median {statistics.median(seconds):.3f}, "
-          f"mean {statistics.mean(seconds):.3f}, max {max(seconds):.3f} (target: median under 1.5)")  # fmt: skip
+    print(
+        f"{len(tasks)} tasks, {len(rows)} candidates: "
+        + ", ".join(f"{s} {n}" for s, n in Counter(r[2] for r in rows).items())
+    )
+    print(
+        f"seconds per executed candidate ({len(seconds)}): median {statistics.median(seconds):.3f}, "
+        f"mean {statistics.mean(seconds):.3f}, max {max(seconds):.3f} (target: median under 1.5)"
+    )
     # Wall-clock seconds: on a machine shared with other work they grow with its load, so the load goes with them.
-    print(f"load average {', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs "
-          f"(before the run: {', '.join(f'{x:.1f}' for x in load_before)})")  # fmt: skip
+    print(
+        f"load average {', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs "
+        f"(before the run: {', '.join(f'{x:.1f}' for x in load_before)})"
+    )
     bad = [r for r in rows if (r[1] == "gold") != (r[2] == "plausible") and r[1] in ("gold", "empty")]
     if bad:
         print("unexpected verdicts: " + "; ".join(f"{r[0]} {r[1]} {r[2]}" for r in bad), file=sys.stderr)

@@ -1,4 +1,5 @@
-"""``benchsmith describe``: fill each RepoClassBench task's DETAILED and SKETCHY descriptions (RepoClassBench paper, stage 4).
+"""``benchsmith describe``: fill each RepoClassBench task's DETAILED and SKETCHY descriptions (RepoClassBench paper,
+stage 4).
 
 A backend writes each description from the task's metadata: a hosted model
 (``openai``, as the paper's GPT-4), recorded answers (``replay``) or the
@@ -41,7 +42,8 @@ class DescribeSummary:
 def describe(
     dataset: Path, backend: Backend, out: Path | None = None, concurrency: int | None = None
 ) -> DescribeSummary:
-    """Describe every task of *dataset* not yet described by *backend*; write the dataset to *out* (default: in place)."""
+    """Describe every task of *dataset* not yet described by *backend*; write the dataset to *out* (default: in
+    place)."""
     dataset = Path(dataset)
     out = Path(out) if out is not None else dataset
     benchmark = benchmark_of(dataset)
@@ -62,8 +64,13 @@ def describe(
             summary.resumed += 1
         else:
             todo.append(task)
-    log.info("%d tasks: %d already described this way, %d from an interrupted run, %d to describe",
-             len(tasks), summary.skipped, summary.resumed, len(todo))  # fmt: skip
+    log.info(
+        "%d tasks: %d already described this way, %d from an interrupted run, %d to describe",
+        len(tasks),
+        summary.skipped,
+        summary.resumed,
+        len(todo),
+    )
     requests = [describer.request(task, level) for task in todo for level in levels]
     answers: dict[str, dict[str, str]] = {}
     answered = complete_many(backend, requests, backend_concurrency(backend, concurrency))
@@ -91,8 +98,12 @@ def describe(
         write_records(out, updated, benchmark.record_type, benchmark=benchmark.name)
     journal.remove()
     if summary.without_answers:
-        log.warning("%d tasks got an empty description from %s and were left as they were: %s",
-                    len(summary.without_answers), backend.name, ", ".join(summary.without_answers[:10]))  # fmt: skip
+        log.warning(
+            "%d tasks got an empty description from %s and were left as they were: %s",
+            len(summary.without_answers),
+            backend.name,
+            ", ".join(summary.without_answers[:10]),
+        )
     return summary
 
 

@@ -18,13 +18,12 @@ from concurrent.futures import ProcessPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 
+from benchsmith import __version__, scrapers
+from benchsmith.benchmarks.nl2fix import NL2Fix
 from benchsmith.builders.bug_list import read_bug_list
 from benchsmith.builders.selection import DEFAULT_SELECTION, SELECTIONS
 from benchsmith.builders.single_method import SOURCE_MISSING, BugOutcome, analyse_bug
 from benchsmith.builders.validate import summary, validate_all
-
-from benchsmith import __version__, scrapers
-from benchsmith.benchmarks.nl2fix import NL2Fix
 from benchsmith.core.atomic import write_text_atomic
 from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError, SourceUnavailable
@@ -94,14 +93,16 @@ def build(options: BuildOptions) -> dict:
         instances, validation_summary = _validate(d4j, instances, options)
     card = _card(d4j, options, projects, sources, skipped, outcomes, instances, issue_missing)
     card["validation"] = validation_summary or {"run": False}
-    write_dataset(instances, NL2FixInstance, options.out, card, render_card(card), benchmark=NL2Fix.name,
-                  **hub_card(card))
+    write_dataset(
+        instances, NL2FixInstance, options.out, card, render_card(card), benchmark=NL2Fix.name, **hub_card(card)
+    )
     Journal(options.out).remove()  # the validations journalled by _validate, now in the dataset
     return card
 
 
-def _with_fix_dates(d4j: Defects4JRoot, instances: list[NL2FixInstance],
-                    providers: dict[str, SourceProvider]) -> list[NL2FixInstance]:  # fmt: skip
+def _with_fix_dates(
+    d4j: Defects4JRoot, instances: list[NL2FixInstance], providers: dict[str, SourceProvider]
+) -> list[NL2FixInstance]:
     """Each instance with its fix's commit date: the project's ``commit-dates.csv`` (a mined project), else the
     fixed revision's committer date in the upstream repository at hand, else "" (a revision it lacks, or sources
     read through the ``defects4j`` command)."""
@@ -118,8 +119,12 @@ def _with_fix_dates(d4j: Defects4JRoot, instances: list[NL2FixInstance],
 
 def _fix_dates(instances: list[NL2FixInstance]) -> dict:
     dates = sorted((i.fix_date for i in instances if i.fix_date), key=datetime.fromisoformat)  # offsets differ
-    return {"first": dates[0] if dates else None, "last": dates[-1] if dates else None,
-            "dated": len(dates), "undated": len(instances) - len(dates)}  # fmt: skip
+    return {
+        "first": dates[0] if dates else None,
+        "last": dates[-1] if dates else None,
+        "dated": len(dates),
+        "undated": len(instances) - len(dates),
+    }
 
 
 def _analyse_all(d4j: Defects4JRoot, bugs: list[Bug], options: BuildOptions) -> list[BugOutcome]:
@@ -172,7 +177,11 @@ def _cache_key(d4j: Defects4JRoot, bug: Bug) -> str:
     digest = hashlib.sha256()
     project_dir = d4j.project_dir(bug.project)
     inputs = [ANALYSIS_VERSION, json.dumps(dataclasses.asdict(bug), sort_keys=True)]
-    for part in (d4j.patch_path(bug), project_dir / "trigger_tests" / str(bug.bug_id), project_dir / "relevant_tests" / str(bug.bug_id)):
+    for part in (
+        d4j.patch_path(bug),
+        project_dir / "trigger_tests" / str(bug.bug_id),
+        project_dir / "relevant_tests" / str(bug.bug_id),
+    ):
         inputs.append(hashlib.sha256(part.read_bytes()).hexdigest() if part.is_file() else "absent")
     digest.update("\0".join(inputs).encode())
     return digest.hexdigest()[:20]
@@ -192,8 +201,15 @@ def _load_cached(d4j: Defects4JRoot, bug: Bug) -> BugOutcome | None:
         instance = data["instance"]
         if instance is not None:
             instance = record_from_dict(NL2FixInstance, instance)
-        return BugOutcome(data["project"], data["bug_id"], instance, data["reason"], data["detail"],
-                          data["strict_reason"], data["strict_detail"])  # fmt: skip
+        return BugOutcome(
+            data["project"],
+            data["bug_id"],
+            instance,
+            data["reason"],
+            data["detail"],
+            data["strict_reason"],
+            data["strict_detail"],
+        )
     except (ValueError, KeyError, TypeError) as exc:
         raise BenchsmithError(f"{path}: corrupt cache entry ({exc}); delete it to recompute") from exc
 
@@ -217,7 +233,10 @@ def _attach_issue_text(instances: list[NL2FixInstance]) -> tuple[list[NL2FixInst
             missing[issue.missing_reason] += 1
         filled.append(
             dataclasses.replace(
-                instance, issue_title=issue.title, issue_description=issue.description, issue_comments=list(issue.comments)
+                instance,
+                issue_title=issue.title,
+                issue_description=issue.description,
+                issue_comments=list(issue.comments),
             )
         )
     return filled, missing
@@ -226,8 +245,9 @@ def _attach_issue_text(instances: list[NL2FixInstance]) -> tuple[list[NL2FixInst
 def _validate(d4j: Defects4JRoot, instances: list[NL2FixInstance], options: BuildOptions) -> tuple[list, dict]:
 
     logs = options.out.with_name(options.out.name + ".validation-logs")
-    outcomes = validate_all(instances, d4j, options.repos, options.workers, Limits(wall_seconds=options.timeout), logs,
-                            out=options.out)  # fmt: skip
+    outcomes = validate_all(
+        instances, d4j, options.repos, options.workers, Limits(wall_seconds=options.timeout), logs, out=options.out
+    )
     validated = [dataclasses.replace(i, validation=outcomes[i.instance_id]) for i in instances]
     return validated, {"run": True, **summary(outcomes)}
 
@@ -272,23 +292,29 @@ def _card(d4j, options, projects, sources, skipped, outcomes, instances, issue_m
             else {"requested": False}
         ),
         "rejections": [
-            {"bug": f"{o.project}-{o.bug_id}", "reason": o.reason, "detail": o.detail} for o in outcomes if o.instance is None
+            {"bug": f"{o.project}-{o.bug_id}", "reason": o.reason, "detail": o.detail}
+            for o in outcomes
+            if o.instance is None
         ],
         # Kept by the lenient rule only: what the strict rule says, and the changes a candidate cannot replay.
         "near_miss_bugs": [
-            {"bug": f"{o.project}-{o.bug_id}", "strict_reason": o.strict_reason,
-             "extra_changes": [dataclasses.asdict(e) for e in o.instance.extra_changes]}
-            for o in outcomes if o.near_miss
-        ],  # fmt: skip
+            {
+                "bug": f"{o.project}-{o.bug_id}",
+                "strict_reason": o.strict_reason,
+                "extra_changes": [dataclasses.asdict(e) for e in o.instance.extra_changes],
+            }
+            for o in outcomes
+            if o.near_miss
+        ],
     }
 
 
 _SELECTION_TEXT = {
     "strict": "Strict: every changed code line lies inside the one method.",
     "lenient": "Lenient: exactly one method that exists in both versions changes; besides it the fix may change "
-               "declarations outside methods and add or remove helper methods in the same file. {near_misses} "
-               "instances do so (near misses); each records those changes in `extra_changes`.",
-}  # fmt: skip
+    "declarations outside methods and add or remove helper methods in the same file. {near_misses} "
+    "instances do so (near misses); each records those changes in `extra_changes`.",
+}
 
 
 def _fix_dates_text(dates: dict | None) -> str:
@@ -296,8 +322,10 @@ def _fix_dates_text(dates: dict | None) -> str:
     if not dates or not dates["dated"]:
         return "The fixes' commit dates are not known (column `fix_date` empty)."
     undated = f"; {dates['undated']} instances without a date (column `fix_date` empty)" if dates["undated"] else ""
-    return (f"Fixed (commit date of the fixed revision, column `fix_date`) between {dates['first']} and "
-            f"{dates['last']}{undated}.")
+    return (
+        f"Fixed (commit date of the fixed revision, column `fix_date`) between {dates['first']} and "
+        f"{dates['last']}{undated}."
+    )
 
 
 def render_card(card: dict) -> str:
@@ -330,13 +358,22 @@ def render_card(card: dict) -> str:
     validation = card.get("validation", {"run": False})
     lines += ["", "## Validation", ""]
     if validation.get("run"):
-        lines.append(f"{validation.get('reproduced', 0)} of {validation['instances']} instances reproduced; "
-                     f"not reproduced by reason: {validation['not reproduced by reason'] or 'none'}.")  # fmt: skip
+        lines.append(
+            f"{validation.get('reproduced', 0)} of {validation['instances']} instances reproduced; "
+            f"not reproduced by reason: {validation['not reproduced by reason'] or 'none'}."
+        )
     else:
         lines.append("Not run (`--validate` executes gold and buggy for every instance).")
     if card["near_miss_bugs"]:
-        lines += ["", "## Near misses", "", "Kept by the lenient rule; the fixed file the harness inserts candidates into "
-                  "already holds these changes.", "", "| bug | strict rule | extra changes |", "| --- | --- | --- |"]  # fmt: skip
+        lines += [
+            "",
+            "## Near misses",
+            "",
+            "Kept by the lenient rule; the fixed file the harness inserts candidates into already holds these changes.",
+            "",
+            "| bug | strict rule | extra changes |",
+            "| --- | --- | --- |",
+        ]
         for near in card["near_miss_bugs"]:
             extras = "; ".join(f"{e['kind']} {e['name']}" for e in near["extra_changes"]).replace("|", "\\|")
             lines.append(f"| {near['bug']} | {near['strict_reason']} | {extras} |")
@@ -362,13 +399,28 @@ PROJECT_LICENSES = {
 
 def hub_card(card: dict) -> dict:
     """The Hugging Face card's sources (licences, revisions) and counts, from the build's card."""
-    sources = [HubSource("Defects4J", "https://github.com/rjust/defects4j", card["defects4j_revision"] or "",
-                         DEFECTS4J_LICENSE)]  # fmt: skip
+    sources = [
+        HubSource(
+            "Defects4J", "https://github.com/rjust/defects4j", card["defects4j_revision"] or "", DEFECTS4J_LICENSE
+        )
+    ]
     for project, description in card["sources"].items():
-        head = re.search(r"\(HEAD ([0-9a-f]+)\)", description)  # the upstream history's HEAD (benchsmith/sources/history.py)
-        sources.append(HubSource(project, (UPSTREAM_URLS.get(project) or "").removesuffix(".git"),
-                                 head[1] if head else "", PROJECT_LICENSES.get(project, "unknown")))  # fmt: skip
-    counts = {"bugs": card["bugs"], "instances": card["instances"], "rejected": len(card["rejections"]),
-              "rejection_reasons": card["rejection_reasons"],
-              "selected_per_project": {p: stats["selected"] for p, stats in card["projects"].items()}}  # fmt: skip
+        head = re.search(
+            r"\(HEAD ([0-9a-f]+)\)", description
+        )  # the upstream history's HEAD (benchsmith/sources/history.py)
+        sources.append(
+            HubSource(
+                project,
+                (UPSTREAM_URLS.get(project) or "").removesuffix(".git"),
+                head[1] if head else "",
+                PROJECT_LICENSES.get(project, "unknown"),
+            )
+        )
+    counts = {
+        "bugs": card["bugs"],
+        "instances": card["instances"],
+        "rejected": len(card["rejections"]),
+        "rejection_reasons": card["rejection_reasons"],
+        "selected_per_project": {p: stats["selected"] for p, stats in card["projects"].items()},
+    }
     return {"sources": sources, "counts": counts}

@@ -23,7 +23,8 @@ from benchsmith.sources.java.source import JavaFile
 STRICT = "strict"
 LENIENT = "lenient"
 SELECTIONS = (STRICT, LENIENT)
-# The Defects4J-NL2Fix paper's Table 1 is reproduced more closely by lenient than by strict (docs/nl2fix.md, "Selection rules").
+# The Defects4J-NL2Fix paper's Table 1 is reproduced more closely by lenient than by strict (docs/nl2fix.md, "Selection
+# rules").
 DEFAULT_SELECTION = LENIENT
 
 
@@ -37,8 +38,9 @@ class LenientDecision:
     detail: str = ""
 
 
-def lenient_decision(changes: list, path: str, fixed: dict[str, JavaFile], buggy: dict[str, JavaFile],
-                     multi_method: str) -> LenientDecision:  # fmt: skip
+def lenient_decision(
+    changes: list, path: str, fixed: dict[str, JavaFile], buggy: dict[str, JavaFile], multi_method: str
+) -> LenientDecision:
     """Apply the lenient rule to the code changes of one file (``single_method.code_changes``) that strict rejected.
 
     *multi_method* is the rejection reason to give when more than one existing method changes.
@@ -46,7 +48,9 @@ def lenient_decision(changes: list, path: str, fixed: dict[str, JavaFile], buggy
     fixed_java, buggy_java = fixed[path], buggy[path]
     fixed_ids = {u.identity for u in fixed_java.units}
     buggy_ids = {u.identity for u in buggy_java.units}
-    core = {c.unit.identity: c.unit for _, c in changes if c.unit is not None and c.unit.identity in fixed_ids & buggy_ids}
+    core = {
+        c.unit.identity: c.unit for _, c in changes if c.unit is not None and c.unit.identity in fixed_ids & buggy_ids
+    }
     if len(core) != 1:
         if len(core) > 1:
             names = ", ".join(sorted(u.signature for u in core.values()))
@@ -67,6 +71,8 @@ def lenient_decision(changes: list, path: str, fixed: dict[str, JavaFile], buggy
         lines[(kind, name)][change.side].add(change.line)
     extras = tuple(
         ExtraChange(kind, name, sorted(sides["fixed"]), sorted(sides["buggy"]))
-        for (kind, name), sides in sorted(lines.items(), key=lambda item: (min(item[1]["fixed"] | item[1]["buggy"]), item[0]))
+        for (kind, name), sides in sorted(
+            lines.items(), key=lambda item: (min(item[1]["fixed"] | item[1]["buggy"]), item[0])
+        )
     )
     return LenientDecision(identity=identity, extra_changes=extras)

@@ -16,7 +16,6 @@ import functools
 from dataclasses import dataclass
 
 from benchsmith.builders.selection import LENIENT, SELECTIONS, lenient_decision
-
 from benchsmith.core.errors import BenchsmithError, PatchError
 from benchsmith.core.schema import NL2FixInstance, instance_id
 from benchsmith.sources.defects4j import Bug, Defects4JRoot
@@ -35,6 +34,7 @@ PARSE_FAILURE = "parse failure"
 MISSING_PATCH = "missing patch file"
 BAD_PATCH = "patch does not apply"
 SOURCE_MISSING = "source unavailable"
+
 
 @dataclass(frozen=True)
 class SingleMethodDecision:
@@ -57,7 +57,9 @@ class Change:
     unit: MethodUnit | None
 
 
-def code_changes(patches: list[FilePatch], fixed: dict[str, JavaFile], buggy: dict[str, JavaFile]) -> list[tuple[int, Change]]:
+def code_changes(
+    patches: list[FilePatch], fixed: dict[str, JavaFile], buggy: dict[str, JavaFile]
+) -> list[tuple[int, Change]]:
     """Every changed code line as (hunk ordinal, Change); blank, comment-only and import lines are left out."""
     changes = []
     ordinal = 0
@@ -76,7 +78,9 @@ def code_changes(patches: list[FilePatch], fixed: dict[str, JavaFile], buggy: di
     return changes
 
 
-def is_single_method_fix(patches: list[FilePatch], fixed: dict[str, JavaFile], buggy: dict[str, JavaFile]) -> SingleMethodDecision:
+def is_single_method_fix(
+    patches: list[FilePatch], fixed: dict[str, JavaFile], buggy: dict[str, JavaFile]
+) -> SingleMethodDecision:
     """Decide whether a patch changes exactly one method that exists in both versions."""
     changes = code_changes(patches, fixed, buggy)
     if not changes:
@@ -98,14 +102,18 @@ def is_single_method_fix(patches: list[FilePatch], fixed: dict[str, JavaFile], b
     buggy_ids = {u.identity for u in buggy[path].units}
     one_sided = [unit for ident, unit in identities.items() if ident not in fixed_ids or ident not in buggy_ids]
     if one_sided:
-        names = ", ".join(f"{u.signature} ({'only fixed' if u.identity in fixed_ids else 'only buggy'})" for u in one_sided)
+        names = ", ".join(
+            f"{u.signature} ({'only fixed' if u.identity in fixed_ids else 'only buggy'})" for u in one_sided
+        )
         return rejected(METHOD_ADDED_OR_REMOVED, f"{path}: {names}")
     if len(identities) > 1:
         names = ", ".join(sorted(u.signature for u in identities.values()))
         return rejected(MULTI_METHOD, f"{path}: {len(identities)} methods change: {names}")
     (identity,) = identities
     hunks = len({ordinal for ordinal, _ in changes})
-    return SingleMethodDecision(True, file_path=path, identity=identity, hunks=hunks, detail=identities[identity].signature)
+    return SingleMethodDecision(
+        True, file_path=path, identity=identity, hunks=hunks, detail=identities[identity].signature
+    )
 
 
 @dataclass(frozen=True)
@@ -167,25 +175,39 @@ def analyse_bug(d4j: Defects4JRoot, bug: Bug, provider: SourceProvider) -> BugOu
         # changes as they stand in the files in hand.
         patches = parse_patch(rediff(fixed_text, buggy_text), str(patch_path))
     try:
-        fixed = {p: analyse_java(t, f"{p}@fixed") for p, t in fixed_text.items() if t is not None and p.endswith(".java")}
-        buggy = {p: analyse_java(t, f"{p}@buggy") for p, t in buggy_text.items() if t is not None and p.endswith(".java")}
+        fixed = {
+            p: analyse_java(t, f"{p}@fixed") for p, t in fixed_text.items() if t is not None and p.endswith(".java")
+        }
+        buggy = {
+            p: analyse_java(t, f"{p}@buggy") for p, t in buggy_text.items() if t is not None and p.endswith(".java")
+        }
     except BenchsmithError as exc:
         return rejected(PARSE_FAILURE, str(exc))
     decision = is_single_method_fix(patches, fixed, buggy)
     extra_changes: tuple = ()
     if not decision.accepted:
-        if decision.reason not in (OUTSIDE_METHOD, METHOD_ADDED_OR_REMOVED, MULTI_METHOD) or decision.file_path not in fixed \
-                or decision.file_path not in buggy:  # fmt: skip
+        if (
+            decision.reason not in (OUTSIDE_METHOD, METHOD_ADDED_OR_REMOVED, MULTI_METHOD)
+            or decision.file_path not in fixed
+            or decision.file_path not in buggy
+        ):
             return rejected(decision.reason, decision.detail)
         lenient = lenient_decision(list(decision.changes), decision.file_path, fixed, buggy, MULTI_METHOD)
         if not lenient.identity:
             if lenient.reason and lenient.reason != decision.reason:
-                return BugOutcome(bug.project, bug.bug_id, reason=lenient.reason, detail=lenient.detail,
-                                  strict_reason=decision.reason, strict_detail=decision.detail)  # fmt: skip
+                return BugOutcome(
+                    bug.project,
+                    bug.bug_id,
+                    reason=lenient.reason,
+                    detail=lenient.detail,
+                    strict_reason=decision.reason,
+                    strict_detail=decision.detail,
+                )
             return rejected(decision.reason, decision.detail)
         extra_changes = lenient.extra_changes
-        decision = dataclasses.replace(decision, identity=lenient.identity,
-                                       hunks=len({ordinal for ordinal, _ in decision.changes}))  # fmt: skip
+        decision = dataclasses.replace(
+            decision, identity=lenient.identity, hunks=len({ordinal for ordinal, _ in decision.changes})
+        )
         strict = (decision.reason, decision.detail)
     else:
         strict = ("", "")

@@ -30,13 +30,16 @@ from benchsmith.sources.defects4j import Defects4JRoot
 log = logging.getLogger(__name__)
 
 
-def validate_instance(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, slot: int,
-                      limits: Limits, logs: Path) -> Validation:  # fmt: skip
+def validate_instance(
+    instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, slot: int, limits: Limits, logs: Path
+) -> Validation:
     """Execute gold and buggy; the outcome and its reason."""
     try:
         workspace = prepare(instance, d4j, repos)
-        excluded = [*d4j.broken_tests(instance.project, instance.revision_fixed),
-                    *guard_forbidden_tests(workspace, instance)]  # fmt: skip
+        excluded = [
+            *d4j.broken_tests(instance.project, instance.revision_fixed),
+            *guard_forbidden_tests(workspace, instance),
+        ]
         runner = InstanceRunner(instance, workspace, slot, limits, logs / instance.instance_id, excluded)
     except BenchsmithError as exc:
         return Validation("not reproduced", f"build broken: {exc}")
@@ -48,8 +51,9 @@ def validate_instance(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path 
         runner.close()
 
 
-def _gold_then_buggy(instance: NL2FixInstance, runner: InstanceRunner, workspace: Workspace,
-                     excluded: list[str]) -> Validation:  # fmt: skip
+def _gold_then_buggy(
+    instance: NL2FixInstance, runner: InstanceRunner, workspace: Workspace, excluded: list[str]
+) -> Validation:
     """Gold twice with every test, then buggy on each trigger test alone."""
     everything = Tests.for_instance(instance, excluded, stop_early=False)
     gold = runner.evaluate(instance.fixed_method, "gold", tests=everything)
@@ -67,7 +71,10 @@ def _gold_then_buggy(instance: NL2FixInstance, runner: InstanceRunner, workspace
             return Validation("not reproduced", f"buggy passes trigger test {trigger}")
         if buggy.status in ("uncompilable", "error"):
             return Validation("not reproduced", f"buggy is {buggy.status}: {buggy.reason}")
-    return Validation("reproduced", f"gold passes {gold.tests_passed} tests twice; buggy fails all {len(instance.trigger_tests)} trigger tests")
+    return Validation(
+        "reproduced",
+        f"gold passes {gold.tests_passed} tests twice; buggy fails all {len(instance.trigger_tests)} trigger tests",
+    )
 
 
 def validation_key(instance: NL2FixInstance, limits: Limits, fingerprint: str | None = None) -> str:
@@ -77,9 +84,16 @@ def validation_key(instance: NL2FixInstance, limits: Limits, fingerprint: str | 
     return hashlib.sha256(json.dumps(record, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def validate_all(instances: list[NL2FixInstance], d4j: Defects4JRoot, repos: Path | None, workers: int,
-                 limits: Limits, logs: Path, executor: LocalExecutor | RayExecutor | None = None,
-                 out: Path | None = None) -> dict[str, Validation]:  # fmt: skip
+def validate_all(
+    instances: list[NL2FixInstance],
+    d4j: Defects4JRoot,
+    repos: Path | None,
+    workers: int,
+    limits: Limits,
+    logs: Path,
+    executor: LocalExecutor | RayExecutor | None = None,
+    out: Path | None = None,
+) -> dict[str, Validation]:
     """Every instance's validation, on *executor* (default: *workers* threads here). With *out*, each is journalled
     beside it as it finishes, so that an interrupted run resumes; the caller removes the journal
     (``Journal(out).remove()``) once *out* is written."""
@@ -91,7 +105,8 @@ def validate_all(instances: list[NL2FixInstance], d4j: Defects4JRoot, repos: Pat
     stale = 0
     if journal is not None:
         for instance_id, key, validation in journal.read(
-                lambda e: (e["instance_id"], e.get("key"), Validation(e["status"], e["reason"]))):  # fmt: skip
+            lambda e: (e["instance_id"], e.get("key"), Validation(e["status"], e["reason"]))
+        ):
             if keys.get(instance_id) == key:
                 outcomes[instance_id] = validation
             elif instance_id in keys:
@@ -99,7 +114,9 @@ def validate_all(instances: list[NL2FixInstance], d4j: Defects4JRoot, repos: Pat
         if outcomes:
             log.info("%s: %d of %d instances validated before; resuming", journal.path, len(outcomes), len(instances))
         if stale:
-            log.info("%s: %d outcomes discarded: their instance, the harness or the limits changed", journal.path, stale)
+            log.info(
+                "%s: %d outcomes discarded: their instance, the harness or the limits changed", journal.path, stale
+            )
     pending = [i for i in instances if i.instance_id not in outcomes]
     bar = tqdm(total=len(instances), initial=len(outcomes), desc="validating", unit="bug", mininterval=1.0)
     logs = logs.resolve()
@@ -115,8 +132,14 @@ def validate_all(instances: list[NL2FixInstance], d4j: Defects4JRoot, repos: Pat
         with lock:  # outputs arrive from the executor's threads
             outcomes[instance_id] = validation
             if journal is not None:
-                journal.append({"instance_id": instance_id, "key": keys[instance_id], "status": validation.status,
-                                "reason": validation.reason})  # fmt: skip
+                journal.append(
+                    {
+                        "instance_id": instance_id,
+                        "key": keys[instance_id],
+                        "status": validation.status,
+                        "reason": validation.reason,
+                    }
+                )
             bar.update(1)
         if validation.status != "reproduced":
             log.info("%s: %s (on %s)", instance_id, validation.reason, node)

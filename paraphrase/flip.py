@@ -89,8 +89,9 @@ def flip_case(name: str, seed: int) -> str:
     raise ValueError(f"{name!r} has no valid case variant")
 
 
-def build_mapping(names: Iterable[str], seed: int, taken: Iterable[str],
-                  valid: Validity = is_valid_flip) -> tuple[dict[str, str], list[str]]:  # fmt: skip
+def build_mapping(
+    names: Iterable[str], seed: int, taken: Iterable[str], valid: Validity = is_valid_flip
+) -> tuple[dict[str, str], list[str]]:
     """An injective name -> variant mapping avoiding *taken*; also the names left without one."""
     ordered = sorted(set(names))
     used = set(taken) | set(ordered)

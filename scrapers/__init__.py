@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from benchsmith.core.schema import IssueText
 from benchsmith.scrapers import github, googlecode, jira, sourceforge
 from benchsmith.scrapers.base import TrackerUnavailable, UnknownTracker
-
-from benchsmith.core.schema import IssueText
 
 __all__ = ["TRACKERS", "TrackerUnavailable", "UnknownTracker", "fetch_issue", "tracker_name"]
 
@@ -28,8 +27,12 @@ TRACKERS: list[tuple[Callable[[str], bool], Callable[[str], IssueText]]] = [
     (googlecode.handles, googlecode.fetch),
 ]
 
-_NAMES = {jira.fetch: jira.TRACKER, github.fetch: github.TRACKER, sourceforge.fetch: sourceforge.TRACKER,
-          googlecode.fetch: googlecode.TRACKER}  # fmt: skip
+_NAMES = {
+    jira.fetch: jira.TRACKER,
+    github.fetch: github.TRACKER,
+    sourceforge.fetch: sourceforge.TRACKER,
+    googlecode.fetch: googlecode.TRACKER,
+}
 
 
 def _fetcher(url: str) -> Callable[[str], IssueText]:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from benchsmith.scrapers.http import Exchange
-
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import IssueText
+from benchsmith.scrapers.http import Exchange
 
 # A tracker's answer that means "no such issue for you": recorded, never retried, never a crash.
 MISSING_STATUSES = {

@@ -63,8 +63,9 @@ class HttpCache:
                 raise ValueError(f"entry is for {meta['url']} (format {meta['format']})")
             if hashlib.sha256(body).hexdigest() != meta["body_sha256"]:
                 raise ValueError(f"{body_path.name} does not match its recorded digest")
-            return CachedResponse(meta["url"], int(meta["status"]), meta["reason"], dict(meta["headers"]), body,
-                                  meta["fetched_at"])  # fmt: skip
+            return CachedResponse(
+                meta["url"], int(meta["status"]), meta["reason"], dict(meta["headers"]), body, meta["fetched_at"]
+            )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise CacheCorrupt(
                 f"{meta_path}: corrupt cache entry for {request.url} ({exc}); delete it to fetch again"
@@ -75,10 +76,16 @@ class HttpCache:
         body = response.content or b""
         headers = {k: v for k, v in response.headers.items() if k.lower() not in PRIVATE_HEADERS}
         meta = {
-            "format": CACHE_FORMAT, "method": request.method, "url": request.url, "status": response.status_code,
-            "reason": response.reason or "", "headers": headers, "fetched_at": fetched_at,
-            "body_sha256": hashlib.sha256(body).hexdigest(), "body_bytes": len(body),
-        }  # fmt: skip
+            "format": CACHE_FORMAT,
+            "method": request.method,
+            "url": request.url,
+            "status": response.status_code,
+            "reason": response.reason or "",
+            "headers": headers,
+            "fetched_at": fetched_at,
+            "body_sha256": hashlib.sha256(body).hexdigest(),
+            "body_bytes": len(body),
+        }
         with atomic_path(body_path) as tmp:  # the body first: the metadata is what makes an entry exist
             tmp.write_bytes(body)
         with atomic_path(meta_path) as tmp:

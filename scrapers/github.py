@@ -14,11 +14,11 @@ import re
 import threading
 
 import requests
+
+from benchsmith.core.schema import IssueText
 from benchsmith.scrapers.base import MISSING_STATUSES, UNPARSEABLE, fetched_at, iso_utc, missing, unavailable
 from benchsmith.scrapers.http import Http, base_url, recording, shared
 from benchsmith.scrapers.markup import markdown_to_text
-
-from benchsmith.core.schema import IssueText
 
 log = logging.getLogger(__name__)
 
@@ -44,10 +44,16 @@ def _client(http: Http, api: str, token: str):
     key = (api, token)
     if key not in _local.clients:
         gh = Github(
-            auth=Auth.Token(token) if token else None, base_url=api, timeout=max(1, int(http.policy.timeout)),
-            retry=None, per_page=100, seconds_between_requests=None, seconds_between_writes=None, lazy=True,
+            auth=Auth.Token(token) if token else None,
+            base_url=api,
+            timeout=max(1, int(http.policy.timeout)),
+            retry=None,
+            per_page=100,
+            seconds_between_requests=None,
+            seconds_between_writes=None,
+            lazy=True,
             user_agent="benchsmith",
-        )  # fmt: skip
+        )
         requester = gh.requester
         # PyGithub makes its requests.Session inside a connection class of its own; a subclass that
         # mounts the shared layer on that session is the one way in that keeps PyGithub's HTTP code.

@@ -14,11 +14,11 @@ import logging
 import re
 
 import requests
+
+from benchsmith.core.schema import IssueText
 from benchsmith.scrapers.base import MISSING_STATUSES, UNPARSEABLE, fetched_at, iso_utc, missing, unavailable
 from benchsmith.scrapers.http import base_url, recording, shared
 from benchsmith.scrapers.markup import decode_bytes, googlecode_to_text
-
-from benchsmith.core.schema import IssueText
 
 log = logging.getLogger(__name__)
 
@@ -29,8 +29,10 @@ DEFAULT_URL = "https://storage.googleapis.com/google-code-archive"
 _URLS = (
     re.compile(r"^https?://code\.google\.com/archive/p/([\w.-]+)/issues/(\d+)/?(?:[?#].*)?$"),
     re.compile(r"^https?://code\.google\.com/p/([\w.-]+)/issues/detail\?(?:.*&)?id=(\d+)(?:[&#].*)?$"),
-    re.compile(r"^https?://storage\.googleapis\.com/google-code-archive/v2/code\.google\.com/([\w.-]+)/issues/issue-(\d+)\.json$"),
-)  # fmt: skip
+    re.compile(
+        r"^https?://storage\.googleapis\.com/google-code-archive/v2/code\.google\.com/([\w.-]+)/issues/issue-(\d+)\.json$"
+    ),
+)
 
 
 def handles(url: str) -> bool:
@@ -68,12 +70,19 @@ def fetch(url: str) -> IssueText:
     report = entries[0] if entries and entries[0].get("id", 0) == 0 else {}
     later = [c for c in entries if c is not report and str(c.get("content") or "").strip()]
     return IssueText(
-        url=url, title=summary, description=googlecode_to_text(report.get("content")),
-        comments=[googlecode_to_text(c.get("content")) for c in later], tracker=TRACKER,
-        status=str(data.get("status") or ""), author=_commenter(report), created=_time(report),
-        updated=_time(entries[-1]) if entries else "", comment_authors=[_commenter(c) for c in later],
-        comment_created=[_time(c) for c in later], fetched_at=fetched_at(exchanges),
-    )  # fmt: skip
+        url=url,
+        title=summary,
+        description=googlecode_to_text(report.get("content")),
+        comments=[googlecode_to_text(c.get("content")) for c in later],
+        tracker=TRACKER,
+        status=str(data.get("status") or ""),
+        author=_commenter(report),
+        created=_time(report),
+        updated=_time(entries[-1]) if entries else "",
+        comment_authors=[_commenter(c) for c in later],
+        comment_created=[_time(c) for c in later],
+        fetched_at=fetched_at(exchanges),
+    )
 
 
 def _commenter(entry: dict) -> str:

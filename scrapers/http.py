@@ -38,13 +38,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import requests
-from benchsmith.scrapers.cache import CACHEABLE_STATUSES, CachedResponse, HttpCache
 from requests.adapters import HTTPAdapter
 from requests.structures import CaseInsensitiveDict
 from requests.utils import get_encoding_from_headers
 
 from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
+from benchsmith.scrapers.cache import CACHEABLE_STATUSES, CachedResponse, HttpCache
 
 log = logging.getLogger(__name__)
 
@@ -243,8 +243,9 @@ class TrackerAdapter(HTTPAdapter):
                 with self._counts_lock:
                     self.network_requests += 1
                 try:
-                    response = super().send(request, stream=False, timeout=timeout, verify=verify, cert=cert,
-                                            proxies=proxies)  # fmt: skip
+                    response = super().send(
+                        request, stream=False, timeout=timeout, verify=verify, cert=cert, proxies=proxies
+                    )
                     response.content  # read the body while holding the slot  # noqa: B018
                 except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError) as exc:
                     error = exc
@@ -278,8 +279,15 @@ class TrackerAdapter(HTTPAdapter):
                 self.limiter.outcome(host, connected=not isinstance(error, requests.ConnectionError))
                 _record(Exchange(request.method, request.url, None, False, _now_iso(), attempt, note))
                 raise error
-            log.info("%s %s: %s; retrying in %.1fs (attempt %d of %d)", request.method, request.url, what, wait,
-                     attempt + 1, retries + 1)  # fmt: skip
+            log.info(
+                "%s %s: %s; retrying in %.1fs (attempt %d of %d)",
+                request.method,
+                request.url,
+                what,
+                wait,
+                attempt + 1,
+                retries + 1,
+            )
             self.sleep(wait)
 
     def _from_cache(self, request: requests.PreparedRequest, hit: CachedResponse) -> requests.Response:

@@ -12,11 +12,11 @@ import re
 import threading
 
 import requests
+
+from benchsmith.core.schema import IssueText
 from benchsmith.scrapers.base import MISSING_STATUSES, UNPARSEABLE, fetched_at, iso_utc, missing, unavailable
 from benchsmith.scrapers.http import Http, base_url, recording, shared
 from benchsmith.scrapers.markup import jira_to_text
-
-from benchsmith.core.schema import IssueText
 
 log = logging.getLogger(__name__)
 
@@ -42,9 +42,12 @@ def _client(http: Http, server: str):
         _local.http, _local.clients = http, {}
     if server not in _local.clients:
         client = JIRA(
-            server=server, options={"check_update": False}, get_server_info=False, max_retries=0,
+            server=server,
+            options={"check_update": False},
+            get_server_info=False,
+            max_retries=0,
             timeout=(http.policy.connect_timeout, http.policy.timeout),
-        )  # fmt: skip
+        )
         http.mount(client._session)  # the package's documented session attribute; mounting routes every request
         _local.clients[server] = client
     return _local.clients[server]

@@ -217,8 +217,29 @@ def _markdown_inline(text: str) -> str:
 
 # ---------------------------------------------------------------- HTML (SourceForge, Google Code)
 
-_BLOCKS = {"p", "div", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "table", "tr",
-           "dl", "dt", "dd", "hr", "section", "article", "header", "footer"}  # fmt: skip
+_BLOCKS = {
+    "p",
+    "div",
+    "ul",
+    "ol",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "blockquote",
+    "table",
+    "tr",
+    "dl",
+    "dt",
+    "dd",
+    "hr",
+    "section",
+    "article",
+    "header",
+    "footer",
+}
 _DROPPED = {"script", "style", "noscript", "form", "button", "input", "select", "textarea", "template"}
 
 

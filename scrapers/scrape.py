@@ -17,14 +17,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from benchsmith.scrapers import TrackerUnavailable, UnknownTracker, fetch_issue, tracker_name
-from benchsmith.scrapers.http import shared
-
 from benchsmith import __version__
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.export import HubSource, write_dataset
 from benchsmith.core.progress import progress
 from benchsmith.core.schema import IssueText
+from benchsmith.scrapers import TrackerUnavailable, UnknownTracker, fetch_issue, tracker_name
+from benchsmith.scrapers.http import shared
 
 log = logging.getLogger(__name__)
 
@@ -89,9 +88,12 @@ def run(urls_file: Path, out: Path, workers: int = 4) -> ScrapeSummary:
     issues = scrape(urls, workers)
     missing = Counter(issue.missing_reason for issue in issues if issue.missing_reason)
     summary = ScrapeSummary(
-        urls=len(issues), filled=len(issues) - sum(missing.values()), missing=dict(missing.most_common()),
-        network_requests=adapter.network_requests - requests_before, cache_hits=adapter.cache_hits - hits_before,
-    )  # fmt: skip
+        urls=len(issues),
+        filled=len(issues) - sum(missing.values()),
+        missing=dict(missing.most_common()),
+        network_requests=adapter.network_requests - requests_before,
+        cache_hits=adapter.cache_hits - hits_before,
+    )
     card = {
         "dataset": "issue reports",
         "tool": f"benchsmith {__version__}",
@@ -109,12 +111,16 @@ def run(urls_file: Path, out: Path, workers: int = 4) -> ScrapeSummary:
 
 def render_card(card: dict) -> str:
     lines = [
-        f"# Issue reports ({card['issues']})", "",
-        f"Scraped by {card['tool']} on {card['built_at']} from `{card['urls_file']}`.", "",
-        f"Filled: {card['filled']}; missing: {card['missing'] or 'none'}.", "",
-        "| tracker | issues |", "| --- | ---: |",
+        f"# Issue reports ({card['issues']})",
+        "",
+        f"Scraped by {card['tool']} on {card['built_at']} from `{card['urls_file']}`.",
+        "",
+        f"Filled: {card['filled']}; missing: {card['missing'] or 'none'}.",
+        "",
+        "| tracker | issues |",
+        "| --- | ---: |",
         *(f"| {tracker} | {count} |" for tracker, count in card["trackers"].items()),
-    ]  # fmt: skip
+    ]
     if card["missing_issues"]:
         lines += ["", "## Missing", "", "| url | reason |", "| --- | --- |"]
         lines += [f"| {m['url']} | {m['reason'].replace('|', '/')} |" for m in card["missing_issues"]]

@@ -15,12 +15,12 @@ from datetime import datetime, timezone
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
 
 import requests
-from benchsmith.scrapers.base import MISSING_STATUSES, UNPARSEABLE, fetched_at, missing, unavailable
-from benchsmith.scrapers.http import base_url, recording, shared
-from benchsmith.scrapers.markup import decode_bytes, html_to_text
 from bs4 import BeautifulSoup, Tag
 
 from benchsmith.core.schema import IssueText
+from benchsmith.scrapers.base import MISSING_STATUSES, UNPARSEABLE, fetched_at, missing, unavailable
+from benchsmith.scrapers.http import base_url, recording, shared
+from benchsmith.scrapers.markup import decode_bytes, html_to_text
 
 log = logging.getLogger(__name__)
 
@@ -64,11 +64,19 @@ def fetch(url: str) -> IssueText:
             raise unavailable(url, f"{type(exc).__name__}: {exc}", exchanges) from None
     title, description, fields = ticket
     return IssueText(
-        url=url, title=title, description=description, comments=[p[2] for p in posts.values()], tracker=TRACKER,
-        status=fields.get("Status", ""), author=fields.get("Creator", ""), created=fields.get("Created", ""),
-        updated=fields.get("Updated", ""), comment_authors=[p[0] for p in posts.values()],
-        comment_created=[p[1] for p in posts.values()], fetched_at=fetched_at(exchanges),
-    )  # fmt: skip
+        url=url,
+        title=title,
+        description=description,
+        comments=[p[2] for p in posts.values()],
+        tracker=TRACKER,
+        status=fields.get("Status", ""),
+        author=fields.get("Creator", ""),
+        created=fields.get("Created", ""),
+        updated=fields.get("Updated", ""),
+        comment_authors=[p[0] for p in posts.values()],
+        comment_created=[p[1] for p in posts.values()],
+        fetched_at=fetched_at(exchanges),
+    )
 
 
 def _missing_or_error(url: str, status: int, exchanges) -> IssueText:
@@ -139,9 +147,10 @@ def _posts(soup: BeautifulSoup) -> dict[str, tuple[str, str, str]]:
         dated = header.find("span", title=True) if isinstance(header, Tag) else None
         body = post.select_one(".display_post .markdown_content") or post.select_one(".display_post")
         posts[post.get("id") or f"post-{index}"] = (
-            author.get_text().strip() if author else "", _allura_date(dated["title"]) if dated else "",
+            author.get_text().strip() if author else "",
+            _allura_date(dated["title"]) if dated else "",
             html_to_text(body),
-        )  # fmt: skip
+        )
     return posts
 
 

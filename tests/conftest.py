@@ -72,10 +72,24 @@ def java_geometry_dataset(tmp_path_factory) -> Path:
 
     root = tmp_path_factory.mktemp("java-classbench")
     repo = write_java_repo(root / "geometry", git=True)
-    commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     out = root / "geometry.parquet"
-    completed = run_benchsmith("classbench", "build", "--language", "java", "--repo", str(repo), "--commit", commit,
-                               "--classpath", "maven-repo", "--out", str(out))  # fmt: skip
+    completed = run_benchsmith(
+        "classbench",
+        "build",
+        "--language",
+        "java",
+        "--repo",
+        str(repo),
+        "--commit",
+        commit,
+        "--classpath",
+        "maven-repo",
+        "--out",
+        str(out),
+    )
     assert completed.returncode == 0, completed.stderr[-3000:]
     return out
 

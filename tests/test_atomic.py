@@ -1,4 +1,5 @@
-"""``benchsmith.core.atomic``: one builder at a time, across threads and processes; folders built whole or not at all."""
+"""``benchsmith.core.atomic``: one builder at a time, across threads and processes; folders built whole or not at
+all."""
 
 from __future__ import annotations
 
@@ -93,7 +94,9 @@ def test_workers_export_one_commit_at_once(tmp_path, monkeypatch):
     (repo / "pkg" / "__init__.py").write_text("VALUE = 1\n")
     for argv in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "one"]):
         subprocess.run(["git", "-C", str(repo), *argv], check=True)
-    commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     trees, errors = at_once(lambda: source_tree(str(repo), commit)[1], 6)
     assert errors == []
     assert len(set(trees)) == 1 and (trees[0] / "pkg" / "__init__.py").read_text() == "VALUE = 1\n"

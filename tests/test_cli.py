@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.cli import build_ledger, run_cli
 from tests.conftest import FIXTURE_D4J
+from tests.helpers.cli import build_ledger, run_cli
 
 PROJECT = Path("framework/projects/Ledger")
 
@@ -31,8 +31,19 @@ def d4j_copy(tmp_path) -> Path:
 
 
 def build_from(root: Path, out: Path, repos: Path, projects: str = "Ledger") -> subprocess.CompletedProcess:
-    return run_cli("nl2fix", "build", "--defects4j", str(root), "--repos", str(repos), "--projects", projects,
-                   "--no-scrape", "--out", str(out))  # fmt: skip
+    return run_cli(
+        "nl2fix",
+        "build",
+        "--defects4j",
+        str(root),
+        "--repos",
+        str(repos),
+        "--projects",
+        projects,
+        "--no-scrape",
+        "--out",
+        str(out),
+    )
 
 
 def rejection(out: Path, bug: str) -> dict:
@@ -89,8 +100,12 @@ def test_patch_that_does_not_apply_is_a_bug_level_rejection(tmp_path, d4j_copy, 
 def test_java_that_does_not_parse_is_a_bug_level_rejection(tmp_path, d4j_copy, fixture_repos):
     bug1 = (d4j_copy / PROJECT / "active-bugs.csv").read_text().splitlines()[1].split(",")
     path = "src/main/java/org/benchsmith/ledger/TextUtils.java"
-    fixed = subprocess.run(["git", "-C", str(fixture_repos / "Ledger"), "show", f"{bug1[2]}:{path}"],
-                           capture_output=True, text=True, check=True).stdout  # fmt: skip
+    fixed = subprocess.run(
+        ["git", "-C", str(fixture_repos / "Ledger"), "show", f"{bug1[2]}:{path}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     broken = fixed + "}\n"  # one closing brace too many
     diff = difflib.unified_diff(fixed.splitlines(True), broken.splitlines(True), f"a/{path}", f"b/{path}")
     (d4j_copy / PROJECT / "patches" / "1.src.patch").write_text(f"diff --git a/{path} b/{path}\n" + "".join(diff))

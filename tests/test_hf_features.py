@@ -77,11 +77,23 @@ def ranked(candidate_id: str) -> RankedCandidate:
 
 def test_folder_card_lists_every_dataset_in_the_folder(tmp_path, hf_load):
     results = [result("a"), result("b", "wrong")]
-    write_dataset(results, Result, tmp_path / "first.parquet", {}, "# First\n\nsome text\n",
-                  sources=[HubSource("Lang", "https://github.com/apache/commons-lang", "abc123", "apache-2.0")],
-                  counts={"bugs": 2})  # fmt: skip
-    write_dataset([ranked("a")], RankedCandidate, tmp_path / "second.parquet", {}, "# Second\n",
-                  sources=[HubSource("click", revision="8.1.7", license="bsd-3-clause")])  # fmt: skip
+    write_dataset(
+        results,
+        Result,
+        tmp_path / "first.parquet",
+        {},
+        "# First\n\nsome text\n",
+        sources=[HubSource("Lang", "https://github.com/apache/commons-lang", "abc123", "apache-2.0")],
+        counts={"bugs": 2},
+    )
+    write_dataset(
+        [ranked("a")],
+        RankedCandidate,
+        tmp_path / "second.parquet",
+        {},
+        "# Second\n",
+        sources=[HubSource("click", revision="8.1.7", license="bsd-3-clause")],
+    )
     front, body = front_matter(tmp_path / "README.md")
     assert [c["config_name"] for c in front["configs"]] == ["first", "second"]
     assert front["configs"][0]["data_files"] == [{"split": "test", "path": "first.parquet"}]

@@ -100,7 +100,7 @@ class NotABackend:
     pass
 '''
 
-PYPROJECT = '''
+PYPROJECT = """
 [build-system]
 requires = ["setuptools>=68"]
 build-backend = "setuptools.build_meta"
@@ -118,9 +118,9 @@ not-a-backend = "benchsmith_plugin_arithmetic:NotABackend"
 
 [tool.setuptools]
 py-modules = ["benchsmith_plugin_arithmetic"]
-'''
+"""
 
-WRITE_DATASET = '''
+WRITE_DATASET = """
 import sys
 import pyarrow.parquet as pq
 from benchsmith.core.schema import to_table
@@ -128,7 +128,7 @@ from benchsmith_plugin_arithmetic import Question
 questions = [Question("q1", "addition", "2 + 3", 5), Question("q2", "addition", "40 + 2", 42),
              Question("q3", "multiplication", "6 * 7", 42)]
 pq.write_table(to_table(questions, Question, benchmark="plugin-arithmetic"), sys.argv[1])
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -138,8 +138,24 @@ def plugin_site(tmp_path_factory):
     (source / "pyproject.toml").write_text(textwrap.dedent(PYPROJECT))
     (source / "benchsmith_plugin_arithmetic.py").write_text(textwrap.dedent(PLUGIN))
     site = tmp_path_factory.mktemp("plugin-site")
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-                    "--no-index", "--target", str(site), str(source)], check=True, capture_output=True, text=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--target",
+            str(site),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     assert (site / "benchsmith_plugin_arithmetic-0.1.0.dist-info" / "entry_points.txt").is_file()
     return site
 
@@ -153,14 +169,28 @@ def test_a_plugin_benchmark_and_backend_run_through_generate_eval_and_report(plu
     dataset, candidates, results = tmp_path / "questions.parquet", tmp_path / "c.jsonl", tmp_path / "r.parquet"
     assert _run(plugin_site, "-c", WRITE_DATASET, str(dataset)).returncode == 0
     cli = ("-m", "benchsmith.cli")
-    generated = _run(plugin_site, *cli, "generate", "--dataset", str(dataset), "--strategy", "ask",
-                     "--backend", "plugin-echo", "--n", "2", "--out", str(candidates))  # fmt: skip
+    generated = _run(
+        plugin_site,
+        *cli,
+        "generate",
+        "--dataset",
+        str(dataset),
+        "--strategy",
+        "ask",
+        "--backend",
+        "plugin-echo",
+        "--n",
+        "2",
+        "--out",
+        str(candidates),
+    )
     assert generated.returncode == 0, generated.stderr
     rows = [json.loads(line) for line in candidates.read_text().splitlines()]
     assert sorted((r["instance_id"], r["code"]) for r in rows)[:2] == [("q1", "2 + 3"), ("q1", "2 + 3 + 1")]
     assert {r["model"] for r in rows} == {"echo-1"}
-    judged = _run(plugin_site, *cli, "eval", "--dataset", str(dataset), "--candidates", str(candidates),
-                  "--out", str(results))  # fmt: skip
+    judged = _run(
+        plugin_site, *cli, "eval", "--dataset", str(dataset), "--candidates", str(candidates), "--out", str(results)
+    )
     assert judged.returncode == 0, judged.stderr
     assert "6 results (plausible 3, wrong 3, uncompilable 0, timeout 0, error 0)" in judged.stdout
     report = _run(plugin_site, *cli, "report", "--results", str(results), "--k", "1,2")
@@ -171,18 +201,34 @@ def test_a_plugin_benchmark_and_backend_run_through_generate_eval_and_report(plu
 
 
 def test_a_plugin_is_listed_without_being_imported_and_checked_when_loaded(plugin_site):
-    code = ("import sys; from benchsmith.generation.models import BACKENDS; from benchsmith import benchmarks; "
-            "print(BACKENDS.names(), 'plugin-arithmetic' in benchmarks.known(), "
-            "'benchsmith_plugin_arithmetic' in sys.modules)\n"
-            "try:\n    BACKENDS.create('not-a-backend')\nexcept Exception as exc:\n    print(exc)")  # fmt: skip
+    code = (
+        "import sys; from benchsmith.generation.models import BACKENDS; from benchsmith import benchmarks; "
+        "print(BACKENDS.names(), 'plugin-arithmetic' in benchmarks.known(), "
+        "'benchsmith_plugin_arithmetic' in sys.modules)\n"
+        "try:\n    BACKENDS.create('not-a-backend')\nexcept Exception as exc:\n    print(exc)"
+    )
     listed = _run(plugin_site, "-c", code)
     assert listed.returncode == 0, listed.stderr
     first, second = listed.stdout.splitlines()
     assert first == "['openai', 'replay', 'scripted', 'template', 'not-a-backend', 'plugin-echo'] True False"
-    assert second.startswith("model backend 'not-a-backend': benchsmith_plugin_arithmetic.NotABackend is not a "
-                             "subclass of benchsmith.generation.models.base.BackendBase")  # fmt: skip
-    misspelt = _run(plugin_site, "-m", "benchsmith.cli", "generate", "--dataset", "x", "--strategy", "ask",
-                    "--backend", "plugin-ecko", "--out", "y")  # fmt: skip
+    assert second.startswith(
+        "model backend 'not-a-backend': benchsmith_plugin_arithmetic.NotABackend is not a "
+        "subclass of benchsmith.generation.models.base.BackendBase"
+    )
+    misspelt = _run(
+        plugin_site,
+        "-m",
+        "benchsmith.cli",
+        "generate",
+        "--dataset",
+        "x",
+        "--strategy",
+        "ask",
+        "--backend",
+        "plugin-ecko",
+        "--out",
+        "y",
+    )
     assert misspelt.returncode == 2 and "invalid choice: 'plugin-ecko'" in misspelt.stderr
 
 
@@ -190,8 +236,11 @@ def test_the_registry_suggests_the_name_meant_and_keeps_names_unique():
     registry: Registry = Registry("widget", "benchsmith.tests-no-such-group", base=BenchsmithError)
     registry.add("sprocket", "benchsmith.core.errors:PatchError", "a patch error")
     registry.add("spring", "benchsmith.core.errors:SourceUnavailable")
-    with pytest.raises(BenchsmithError, match=r"unknown widget 'sprockett' \(choose from sprocket, spring\); "
-                                              r"did you mean 'sprocket'\?"):  # fmt: skip
+    with pytest.raises(
+        BenchsmithError,
+        match=r"unknown widget 'sprockett' \(choose from sprocket, spring\); "
+        r"did you mean 'sprocket'\?",
+    ):
         registry.load("sprockett")
     with pytest.raises(BenchsmithError, match="widget 'sprocket' is registered already"):
         registry.add("sprocket", "benchsmith.core.errors:JavaParseError")

@@ -9,7 +9,7 @@ def _map() -> dict[str, list[str]]:
     """Folder → the names docs/architecture.md's "Every module, by package" block lists for it, parentheticals aside."""
     text = (ROOT / "docs" / "architecture.md").read_text()
     start = text.index("Every module, by package:")
-    block = text[start:text.index("```\n", text.index("```", start) + 3)]
+    block = text[start : text.index("```\n", text.index("```", start) + 3)]
     listed: dict[str, str] = {}
     folder = None
     for line in block.splitlines():
@@ -28,10 +28,21 @@ def _map() -> dict[str, list[str]]:
 
 def test_every_module_is_listed_and_every_listed_module_exists():
     listed = _map()
-    assert {"benchsmith/runners/sandbox/", "benchsmith/runners/java/", "benchsmith/core/", "benchsmith/cli/",
-            "benchsmith/sources/", "builders/", "scrapers/", "paraphrase/"} <= set(listed)
-    packages = {str(p.parent.relative_to(ROOT)) + "/" for top in ("benchsmith", "builders", "scrapers", "paraphrase")
-                for p in (ROOT / top).rglob("__init__.py")}
+    assert {
+        "benchsmith/runners/sandbox/",
+        "benchsmith/runners/java/",
+        "benchsmith/core/",
+        "benchsmith/cli/",
+        "benchsmith/sources/",
+        "builders/",
+        "scrapers/",
+        "paraphrase/",
+    } <= set(listed)
+    packages = {
+        str(p.parent.relative_to(ROOT)) + "/"
+        for top in ("benchsmith", "builders", "scrapers", "paraphrase")
+        for p in (ROOT / top).rglob("__init__.py")
+    }
     assert packages - set(listed) == set(), "packages not in docs/architecture.md's map"
     for folder, names in listed.items():
         if folder in ("data/fixtures/", "tests/"):
@@ -41,8 +52,9 @@ def test_every_module_is_listed_and_every_listed_module_exists():
         shown = {name.rstrip("/") for name in names}
         assert modules - shown == set(), f"{folder}: not in docs/architecture.md's map"
         for name in shown:
-            assert (path / f"{name}.py").is_file() or (path / name).exists() or name == "templates/*.txt", \
+            assert (path / f"{name}.py").is_file() or (path / name).exists() or name == "templates/*.txt", (
                 f"{folder}{name}: in docs/architecture.md's map, not in the tree"
+            )
 
 
 def test_the_readme_links_to_pages_that_exist():

@@ -11,10 +11,10 @@ from benchsmith.core.export import write_dataset
 from benchsmith.core.schema import (
     SCHEMA_VERSION,
     ClassBenchTask,
-    TaskEnvironment,
     ExtraChange,
     NL2FixInstance,
     Result,
+    TaskEnvironment,
     Validation,
     arrow_schema,
     instance_id,
@@ -87,8 +87,16 @@ def test_the_arrow_schema_is_derived_from_the_dataclass_types_included():
     assert schema.field("bug_id").type == pa.int32()
     assert schema.field("trigger_tests").type == pa.list_(pa.string())
     assert schema.field("validation").type == pa.struct([("status", pa.string()), ("reason", pa.string())])
-    assert schema.field("extra_changes").type == pa.list_(pa.struct([("kind", pa.string()), ("name", pa.string()),
-        ("fixed_lines", pa.list_(pa.int32())), ("buggy_lines", pa.list_(pa.int32()))]))  # fmt: skip
+    assert schema.field("extra_changes").type == pa.list_(
+        pa.struct(
+            [
+                ("kind", pa.string()),
+                ("name", pa.string()),
+                ("fixed_lines", pa.list_(pa.int32())),
+                ("buggy_lines", pa.list_(pa.int32())),
+            ]
+        )
+    )
     results = arrow_schema(Result)
     assert results.field("seconds").type == pa.float64()
     assert results.field("regression_passed").type == pa.bool_() and results.field("regression_passed").nullable
@@ -99,7 +107,11 @@ def test_every_file_is_stamped_with_kind_versions_and_content_hash(tmp_path):
     write_dataset([make_instance()], NL2FixInstance, out, {}, "", benchmark="nl2fix")
     stamp = read_stamp(out)
     assert (stamp.record, stamp.schema_version, stamp.tool_version, stamp.benchmark) == (
-        "NL2FixInstance", SCHEMA_VERSION, __version__, "nl2fix")
+        "NL2FixInstance",
+        SCHEMA_VERSION,
+        __version__,
+        "nl2fix",
+    )
     same = tmp_path / "same.parquet"
     write_dataset([make_instance()], NL2FixInstance, same, {}, "", benchmark="nl2fix")
     other = tmp_path / "other.parquet"
@@ -117,13 +129,29 @@ def test_records_of_another_kind_are_refused_by_their_stamp(tmp_path):
 def test_a_build_card_reads_back_as_written_in_both_languages(tmp_path):
     from benchsmith.core.schema import BuildCard, JavaBuildFacts, PythonBuildFacts
 
-    common = dict(tool="benchsmith 0", built_at="2026-01-01T00:00:00+00:00", repo="r", commit="c",
-                  test_suite={"passed": 3}, classes=2, tasks=1, directives=3, rejection_reasons={"x": 1},
-                  rejections=[{"class": "A", "reason": "x", "detail": ""}], solution_checks={}, no_relatives=False,
-                  seconds=1.5)
-    python = BuildCard(dataset="RepoClassBench (python)", facts=PythonBuildFacts("mit", {"a": "1"}, {}, {}, []), **common)
-    java = BuildCard(dataset="RepoClassBench (java)", facts=JavaBuildFacts("m", "maven", "17", "java 17", ["x.jar"],
-                                                                           [], [], [], "", [], [], []), **common)
+    common = dict(
+        tool="benchsmith 0",
+        built_at="2026-01-01T00:00:00+00:00",
+        repo="r",
+        commit="c",
+        test_suite={"passed": 3},
+        classes=2,
+        tasks=1,
+        directives=3,
+        rejection_reasons={"x": 1},
+        rejections=[{"class": "A", "reason": "x", "detail": ""}],
+        solution_checks={},
+        no_relatives=False,
+        seconds=1.5,
+    )
+    python = BuildCard(
+        dataset="RepoClassBench (python)", facts=PythonBuildFacts("mit", {"a": "1"}, {}, {}, []), **common
+    )
+    java = BuildCard(
+        dataset="RepoClassBench (java)",
+        facts=JavaBuildFacts("m", "maven", "17", "java 17", ["x.jar"], [], [], [], "", [], [], []),
+        **common,
+    )
     for card in (python, java):
         path = tmp_path / "card.json"
         path.write_text(json.dumps(card.to_dict()))

@@ -124,7 +124,9 @@ class Benchmark(ABC, Generic[R]):
     strategies: ClassVar[tuple[str, ...]]  # what ``generate --strategy`` accepts
     report_columns: ClassVar[tuple[str, ...]] = ("pass@k", "TR")  # per project, beside instances and solved
     describer: ClassVar[Describer | None] = None  # None: its records carry no descriptions to write
-    language: ClassVar[str] = ""  # of its candidates' code, for the screen (benchsmith.runners.sandbox.screen); "": not screened
+    language: ClassVar[str] = (
+        ""  # of its candidates' code, for the screen (benchsmith.runners.sandbox.screen); "": not screened
+    )
 
     @abstractmethod
     def instance_id(self, record: R) -> str: ...
@@ -134,8 +136,9 @@ class Benchmark(ABC, Generic[R]):
         """The group the report counts the instance under: its project or repository."""
 
     @abstractmethod
-    def generation_items(self, records: list[R], strategy: str, description: str | None,
-                         dataset: Path) -> tuple[list[GenerationItem], str]:  # fmt: skip
+    def generation_items(
+        self, records: list[R], strategy: str, description: str | None, dataset: Path
+    ) -> tuple[list[GenerationItem], str]:
         """The items to prompt for, and the description level used ("" where there is none)."""
 
     @abstractmethod
@@ -220,8 +223,9 @@ def _dataset_kind(dataset: Path) -> str:
         raise BenchsmithError(f"{dataset}: no such dataset file")
     stamp = read_stamp(dataset)
     if stamp is None:
-        raise BenchsmithError(f"{dataset}: no benchsmith metadata; not a dataset written by this version of "
-                              "benchsmith (rebuild it)")  # fmt: skip
+        raise BenchsmithError(
+            f"{dataset}: no benchsmith metadata; not a dataset written by this version of benchsmith (rebuild it)"
+        )
     if stamp.benchmark:
         return stamp.benchmark
     records = {}
@@ -234,7 +238,12 @@ def _dataset_kind(dataset: Path) -> str:
             records[name] = kind
     holding = sorted(name for name, kind in records.items() if kind == stamp.record)
     if len(holding) != 1:
-        raise BenchsmithError(f"{dataset}: holds {stamp.record} records, which " +
-                              ("no benchmark scores" if not holding else f"{', '.join(holding)} all score; "
-                               "write it with the benchmark's name"))  # fmt: skip
+        raise BenchsmithError(
+            f"{dataset}: holds {stamp.record} records, which "
+            + (
+                "no benchmark scores"
+                if not holding
+                else f"{', '.join(holding)} all score; write it with the benchmark's name"
+            )
+        )
     return holding[0]

@@ -33,14 +33,18 @@ class NL2Fix(Benchmark[NL2FixInstance]):
     def project_of(self, record: NL2FixInstance) -> str:
         return record.project
 
-    def generation_items(self, records: list[NL2FixInstance], strategy: str, description: str | None,
-                         dataset: Path) -> tuple[list[GenerationItem], str]:  # fmt: skip
+    def generation_items(
+        self, records: list[NL2FixInstance], strategy: str, description: str | None, dataset: Path
+    ) -> tuple[list[GenerationItem], str]:
         if description is not None:
             raise BenchsmithError(f"{dataset}: an NL2Fix dataset has no descriptions; --description does not apply")
         without_issue = [i.instance_id for i in records if not (i.issue_title.strip() or i.issue_description.strip())]
         if without_issue:
-            log.warning("%d instances have no issue text (built with --no-scrape?): %s", len(without_issue),
-                        ", ".join(without_issue[:10]))  # fmt: skip
+            log.warning(
+                "%d instances have no issue text (built with --no-scrape?): %s",
+                len(without_issue),
+                ", ".join(without_issue[:10]),
+            )
         shots = prompts.nearest_shots(records) if strategy == "one-shot" else {}
         return [_item(instance, strategy, shots.get(instance.instance_id)) for instance in records], ""
 
@@ -57,16 +61,19 @@ class NL2Fix(Benchmark[NL2FixInstance]):
 
         def open_runner(instance: NL2FixInstance, slot: int, logs: Path) -> CandidateRunner:
             workspace = prepare(instance, d4j, options.repos)
-            excluded = [*d4j.broken_tests(instance.project, instance.revision_fixed),
-                        *guard_forbidden_tests(workspace, instance)]  # fmt: skip
+            excluded = [
+                *d4j.broken_tests(instance.project, instance.revision_fixed),
+                *guard_forbidden_tests(workspace, instance),
+            ]
             runner = InstanceRunner(instance, workspace, slot, options.limits, logs, excluded)
             tests = Tests.for_instance(instance, excluded, stop_early=not options.regression)
             return _JavaCandidates(runner, tests, options.fast)
 
         return open_runner
 
-    def reference_candidates(self, records: list[NL2FixInstance], mutants_per_instance: int,
-                             seed: int) -> list[ReferenceCandidate]:  # fmt: skip
+    def reference_candidates(
+        self, records: list[NL2FixInstance], mutants_per_instance: int, seed: int
+    ) -> list[ReferenceCandidate]:
         rows = []
         for instance in records:
             rows.append(ReferenceCandidate(instance.instance_id, "gold", instance.fixed_method))
@@ -76,7 +83,8 @@ class NL2Fix(Benchmark[NL2FixInstance]):
         return rows
 
     def ranking_anchor(self, record: NL2FixInstance) -> str:
-        # The text the model was shown: the Defects4J-NL2Fix paper strips comments, since Defects4J's buggy files keep the fix's.
+        # The text the model was shown: the Defects4J-NL2Fix paper strips comments, since Defects4J's buggy files keep
+        # the fix's.
         return record.buggy_method_no_comments
 
 

@@ -20,9 +20,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"benchsmith {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages (cache misses, ...)")
     commands = parser.add_subparsers(dest="command", required=True)
-    for register in (nl2fix.register_nl2fix, classbench.register, paraphrase.register, nl2fix.register_validate,
-                     evaluate.register, scrape.register, generation.register_candidates, generation.register_describe,
-                     generation.register_generate, agent.register, scoring.register_rank, scoring.register_report):
+    for register in (
+        nl2fix.register_nl2fix,
+        classbench.register,
+        paraphrase.register,
+        nl2fix.register_validate,
+        evaluate.register,
+        scrape.register,
+        generation.register_candidates,
+        generation.register_describe,
+        generation.register_generate,
+        agent.register,
+        scoring.register_rank,
+        scoring.register_report,
+    ):
         register(commands)
     return parser
 

@@ -14,8 +14,13 @@ def limits(args: argparse.Namespace):
 
 
 def add_execution_options(parser: argparse.ArgumentParser, d4j_required: bool = True) -> None:
-    parser.add_argument("--defects4j", type=Path, required=d4j_required, metavar="D4J_ROOT",
-                        help="the Defects4J checkout an NL2Fix dataset came from")  # fmt: skip
+    parser.add_argument(
+        "--defects4j",
+        type=Path,
+        required=d4j_required,
+        metavar="D4J_ROOT",
+        help="the Defects4J checkout an NL2Fix dataset came from",
+    )
     parser.add_argument("--repos", type=Path, metavar="DIR", help="upstream git repositories as DIR/<Project>")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help="instances run in parallel")
     parser.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds per candidate run")
@@ -23,10 +28,17 @@ def add_execution_options(parser: argparse.ArgumentParser, d4j_required: bool = 
 
 
 def add_executor_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--executor", choices=["local", "ray"], default="local",
-                        help="where instances run: threads here (--workers of them) or a Ray cluster")  # fmt: skip
-    parser.add_argument("--ray-address", metavar="ADDRESS",
-                        help="the Ray cluster to join (host:port or 'auto'); default: RAY_ADDRESS, else a new local one")  # fmt: skip
+    parser.add_argument(
+        "--executor",
+        choices=["local", "ray"],
+        default="local",
+        help="where instances run: threads here (--workers of them) or a Ray cluster",
+    )
+    parser.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="the Ray cluster to join (host:port or 'auto'); default: RAY_ADDRESS, else a new local one",
+    )
 
 
 def executor_of(args: argparse.Namespace):

@@ -48,11 +48,19 @@ def register_rank(commands: argparse._SubParsersAction) -> None:
     rank = commands.add_parser("rank", help="rank each bug's candidates by embedding similarity to its buggy method")
     rank.add_argument("--dataset", type=Path, required=True, help="an NL2Fix dataset")
     rank.add_argument("--candidates", type=Path, required=True, help="JSON Lines: instance_id, candidate_id, code, ...")
-    rank.add_argument("--embedder", choices=EMBEDDERS.names(), default="minilm",
-                      help="minilm (all-MiniLM-L6-v2) runs offline; openai asks for the paper's text-embedding-ada-002")  # fmt: skip
-    rank.add_argument("--threshold", default="median", metavar="median|COSINE",
-                      help="prune candidates less similar than this: the median over the file (default; the paper's "
-                           "came out at 0.95 with ada-002 and was then fixed), or a cosine such as 0.95")  # fmt: skip
+    rank.add_argument(
+        "--embedder",
+        choices=EMBEDDERS.names(),
+        default="minilm",
+        help="minilm (all-MiniLM-L6-v2) runs offline; openai asks for the paper's text-embedding-ada-002",
+    )
+    rank.add_argument(
+        "--threshold",
+        default="median",
+        metavar="median|COSINE",
+        help="prune candidates less similar than this: the median over the file (default; the paper's "
+        "came out at 0.95 with ada-002 and was then fixed), or a cosine such as 0.95",
+    )
     rank.add_argument("--out", type=Path, required=True, help="ranking.parquet")
     rank.set_defaults(handler=_rank)
 
@@ -63,7 +71,14 @@ def register_report(commands: argparse._SubParsersAction) -> None:
     report.add_argument("--k", default="1,5,10,100", help="comma-separated k values")
     report.add_argument("--json", action="store_true", help="print JSON instead of a table")
     report.add_argument("--plots", type=Path, metavar="DIR", help="write PNG plots here")
-    report.add_argument("--ranking", type=Path, metavar="FILE", help="ranking.parquet from `benchsmith rank`: adds r.pass@k")
-    report.add_argument("--transcripts", type=Path, metavar="FILE", action="append",
-                        help="an agent run's transcripts (repeatable): adds its tool-call frequencies")  # fmt: skip
+    report.add_argument(
+        "--ranking", type=Path, metavar="FILE", help="ranking.parquet from `benchsmith rank`: adds r.pass@k"
+    )
+    report.add_argument(
+        "--transcripts",
+        type=Path,
+        metavar="FILE",
+        action="append",
+        help="an agent run's transcripts (repeatable): adds its tool-call frequencies",
+    )
     report.set_defaults(handler=_report)

@@ -76,15 +76,29 @@ def write_records(out: Path, records: list, record_type: type, benchmark: str = 
         pq.write_table(table, parquet_tmp)
         if listed:
             old = front["benchsmith"][out.stem]
-            entry = _hub_entry(out, table, record_type, parquet_tmp.stat().st_size,
-                               [HubSource(**s) for s in old.get("sources", [])], old.get("counts", {}))  # fmt: skip
+            entry = _hub_entry(
+                out,
+                table,
+                record_type,
+                parquet_tmp.stat().st_size,
+                [HubSource(**s) for s in old.get("sources", [])],
+                old.get("counts", {}),
+            )
             markdown = _read_text(card_paths(out)[1])
             card_tmp = stack.enter_context(atomic_path(hub_card_path(out)))
             card_tmp.write_text(_hub_card_text(out.parent, front, out.stem, entry, markdown), encoding="utf-8")
 
 
-def write_dataset(records: list, record_type: type, out: Path, card: dict, card_markdown: str,
-                  benchmark: str = "", sources: list[HubSource] = (), counts: dict | None = None) -> None:  # fmt: skip
+def write_dataset(
+    records: list,
+    record_type: type,
+    out: Path,
+    card: dict,
+    card_markdown: str,
+    benchmark: str = "",
+    sources: list[HubSource] = (),
+    counts: dict | None = None,
+) -> None:
     """Write *records* to *out* as Parquet, its card beside it and the folder's Hugging Face card, all or nothing.
 
     *sources* and *counts* go into the Hugging Face card's front matter (licences, revisions, statistics).
@@ -101,8 +115,10 @@ def write_dataset(records: list, record_type: type, out: Path, card: dict, card_
         json_tmp.write_text(json.dumps(card, indent=2, sort_keys=False) + "\n", encoding="utf-8")
         md_tmp.write_text(card_markdown, encoding="utf-8")
         if front is None:
-            log.warning("%s: not a card benchsmith wrote; left alone (the Parquet file still declares its features)",
-                        hub_card_path(out))  # fmt: skip
+            log.warning(
+                "%s: not a card benchsmith wrote; left alone (the Parquet file still declares its features)",
+                hub_card_path(out),
+            )
             return
         entry = _hub_entry(out, table, record_type, parquet_tmp.stat().st_size, list(sources), counts or {})
         hub_tmp = stack.enter_context(atomic_path(hub_card_path(out)))
@@ -136,8 +152,9 @@ def _read_hub_card(path: Path) -> tuple[dict | None, str]:
     return front, body
 
 
-def _hub_entry(out: Path, table: pa.Table, record_type: type, download_size: int, sources: list[HubSource],
-               counts: dict) -> dict:  # fmt: skip
+def _hub_entry(
+    out: Path, table: pa.Table, record_type: type, download_size: int, sources: list[HubSource], counts: dict
+) -> dict:
     stamp = Stamp(**json.loads(table.schema.metadata[STAMP_KEY]))
     return {
         "configs": {"config_name": out.stem, "data_files": [{"split": SPLIT, "path": out.name}]},
@@ -163,8 +180,12 @@ def _hub_card_text(folder: Path, front: dict, config: str, entry: dict, markdown
     configs = {c["config_name"]: c for c in front.get("configs", []) if isinstance(c, dict) and "config_name" in c}
     infos = {i["config_name"]: i for i in front.get("dataset_info", []) if isinstance(i, dict) and "config_name" in i}
     ours[config], configs[config], infos[config] = entry["benchsmith"], entry["configs"], entry["dataset_info"]
-    kept = sorted(name for name in ours if name == config or (
-        name in configs and all((folder / f["path"]).exists() for f in configs[name].get("data_files", []))))
+    kept = sorted(
+        name
+        for name in ours
+        if name == config
+        or (name in configs and all((folder / f["path"]).exists() for f in configs[name].get("data_files", [])))
+    )
     licences = sorted({s["license"] for name in kept for s in ours[name].get("sources") or [{"license": "unknown"}]})
     header = {
         **{k: v for k, v in front.items() if k not in ("license", "configs", "dataset_info", "benchsmith")},
@@ -175,11 +196,16 @@ def _hub_card_text(folder: Path, front: dict, config: str, entry: dict, markdown
     }
     body = ["# Datasets", "", "| config | records | rows | sources |", "| --- | --- | ---: | --- |"]
     for name in kept:
-        sources = ", ".join(" ".join(filter(None, [s["name"], s["revision"], f"({s['license']})"]))
-                            for s in ours[name]["sources"])  # fmt: skip
+        sources = ", ".join(
+            " ".join(filter(None, [s["name"], s["revision"], f"({s['license']})"])) for s in ours[name]["sources"]
+        )
         body.append(f"| {name} | {ours[name]['record']} | {ours[name]['rows']} | {sources or 'none recorded'} |")
-    body += ["", "Load one with `datasets.load_dataset(\"<this folder>\", \"<config>\")`, or any file with "
-             "`datasets.load_dataset(\"parquet\", data_files=\"<file>.parquet\")`.", ""]  # fmt: skip
+    body += [
+        "",
+        'Load one with `datasets.load_dataset("<this folder>", "<config>")`, or any file with '
+        '`datasets.load_dataset("parquet", data_files="<file>.parquet")`.',
+        "",
+    ]
     for name in kept:
         text = markdown if name == config else _read_text(folder / f"{name}.card.md")
         body += [f"<!-- config: {name} -->", "", text.rstrip("\n"), ""]

@@ -92,19 +92,26 @@ class ClassMetadata:
             details = _DETAILS.fullmatch(block["details"])
             if details is None:
                 raise BenchsmithError(f"{where}: malformed function details: {block['details'][:60]!r}")
-            methods.append(MethodMetadata(
-                name=details["fqdn"].strip().rsplit(".", 1)[-1], signature=details["signature"].strip(),
-                decorators=_split_decorators(details["decorators"]), docstring=details["docstring"].strip(),
-                body=details["body"],
-            ))  # fmt: skip
+            methods.append(
+                MethodMetadata(
+                    name=details["fqdn"].strip().rsplit(".", 1)[-1],
+                    signature=details["signature"].strip(),
+                    decorators=_split_decorators(details["decorators"]),
+                    docstring=details["docstring"].strip(),
+                    body=details["body"],
+                )
+            )
         signature = header["signature"].strip()
         java = not signature.endswith(":")
         return cls(
-            signature=signature, qualified_name=header["qualified_name"].strip(), file_path=header["file_path"].strip(),
+            signature=signature,
+            qualified_name=header["qualified_name"].strip(),
+            file_path=header["file_path"].strip(),
             decorators=_split_decorators(header["decorators"]),
             parents=split_top_level(header["parents"], "(<[{", ")>]}") if java else split_top_level(header["parents"]),
-            members=_split_members(header["members"], _JAVA_MEMBER_START if java else _MEMBER_START), methods=methods,
-        )  # fmt: skip
+            members=_split_members(header["members"], _JAVA_MEMBER_START if java else _MEMBER_START),
+            methods=methods,
+        )
 
 
 def split_top_level(text: str, opening: str = "([{", closing: str = ")]}") -> list[str]:

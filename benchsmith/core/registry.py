@@ -132,12 +132,16 @@ class Registry(Generic[T]):
     def create(self, name: str, *args: Any, **kwargs: Any) -> T:
         """An implementation made by *name*'s class or factory (an object target is returned as it is)."""
         value = self.load(name)
-        if not callable(value) or (self.base is not None and not isinstance(value, type) and isinstance(value, self.base)):
+        if not callable(value) or (
+            self.base is not None and not isinstance(value, type) and isinstance(value, self.base)
+        ):
             return value
         made = value(*args, **kwargs)
         if self.base is not None and not isinstance(made, self.base):
-            raise BenchsmithError(f"{self.kind} {name!r}: {self.entry(name).target} made a {type(made).__name__}, "
-                                  f"not a {self.base.__name__}")  # fmt: skip
+            raise BenchsmithError(
+                f"{self.kind} {name!r}: {self.entry(name).target} made a {type(made).__name__}, "
+                f"not a {self.base.__name__}"
+            )
         return made
 
     def unknown(self, name: str) -> BenchsmithError:
@@ -164,11 +168,15 @@ class Registry(Generic[T]):
             except TypeError:  # a protocol with data members: the object the class makes is checked instead
                 return
             if not is_subclass:
-                raise BenchsmithError(f"{self.kind} {name!r}: {value.__module__}.{value.__qualname__} is not a "
-                                      f"subclass of {base.__module__}.{base.__qualname__}")  # fmt: skip
+                raise BenchsmithError(
+                    f"{self.kind} {name!r}: {value.__module__}.{value.__qualname__} is not a "
+                    f"subclass of {base.__module__}.{base.__qualname__}"
+                )
         elif not isinstance(value, base) and not inspect.isfunction(value):
-            raise BenchsmithError(f"{self.kind} {name!r}: a {type(value).__name__}, not a {base.__qualname__}, "
-                                  "a subclass of it or a factory of one")  # fmt: skip
+            raise BenchsmithError(
+                f"{self.kind} {name!r}: a {type(value).__name__}, not a {base.__qualname__}, "
+                "a subclass of it or a factory of one"
+            )
 
     def _read_plugins(self) -> None:
         if self._plugins_read:
@@ -180,5 +188,3 @@ class Registry(Generic[T]):
             dist = getattr(point, "dist", None)
             plugin = dist.name if dist is not None else "a plugin"
             self._entries[point.name] = Entry(point.name, point.value, f"from {plugin}", {}, plugin)
-
-

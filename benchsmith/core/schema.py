@@ -65,8 +65,6 @@ class IssueText:
     fetched_at: str = ""  # when the tracker answered (kept across cache hits), ISO 8601 UTC
 
 
-
-
 @dataclass(frozen=True)
 class ExtraChange:
     """A change of a lenient NL2Fix instance's fix outside its one method, which a single-method candidate cannot make.
@@ -75,8 +73,11 @@ class ExtraChange:
     """
 
     kind: str  # one of EXTRA_CHANGE_KINDS
-    name: str  # "Outer.Inner.field" (all the variables of one declaration, comma-separated), a method's signature, a type path
-    fixed_lines: list[int]  # the changed lines, numbered in the fixed file ([] for a declaration only the buggy file has)
+    # "Outer.Inner.field" (all the variables of one declaration, comma-separated), a method's signature, a type path
+    name: str
+    fixed_lines: list[
+        int
+    ]  # the changed lines, numbered in the fixed file ([] for a declaration only the buggy file has)
     buggy_lines: list[int]  # the changed lines, numbered in the buggy file ([] for one only the fixed file has)
 
     def __post_init__(self) -> None:
@@ -122,7 +123,6 @@ class NL2FixInstance:
     fix_date: str = ""
 
 
-
 @dataclass(frozen=True)
 class Candidate:
     """One model output, as a line of candidates JSONL."""
@@ -160,14 +160,14 @@ class Result:
     project: str = ""  # the instance's project (NL2Fix) or repository (classbench), from its benchmark
     iteration: int | None = None  # as in Candidate
     node: str = ""  # the machine (host, or Ray node) that judged it
-    # The escape and introspection primitives its code uses that the ground truth does not (benchsmith.runners.sandbox.screen),
+    # The escape and introspection primitives its code uses that the ground truth does not
+    # (benchsmith.runners.sandbox.screen),
     # comma-separated: "gc,frames". A tripwire: ``report`` counts plausible verdicts that carry one apart.
     suspicious: str = ""
 
     def __post_init__(self) -> None:
         if self.status not in RESULT_STATUSES:
             raise ValueError(f"result status {self.status!r} is not one of {RESULT_STATUSES}")
-
 
 
 @dataclass(frozen=True)
@@ -208,11 +208,10 @@ class ClassBenchTask:
     description_model: str = ""
     description_prompt_hash: str = ""  # sha256 of the prompt templates used, so a changed prompt re-describes
     # How to set the task's repository up, as JSON text: for a task imported from the published RepoClassBench
-    # files, the entry's own details (its task id, repo_metadata and the rest of evaluation_metadata); "" for built tasks.
+    # files, the entry's own details (its task id, repo_metadata and the rest of evaluation_metadata); "" for built
+    # tasks.
     setup: str = ""
     environment: TaskEnvironment = field(default_factory=TaskEnvironment)  # the build's resolution, for eval
-
-
 
 
 @dataclass(frozen=True)
@@ -222,11 +221,10 @@ class RankedCandidate:
     instance_id: str
     candidate_id: str
     similarity: float  # cosine between the embeddings of the buggy method and the candidate
-    rank: int  # 1 = shown first within its instance and run (model, strategy); identical code shares a rank; -1 when pruned
+    # 1 = shown first within its instance and run (model, strategy); identical code shares a rank; -1 when pruned
+    rank: int
     pruned: bool  # below the similarity threshold
     embedder: str  # "minilm:sentence-transformers/all-MiniLM-L6-v2", "openai:text-embedding-ada-002"
-
-
 
 
 @dataclass
@@ -289,7 +287,11 @@ class BuildCard:
     @classmethod
     def from_dict(cls, card: dict, where: str = "card") -> BuildCard:
         kind = JavaBuildFacts if "classpath_source" in card else PythonBuildFacts
-        wanted = [f.name for f in (*dataclasses.fields(kind), *dataclasses.fields(cls)) if f.name not in ("facts", "paraphrase")]
+        wanted = [
+            f.name
+            for f in (*dataclasses.fields(kind), *dataclasses.fields(cls))
+            if f.name not in ("facts", "paraphrase")
+        ]
         missing = [name for name in wanted if name not in card]
         if missing:
             raise BenchsmithError(f"{where}: not a classbench build card (no {', '.join(missing)})")
@@ -311,8 +313,6 @@ class BuildCard:
 def task_id(repo_key: str, file_path: str, class_name: str) -> str:
     """The one place classbench task identifiers are made: ``pypi-click-8.1.7::src/click/testing.py::CliRunner``."""
     return f"{repo_key}::{file_path}::{class_name}"
-
-
 
 
 def json_objects(path: Path, what: str) -> Iterator[tuple[str, dict]]:
@@ -351,14 +351,13 @@ def read_candidates(path: Path) -> list[Candidate]:
         candidates.append(Candidate(**{k: v for k, v in row.items() if k in names}))
     return candidates
 
+
 R = TypeVar("R")
 
 
 def instance_id(project: str, bug_id: int) -> str:
     """The one place NL2Fix instance identifiers are made: ``Cli-1``."""
     return f"{project}-{bug_id}"
-
-
 
 
 # 1: the first wave's files, unstamped. 2: stamped; Result gained ``project``.
@@ -376,8 +375,12 @@ _ARROW_TYPES: dict[type, pa.DataType] = {str: pa.string(), int: pa.int32(), floa
 @functools.cache
 def arrow_schema(record_type: type) -> pa.Schema:
     """The Arrow schema of a record dataclass, derived from its field types, in field order."""
-    return pa.schema([(name, _arrow_type(kind, f"{record_type.__name__}.{name}"))
-                      for name, kind in _field_types(record_type).items()])  # fmt: skip
+    return pa.schema(
+        [
+            (name, _arrow_type(kind, f"{record_type.__name__}.{name}"))
+            for name, kind in _field_types(record_type).items()
+        ]
+    )
 
 
 def _field_types(record_type: type) -> dict[str, object]:
@@ -458,9 +461,14 @@ def read_records(path: Path, record_type: type[R]) -> list[R]:
     table = pq.read_table(path)
     names = arrow_schema(record_type).names
     # A file an older benchsmith wrote lacks the columns added since; those with a default read as it.
-    defaulted = {f.name for f in dataclasses.fields(record_type)
-                 if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING}  # fmt: skip
-    if [n for n in names if n in table.schema.names] != table.schema.names or set(names) - set(table.schema.names) - defaulted:
+    defaulted = {
+        f.name
+        for f in dataclasses.fields(record_type)
+        if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+    }
+    if [n for n in names if n in table.schema.names] != table.schema.names or set(names) - set(
+        table.schema.names
+    ) - defaulted:
         raise BenchsmithError(f"{path}: columns {table.schema.names} are not those of {record_type.__name__}")
     return [_record(record_type, row) for row in table.to_pylist()]
 
@@ -490,8 +498,11 @@ def record_from_dict(record_type: type[R], row: dict) -> R:
 HF_METADATA_KEY = b"huggingface"
 
 _HF_DTYPES: dict[pa.DataType, str] = {
-    pa.string(): "string", pa.int32(): "int32", pa.float64(): "float64", pa.bool_(): "bool",
-}  # fmt: skip
+    pa.string(): "string",
+    pa.int32(): "int32",
+    pa.float64(): "float64",
+    pa.bool_(): "bool",
+}
 
 
 def hf_feature(arrow_type: pa.DataType) -> dict:

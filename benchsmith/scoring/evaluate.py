@@ -46,10 +46,15 @@ def logs_dir(out: Path) -> Path:
 
 def verdict_context(record: object, options: EvalOptions, fingerprint: str) -> str:
     """Everything but the code that decides a verdict on *record*'s candidates, as canonical JSON."""
-    verdict_options = {"fast": options.fast, "regression": options.regression,
-                       "limits": dataclasses.asdict(options.limits), "second_opinion": options.second_opinion}  # fmt: skip
-    return json.dumps({"record": dataclasses.asdict(record), "harness": fingerprint, "options": verdict_options},
-                      sort_keys=True)  # fmt: skip
+    verdict_options = {
+        "fast": options.fast,
+        "regression": options.regression,
+        "limits": dataclasses.asdict(options.limits),
+        "second_opinion": options.second_opinion,
+    }
+    return json.dumps(
+        {"record": dataclasses.asdict(record), "harness": fingerprint, "options": verdict_options}, sort_keys=True
+    )
 
 
 def verdict_key(context: str, code: str) -> str:
@@ -66,13 +71,15 @@ def evaluate(options: EvalOptions, executor: LocalExecutor | RayExecutor | None 
     candidates = read_candidates(options.candidates)
     _check_candidates(candidates, records, options.candidates)
     fingerprint = harness_fingerprint()
-    contexts = {iid: verdict_context(records[iid], options, fingerprint)
-                for iid in {c.instance_id for c in candidates}}  # fmt: skip
+    contexts = {iid: verdict_context(records[iid], options, fingerprint) for iid in {c.instance_id for c in candidates}}
     keys = {(c.instance_id, c.candidate_id): verdict_key(contexts[c.instance_id], c.code) for c in candidates}
     done, discarded = _load_done(options.out, keys)
     if discarded:
-        log.info("%d stored verdicts discarded: their verdict key changed (the candidate's code, its dataset row, "
-                 "the harness or the options)", discarded)  # fmt: skip
+        log.info(
+            "%d stored verdicts discarded: their verdict key changed (the candidate's code, its dataset row, "
+            "the harness or the options)",
+            discarded,
+        )
     by_instance: dict[str, list[Candidate]] = defaultdict(list)
     for candidate in candidates:
         by_instance[candidate.instance_id].append(candidate)
@@ -121,8 +128,11 @@ def evaluate(options: EvalOptions, executor: LocalExecutor | RayExecutor | None 
 
 
 def _absolute(options: EvalOptions) -> EvalOptions:
-    paths = {name: Path(value).resolve() for name in ("dataset", "candidates", "out", "defects4j", "repos")
-             if (value := getattr(options, name)) is not None}  # fmt: skip
+    paths = {
+        name: Path(value).resolve()
+        for name in ("dataset", "candidates", "out", "defects4j", "repos")
+        if (value := getattr(options, name)) is not None
+    }
     return dataclasses.replace(options, **paths)
 
 
@@ -133,7 +143,9 @@ def _check_candidates(candidates: list[Candidate], instances: dict, source: Path
             raise BenchsmithError(f"{source}: candidate {number} names unknown instance {candidate.instance_id!r}")
         key = (candidate.instance_id, candidate.candidate_id)
         if key in seen:
-            raise BenchsmithError(f"{source}: candidate id {candidate.candidate_id!r} repeats for {candidate.instance_id}")
+            raise BenchsmithError(
+                f"{source}: candidate id {candidate.candidate_id!r} repeats for {candidate.instance_id}"
+            )
         seen.add(key)
 
 
@@ -167,8 +179,17 @@ def _stored_results(out: Path) -> list[Result]:
         raise BenchsmithError(f"{out}: not a results file ({exc})") from None
 
 
-def _judge_instance(benchmark: Benchmark, open_runner, record_: object, group: list[Candidate], slot: int,
-                    options: EvalOptions, done: dict, keys: dict, record) -> None:  # fmt: skip
+def _judge_instance(
+    benchmark: Benchmark,
+    open_runner,
+    record_: object,
+    group: list[Candidate],
+    slot: int,
+    options: EvalOptions,
+    done: dict,
+    keys: dict,
+    record,
+) -> None:
     # One execution per distinct token sequence of the instance, whatever the run; but a candidate is a
     # duplicate (Table 2) only of an earlier twin from its own run (model, strategy, temperature).
     # *done* holds only verdicts stored under the key computed now, so a twin's verdict is shared only when
@@ -185,6 +206,7 @@ def _judge_instance(benchmark: Benchmark, open_runner, record_: object, group: l
 
     def screened(result: Result, code: str) -> Result:
         return dataclasses.replace(result, suspicious=screen.suspicious(code, truth, benchmark.language))
+
     logs = logs_dir(options.out) / _safe_name(instance_id)
     try:
         runner: CandidateRunner = open_runner(record_, slot, logs)
@@ -208,15 +230,26 @@ def _judge_instance(benchmark: Benchmark, open_runner, record_: object, group: l
                 first = verdicts.get(twin.candidate_id) or done.get((instance_id, twin.candidate_id))
                 run_twin = run_twins[(_run_of(candidate), tokens)]
                 duplicate_of = run_twin.candidate_id if run_twin.candidate_id != candidate.candidate_id else ""
-                shared = dataclasses.replace(first, candidate_id=candidate.candidate_id, duplicate_of=duplicate_of,
-                                             seconds=0.0, model=candidate.model, strategy=candidate.strategy,
-                                             verdict_key=keys[key], iteration=candidate.iteration)  # fmt: skip
+                shared = dataclasses.replace(
+                    first,
+                    candidate_id=candidate.candidate_id,
+                    duplicate_of=duplicate_of,
+                    seconds=0.0,
+                    model=candidate.model,
+                    strategy=candidate.strategy,
+                    verdict_key=keys[key],
+                    iteration=candidate.iteration,
+                )
                 verdicts[candidate.candidate_id] = shared
                 record(shared)
                 continue
             verdict = runner.evaluate(candidate.code, _safe_name(candidate.candidate_id))
-            result = screened(_result(candidate, verdict, "", str(logs / f"{_safe_name(candidate.candidate_id)}.log"),
-                                      keys[key], project), candidate.code)  # fmt: skip
+            result = screened(
+                _result(
+                    candidate, verdict, "", str(logs / f"{_safe_name(candidate.candidate_id)}.log"), keys[key], project
+                ),
+                candidate.code,
+            )
             verdicts[candidate.candidate_id] = result
             record(result)
     finally:
@@ -227,16 +260,29 @@ def _run_of(candidate: Candidate) -> tuple:
     return (candidate.model, candidate.strategy, candidate.temperature)
 
 
-def _result(candidate: Candidate, verdict: Verdict, duplicate_of: str, log_path: str, verdict_key: str,
-            project: str) -> Result:  # fmt: skip
+def _result(
+    candidate: Candidate, verdict: Verdict, duplicate_of: str, log_path: str, verdict_key: str, project: str
+) -> Result:
     return Result(
-        instance_id=candidate.instance_id, candidate_id=candidate.candidate_id, status=verdict.status,
-        compiled=verdict.compiled, tests_passed=verdict.tests_passed, tests_failed=verdict.tests_failed,
-        failing_tests=list(verdict.failing_tests), duplicate_of=duplicate_of, seconds=round(verdict.seconds, 3),
-        log_path=log_path, reason=verdict.reason, runner=verdict.path, regression_passed=verdict.regression_passed,
-        model=candidate.model, strategy=candidate.strategy, verdict_key=verdict_key, project=project,
+        instance_id=candidate.instance_id,
+        candidate_id=candidate.candidate_id,
+        status=verdict.status,
+        compiled=verdict.compiled,
+        tests_passed=verdict.tests_passed,
+        tests_failed=verdict.tests_failed,
+        failing_tests=list(verdict.failing_tests),
+        duplicate_of=duplicate_of,
+        seconds=round(verdict.seconds, 3),
+        log_path=log_path,
+        reason=verdict.reason,
+        runner=verdict.path,
+        regression_passed=verdict.regression_passed,
+        model=candidate.model,
+        strategy=candidate.strategy,
+        verdict_key=verdict_key,
+        project=project,
         iteration=candidate.iteration,
-    )  # fmt: skip
+    )
 
 
 def _safe_name(candidate_id: str) -> str:

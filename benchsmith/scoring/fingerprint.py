@@ -52,6 +52,8 @@ def harness_fingerprint(root: Path = ROOT) -> str:
         try:
             data = (root / relative).read_bytes()
         except OSError as exc:
-            raise BenchsmithError(f"{root / relative}: cannot read a file the harness fingerprint needs ({exc})") from None
+            raise BenchsmithError(
+                f"{root / relative}: cannot read a file the harness fingerprint needs ({exc})"
+            ) from None
         digest.update(f"{relative}\0{len(data)}\0".encode() + data)
     return digest.hexdigest()

@@ -1,4 +1,5 @@
-"""pass@k (unbiased, numerically stable), ranked pass@k (r.pass@k, the Defects4J-NL2Fix paper's Table 6) and the per-bug candidate statistics of Table 2."""
+"""pass@k (unbiased, numerically stable), ranked pass@k (r.pass@k, the Defects4J-NL2Fix paper's Table 6) and the per-bug
+candidate statistics of Table 2."""
 
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ def mean_pass_at_k(counts: dict[str, tuple[int, int]], k: int) -> tuple[float, i
 
 
 def candidate_statistics(results: list[Result]) -> dict[str, float]:
-    """Table 2: the mean over bugs of each bug's percentage of duplicate, compiling, regression-passing and plausible candidates."""
+    """Table 2: the mean over bugs of each bug's percentage of duplicate, compiling, regression-passing and plausible
+    candidates."""
     by_instance: dict[str, list[Result]] = {}
     for result in results:
         by_instance.setdefault(result.instance_id, []).append(result)
@@ -54,7 +56,9 @@ def candidate_statistics(results: list[Result]) -> dict[str, float]:
     return {
         "duplicate": mean_share(lambda r: bool(r.duplicate_of)),
         "compile": mean_share(lambda r: r.compiled),
-        "regression": mean_share(lambda r: bool(r.regression_passed)) if len(measured) == len(results) else float("nan"),
+        "regression": mean_share(lambda r: bool(r.regression_passed))
+        if len(measured) == len(results)
+        else float("nan"),
         "plausible": mean_share(lambda r: r.status == "plausible"),
     }
 
@@ -77,16 +81,19 @@ def ranked_suggestions(ranking: Iterable[RankedCandidate], dropped: Collection[s
     Candidates with identical code share a rank and are shown once (they also
     share their verdict, since eval judges them as one).
     """
-    kept = sorted((r for r in ranking if not r.pruned and r.candidate_id not in dropped),
-                  key=lambda r: (r.rank, r.similarity, r.candidate_id))  # fmt: skip
+    kept = sorted(
+        (r for r in ranking if not r.pruned and r.candidate_id not in dropped),
+        key=lambda r: (r.rank, r.similarity, r.candidate_id),
+    )
     suggestions: dict[int, str] = {}
     for record in kept:
         suggestions.setdefault(record.rank, record.candidate_id)
     return list(suggestions.values())
 
 
-def mean_ranked_pass_at_k(results: list[Result], ranking: Mapping[tuple[str, str], RankedCandidate], k: int,
-                          compiling_only: bool = False) -> tuple[float, int]:  # fmt: skip
+def mean_ranked_pass_at_k(
+    results: list[Result], ranking: Mapping[tuple[str, str], RankedCandidate], k: int, compiling_only: bool = False
+) -> tuple[float, int]:
     """Mean r.pass@k over every instance of *results*, and how many those are.
 
     *ranking* maps ``(instance_id, candidate_id)`` to its row and must cover

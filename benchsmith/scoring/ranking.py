@@ -1,4 +1,5 @@
-"""``benchsmith rank``: order each bug's candidate fixes by embedding similarity to its buggy method (Defects4J-NL2Fix paper, 4.4).
+"""``benchsmith rank``: order each bug's candidate fixes by embedding similarity to its buggy method (Defects4J-NL2Fix
+paper, 4.4).
 
 The paper's recipe, kept here:
 
@@ -76,25 +77,35 @@ def resolve_threshold(threshold: Threshold, similarities: list[float]) -> float:
     return float(threshold)
 
 
-def order_group(candidates: list[Candidate], similarity: dict[str, float], threshold: float,
-                embedder: str) -> list[RankedCandidate]:  # fmt: skip
+def order_group(
+    candidates: list[Candidate], similarity: dict[str, float], threshold: float, embedder: str
+) -> list[RankedCandidate]:
     """Rank the candidates of one instance and run; the result is in the order given."""
-    kept = sorted((c for c in candidates if similarity[c.candidate_id] >= threshold),
-                  key=lambda c: (similarity[c.candidate_id], c.candidate_id))  # fmt: skip
+    kept = sorted(
+        (c for c in candidates if similarity[c.candidate_id] >= threshold),
+        key=lambda c: (similarity[c.candidate_id], c.candidate_id),
+    )
     rank_of_code: dict[str, int] = {}
     rank_of: dict[str, int] = {}
     for candidate in kept:
         key = normalised_code(candidate.code)
         rank_of[candidate.candidate_id] = rank_of_code.setdefault(key, len(rank_of_code) + 1)
     return [
-        RankedCandidate(instance_id=c.instance_id, candidate_id=c.candidate_id, similarity=similarity[c.candidate_id],
-                        rank=rank_of.get(c.candidate_id, -1), pruned=c.candidate_id not in rank_of, embedder=embedder)
+        RankedCandidate(
+            instance_id=c.instance_id,
+            candidate_id=c.candidate_id,
+            similarity=similarity[c.candidate_id],
+            rank=rank_of.get(c.candidate_id, -1),
+            pruned=c.candidate_id not in rank_of,
+            embedder=embedder,
+        )
         for c in candidates
-    ]  # fmt: skip
+    ]
 
 
-def rank(dataset: Path, candidates: Path, embedder: Embedder | str = "minilm",
-         threshold: Threshold = "median") -> list[RankedCandidate]:  # fmt: skip
+def rank(
+    dataset: Path, candidates: Path, embedder: Embedder | str = "minilm", threshold: Threshold = "median"
+) -> list[RankedCandidate]:
     """Every candidate of *candidates* with its similarity, rank and whether it was pruned, in the file's order."""
     if isinstance(embedder, str):
         embedder = get_embedder(embedder)
@@ -116,7 +127,9 @@ def rank(dataset: Path, candidates: Path, embedder: Embedder | str = "minilm",
     anchor = dict(zip(anchor_ids, vectors[: len(anchor_ids)]))
     similarity_of: dict[tuple[str, str], float] = {}
     for row, vector in zip(rows, vectors[len(anchor_ids) :]):
-        similarity_of[(row.instance_id, row.candidate_id)] = float(cosine_similarities(anchor[row.instance_id], vector[None, :])[0])
+        similarity_of[(row.instance_id, row.candidate_id)] = float(
+            cosine_similarities(anchor[row.instance_id], vector[None, :])[0]
+        )
     cut = resolve_threshold(threshold, list(similarity_of.values()))
     log.info("threshold %.4f (%s) over %d candidates", cut, threshold, len(rows))
 
@@ -132,8 +145,9 @@ def rank(dataset: Path, candidates: Path, embedder: Embedder | str = "minilm",
     return [ranked[(row.instance_id, row.candidate_id)] for row in rows]
 
 
-def rank_to_file(dataset: Path, candidates: Path, out: Path, embedder: str = "minilm",
-                 threshold: Threshold = "median") -> list[RankedCandidate]:  # fmt: skip
+def rank_to_file(
+    dataset: Path, candidates: Path, out: Path, embedder: str = "minilm", threshold: Threshold = "median"
+) -> list[RankedCandidate]:
     records = rank(dataset, candidates, embedder, threshold)
     write_records(out, records, RankedCandidate, benchmark=benchmark_of(dataset).name)
     return records
@@ -145,6 +159,8 @@ def _anchors(dataset: Path) -> dict[str, str]:
     texts = {iid: benchmark.ranking_anchor(record) for iid, record in benchmark.load(dataset).items()}
     anchors = {iid: text for iid, text in texts.items() if text is not None}
     if len(anchors) != len(texts):
-        raise BenchsmithError(f"{dataset}: a {benchmark.name} dataset; ranking needs a benchmark whose instances have "
-                              "a text to compare candidates with (NL2Fix: the buggy method)")  # fmt: skip
+        raise BenchsmithError(
+            f"{dataset}: a {benchmark.name} dataset; ranking needs a benchmark whose instances have "
+            "a text to compare candidates with (NL2Fix: the buggy method)"
+        )
     return anchors

@@ -50,16 +50,22 @@ def run_label(result: Result) -> str:
 def ranking_summary(rows: list[Result], ranking: dict[tuple[str, str], RankedCandidate], ks: list[int]) -> dict:
     """Table 6 for one run: r.pass@k of all candidates and of the compiling ones, and pass@k of the compiling ones."""
     try:
-        ranked = {f"r.pass@{k}": {"all": mean_ranked_pass_at_k(rows, ranking, k)[0],
-                                  "compiling": mean_ranked_pass_at_k(rows, ranking, k, compiling_only=True)[0],
-                                  "instances": len({r.instance_id for r in rows})}
-                  for k in ks}  # fmt: skip
+        ranked = {
+            f"r.pass@{k}": {
+                "all": mean_ranked_pass_at_k(rows, ranking, k)[0],
+                "compiling": mean_ranked_pass_at_k(rows, ranking, k, compiling_only=True)[0],
+                "instances": len({r.instance_id for r in rows}),
+            }
+            for k in ks
+        }
     except ValueError as exc:
         raise BenchsmithError(f"--ranking: {exc}; rank the candidates file that was evaluated") from None
     return {
         "embedder": sorted({ranking[(r.instance_id, r.candidate_id)].embedder for r in rows}),
         "r.pass@k": ranked,
-        "pass@k compiling": {f"pass@{k}": {"value": v, "instances": n} for k in ks for v, n in [mean_pass_at_k_compiling(rows, k)]},
+        "pass@k compiling": {
+            f"pass@{k}": {"value": v, "instances": n} for k in ks for v, n in [mean_pass_at_k_compiling(rows, k)]
+        },
     }
 
 
@@ -69,7 +75,9 @@ def latest_attempts(rows: list[Result], up_to: int | None = None) -> list[Result
     for r in rows:
         if r.iteration is not None and (up_to is None or r.iteration <= up_to):
             latest[r.instance_id] = max(latest.get(r.instance_id, 0), r.iteration)
-    return [r for r in rows if r.iteration is None or (r.instance_id in latest and r.iteration == latest[r.instance_id])]
+    return [
+        r for r in rows if r.iteration is None or (r.instance_id in latest and r.iteration == latest[r.instance_id])
+    ]
 
 
 def pass_at_1_by_iteration(rows: list[Result]) -> dict[str, dict]:
@@ -86,7 +94,10 @@ def pass_at_1_by_iteration(rows: list[Result]) -> dict[str, dict]:
 
 def transcript_label(transcript: dict[str, Any]) -> str:
     """The run a transcript belongs to, as :func:`run_label` names runs (model / agent)."""
-    return " / ".join(part for part in (transcript.get("model", ""), transcript.get("agent", "")) if part) or "all candidates"
+    return (
+        " / ".join(part for part in (transcript.get("model", ""), transcript.get("agent", "")) if part)
+        or "all candidates"
+    )
 
 
 def tool_statistics(transcripts: Iterable[dict[str, Any]], solved: set[str]) -> dict[str, dict[str, float]]:
@@ -98,23 +109,34 @@ def tool_statistics(transcripts: Iterable[dict[str, Any]], solved: set[str]) -> 
     tasks_with_calls = 0
     for transcript in transcripts:
         # Calls the model made, readable or not; not the independent tool's (made unasked), nor calls over the budget.
-        names = [e["name"] or "(unreadable)" for e in transcript["events"]
-                 if e["kind"] == "tool" and not e.get("independent") and not e.get("skipped")]  # fmt: skip
+        names = [
+            e["name"] or "(unreadable)"
+            for e in transcript["events"]
+            if e["kind"] == "tool" and not e.get("independent") and not e.get("skipped")
+        ]
         calls.update(names)
         if transcript["task_id"] in solved:
             solved_calls.update(names)
         tasks_with_calls += bool(names)
         tasks_using.update(set(names))
     total, total_solved = sum(calls.values()), sum(solved_calls.values())
-    return {name: {"calls": calls[name],
-                   "share": 100 * calls[name] / total,
-                   "share in solved": 100 * solved_calls[name] / total_solved if total_solved else float("nan"),
-                   "tasks using": 100 * tasks_using[name] / tasks_with_calls}
-            for name in sorted(calls)}  # fmt: skip
+    return {
+        name: {
+            "calls": calls[name],
+            "share": 100 * calls[name] / total,
+            "share in solved": 100 * solved_calls[name] / total_solved if total_solved else float("nan"),
+            "tasks using": 100 * tasks_using[name] / tasks_with_calls,
+        }
+        for name in sorted(calls)
+    }
 
 
-def summarise(results: list[Result], ks: list[int], ranking: list[RankedCandidate] | None = None,
-              transcripts: list[dict[str, Any]] | None = None) -> dict:  # fmt: skip
+def summarise(
+    results: list[Result],
+    ks: list[int],
+    ranking: list[RankedCandidate] | None = None,
+    transcripts: list[dict[str, Any]] | None = None,
+) -> dict:
     """Everything the report shows, per run (model / strategy) when the results hold several."""
     ranked = {(r.instance_id, r.candidate_id): r for r in ranking} if ranking is not None else None
     runs: dict[str, list[Result]] = defaultdict(list)
@@ -153,7 +175,9 @@ def summarise(results: list[Result], ks: list[int], ranking: list[RankedCandidat
         if any(r.iteration is not None for r in attempts):
             summary[label]["attempts"] = len(attempts)
             summary[label]["iterations"] = pass_at_1_by_iteration(attempts)
-        tools = tool_statistics([t for t in transcripts or [] if transcript_label(t) == label], set(summary[label]["solved"]))
+        tools = tool_statistics(
+            [t for t in transcripts or [] if transcript_label(t) == label], set(summary[label]["solved"])
+        )
         if tools:
             summary[label]["tools"] = tools
         if ranked is not None:
@@ -174,8 +198,11 @@ def suspicious_plausible(rows: list[Result]) -> dict:
     for row in flagged:
         for name in row.suspicious.split(","):
             primitives[name] += 1
-    return {"candidates": len(flagged), "instances": len({r.instance_id for r in flagged}),
-            "primitives": dict(sorted(primitives.items()))}
+    return {
+        "candidates": len(flagged),
+        "instances": len({r.instance_id for r in flagged}),
+        "primitives": dict(sorted(primitives.items())),
+    }
 
 
 def node_throughput(rows: list[Result]) -> dict[str, dict[str, float]]:
@@ -185,8 +212,14 @@ def node_throughput(rows: list[Result]) -> dict[str, dict[str, float]]:
     for row in rows:
         if not row.duplicate_of and row.seconds > 0:
             runs[row.node or "unknown"].append(row.seconds)
-    return {node: {"candidates": len(seconds), "seconds": round(sum(seconds), 3),
-                   "per minute": 60 * len(seconds) / sum(seconds)} for node, seconds in sorted(runs.items())}  # fmt: skip
+    return {
+        node: {
+            "candidates": len(seconds),
+            "seconds": round(sum(seconds), 3),
+            "per minute": 60 * len(seconds) / sum(seconds),
+        }
+        for node, seconds in sorted(runs.items())
+    }
 
 
 def _pct(value: float) -> str:
@@ -202,12 +235,19 @@ def _metric_columns(run: dict, ks: list[int]) -> list[str]:
 def _ranking_table(run: dict, ks: list[int]) -> list[str]:
     ranking = run["ranking"]
     ranked = ranking["r.pass@k"]
-    lines = [f"Ranking (the Defects4J-NL2Fix paper's Table 6; {', '.join(ranking['embedder'])}): r.pass@k (pass@k)", "",
-             "| candidates | " + " | ".join(f"r.pass@{k} (pass@{k})" for k in ks) + " |",
-             "| --- | " + " | ".join("---:" for _ in ks) + " |"]  # fmt: skip
-    everything = " | ".join(f"{_pct(ranked[f'r.pass@{k}']['all'])} ({_pct(run['pass@k'][f'pass@{k}']['value'])})" for k in ks)
-    compiling = " | ".join(f"{_pct(ranked[f'r.pass@{k}']['compiling'])} ({_pct(ranking['pass@k compiling'][f'pass@{k}']['value'])})"
-                           for k in ks)  # fmt: skip
+    lines = [
+        f"Ranking (the Defects4J-NL2Fix paper's Table 6; {', '.join(ranking['embedder'])}): r.pass@k (pass@k)",
+        "",
+        "| candidates | " + " | ".join(f"r.pass@{k} (pass@{k})" for k in ks) + " |",
+        "| --- | " + " | ".join("---:" for _ in ks) + " |",
+    ]
+    everything = " | ".join(
+        f"{_pct(ranked[f'r.pass@{k}']['all'])} ({_pct(run['pass@k'][f'pass@{k}']['value'])})" for k in ks
+    )
+    compiling = " | ".join(
+        f"{_pct(ranked[f'r.pass@{k}']['compiling'])} ({_pct(ranking['pass@k compiling'][f'pass@{k}']['value'])})"
+        for k in ks
+    )
     return [*lines, f"| all | {everything} |", f"| compiling only | {compiling} |", ""]
 
 
@@ -230,25 +270,47 @@ def render_table(summary: dict, ks: list[int], metrics: tuple[str, ...] = METRIC
         lines.append(_row(["project", "instances", "solved", *columns, *tr]))
         lines.append(_row(["---", *["---:"] * (2 + len(columns) + len(tr))]))
         for project, stats in run["projects"].items():
-            lines.append(_row([project, stats["instances"], stats["solved"], *(_pct(stats[name]) for name in columns),
-                               *(_pct(stats[name]) for name in tr)]))  # fmt: skip
+            lines.append(
+                _row(
+                    [
+                        project,
+                        stats["instances"],
+                        stats["solved"],
+                        *(_pct(stats[name]) for name in columns),
+                        *(_pct(stats[name]) for name in tr),
+                    ]
+                )
+            )
         overall_of = {f"pass@{k}": run["pass@k"][f"pass@{k}"]["value"] for k in ks}
         if "ranking" in run:
             for k in ks:
                 overall_of[f"r.pass@{k}"] = run["ranking"]["r.pass@k"][f"r.pass@{k}"]["all"]
                 overall_of[f"r.pass@{k} compiling"] = run["ranking"]["r.pass@k"][f"r.pass@{k}"]["compiling"]
-        lines.append(_row(["**all**", run["instances"], len(run["solved"]), *(_pct(overall_of[name]) for name in columns),
-                           *(_pct(run[name]) for name in tr)]))  # fmt: skip
+        lines.append(
+            _row(
+                [
+                    "**all**",
+                    run["instances"],
+                    len(run["solved"]),
+                    *(_pct(overall_of[name]) for name in columns),
+                    *(_pct(run[name]) for name in tr),
+                ]
+            )
+        )
         stats = run["statistics"]
         lines.append("")
-        lines.append("Candidates per bug (mean over bugs, as the Defects4J-NL2Fix paper's Table 2): "
-                     + ", ".join(f"{name} {'n/a' if math.isnan(v) else f'{v:.1f}%'}" for name, v in stats.items()))  # fmt: skip
+        lines.append(
+            "Candidates per bug (mean over bugs, as the Defects4J-NL2Fix paper's Table 2): "
+            + ", ".join(f"{name} {'n/a' if math.isnan(v) else f'{v:.1f}%'}" for name, v in stats.items())
+        )
         lines.append("Statuses: " + ", ".join(f"{s} {n}" for s, n in run["statuses"].items()))
         flagged = run.get("suspicious plausible", {})
         if flagged.get("candidates"):
-            lines.append(f"Plausible but suspicious (their code uses primitives the ground truth does not; counted "
-                         f"apart for review): {flagged['candidates']} candidates of {flagged['instances']} instances, "
-                         + ", ".join(f"{name} {n}" for name, n in flagged["primitives"].items()))  # fmt: skip
+            lines.append(
+                f"Plausible but suspicious (their code uses primitives the ground truth does not; counted "
+                f"apart for review): {flagged['candidates']} candidates of {flagged['instances']} instances, "
+                + ", ".join(f"{name} {n}" for name, n in flagged["primitives"].items())
+            )
         lines.append("")
         lines.extend(_node_table(run))
         lines.extend(_agent_tables(run))
@@ -260,28 +322,46 @@ def render_table(summary: dict, ks: list[int], metrics: tuple[str, ...] = METRIC
 def _node_table(run: dict) -> list[str]:
     if "nodes" not in run:
         return []
-    lines = ["Judged per node (candidates per minute of one sandbox slot's judging time):", "",
-             _row(["node", "candidates run", "seconds", "candidates / minute"]), _row(["---", "---:", "---:", "---:"])]
+    lines = [
+        "Judged per node (candidates per minute of one sandbox slot's judging time):",
+        "",
+        _row(["node", "candidates run", "seconds", "candidates / minute"]),
+        _row(["---", "---:", "---:", "---:"]),
+    ]
     for node, stats in run["nodes"].items():
         lines.append(_row([node, stats["candidates"], f"{stats['seconds']:.1f}", f"{stats['per minute']:.1f}"]))
     return [*lines, ""]
 
 
 def _agent_tables(run: dict) -> list[str]:
-    """The RepoClassBench paper's Table 11 (pass@1 per iteration) and Tables 9-10 (tool calls), for the runs that have them."""
+    """The RepoClassBench paper's Table 11 (pass@1 per iteration) and Tables 9-10 (tool calls), for the runs that have
+    them."""
     lines = []
     if len(run.get("iterations", {})) > 1:  # an agent of one generation has no Table 11
         iterations = run["iterations"]
-        lines += [f"pass@1 per iteration (the RepoClassBench paper's Table 11; {run['attempts']} attempts, each instance scored on "
-                  "its latest attempt so far):", "", _row(["iteration", *iterations]),
-                  _row(["---", *["---:"] * len(iterations)]),
-                  _row(["pass@1", *(_pct(v["pass@1"]) for v in iterations.values())]), ""]  # fmt: skip
+        lines += [
+            f"pass@1 per iteration (the RepoClassBench paper's Table 11; {run['attempts']} attempts, each instance "
+            f"scored on "
+            "its latest attempt so far):",
+            "",
+            _row(["iteration", *iterations]),
+            _row(["---", *["---:"] * len(iterations)]),
+            _row(["pass@1", *(_pct(v["pass@1"]) for v in iterations.values())]),
+            "",
+        ]
     if "tools" in run:
-        lines += ["Tool calls (the RepoClassBench paper's Tables 9 and 10):", "",
-                  _row(["tool", "calls", "share of calls", "share of calls in solved tasks", "tasks using it"]),
-                  _row(["---", "---:", "---:", "---:", "---:"])]  # fmt: skip
+        lines += [
+            "Tool calls (the RepoClassBench paper's Tables 9 and 10):",
+            "",
+            _row(["tool", "calls", "share of calls", "share of calls in solved tasks", "tasks using it"]),
+            _row(["---", "---:", "---:", "---:", "---:"]),
+        ]
         for name, stats in run["tools"].items():
-            lines.append(_row([name, stats["calls"], *(_pct(stats[k] / 100) for k in ("share", "share in solved", "tasks using"))]))
+            lines.append(
+                _row(
+                    [name, stats["calls"], *(_pct(stats[k] / 100) for k in ("share", "share in solved", "tasks using"))]
+                )
+            )
         lines.append("")
     return lines
 
@@ -300,14 +380,22 @@ def plot(summary: dict, folder: Path, ks: list[int]) -> list[Path]:
     for label, run in summary.items():
         curves = [("pass@k", "-", "o", [run["pass@k"][f"pass@{k}"]["value"] for k in ks])]
         if "ranking" in run:  # r.pass@k beside it, in the run's colour
-            curves += [("r.pass@k", "--", "s", [run["ranking"]["r.pass@k"][f"r.pass@{k}"]["all"] for k in ks]),
-                       ("r.pass@k compiling", ":", "^", [run["ranking"]["r.pass@k"][f"r.pass@{k}"]["compiling"] for k in ks])]  # fmt: skip
+            curves += [
+                ("r.pass@k", "--", "s", [run["ranking"]["r.pass@k"][f"r.pass@{k}"]["all"] for k in ks]),
+                ("r.pass@k compiling", ":", "^", [run["ranking"]["r.pass@k"][f"r.pass@{k}"]["compiling"] for k in ks]),
+            ]
         colour = None
         for metric, style, marker, values in curves:
             points = [(k, v) for k, v in zip(ks, values) if not math.isnan(v)]
             if points:
-                line, = axes.plot([k for k, _ in points], [100 * v for _, v in points], linestyle=style, marker=marker,
-                                  color=colour, label=f"{label}: {metric}" if ranked_too else label)  # fmt: skip
+                (line,) = axes.plot(
+                    [k for k, _ in points],
+                    [100 * v for _, v in points],
+                    linestyle=style,
+                    marker=marker,
+                    color=colour,
+                    label=f"{label}: {metric}" if ranked_too else label,
+                )
                 colour = line.get_color()
     axes.set_xscale("log")
     axes.set_xticks(ks, [str(k) for k in ks])

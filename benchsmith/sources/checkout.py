@@ -79,7 +79,8 @@ def source_tree(spec: str, commit: str | None) -> tuple[str, Path, str]:
             raise BenchsmithError(f"{spec}: a git repository needs --commit")
         # A mirror's bare repository is often just "repo" or ".git": its folder's name says which project it is.
         name = path.parent.name if path.name in ("repo", ".git") else path.name.removesuffix(".git")
-        key = f"git-{re.sub(r'[^A-Za-z0-9]+', '-', name)}-{commit[:12] if re.fullmatch(r'[0-9a-f]{7,40}', commit) else re.sub(r'[^A-Za-z0-9.]+', '-', commit)}"
+        at = commit[:12] if re.fullmatch(r"[0-9a-f]{7,40}", commit) else re.sub(r"[^A-Za-z0-9.]+", "-", commit)
+        key = f"git-{re.sub(r'[^A-Za-z0-9]+', '-', name)}-{at}"
         tree = sources / key
         with exclusive(tree):
             git_dir = _git_dir(spec)
@@ -89,8 +90,11 @@ def source_tree(spec: str, commit: str | None) -> tuple[str, Path, str]:
                 _record_scm_version(git_dir, commit, tree)
             write_version_files(tree, (tree / SCM_VERSION).read_text().strip())
         # ^{commit}: an annotated tag names its commit (plain `show` would print the tag's own message)
-        shown = subprocess.run(["git", "-C", str(git_dir), "show", "-s", "--format=%cI", f"{commit}^{{commit}}"],
-                               capture_output=True, text=True)  # fmt: skip
+        shown = subprocess.run(
+            ["git", "-C", str(git_dir), "show", "-s", "--format=%cI", f"{commit}^{{commit}}"],
+            capture_output=True,
+            text=True,
+        )
         if shown.returncode != 0:
             raise BenchsmithError(f"{spec}: cannot read the date of commit {commit}: {shown.stderr.strip()[:200]}")
         return key, tree, as_utc(datetime.fromisoformat(shown.stdout.strip()))
@@ -140,8 +144,11 @@ def _download_sdist(name: str, version: str) -> tuple[Path, str]:
 
 def nearest_tag(git_dir: Path, commit: str) -> str:
     """The name of the tag nearest before *commit* (``git describe --tags --abbrev=0``); "" when there is none."""
-    described = subprocess.run(["git", "-C", str(git_dir), "describe", "--tags", "--abbrev=0", f"{commit}^{{commit}}"],
-                               capture_output=True, text=True)  # fmt: skip
+    described = subprocess.run(
+        ["git", "-C", str(git_dir), "describe", "--tags", "--abbrev=0", f"{commit}^{{commit}}"],
+        capture_output=True,
+        text=True,
+    )
     return described.stdout.strip() if described.returncode == 0 else ""
 
 
@@ -161,14 +168,23 @@ def _release_from_index(name: str, version: str, why: str) -> dict:
             files = json.loads(response.read()).get("files", [])
     except (OSError, ValueError) as exc:
         raise BenchsmithError(f"pypi:{name}=={version}: {why}; nor {url}: {exc}") from None
+
     def release_of(filename: str) -> tuple[str, str]:
         base, _, found = re.sub(r"\.(tar\.gz|zip)$", "", filename).rpartition("-")
         return canonicalize_name(base), found
 
     wanted = (canonicalize_name(name), version)
-    urls = [{"packagetype": "sdist", "filename": f["filename"], "url": f["url"], "digests": f.get("hashes", {}),
-             "upload_time_iso_8601": f.get("upload-time", "")}
-            for f in files if f["filename"].endswith((".tar.gz", ".zip")) and release_of(f["filename"]) == wanted]  # fmt: skip
+    urls = [
+        {
+            "packagetype": "sdist",
+            "filename": f["filename"],
+            "url": f["url"],
+            "digests": f.get("hashes", {}),
+            "upload_time_iso_8601": f.get("upload-time", ""),
+        }
+        for f in files
+        if f["filename"].endswith((".tar.gz", ".zip")) and release_of(f["filename"]) == wanted
+    ]
     if not urls or not urls[0]["upload_time_iso_8601"]:
         raise BenchsmithError(f"pypi:{name}=={version}: {why}; {url} lists no sdist of it with an upload time")
     return {"urls": urls}
@@ -198,9 +214,13 @@ def _git_dir(spec: str) -> Path:
     git_dir = private_cache_dir("clones") / Path(spec).name
     with exclusive(git_dir):
         if not git_dir.exists():
-            completed = subprocess.run(["git", "clone", "--bare", "--quiet", spec, str(git_dir)], capture_output=True, text=True)
+            completed = subprocess.run(
+                ["git", "clone", "--bare", "--quiet", spec, str(git_dir)], capture_output=True, text=True
+            )
             if completed.returncode != 0:
-                raise BenchsmithError(f"{spec}: cannot clone: {(completed.stderr.strip().splitlines() or ['failed'])[-1]}")
+                raise BenchsmithError(
+                    f"{spec}: cannot clone: {(completed.stderr.strip().splitlines() or ['failed'])[-1]}"
+                )
     return git_dir
 
 
@@ -208,7 +228,9 @@ def export_commit(spec: str, git_dir: Path, commit: str, tree: Path) -> None:
     """*commit*'s files into *tree* (emptied first); from a partial mirror, every blob it has, the rest named."""
     shutil.rmtree(tree, ignore_errors=True)
     tree.mkdir(parents=True)
-    archive = subprocess.Popen(["git", "-C", str(git_dir), "archive", commit], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    archive = subprocess.Popen(
+        ["git", "-C", str(git_dir), "archive", commit], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     untar = subprocess.run(["tar", "-x", "-C", str(tree)], stdin=archive.stdout, capture_output=True)
     archive.stdout.close()
     if archive.wait() != 0 or untar.returncode != 0:
@@ -216,14 +238,22 @@ def export_commit(spec: str, git_dir: Path, commit: str, tree: Path) -> None:
         if "cannot read" not in error:
             raise BenchsmithError(f"{spec}: cannot export commit {commit}: {error[:200]}")
         missing = _export_blobs(git_dir, commit, tree)  # a partial mirror: every blob it has
-        log.warning("%s: %d file(s) of %s are missing from %s, left out: %s", spec, len(missing), commit, git_dir,
-                    ", ".join(missing[:3]))  # fmt: skip
+        log.warning(
+            "%s: %d file(s) of %s are missing from %s, left out: %s",
+            spec,
+            len(missing),
+            commit,
+            git_dir,
+            ", ".join(missing[:3]),
+        )
     (tree / ".benchsmith-complete").touch()
 
 
 def _export_blobs(git_dir: Path, commit: str, tree: Path) -> list[str]:
     """Write *commit*'s files under *tree* blob by blob; the paths whose blobs the repository lacks."""
-    listing = subprocess.run(["git", "-C", str(git_dir), "ls-tree", "-r", "-z", commit], capture_output=True, check=True).stdout
+    listing = subprocess.run(
+        ["git", "-C", str(git_dir), "ls-tree", "-r", "-z", commit], capture_output=True, check=True
+    ).stdout
     missing = []
     for record in filter(None, listing.split(b"\0")):
         meta, path = record.split(b"\t", 1)

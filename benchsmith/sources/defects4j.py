@@ -11,9 +11,19 @@ from benchsmith.core.errors import BenchsmithError
 
 # The Defects4J-NL2Fix paper, Table 1.
 PAPER_PROJECTS = (
-    "Chart", "Cli", "Codec", "Collections", "Compress", "Csv",
-    "JacksonCore", "JacksonDatabind", "JacksonXml", "JxPath", "Math", "Mockito",
-)  # fmt: skip
+    "Chart",
+    "Cli",
+    "Codec",
+    "Collections",
+    "Compress",
+    "Csv",
+    "JacksonCore",
+    "JacksonDatabind",
+    "JacksonXml",
+    "JxPath",
+    "Math",
+    "Mockito",
+)
 
 _ACTIVE_BUGS_HEADER = ["bug.id", "revision.id.buggy", "revision.id.fixed", "report.id", "report.url"]
 _COMMIT_DATES_HEADER = ["bug.id", "revision.id.fixed", "commit.date"]
@@ -104,13 +114,15 @@ class Defects4JRoot:
         return self._layouts[project]
 
     def broken_tests(self, project: str, revision: str) -> list[str]:
-        """Tests Defects4J excludes: those failing on *revision* (``failing_tests/<rev>``) and the flaky ones (``dependent_tests``)."""
+        """Tests Defects4J excludes: those failing on *revision* (``failing_tests/<rev>``) and the flaky ones
+        (``dependent_tests``)."""
         listed = _read_optional(self.project_dir(project) / "failing_tests" / revision)
         listed += _read_optional(self.project_dir(project) / "dependent_tests")
         return sorted({line[4:].strip() for line in listed.splitlines() if line.startswith("--- ")})
 
     def commit_dates(self, project: str) -> dict[int, str]:
-        """Bug id → its fix's commit date, from ``commit-dates.csv`` (written by ``nl2fix mine``; Defects4J has none)."""
+        """Bug id → its fix's commit date, from ``commit-dates.csv`` (written by ``nl2fix mine``; Defects4J has
+        none)."""
         path = self.project_dir(project) / "commit-dates.csv"
         rows = list(csv.reader(_read_optional(path).splitlines()))
         if rows and rows[0] != _COMMIT_DATES_HEADER:
@@ -124,8 +136,11 @@ class Defects4JRoot:
         """Folders of jars besides ``lib/`` that Defects4J's build picks from by the version the revision's own build
         names (Mockito's ``byte-buddy/``, see its chooseDepedencyVersion.sh)."""
         folder = self.project_dir(project)
-        return sorted(p for p in folder.iterdir() if p.is_dir() and p.name != "lib" and any(p.glob("*.jar"))) \
-            if folder.is_dir() else []  # fmt: skip
+        return (
+            sorted(p for p in folder.iterdir() if p.is_dir() and p.name != "lib" and any(p.glob("*.jar")))
+            if folder.is_dir()
+            else []
+        )
 
     def resolved_versions(self, project: str, revision: str) -> dict[str, str]:
         """``artifactId → version`` of every jar on the class path Defects4J's Maven resolved for *revision*

@@ -52,7 +52,8 @@ UPSTREAM_URLS: dict[str, str | None] = {
 REVISION_MAPS: dict[str, MatcherConfig] = {
     # jfree/jfreechart keeps the raw conversion of the SourceForge repository under refs/import/raw: one commit
     # per revision from r1, only the 1.0.x branch's files. Defects4J checked out trunk, which the conversion
-    # left out, so a revision's own commit is empty and its fix is found on the branch (benchsmith/sources/svn_history.py).
+    # left out, so a revision's own commit is empty and its fix is found on the branch
+    # (benchsmith/sources/svn_history.py).
     "Chart": SvnImport(ref="refs/import/raw", folder="branches/jfreechart-1.0.x-branch", first_revision=1),
     # Defects4J took Math's hashes from the git-svn mirror of its day; apache/commons-math's history was
     # rewritten since, so none of them is in it, but the blobs are.
@@ -66,7 +67,9 @@ _FULL_HASH = re.compile(r"[0-9a-f]{40}")
 class SourceProvider(Protocol):
     description: str
 
-    def files(self, bug: Bug, paths: list[str], patch_text: str, patch_name: str) -> tuple[dict[str, str | None], dict[str, str | None]]:
+    def files(
+        self, bug: Bug, paths: list[str], patch_text: str, patch_name: str
+    ) -> tuple[dict[str, str | None], dict[str, str | None]]:
         """The fixed and the buggy text of each path (None where the file does not exist)."""
         ...
 
@@ -146,8 +149,10 @@ def locate_upstream(project: str, repos_dir: Path | None) -> Path:
     try:
         completed = subprocess.run(
             ["git", "clone", "--bare", "--quiet", url, str(partial)],
-            capture_output=True, text=True, timeout=CLONE_TIMEOUT_SECONDS,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=CLONE_TIMEOUT_SECONDS,
+        )
     except subprocess.TimeoutExpired:
         completed = None
     if completed is None or completed.returncode != 0:
@@ -166,7 +171,9 @@ class UpstreamGitSource:
         self.history = GitHistory(git_dir)
         self.description = f"git {git_dir} (HEAD {self.history.head()[:12]})"
 
-    def files(self, bug: Bug, paths: list[str], patch_text: str, patch_name: str) -> tuple[dict[str, str | None], dict[str, str | None]]:
+    def files(
+        self, bug: Bug, paths: list[str], patch_text: str, patch_name: str
+    ) -> tuple[dict[str, str | None], dict[str, str | None]]:
         revision = fixed_commit(bug, self.history.git_dir, patch_text, patch_name)
         if not self.history.has_revision(revision):
             raise SourceUnavailable(f"fixed revision {revision} is not in {self.history.git_dir}")
@@ -190,19 +197,24 @@ class Defects4JCommandSource:
             shutil.rmtree(work, ignore_errors=True)
             completed = subprocess.run(
                 [self.executable, "checkout", "-p", bug.project, "-v", f"{bug.bug_id}{version}", "-w", str(work)],
-                capture_output=True, text=True,
-            )  # fmt: skip
+                capture_output=True,
+                text=True,
+            )
             if completed.returncode != 0:
                 last = (completed.stderr.strip().splitlines() or ["failed"])[-1]
                 raise SourceUnavailable(f"defects4j checkout {bug.project}-{bug.bug_id}{version}: {last}")
             marker.touch()
         return work
 
-    def files(self, bug: Bug, paths: list[str], patch_text: str, patch_name: str) -> tuple[dict[str, str | None], dict[str, str | None]]:
+    def files(
+        self, bug: Bug, paths: list[str], patch_text: str, patch_name: str
+    ) -> tuple[dict[str, str | None], dict[str, str | None]]:
         versions = []
         for version in ("f", "b"):
             work = self._checkout(bug, version)
-            versions.append({path: decode((work / path).read_bytes()) if (work / path).is_file() else None for path in paths})
+            versions.append(
+                {path: decode((work / path).read_bytes()) if (work / path).is_file() else None for path in paths}
+            )
         return versions[0], versions[1]
 
 

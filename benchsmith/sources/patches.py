@@ -73,8 +73,12 @@ def _significant_lines(hunk: unidiff.Hunk) -> HunkLines:
         aligned_fixed.update(range(block.a, block.a + block.size))
         aligned_buggy.update(range(block.b, block.b + block.size))
     return HunkLines(
-        fixed_lines=tuple(l.source_line_no for i, l in enumerate(fixed_side) if l.is_removed and i not in aligned_fixed),
-        buggy_lines=tuple(l.target_line_no for i, l in enumerate(buggy_side) if l.is_added and i not in aligned_buggy),
+        fixed_lines=tuple(
+            line.source_line_no for i, line in enumerate(fixed_side) if line.is_removed and i not in aligned_fixed
+        ),
+        buggy_lines=tuple(
+            line.target_line_no for i, line in enumerate(buggy_side) if line.is_added and i not in aligned_buggy
+        ),
     )
 
 
@@ -116,7 +120,6 @@ def apply_patch(patch_text: str, fixed_files: dict[str, str], name: str) -> dict
         return result
 
 
-
 def states_lines_of(patch_text: str, fixed_files: dict[str, str | None], name: str) -> bool:
     """Whether every hunk's fixed side stands at the lines the patch says in *fixed_files*.
 
@@ -131,8 +134,9 @@ def states_lines_of(patch_text: str, fixed_files: dict[str, str | None], name: s
         for hunk in patched:
             for line in hunk:
                 if line.source_line_no is not None and (
-                    line.source_line_no > len(lines) or lines[line.source_line_no - 1].rstrip("\r") != line.value.rstrip("\r\n")
-                ):  # fmt: skip
+                    line.source_line_no > len(lines)
+                    or lines[line.source_line_no - 1].rstrip("\r") != line.value.rstrip("\r\n")
+                ):
                     return False
     return True
 
@@ -145,7 +149,8 @@ def rediff(fixed_files: dict[str, str | None], buggy_files: dict[str, str | None
         if fixed is None or buggy is None or fixed == buggy:
             continue
         before, after = (t if t.endswith("\n") else t + "\n" for t in (fixed, buggy))
-        body = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
-                                    f"a/{path}", f"b/{path}", n=3)  # fmt: skip
+        body = difflib.unified_diff(
+            before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{path}", f"b/{path}", n=3
+        )
         parts.append(f"diff --git a/{path} b/{path}\n" + "".join(body))
     return "".join(parts)

@@ -3,7 +3,8 @@
 Two histories need it: Chart's Subversion revisions in a git conversion (benchsmith/sources/svn_history.py) and
 Math's git hashes, which predate the rewrite of apache/commons-math's history (``RewrittenHistory``
 below). RepoClassBench's published Java tasks, which name no commit at all, are found the same way
-from their ground truths' blobs (``blobs_at``; builders/classbench/java/locate.py). Each match records its evidence and is stored in ``<cache>/revision-maps/<project>.json``, so
+from their ground truths' blobs (``blobs_at``; builders/classbench/java/locate.py). Each match records its evidence and
+is stored in ``<cache>/revision-maps/<project>.json``, so
 that it is computed once and can be read and checked.
 """
 
@@ -54,7 +55,9 @@ def blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def blobs_at(git_dir: Path, commits: list[str], paths: list[str], chunk: int = 2000) -> Iterator[tuple[str, tuple[str | None, ...]]]:
+def blobs_at(
+    git_dir: Path, commits: list[str], paths: list[str], chunk: int = 2000
+) -> Iterator[tuple[str, tuple[str | None, ...]]]:
     """Each commit with the blob id of every path at it (None where absent), in *commits*' order.
 
     One ``git cat-file --batch-check`` per *chunk* commits rather than a process per commit: a history of
@@ -63,10 +66,15 @@ def blobs_at(git_dir: Path, commits: list[str], paths: list[str], chunk: int = 2
     for start in range(0, len(commits), chunk):
         part = commits[start : start + chunk]
         asked = "".join(f"{commit}:{path}\n" for commit in part for path in paths)
-        completed = subprocess.run(["git", "--git-dir", str(git_dir), "cat-file", "--batch-check=%(objectname) %(objecttype)"],
-                                   input=asked.encode("utf-8", "surrogateescape"), capture_output=True)  # fmt: skip
+        completed = subprocess.run(
+            ["git", "--git-dir", str(git_dir), "cat-file", "--batch-check=%(objectname) %(objecttype)"],
+            input=asked.encode("utf-8", "surrogateescape"),
+            capture_output=True,
+        )
         if completed.returncode != 0:
-            raise SourceUnavailable(f"{git_dir}: git cat-file failed: {completed.stderr.decode(errors='replace').strip()[:200]}")
+            raise SourceUnavailable(
+                f"{git_dir}: git cat-file failed: {completed.stderr.decode(errors='replace').strip()[:200]}"
+            )
         answers = completed.stdout.decode().splitlines()
         for number, commit in enumerate(part):
             row = answers[number * len(paths) : (number + 1) * len(paths)]
@@ -102,28 +110,43 @@ class BlobMatcher:
     def match(self, bug: str, revision: str, patch_text: str, patch_name: str) -> RevisionMatch:
         wanted = index_blobs(patch_text)
         if not wanted:
-            return RevisionMatch(bug, revision, NOT_FOUND, None, {"why": f"{patch_name} has no index lines naming blobs"})
+            return RevisionMatch(
+                bug, revision, NOT_FOUND, None, {"why": f"{patch_name} has no index lines naming blobs"}
+            )
         first_path, first_blob = next(iter(wanted.items()))
         arrivals = []  # (date, commit, subject), newest first as git log gives them
         current = None
-        for line in self._git("log", "--all", "--format=C %H %aI %s", "--raw", "--no-abbrev", "--", first_path).splitlines():
+        for line in self._git(
+            "log", "--all", "--format=C %H %aI %s", "--raw", "--no-abbrev", "--", first_path
+        ).splitlines():
             if line.startswith("C "):
                 current = line[2:].split(" ", 2)
             elif line.startswith(":") and current:
                 old, new = line.split()[2:4]
                 if new.startswith(first_blob) and not old.startswith(first_blob):
                     arrivals.append(current)
-        holding = [c for c in arrivals if all(self._git("rev-parse", f"{c[0]}:{p}").startswith(b) for p, b in wanted.items())]
+        holding = [
+            c for c in arrivals if all(self._git("rev-parse", f"{c[0]}:{p}").startswith(b) for p, b in wanted.items())
+        ]
         evidence: dict = {"defects4j_blobs": wanted, "commits_bringing_the_fixed_blob": [c[0] for c in arrivals]}
         if not holding:
-            evidence["why"] = (f"no commit brings {first_path} at blob {first_blob}" if not arrivals else
-                               f"none of the {len(arrivals)} commits bringing {first_path}'s fixed blob holds the "
-                               f"other files at theirs")  # fmt: skip
+            evidence["why"] = (
+                f"no commit brings {first_path} at blob {first_blob}"
+                if not arrivals
+                else f"none of the {len(arrivals)} commits bringing {first_path}'s fixed blob holds the "
+                f"other files at theirs"
+            )
             return RevisionMatch(bug, revision, NOT_FOUND, None, evidence)
         commit, date, subject = min(holding, key=lambda c: c[1])
-        evidence.update({"fix_commit": commit, "fix_date": date, "message": subject,
-                         "fixed_blobs": {p: self._git("rev-parse", f"{commit}:{p}").strip() for p in wanted},
-                         "other_commits_holding_the_fix": [c[0] for c in holding if c[0] != commit]})  # fmt: skip
+        evidence.update(
+            {
+                "fix_commit": commit,
+                "fix_date": date,
+                "message": subject,
+                "fixed_blobs": {p: self._git("rev-parse", f"{commit}:{p}").strip() for p in wanted},
+                "other_commits_holding_the_fix": [c[0] for c in holding if c[0] != commit],
+            }
+        )
         return RevisionMatch(bug, revision, EXACT, commit, evidence)
 
 
@@ -156,11 +179,15 @@ class RevisionMap:
             self._matcher = self.config.matcher(self.git_dir)
         found = self._matcher.match(f"{self.project}-{bug_id}", revision, patch_text, patch_name)
         stored = {**self._stored(), key: found.as_dict()}  # re-read: another process may have added matches
-        write_text_atomic(self.path, json.dumps({"format": MAP_FORMAT, "import": self._key(), "matches": stored}, indent=1))
+        write_text_atomic(
+            self.path, json.dumps({"format": MAP_FORMAT, "import": self._key(), "matches": stored}, indent=1)
+        )
         return found
 
     def commit(self, bug_id: int, revision: str, patch_text: str, patch_name: str) -> str:
         found = self.match(bug_id, revision, patch_text, patch_name)
         if found.commit is None:
-            raise SourceUnavailable(f"{self.project} revision {revision} has no commit in {self.git_dir}: {found.evidence.get('why')}")
+            raise SourceUnavailable(
+                f"{self.project} revision {revision} has no commit in {self.git_dir}: {found.evidence.get('why')}"
+            )
         return found.commit

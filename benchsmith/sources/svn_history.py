@@ -60,7 +60,9 @@ class SvnHistory:
 
     def __init__(self, git_dir: Path, svn: SvnImport) -> None:
         self.git_dir, self.svn = Path(git_dir), svn
-        listing = self._git("log", "--reverse", "--first-parent", "--format=%H%x00%ad%x00%B%x01", "--date=iso-strict", svn.ref)
+        listing = self._git(
+            "log", "--reverse", "--first-parent", "--format=%H%x00%ad%x00%B%x01", "--date=iso-strict", svn.ref
+        )
         self.commits: list[_Commit] = []
         for record in listing.split("\x01"):
             if record.strip():
@@ -78,13 +80,16 @@ class SvnHistory:
     def _git(self, *args: str, data: bytes | None = None) -> str:
         completed = subprocess.run(["git", "--git-dir", str(self.git_dir), *args], capture_output=True, input=data)
         if completed.returncode != 0:
-            raise SourceUnavailable(f"{self.git_dir}: git {args[0]} failed: {completed.stderr.decode(errors='replace').strip()}")
+            raise SourceUnavailable(
+                f"{self.git_dir}: git {args[0]} failed: {completed.stderr.decode(errors='replace').strip()}"
+            )
         return completed.stdout.decode("utf-8", errors="surrogateescape")
 
     def _folder_trees(self, shas: list[str]) -> list[str]:
         spec = (lambda sha: f"{sha}:{self.svn.folder}") if self.svn.folder else (lambda sha: f"{sha}^{{tree}}")
-        lines = self._git("cat-file", "--batch-check=%(objectname) %(objecttype)",
-                          data="".join(spec(s) + "\n" for s in shas).encode()).splitlines()  # fmt: skip
+        lines = self._git(
+            "cat-file", "--batch-check=%(objectname) %(objecttype)", data="".join(spec(s) + "\n" for s in shas).encode()
+        ).splitlines()
         return [line.split()[0] if line.endswith(" tree") else "" for line in lines]
 
     def position(self, revision: str) -> int:
@@ -99,8 +104,11 @@ class SvnHistory:
         tree = self.commits[index].tree
         if not tree:
             return None
-        completed = subprocess.run(["git", "--git-dir", str(self.git_dir), "rev-parse", "--verify", "-q", f"{tree}:{path}"],
-                                   capture_output=True, text=True)  # fmt: skip
+        completed = subprocess.run(
+            ["git", "--git-dir", str(self.git_dir), "rev-parse", "--verify", "-q", f"{tree}:{path}"],
+            capture_output=True,
+            text=True,
+        )
         return completed.stdout.strip() or None
 
     def text(self, blob: str) -> str:
@@ -122,9 +130,11 @@ def match_revision(history: SvnHistory, bug: str, revision: str, patch_text: str
     own = history.position(revision)
     mine = history.commits[own]
     evidence: dict = {
-        "revision_commit": mine.sha, "date": mine.date, "message": mine.message.splitlines()[:4],
+        "revision_commit": mine.sha,
+        "date": mine.date,
+        "message": mine.message.splitlines()[:4],
         "revision_commit_changes_folder": own > 0 and mine.tree != history.commits[own - 1].tree,
-    }  # fmt: skip
+    }
     blobs = {i: {p: history.blob(i, p) for p in paths} for i in _window(history, own)}
     touching = [i for i in blobs if i > 0 and any(blobs[i][p] != history.blob(i - 1, p) for p in paths)]
     ordered = sorted(touching, key=lambda i: (i != own, history.commits[i].message != mine.message, abs(i - own), i))
@@ -140,19 +150,28 @@ def match_revision(history: SvnHistory, bug: str, revision: str, patch_text: str
         wanted = index_blobs(patch_text)
         exact = all(blobs[index][p] and wanted.get(p) and blobs[index][p].startswith(wanted[p]) for p in paths)
         root = history.root_commit(commit.tree)
-        evidence.update({
-            "fix_commit": commit.sha, "fix_date": commit.date, "revisions_away": index - own,
-            "same_message": commit.message == mine.message, "patch_applies": True, "patch_applies_to_parent": False,
-            "fixed_blobs": {p: blobs[index][p] for p in paths}, "defects4j_blobs": {p: wanted.get(p) for p in paths},
-            "rejected_before": tried,
-        })  # fmt: skip
+        evidence.update(
+            {
+                "fix_commit": commit.sha,
+                "fix_date": commit.date,
+                "revisions_away": index - own,
+                "same_message": commit.message == mine.message,
+                "patch_applies": True,
+                "patch_applies_to_parent": False,
+                "fixed_blobs": {p: blobs[index][p] for p in paths},
+                "defects4j_blobs": {p: wanted.get(p) for p in paths},
+                "rejected_before": tried,
+            }
+        )
         if root is None:
             evidence["why"] = f"no commit of the repository has the tree of {history.svn.folder or '/'} at {commit.sha}"
             return RevisionMatch(bug, revision, NOT_FOUND, None, evidence)
         return RevisionMatch(bug, revision, EXACT if exact else TWIN, root, evidence)
-    evidence["why"] = (f"of the {len(touching)} commits within {history.svn.window} revisions that change "
-                       f"{', '.join(paths)}, none takes the patch while its parent does not"
-                       + (f" (tried {', '.join(tried)})" if tried else ""))  # fmt: skip
+    evidence["why"] = (
+        f"of the {len(touching)} commits within {history.svn.window} revisions that change "
+        f"{', '.join(paths)}, none takes the patch while its parent does not"
+        + (f" (tried {', '.join(tried)})" if tried else "")
+    )
     return RevisionMatch(bug, revision, NOT_FOUND, None, evidence)
 
 

@@ -27,6 +27,7 @@ import dataclasses
 from collections import Counter
 from pathlib import Path
 
+from benchsmith import __version__
 from benchsmith.builders.classbench.java.locate import at_located_commits
 from benchsmith.builders.classbench.java.published import java_task
 from benchsmith.builders.classbench.published_format import (
@@ -42,8 +43,6 @@ from benchsmith.builders.classbench.python.published import (
     reconstructed,
     removed_imports,
 )
-
-from benchsmith import __version__
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.export import HubSource, write_dataset
 from benchsmith.core.progress import progress
@@ -53,15 +52,22 @@ BENCHMARKS = {"python": "classbench", "java": "classbench-java"}  # the benchmar
 SOURCE_URL = "https://github.com/microsoft/repoclassbench"
 
 
-def import_published(source: str, out: Path, language: str | None = None, repos: Path | None = None,
-                     commits: Path | None = None, check_directives: bool = True) -> ImportSummary:
+def import_published(
+    source: str,
+    out: Path,
+    language: str | None = None,
+    repos: Path | None = None,
+    commits: Path | None = None,
+    check_directives: bool = True,
+) -> ImportSummary:
     """Read the published tasks at *source* (a URL or a path) and write them to *out* as a classbench dataset.
 
     *language* is "python" or "java"; by default it is read off the entries. *repos*: a folder holding each
     published repository as ``repos/<name>`` (see :func:`_supplied`); those tasks are judged on that folder.
     *commits*: Java only, the mapping ``classbench locate`` wrote (see :func:`located`). *check_directives*: a
     supplied Python task at a commit of its history keeps only the directives that pass on the repository's own code
-    there (:mod:`benchsmith.builders.classbench.python.published_check`; it builds the environment and runs each task's tests once).
+    there (:mod:`benchsmith.builders.classbench.python.published_check`; it builds the environment and runs each task's
+    tests once).
     """
     entries = read_entries(source)
     language = language or _language_of(entries, source)
@@ -94,13 +100,22 @@ def import_published(source: str, out: Path, language: str | None = None, repos:
             tasks = checked_on_the_original(tasks, summary)
     if commits is not None:
         if language != "java":
-            raise BenchsmithError(f"--commits {commits}: only the Java tasks lack commits; the {language} ones record theirs")
+            raise BenchsmithError(
+                f"--commits {commits}: only the Java tasks lack commits; the {language} ones record theirs"
+            )
         tasks = at_located_commits(tasks, Path(commits), summary)
     summary.without_commit = sum(1 for task in tasks if not task.commit)
     card = _card(source, summary)
-    write_dataset(tasks, ClassBenchTask, Path(out), card, _card_markdown(card), benchmark=summary.benchmark,
-                  sources=[HubSource("microsoft/repoclassbench", SOURCE_URL, "", "mit")],
-                  counts={"tasks": summary.tasks, "per_repository": summary.per_repository})  # fmt: skip
+    write_dataset(
+        tasks,
+        ClassBenchTask,
+        Path(out),
+        card,
+        _card_markdown(card),
+        benchmark=summary.benchmark,
+        sources=[HubSource("microsoft/repoclassbench", SOURCE_URL, "", "mit")],
+        counts={"tasks": summary.tasks, "per_repository": summary.per_repository},
+    )
     return summary
 
 
@@ -125,11 +140,21 @@ def _supplied(tasks: list[ClassBenchTask], repos: Path, summary: ImportSummary) 
     summary.supplied = {name: str((repos / name).resolve()) for name in names if (repos / name).is_dir()}
     summary.not_supplied = [name for name in names if name not in summary.supplied]
     pointed = [dataclasses.replace(task, repo=summary.supplied.get(repository_of(task), task.repo)) for task in tasks]
-    rebuilt = reconstructed([t for t in pointed if t.language == "python" and repository_of(t) in summary.supplied
-                              and not has_commit(t.repo, t.commit)], summary)  # fmt: skip
+    rebuilt = reconstructed(
+        [
+            t
+            for t in pointed
+            if t.language == "python" and repository_of(t) in summary.supplied and not has_commit(t.repo, t.commit)
+        ],
+        summary,
+    )
     pointed = [rebuilt.get(task.task_id, task) for task in pointed]
     for number, task in enumerate(pointed):
-        if task.language == "python" and repository_of(task) in summary.supplied and task.task_id not in summary.not_buildable:
+        if (
+            task.language == "python"
+            and repository_of(task) in summary.supplied
+            and task.task_id not in summary.not_buildable
+        ):
             imports, why = removed_imports(task)
             if why:
                 summary.not_buildable[task.task_id] = why
@@ -140,22 +165,39 @@ def _supplied(tasks: list[ClassBenchTask], repos: Path, summary: ImportSummary) 
 def _card(source: str, summary: ImportSummary) -> dict:
 
     return {
-        "dataset": summary.benchmark, "tool": f"benchsmith {__version__}", "source": source,
-        "language": summary.language, "tasks": summary.tasks, "per_repository": summary.per_repository,
-        "tasks_without_commit": summary.without_commit, "tasks_without_metadata": summary.without_metadata,
-        "repositories_supplied": summary.supplied, "repositories_not_supplied": summary.not_supplied,
-        "tasks_not_buildable": summary.not_buildable, "reconstructed": summary.reconstructed,
-        "located_commits": summary.located, "directives_dropped_on_the_original": summary.directives_dropped,
+        "dataset": summary.benchmark,
+        "tool": f"benchsmith {__version__}",
+        "source": source,
+        "language": summary.language,
+        "tasks": summary.tasks,
+        "per_repository": summary.per_repository,
+        "tasks_without_commit": summary.without_commit,
+        "tasks_without_metadata": summary.without_metadata,
+        "repositories_supplied": summary.supplied,
+        "repositories_not_supplied": summary.not_supplied,
+        "tasks_not_buildable": summary.not_buildable,
+        "reconstructed": summary.reconstructed,
+        "located_commits": summary.located,
+        "directives_dropped_on_the_original": summary.directives_dropped,
         "descriptions": "published (the RepoClassBench paper's GPT-4 descriptions)",
-    }  # fmt: skip
+    }
 
 
 def _card_markdown(card: dict) -> str:
-    lines = [f"# {card['dataset']}: the published RepoClassBench {card['language']} tasks", "",
-             f"Imported by {card['tool']} from {card['source']}: {card['tasks']} tasks; descriptions as published.", ""]  # fmt: skip
+    lines = [
+        f"# {card['dataset']}: the published RepoClassBench {card['language']} tasks",
+        "",
+        f"Imported by {card['tool']} from {card['source']}: {card['tasks']} tasks; descriptions as published.",
+        "",
+    ]
     if card["tasks_without_commit"]:
-        lines += [(f"{card['tasks_without_commit']} tasks record no commit (the published file names none): "
-                   "they are judged once a user supplies each repository."), ""]  # fmt: skip
+        lines += [
+            (
+                f"{card['tasks_without_commit']} tasks record no commit (the published file names none): "
+                "they are judged once a user supplies each repository."
+            ),
+            "",
+        ]
     lines += ["| repository | tasks |", "| --- | ---: |"]
     lines += [f"| {repo} | {count} |" for repo, count in card["per_repository"].items()]
     return "\n".join(lines) + "\n"

@@ -79,7 +79,10 @@ def setup_json(entry: dict, *directives_key: str) -> str:
 
 
 def has_commit(history: str, commit: str) -> bool:
-    return subprocess.run(["git", "-C", history, "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True).returncode == 0
+    return (
+        subprocess.run(["git", "-C", history, "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True).returncode
+        == 0
+    )
 
 
 def repository_of(task: ClassBenchTask) -> str:

@@ -18,7 +18,6 @@ from datetime import datetime
 from pathlib import Path
 
 from benchsmith.builders.mine.scan import MAIN_ROOT, TEST_ROOT
-
 from benchsmith.core.atomic import write_text_atomic
 
 ACTIVE_BUGS_HEADER = ["bug.id", "revision.id.buggy", "revision.id.fixed", "report.id", "report.url"]
@@ -48,7 +47,9 @@ class StepOutcome:
     build_notes: str = ""
     main_root: str = MAIN_ROOT  # the fixed revision's source folders
     test_root: str = TEST_ROOT
-    relevant_by: str = ""  # how the relevant tests were found (benchsmith.builders.mine.reproduce.BY_CLASS_LOADING, BY_SOURCE)
+    relevant_by: str = (
+        ""  # how the relevant tests were found (benchsmith.builders.mine.reproduce.BY_CLASS_LOADING, BY_SOURCE)
+    )
     duplicate_of: int = 0  # an instance with the same patch found first (a pull request's commit and its merge)
     issue: str = ""  # "fetched", why the report could not be fetched, or "" (not asked)
     seconds: float = 0.0
@@ -70,7 +71,9 @@ def mark_duplicates(project_dir: Path, outcomes: list[StepOutcome]) -> None:
         if not outcome.instance:
             continue
         patch = project_dir / "patches" / f"{outcome.bug_id}.src.patch"
-        text = "\n".join(line for line in patch.read_text(errors="replace").splitlines() if not line.startswith("index "))
+        text = "\n".join(
+            line for line in patch.read_text(errors="replace").splitlines() if not line.startswith("index ")
+        )
         key = hashlib.sha256(text.encode(errors="surrogateescape")).hexdigest()
         if key in first:
             outcome.duplicate_of = first[key]
@@ -89,8 +92,10 @@ def write_project(project_dir: Path, outcomes: list[StepOutcome]) -> None:
     write_text_atomic(project_dir / "active-bugs.csv", _csv(rows))
     layout = [[revision, o.main_root, o.test_root] for o in instances for revision in (o.parent, o.sha)]
     write_text_atomic(project_dir / "dir-layout.csv", _csv(layout))
-    write_text_atomic(project_dir / "commit-dates.csv",
-                      _csv([["bug.id", "revision.id.fixed", "commit.date"]] + [[str(o.bug_id), o.sha, o.date] for o in instances]))  # fmt: skip
+    write_text_atomic(
+        project_dir / "commit-dates.csv",
+        _csv([["bug.id", "revision.id.fixed", "commit.date"]] + [[str(o.bug_id), o.sha, o.date] for o in instances]),
+    )
     flaky: set[str] = set()
     for o in instances:
         write_text_atomic(project_dir / "trigger_tests" / str(o.bug_id), "".join(f"--- {t}\n" for t in o.trigger_tests))
@@ -131,8 +136,9 @@ def card(meta: dict, outcomes: list[StepOutcome]) -> dict:
         **meta,
         "counts": selection_counts(outcomes),
         "instance_dates": {"first": dates[0], "last": dates[-1]} if dates else None,
-        "rejections": dict(Counter(o.reason or "duplicate of an earlier instance" for o in outcomes
-                                   if not o.instance).most_common()),  # fmt: skip
+        "rejections": dict(
+            Counter(o.reason or "duplicate of an earlier instance" for o in outcomes if not o.instance).most_common()
+        ),
         "issue_text": dict(Counter(o.issue or "not asked" for o in instances)),
         "relevant_tests_found_by": dict(Counter(o.relevant_by.partition(":")[0] or "not recorded" for o in instances)),
         "steps": [asdict(o) for o in outcomes],
@@ -146,30 +152,51 @@ def render_card(data: dict) -> str:
         f"# {data['project']}: Defects4J-NL2Fix instances mined from git history",
         "",
         f"Mined by {data['tool']} on {data['mined_at']} from `{data['repo']}` (HEAD {data['head'][:12]}), "
-        f"commits (each against its first parent) committed {data['since'] or 'from the start'} to {data['until'] or 'HEAD'}; "
+        f"commits (each against its first parent) committed {data['since'] or 'from the start'} to "
+        f"{data['until'] or 'HEAD'}; "
         f"trackers: {data['trackers']}; `{data['selection']}` single-method rule; each test run {data['runs']} times.",
         "",
-        f"{counts['instances']} instances" + (f", fixed between {dates['first']} and {dates['last']}." if dates else "."),
+        f"{counts['instances']} instances"
+        + (f", fixed between {dates['first']} and {dates['last']}." if dates else "."),
         "",
-        "| scanned | referencing an issue | single-method strict | lenient | reproduced | with flaky tests | instances |",
+        "| scanned | referencing an issue | single-method strict | lenient | reproduced | with flaky tests | instances "
+        "|",
         "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         f"| {counts['scanned']} | {counts['referencing_issue']} | {counts['single_method_strict']} | "
-        f"{counts['single_method_lenient']} | {counts['reproduced']} | {counts['with_flaky_tests']} | {counts['instances']} |",
+        f"{counts['single_method_lenient']} | {counts['reproduced']} | {counts['with_flaky_tests']} | "
+        f"{counts['instances']} |",
         "",
         "## Rejected steps by reason",
         "",
     ]
     lines += [f"- {reason}: {count}" for reason, count in data["rejections"].items()]
     found_by = data.get("relevant_tests_found_by") or {}
-    lines += ["", "Relevant tests (the test classes that load the changed class) found by "
-              + (", ".join(f"{way}: {count}" for way, count in found_by.items()) or "no instance") + "."]
-    lines += ["", "## Instances", "", "| bug | fixed commit | commit date | report | trigger tests | issue text |",
-              "| --- | --- | --- | --- | ---: | --- |"]  # fmt: skip
+    lines += [
+        "",
+        "Relevant tests (the test classes that load the changed class) found by "
+        + (", ".join(f"{way}: {count}" for way, count in found_by.items()) or "no instance")
+        + ".",
+    ]
+    lines += [
+        "",
+        "## Instances",
+        "",
+        "| bug | fixed commit | commit date | report | trigger tests | issue text |",
+        "| --- | --- | --- | --- | ---: | --- |",
+    ]
     for step in data["steps"]:
         if not step["reason"] and step["bug_id"]:
-            lines.append(f"| {data['project']}-{step['bug_id']} | {step['sha'][:12]} | {step['date']} | "
-                         f"{step['report_url']} | {len(step['trigger_tests'])} | {step['issue'] or 'not asked'} |")  # fmt: skip
-    lines += ["", "## Steps that reached reproduction and failed it", "", "| commit | reason | detail |", "| --- | --- | --- |"]
+            lines.append(
+                f"| {data['project']}-{step['bug_id']} | {step['sha'][:12]} | {step['date']} | "
+                f"{step['report_url']} | {len(step['trigger_tests'])} | {step['issue'] or 'not asked'} |"
+            )
+    lines += [
+        "",
+        "## Steps that reached reproduction and failed it",
+        "",
+        "| commit | reason | detail |",
+        "| --- | --- | --- |",
+    ]
     for step in data["steps"]:
         if step["reason"] and step["lenient"]:
             detail = step["detail"].replace("|", "\\|").replace("\n", " ")[:300]

@@ -2,16 +2,20 @@
 
 The buggy version is the fixed revision with the one method as its parent had it, and the fix's tests: for a
 single-method fix that is the parent plus the fix's tests. Both run in the NL2Fix harness that ``validate`` uses
-(:class:`benchsmith.runners.java.method_runner.InstanceRunner`, on the workspace :func:`benchsmith.runners.java.defects4j_workspace.prepare`
+(:class:`benchsmith.runners.java.method_runner.InstanceRunner`, on the workspace
+:func:`benchsmith.runners.java.defects4j_workspace.prepare`
 builds), each :data:`RUNS` times: a test that fails on buggy every time and passes on fixed every time is a trigger
 test; one whose outcome changes between runs is flaky and dropped. The relevant tests are, as Defects4J's, the test
-classes that load the changed class when they run on the fixed version (:mod:`benchsmith.runners.java.class_loading`); only
+classes that load the changed class when they run on the fixed version (:mod:`benchsmith.runners.java.class_loading`);
+only
 where that run cannot happen are they the test classes whose source names it, and the step says which way
 (``relevant_by``). Those of their tests that fail on the fixed version are listed as Defects4J lists its broken
 tests (``failing_tests/<revision>``).
 
-Jars come from the fixed revision's pom through the Maven model (:mod:`benchsmith.sources.java.maven`) and Debian's Maven repository
-(:func:`benchsmith.runners.java.classpath.maven_repo_classpath`), copied into the project's ``lib/`` as Defects4J ships one.
+Jars come from the fixed revision's pom through the Maven model (:mod:`benchsmith.sources.java.maven`) and Debian's
+Maven repository
+(:func:`benchsmith.runners.java.classpath.maven_repo_classpath`), copied into the project's ``lib/`` as Defects4J ships
+one.
 """
 
 from __future__ import annotations
@@ -25,7 +29,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchsmith.builders.mine.select import Candidate
-
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.runners.java.class_loading import classes_loading
 from benchsmith.runners.java.classpath import DEBIAN_MAVEN_REPO, TEST_FRAMEWORK, maven_repo_classpath
@@ -72,8 +75,9 @@ class Reproduction:
 def stock_libraries(git_dir: Path, revision: str, lib_dir: Path) -> str:
     """Copy the jars the pom at *revision* names (and what they need) from Debian's Maven repository into *lib_dir*
     in Maven's layout; say what the model could not find (a parent pom, artifacts)."""
-    pom_text = subprocess.run(["git", "--git-dir", str(git_dir), "show", f"{revision}:pom.xml"],
-                              capture_output=True).stdout  # fmt: skip
+    pom_text = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "show", f"{revision}:pom.xml"], capture_output=True
+    ).stdout
     if not pom_text:
         return f"no pom.xml at {revision[:12]}"
     with tempfile.TemporaryDirectory(prefix="mine-pom-") as folder:
@@ -82,14 +86,21 @@ def stock_libraries(git_dir: Path, revision: str, lib_dir: Path) -> str:
         model = read_pom(pom)
         classpath = maven_repo_classpath(model)
     for jar in map(Path, classpath.jars):
-        target = lib_dir / jar.relative_to(DEBIAN_MAVEN_REPO) if jar.is_relative_to(DEBIAN_MAVEN_REPO) else lib_dir / jar.name
+        target = (
+            lib_dir / jar.relative_to(DEBIAN_MAVEN_REPO)
+            if jar.is_relative_to(DEBIAN_MAVEN_REPO)
+            else lib_dir / jar.name
+        )
         if not target.exists():
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(jar, target)
     # the version a pom pins, from ~/.m2 where Debian has another (commons-text 1.12 calls commons-lang3 3.14's
     # Range.of; Debian ships 3.12): lib/ then holds both, and the workspace picks the pinned one
-    pinned = [f"{d.group}:{d.artifact}:{d.version}" for d in model.dependencies
-              if d.version and "${" not in d.version and d.scope != "system" and not TEST_FRAMEWORK.match(d.artifact)]
+    pinned = [
+        f"{d.group}:{d.artifact}:{d.version}"
+        for d in model.dependencies
+        if d.version and "${" not in d.version and d.scope != "system" and not TEST_FRAMEWORK.match(d.artifact)
+    ]
     missing = []
     for coordinates in [*classpath.missing, *(c for c in pinned if c not in classpath.missing)]:
         if coordinates in pinned and coordinates not in classpath.missing and not _m2_exact(coordinates):
@@ -120,9 +131,13 @@ def _m2_jar(coordinates: str) -> Path | None:
     folder = M2_REPOSITORY.joinpath(*group.split("."), artifact)
     if not folder.is_dir():
         return None
-    wanted = [folder / version / f"{artifact}-{version}.jar",
-              *sorted(folder.glob(f"*/{artifact}-*.jar"), key=lambda jar: _version_key(jar.parent.name), reverse=True)]
-    return next((jar for jar in wanted if jar.is_file() and not jar.name.endswith(("-sources.jar", "-javadoc.jar"))), None)
+    wanted = [
+        folder / version / f"{artifact}-{version}.jar",
+        *sorted(folder.glob(f"*/{artifact}-*.jar"), key=lambda jar: _version_key(jar.parent.name), reverse=True),
+    ]
+    return next(
+        (jar for jar in wanted if jar.is_file() and not jar.name.endswith(("-sources.jar", "-javadoc.jar"))), None
+    )
 
 
 def _version_key(version: str) -> tuple:
@@ -146,8 +161,11 @@ def test_class_names(tree: Path, files: tuple[str, ...], test_root: str) -> list
 
 def _subclasses(test_root: Path, simple_name: str) -> list[str]:
     extends = re.compile(rf"\bextends\s+{re.escape(simple_name)}\b")
-    return [".".join(p.relative_to(test_root).with_suffix("").parts) for p in sorted(test_root.rglob("*.java"))
-            if extends.search(text := p.read_text(encoding="utf-8", errors="replace")) and not _ABSTRACT.search(text)]
+    return [
+        ".".join(p.relative_to(test_root).with_suffix("").parts)
+        for p in sorted(test_root.rglob("*.java"))
+        if extends.search(text := p.read_text(encoding="utf-8", errors="replace")) and not _ABSTRACT.search(text)
+    ]
 
 
 def test_classes(tree: Path, test_dir: str, excluded: set[str]) -> dict[str, str]:
@@ -178,7 +196,9 @@ def relevant_test_classes(runner: InstanceRunner, instance, workspace, trigger: 
         loaders = classes_loading(runner, instance.fixed_method, runner.candidate_types, candidates, "relevant-loading")
         found, how = list(loaders.classes), BY_CLASS_LOADING
         if loaders.timed_out:
-            how += f" ({len(loaders.timed_out)} test class(es) killed for their time: {', '.join(loaders.timed_out[:3])})"
+            how += (
+                f" ({len(loaders.timed_out)} test class(es) killed for their time: {', '.join(loaders.timed_out[:3])})"
+            )
     except (BenchsmithError, OSError) as exc:
         found = classes_naming(workspace.tree, workspace.test_dir, Path(instance.file_path).stem, excluded)
         how = f"{BY_SOURCE}: {str(exc)[:300]}"
@@ -194,10 +214,20 @@ class Triggered:
     flaky_tests: tuple[str, ...] = ()
 
 
-def reproduce(candidate: Candidate, d4j: Defects4JRoot, repos: Path, limits: Limits, logs: Path,
-              build_notes: str = "", runs: int = RUNS, slot: int = 0, triggered: Triggered | None = None) -> Reproduction:  # fmt: skip
+def reproduce(
+    candidate: Candidate,
+    d4j: Defects4JRoot,
+    repos: Path,
+    limits: Limits,
+    logs: Path,
+    build_notes: str = "",
+    runs: int = RUNS,
+    slot: int = 0,
+    triggered: Triggered | None = None,
+) -> Reproduction:
     """Run the candidate's tests on the fixed and the buggy method, in sandbox *slot* (one this process leased:
-    :func:`benchsmith.runners.sandbox.jail.leased_slot`); its trigger and relevant tests, or why none. With *triggered*, those
+    :func:`benchsmith.runners.sandbox.jail.leased_slot`); its trigger and relevant tests, or why none. With *triggered*,
+    those
     runs are not made again: only the relevant tests are found and run on the fixed version."""
     instance = candidate.instance
     notes = f" ({build_notes})" if build_notes else ""
@@ -205,7 +235,11 @@ def reproduce(candidate: Candidate, d4j: Defects4JRoot, repos: Path, limits: Lim
         workspace = prepare(dataclasses.replace(instance, trigger_tests=[], relevant_tests=[]), d4j, repos)
     except BenchsmithError as exc:
         return Reproduction(BUILD_FAILED, f"{exc}{notes}", build_notes=build_notes)
-    changed = [c for c in test_class_names(workspace.tree, candidate.step.test_files, candidate.step.layout[1]) if c not in workspace.excluded_tests]
+    changed = [
+        c
+        for c in test_class_names(workspace.tree, candidate.step.test_files, candidate.step.layout[1])
+        if c not in workspace.excluded_tests
+    ]
     if not changed:
         return Reproduction(NO_TESTS_IN_CHANGE, ", ".join(candidate.step.test_files[:3]), build_notes=build_notes)
     probe = dataclasses.replace(instance, trigger_tests=[], relevant_tests=changed)
@@ -215,8 +249,9 @@ def reproduce(candidate: Candidate, d4j: Defects4JRoot, repos: Path, limits: Lim
         return Reproduction(BUILD_FAILED, f"{exc}{notes}", build_notes=build_notes)
     try:
         if triggered is not None:
-            return _with_relevant(runner, instance, workspace, list(triggered.trigger_tests), set(triggered.flaky_tests),
-                                  build_notes)  # fmt: skip
+            return _with_relevant(
+                runner, instance, workspace, list(triggered.trigger_tests), set(triggered.flaky_tests), build_notes
+            )
         return _judge(runner, instance, workspace, changed, build_notes, runs)
     except BenchsmithError as exc:
         return Reproduction(GOLD_BROKEN, f"harness: {exc}", build_notes=build_notes)
@@ -233,8 +268,9 @@ def _failing(runner: InstanceRunner, code: str, name: str, tests: Tests) -> tupl
         try:
             # a retry takes the plain path (fresh javac, fresh JVM): the fast path's JVM, started ahead, is the one
             # a loaded machine kills most (jsoup's: exit 137 before any report)
-            verdict = runner.evaluate(code, name if attempt == 0 else f"{name}-attempt{attempt + 1}", fast=attempt == 0,
-                                      tests=tests)  # fmt: skip
+            verdict = runner.evaluate(
+                code, name if attempt == 0 else f"{name}-attempt{attempt + 1}", fast=attempt == 0, tests=tests
+            )
         except BenchsmithError as exc:  # the trusted reference run of the fixed version could not finish
             why = f"error: {exc}"
             continue
@@ -245,7 +281,9 @@ def _failing(runner: InstanceRunner, code: str, name: str, tests: Tests) -> tupl
     return None, why
 
 
-def _judge(runner: InstanceRunner, instance, workspace, changed: list[str], build_notes: str, runs: int) -> Reproduction:
+def _judge(
+    runner: InstanceRunner, instance, workspace, changed: list[str], build_notes: str, runs: int
+) -> Reproduction:
     tests = Tests([], changed, stop_early=False)
     gold_runs, buggy_runs = [], []
     for run in range(runs):
@@ -265,23 +303,36 @@ def _judge(runner: InstanceRunner, instance, workspace, changed: list[str], buil
     trigger = sorted(buggy_all - gold_any)
     if not trigger:
         reason = ONLY_FLAKY if flaky else NO_TRIGGER
-        detail = f"flaky: {', '.join(sorted(flaky)[:3])}" if flaky else f"the fix's tests ({', '.join(changed[:3])}) " \
-            "fail on neither version or on both"  # fmt: skip
+        detail = (
+            f"flaky: {', '.join(sorted(flaky)[:3])}"
+            if flaky
+            else f"the fix's tests ({', '.join(changed[:3])}) fail on neither version or on both"
+        )
         return Reproduction(reason, detail, flaky_tests=tuple(sorted(flaky)), build_notes=build_notes)
     return _with_relevant(runner, instance, workspace, trigger, flaky, build_notes)
 
 
-def _with_relevant(runner: InstanceRunner, instance, workspace, trigger: list[str], flaky: set[str],
-                   build_notes: str) -> Reproduction:  # fmt: skip
+def _with_relevant(
+    runner: InstanceRunner, instance, workspace, trigger: list[str], flaky: set[str], build_notes: str
+) -> Reproduction:
     """The step with its *trigger* tests found: its relevant tests, run once on the fixed version."""
     relevant, relevant_by = relevant_test_classes(runner, instance, workspace, trigger)
     failing, why = _failing(runner, instance.fixed_method, "gold-relevant", Tests(trigger, relevant, stop_early=False))
     if failing is None:
-        return Reproduction(GOLD_BROKEN, f"fixed version with the relevant tests is {why}", build_notes=build_notes,
-                            relevant_by=relevant_by)
+        return Reproduction(
+            GOLD_BROKEN,
+            f"fixed version with the relevant tests is {why}",
+            build_notes=build_notes,
+            relevant_by=relevant_by,
+        )
     if failing & set(trigger):
-        return Reproduction(ONLY_FLAKY, f"trigger tests fail on the fixed version beside the relevant tests: "
-                            f"{', '.join(sorted(failing & set(trigger))[:3])}", build_notes=build_notes,
-                            relevant_by=relevant_by)  # fmt: skip
-    return Reproduction("", "", tuple(trigger), tuple(relevant), tuple(sorted(failing)), tuple(sorted(flaky)), build_notes,
-                        relevant_by)
+        return Reproduction(
+            ONLY_FLAKY,
+            f"trigger tests fail on the fixed version beside the relevant tests: "
+            f"{', '.join(sorted(failing & set(trigger))[:3])}",
+            build_notes=build_notes,
+            relevant_by=relevant_by,
+        )
+    return Reproduction(
+        "", "", tuple(trigger), tuple(relevant), tuple(sorted(failing)), tuple(sorted(flaky)), build_notes, relevant_by
+    )

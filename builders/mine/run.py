@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from benchsmith import __version__, scrapers
 from benchsmith.builders.mine.export import StepOutcome, card, mark_duplicates, render_card, write_project
 from benchsmith.builders.mine.reproduce import (
     GOLD_BROKEN,
@@ -30,8 +31,6 @@ from benchsmith.builders.mine.scan import (
 )
 from benchsmith.builders.mine.select import NO_ISSUE, select
 from benchsmith.builders.selection import DEFAULT_SELECTION, SELECTIONS
-
-from benchsmith import __version__, scrapers
 from benchsmith.core.atomic import write_text_atomic
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.journal import Journal
@@ -78,7 +77,7 @@ def mine(options: MineOptions) -> dict:
     steps = history_steps(git_dir, options.since, options.until, head)
     numbers = history_numbers(git_dir, head)
     if options.limit is not None:
-        steps = steps[-options.limit:]
+        steps = steps[-options.limit :]
     log.info("%s: %d commits to scan; trackers: %s", name, len(steps), trackers.describe())
     d4j = Defects4JRoot(out)
     journal = Journal(out / "mine")
@@ -86,13 +85,18 @@ def mine(options: MineOptions) -> dict:
     # reproduced before the relevant tests were found by class loading: their trigger tests stand, found again only
     # their relevant tests
     # (--finish runs nothing: they are exported as journalled, their relevant_by empty)
-    relevant_again = {sha: e for sha, e in journalled.items() if not e.reason and not e.relevant_by and not options.finish}
+    relevant_again = {
+        sha: e for sha, e in journalled.items() if not e.reason and not e.relevant_by and not options.finish
+    }
     done = {sha: e for sha, e in journalled.items() if sha not in relevant_again}
     if done:
         log.info("%s: %d of %d steps done before; resuming", journal.path, len(done), len(steps))
     if relevant_again:
-        log.info("%s: %d reproduced steps to have their relevant tests found again, by class loading", journal.path,
-                 len(relevant_again))  # fmt: skip
+        log.info(
+            "%s: %d reproduced steps to have their relevant tests found again, by class loading",
+            journal.path,
+            len(relevant_again),
+        )
     until = options.until
     if options.finish:
         if not done:
@@ -109,23 +113,48 @@ def mine(options: MineOptions) -> dict:
                 outcomes.append(done[step.sha])
                 continue
             began = time.monotonic()
-            outcome = _one_step(d4j, name, git_dir, step, numbers[step.sha], trackers, options, limits, logs, slot,
-                                relevant_again.get(step.sha))  # fmt: skip
+            outcome = _one_step(
+                d4j,
+                name,
+                git_dir,
+                step,
+                numbers[step.sha],
+                trackers,
+                options,
+                limits,
+                logs,
+                slot,
+                relevant_again.get(step.sha),
+            )
             outcome.seconds = round(time.monotonic() - began, 2)
-            journal.append({"format": JOURNAL_FORMAT, "selection": options.selection, "runs": options.runs,
-                            **dataclasses.asdict(outcome)})  # fmt: skip
+            journal.append(
+                {
+                    "format": JOURNAL_FORMAT,
+                    "selection": options.selection,
+                    "runs": options.runs,
+                    **dataclasses.asdict(outcome),
+                }
+            )
             outcomes.append(outcome)
     mark_duplicates(project_dir, outcomes)
     if options.scrape:
         _fetch_issues(outcomes)
     write_project(project_dir, outcomes)
     meta = {
-        "dataset": "Defects4J-NL2Fix (mined)", "project": name, "tool": f"benchsmith {__version__}",
-        "mined_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "repo": options.repo,
-        "git_dir": str(git_dir), "head": head, "since": options.since, "until": until,
-        "trackers": trackers.describe(), "selection": options.selection, "runs": options.runs,
+        "dataset": "Defects4J-NL2Fix (mined)",
+        "project": name,
+        "tool": f"benchsmith {__version__}",
+        "mined_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "repo": options.repo,
+        "git_dir": str(git_dir),
+        "head": head,
+        "since": options.since,
+        "until": until,
+        "trackers": trackers.describe(),
+        "selection": options.selection,
+        "runs": options.runs,
         "seconds": round(time.monotonic() - started, 1),
-    }  # fmt: skip
+    }
     result = card(meta, outcomes)
     write_text_atomic(out / "mine.json", json.dumps(result, indent=1) + "\n")
     write_text_atomic(out / "MINE.md", render_card(result))
@@ -137,8 +166,11 @@ def _journalled(options: MineOptions):
     def parse(entry: dict) -> StepOutcome | None:
         """None for a step decided by another format or selection: decided again; so is a step rejected once its
         relevant tests were known, before they were found by class loading (a journal without ``relevant_by``)."""
-        if (entry.pop("format"), entry.pop("selection"), entry.pop("runs")) != (JOURNAL_FORMAT, options.selection,
-                                                                                 options.runs):  # fmt: skip
+        if (entry.pop("format"), entry.pop("selection"), entry.pop("runs")) != (
+            JOURNAL_FORMAT,
+            options.selection,
+            options.runs,
+        ):
             return None
         outcome = StepOutcome.from_json(entry)
         if outcome.reason and _reached_relevant_tests(outcome) and not outcome.relevant_by:
@@ -158,8 +190,19 @@ def _reached_relevant_tests(outcome: StepOutcome) -> bool:
     return outcome.lenient and (not outcome.reason or outcome.detail.startswith(RELEVANT_STAGE_DETAILS))
 
 
-def _one_step(d4j: Defects4JRoot, name: str, git_dir: Path, step, bug_id: int, trackers, options: MineOptions,
-              limits: Limits, logs: Path, slot: int, reproduced: StepOutcome | None = None) -> StepOutcome:  # fmt: skip
+def _one_step(
+    d4j: Defects4JRoot,
+    name: str,
+    git_dir: Path,
+    step,
+    bug_id: int,
+    trackers,
+    options: MineOptions,
+    limits: Limits,
+    logs: Path,
+    slot: int,
+    reproduced: StepOutcome | None = None,
+) -> StepOutcome:
     """What becomes of *step*; *reproduced*: its journalled outcome, whose trigger tests stand."""
     outcome = StepOutcome(step.sha, step.parent, step.date)
     try:
@@ -177,11 +220,24 @@ def _one_step(d4j: Defects4JRoot, name: str, git_dir: Path, step, bug_id: int, t
     outcome.file_path, outcome.method = candidate.instance.file_path, candidate.instance.method_signature
     notes = stock_libraries(git_dir, step.sha, d4j.lib_dir(name))
     triggered = Triggered(tuple(reproduced.trigger_tests), tuple(reproduced.flaky_tests)) if reproduced else None
-    found = reproduce(candidate, d4j, (d4j.root / "repos").resolve(), limits, logs / f"{name}-{bug_id}", notes,
-                      options.runs, slot, triggered)
+    found = reproduce(
+        candidate,
+        d4j,
+        (d4j.root / "repos").resolve(),
+        limits,
+        logs / f"{name}-{bug_id}",
+        notes,
+        options.runs,
+        slot,
+        triggered,
+    )
     outcome.reason, outcome.detail = found.reason, found.detail
     outcome.trigger_tests, outcome.relevant_tests = list(found.trigger_tests), list(found.relevant_tests)
-    outcome.broken_tests, outcome.flaky_tests, outcome.build_notes = list(found.broken_tests), list(found.flaky_tests), found.build_notes
+    outcome.broken_tests, outcome.flaky_tests, outcome.build_notes = (
+        list(found.broken_tests),
+        list(found.flaky_tests),
+        found.build_notes,
+    )
     outcome.relevant_by = found.relevant_by
     if found.reason:
         log.info("%s %s: %s: %s", name, step.sha[:12], found.reason, found.detail[:300])

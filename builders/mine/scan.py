@@ -41,8 +41,10 @@ class Trackers:
     github: str = ""  # owner/name
 
     def describe(self) -> str:
-        parts = [f"Jira {self.jira_base}/{self.jira_key}-N" if self.jira_key else "",
-                 f"GitHub {self.github}" if self.github else ""]  # fmt: skip
+        parts = [
+            f"Jira {self.jira_base}/{self.jira_key}-N" if self.jira_key else "",
+            f"GitHub {self.github}" if self.github else "",
+        ]
         return ", ".join(p for p in parts if p) or "none (only tracker URLs in messages count)"
 
 
@@ -108,8 +110,12 @@ def open_repository(spec: str, repos: Path, name: str) -> Path:
     partial = link.with_name(link.name + ".partial")
     subprocess.run(["rm", "-rf", str(partial)], check=False)
     try:
-        completed = subprocess.run(["git", "clone", "--bare", "--quiet", spec, str(partial)], capture_output=True,
-                                   text=True, timeout=CLONE_TIMEOUT_SECONDS)  # fmt: skip
+        completed = subprocess.run(
+            ["git", "clone", "--bare", "--quiet", spec, str(partial)],
+            capture_output=True,
+            text=True,
+            timeout=CLONE_TIMEOUT_SECONDS,
+        )
     except subprocess.TimeoutExpired:
         raise BenchsmithError(f"--repo {spec}: cloning timed out after {CLONE_TIMEOUT_SECONDS}s") from None
     if completed.returncode != 0:
@@ -122,8 +128,9 @@ def open_repository(spec: str, repos: Path, name: str) -> Path:
 def trackers_of(git_dir: Path, revision: str, jira: str = "", github: str = "") -> Trackers:
     """The trackers *jira* (``https://.../browse/KEY``) and *github* (``owner/name``) name, else those of the pom at
     *revision* (``<issueManagement>``, ``<scm>``, ``<url>``, interpolated with its own properties)."""
-    pom_text = subprocess.run(["git", "--git-dir", str(git_dir), "show", f"{revision}:pom.xml"],
-                              capture_output=True).stdout.decode(errors="replace")  # fmt: skip
+    pom_text = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "show", f"{revision}:pom.xml"], capture_output=True
+    ).stdout.decode(errors="replace")
     urls: list[str] = []
     try:
         root = ElementTree.fromstring(pom_text) if pom_text else None
@@ -189,8 +196,9 @@ def history_steps(git_dir: Path, since: str | None, until: str | None, rev: str 
         if not parents_list:
             continue
         message = message.strip()
-        steps.append(Step(sha, parents_list[0], date, message.splitlines()[0] if message else "", message,
-                          len(parents_list) > 1))  # fmt: skip
+        steps.append(
+            Step(sha, parents_list[0], date, message.splitlines()[0] if message else "", message, len(parents_list) > 1)
+        )
     return steps
 
 
@@ -203,7 +211,9 @@ def history_numbers(git_dir: Path, rev: str = "HEAD") -> dict[str, int]:
 
 def layout_of(git_dir: Path, sha: str) -> tuple[str, str] | None:
     """The (main, test) source folders of the tree at *sha*: the first of :data:`LAYOUTS` it has both of."""
-    folders = set(git(git_dir, "ls-tree", "-d", "-r", "--name-only", sha, "--", "src", "source", "tests", "test").split("\n"))
+    folders = set(
+        git(git_dir, "ls-tree", "-d", "-r", "--name-only", sha, "--", "src", "source", "tests", "test").split("\n")
+    )
     return next(((main, test) for main, test in LAYOUTS if main in folders and test in folders), None)
 
 
@@ -223,12 +233,20 @@ def with_changes(git_dir: Path, step: Step) -> Step:
                 tests.append(path)
         elif path.startswith(main_root + "/"):
             (main if path.endswith(".java") else other).append(path)
-    return Step(step.sha, step.parent, step.date, step.subject, step.message, step.merge, tuple(main), tuple(tests),
-                tuple(other), layout)  # fmt: skip
+    return Step(
+        step.sha,
+        step.parent,
+        step.date,
+        step.subject,
+        step.message,
+        step.merge,
+        tuple(main),
+        tuple(tests),
+        tuple(other),
+        layout,
+    )
 
 
 def main_patch(git_dir: Path, step: Step) -> str:
     """The step's change of main code as Defects4J stores a bug's patch: from the fixed version to the buggy one."""
     return git(git_dir, "diff", "--no-renames", "--no-color", step.sha, step.parent, "--", *step.main_files)
-
-

@@ -1,6 +1,7 @@
 """Which history steps are NL2Fix candidates: an issue referenced, tests changed, one method fixed.
 
-The single-method decision is the NL2Fix builder's own (:func:`benchsmith.builders.single_method.analyse_bug`), run on the
+The single-method decision is the NL2Fix builder's own (:func:`benchsmith.builders.single_method.analyse_bug`), run on
+the
 patch the export would write, so that ``nl2fix build`` later decides exactly as the miner did.
 """
 
@@ -11,7 +12,6 @@ from pathlib import Path
 
 from benchsmith.builders.mine.scan import IssueRef, Step, Trackers, issue_reference, main_patch, with_changes
 from benchsmith.builders.single_method import BugOutcome, analyse_bug
-
 from benchsmith.core.atomic import write_text_atomic
 from benchsmith.core.schema import NL2FixInstance
 from benchsmith.sources.defects4j import Bug, Defects4JRoot
@@ -35,8 +35,9 @@ class Candidate:
     strict: bool
 
 
-def select(d4j: Defects4JRoot, project: str, git_dir: Path, step: Step, bug_id: int, trackers: Trackers,
-           selection: str) -> tuple[Candidate | None, str, str, str]:  # fmt: skip
+def select(
+    d4j: Defects4JRoot, project: str, git_dir: Path, step: Step, bug_id: int, trackers: Trackers, selection: str
+) -> tuple[Candidate | None, str, str, str]:
     """``(candidate or None, reason, detail, strict_reason)`` for one step; the patch is left at its Defects4J place
     (the export removes those of steps that are not instances). *bug_id* is the step's :func:`history_numbers`."""
     reference = issue_reference(step.message, trackers)

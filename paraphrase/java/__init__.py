@@ -1,4 +1,5 @@
-"""Consistent identifier case-flipping across a Java repository (RepoClassBench paper, E.1.3, for RepoClassBench's Java side).
+"""Consistent identifier case-flipping across a Java repository (RepoClassBench paper, E.1.3, for RepoClassBench's Java
+side).
 
 ``paraphrase_java_repository(root, classes, out)`` flips every identifier
 declared in the given top-level classes wherever javac binds it to them, and

@@ -20,6 +20,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
+from benchsmith.core.errors import BenchsmithError
 from benchsmith.paraphrase.flip import build_mapping, flippable_positions
 from benchsmith.paraphrase.java.resolve import Declaration, Resolution, resolve
 from benchsmith.paraphrase.java.source import (
@@ -34,33 +35,33 @@ from benchsmith.paraphrase.java.source import (
 )
 from benchsmith.paraphrase.report import Exclusion, ParaphraseReport, check_paths
 
-from benchsmith.core.errors import BenchsmithError
-
 #: Rule name -> what it protects (the report's legend), in the order they are tried.
 RULES: dict[str, str] = {
     "reserved": "a name without an ASCII letter to flip",
     "library-override": "a method overriding one declared outside the repository (equals, toString, run, compareTo, "
-                        "an external interface's method), with every repository method of its override family",
+    "an external interface's method), with every repository method of its override family",
     "entry-point": "a main method, started by its name",
     "serialization": "looked up by name by Java serialization (serialVersionUID, readObject, readResolve...)",
     "native": "a native method, bound to native code by its name",
     "enum-constant": "an enum constant: its name is data through name(), toString() and valueOf()",
-    "external-annotation": "a member annotated by another library's annotation (frameworks look such members up by name)",
+    "external-annotation": "a member annotated by another library's annotation (frameworks look such members up by "
+    "name)",
     "string": "a member name spelled by a string literal that is exactly a (dotted) name: reflection, Class.forName",
     "resource": "a member name spelled in a resource file (src/main/resources, src/test/resources)",
     "runtime-name": "a class name spelled in a string literal while the repository reads class names "
-                    "(getName, getSimpleName)",
+    "(getName, getSimpleName)",
     "unresolved": "a reference javac could not bind is spelled like it (incomplete class path or broken code)",
     "spelling": "an occurrence not spelled plainly where javac puts it (a unicode escape, or a file not in UTF-8)",
     "collision": "every case variant is already an identifier of the repository",
-}  # fmt: skip
+}
 _TEST_PREFIXES = ("test", "Test")
 _DOTTED = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:[.#/][A-Za-z_$][A-Za-z0-9_$]*)*")
 _TYPE_KINDS = frozenset({"CLASS", "INTERFACE", "ENUM", "ANNOTATION_TYPE", "RECORD"})
 
 
 def is_valid_java_flip(original: str, flipped: str) -> bool:
-    """A usable variant: another spelling, not a keyword, and ``test`` prefixes (JUnit 3 discovery) kept as they were."""
+    """A usable variant: another spelling, not a keyword, and ``test`` prefixes (JUnit 3 discovery) kept as they
+    were."""
     if flipped == original or flipped in JAVA_RESERVED:
         return False
     return flipped.startswith(_TEST_PREFIXES) == original.startswith(_TEST_PREFIXES)
@@ -142,8 +143,11 @@ def _exclusions(root: Path, resolution: Resolution, located: _Located) -> dict[s
         if declaration.is_member and name in resources:
             keep(declaration, "resource", f"spelled in {resources[name]}")
         if declaration.kind in _TYPE_KINDS and resolution.reads_names and name in string_words:
-            keep(declaration, "runtime-name",
-                 f"in text at {string_words[name]}; class names read at {resolution.reads_names}")  # fmt: skip
+            keep(
+                declaration,
+                "runtime-name",
+                f"in text at {string_words[name]}; class names read at {resolution.reads_names}",
+            )
         if name in resolution.unresolved:
             keep(declaration, "unresolved", f"unbound reference at {resolution.unresolved[name]}")
         if declaration.id in located.failures:
@@ -177,8 +181,15 @@ def _renamed_path(rel: str, resolution: Resolution, mapping: dict[str, str]) -> 
     return rel
 
 
-def paraphrase_java_repository(root: Path, classes: Sequence[str], out: Path, seed: int = 0, *,
-                               classpath: Sequence[Path] = (), release: str | None = None) -> ParaphraseReport:  # fmt: skip
+def paraphrase_java_repository(
+    root: Path,
+    classes: Sequence[str],
+    out: Path,
+    seed: int = 0,
+    *,
+    classpath: Sequence[Path] = (),
+    release: str | None = None,
+) -> ParaphraseReport:
     """Copy *root* to *out* with the identifiers declared in *classes* case-flipped in every Java file.
 
     *classes* are fully qualified names of top-level classes; *classpath* holds the jars the main
@@ -210,8 +221,13 @@ def paraphrase_java_repository(root: Path, classes: Sequence[str], out: Path, se
     occurrences = 0
     try:
         resolved_root = root.resolve()
-        shutil.copytree(root, staging, symlinks=True, dirs_exist_ok=True,
-                        ignore=lambda folder, names: [n for n in names if skipped(Path(folder).resolve(), resolved_root, n)])  # fmt: skip
+        shutil.copytree(
+            root,
+            staging,
+            symlinks=True,
+            dirs_exist_ok=True,
+            ignore=lambda folder, names: [n for n in names if skipped(Path(folder).resolve(), resolved_root, n)],
+        )
         for rel, positions in sorted(located.positions.items()):
             text = located.texts[rel]
             pieces, last, count = [], 0, 0
@@ -237,8 +253,18 @@ def paraphrase_java_repository(root: Path, classes: Sequence[str], out: Path, se
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return ParaphraseReport(
-        repo=str(root), out=str(out), seed=seed, strict=False, requested=len(names),
-        mapping=dict(sorted(mapping.items())), excluded=dict(sorted(excluded.items())), files_scanned=len(sources),
-        files_changed=sorted(changed), renamed_occurrences=occurrences, classes=list(classes), language="java",
-        rules=RULES, files_renamed=renamed_files,
-    )  # fmt: skip
+        repo=str(root),
+        out=str(out),
+        seed=seed,
+        strict=False,
+        requested=len(names),
+        mapping=dict(sorted(mapping.items())),
+        excluded=dict(sorted(excluded.items())),
+        files_scanned=len(sources),
+        files_changed=sorted(changed),
+        renamed_occurrences=occurrences,
+        classes=list(classes),
+        language="java",
+        rules=RULES,
+        files_renamed=renamed_files,
+    )

@@ -94,8 +94,9 @@ def parse_output(text: str) -> Resolution:
             result.missing.append(fields[0])
         elif kind == "ELEM":
             ident, element_kind, name, where, rule, detail = fields
-            result.declarations[ident] = Declaration(ident, element_kind, name, where, None if rule == "-" else rule,
-                                                     _unescape(detail))  # fmt: skip
+            result.declarations[ident] = Declaration(
+                ident, element_kind, name, where, None if rule == "-" else rule, _unescape(detail)
+            )
         elif kind == "OCC":
             ident, file, offset, mode = fields
             result.occurrences.append(Occurrence(ident, file, int(offset), mode == "at"))
@@ -126,8 +127,12 @@ def resolver_classes() -> Path:
     if (target / "ParaphraseResolver.class").is_file():
         return target
     building = Path(tempfile.mkdtemp(prefix=f"{digest}.", dir=target.parent))
-    completed = subprocess.run([_tool("javac"), "-nowarn", "-d", str(building), str(RESOLVER_SOURCE)],
-                               capture_output=True, text=True, check=False)  # fmt: skip
+    completed = subprocess.run(
+        [_tool("javac"), "-nowarn", "-d", str(building), str(RESOLVER_SOURCE)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if completed.returncode != 0:
         shutil.rmtree(building, ignore_errors=True)
         raise BenchsmithError(f"{RESOLVER_SOURCE}: does not compile: {completed.stderr.strip()[:500]}")
@@ -138,8 +143,13 @@ def resolver_classes() -> Path:
     return target
 
 
-def resolve(root: Path, sources: Sequence[str], targets: Sequence[str], classpath: Sequence[Path] = (),
-            release: str | None = None) -> Resolution:  # fmt: skip
+def resolve(
+    root: Path,
+    sources: Sequence[str],
+    targets: Sequence[str],
+    classpath: Sequence[Path] = (),
+    release: str | None = None,
+) -> Resolution:
     """Attribute *sources* (paths relative to *root*) together and report what binds to *targets*."""
     with tempfile.TemporaryDirectory(prefix="benchsmith-javaparaphrase.") as scratch:
         listing, output = Path(scratch) / "sources.txt", Path(scratch) / "resolved.tsv"
@@ -147,8 +157,17 @@ def resolve(root: Path, sources: Sequence[str], targets: Sequence[str], classpat
         options = ["-cp", os.pathsep.join(str(Path(p).resolve()) for p in classpath) or "."]
         if release:
             options += ["--release", release]
-        command = [_tool("java"), _RESOLVER_MEMORY, "-cp", str(resolver_classes()), "ParaphraseResolver",
-                   str(output), ",".join(targets), str(listing), *options]  # fmt: skip
+        command = [
+            _tool("java"),
+            _RESOLVER_MEMORY,
+            "-cp",
+            str(resolver_classes()),
+            "ParaphraseResolver",
+            str(output),
+            ",".join(targets),
+            str(listing),
+            *options,
+        ]
         completed = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=3600, check=False)
         if completed.returncode != 0 or not output.is_file():
             raise BenchsmithError(f"{root}: the Java resolver failed: {completed.stderr.strip()[-800:]}")

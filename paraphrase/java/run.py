@@ -10,11 +10,10 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchsmith.paraphrase.java.repository import paraphrase_java_repository
-from benchsmith.paraphrase.report import ParaphraseReport, report_path
-
 from benchsmith.core.atomic import write_text_atomic
 from benchsmith.core.errors import BenchsmithError
+from benchsmith.paraphrase.java.repository import paraphrase_java_repository
+from benchsmith.paraphrase.report import ParaphraseReport, report_path
 
 _QUALIFIED = r"[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*"
 
@@ -29,9 +28,16 @@ def parse_class_names(specs: Sequence[str]) -> list[str]:
     return names
 
 
-def paraphrase_java_classes(repo: Path, out: Path, classes: Sequence[str] | None, seed: int = 0,
-                            classpath: Sequence[Path] = (), release: str | None = None) -> ParaphraseReport:  # fmt: skip
-    """Flip the identifiers declared in *classes* across *repo* into *out*; the report goes to ``<out>.paraphrase.json``."""
+def paraphrase_java_classes(
+    repo: Path,
+    out: Path,
+    classes: Sequence[str] | None,
+    seed: int = 0,
+    classpath: Sequence[Path] = (),
+    release: str | None = None,
+) -> ParaphraseReport:
+    """Flip the identifiers declared in *classes* across *repo* into *out*; the report goes to
+    ``<out>.paraphrase.json``."""
     names = parse_class_names(classes or [])
     if not names:
         raise BenchsmithError(f"{repo}: --classes is required for Java (fully qualified top-level classes)")
@@ -41,7 +47,9 @@ def paraphrase_java_classes(repo: Path, out: Path, classes: Sequence[str] | None
     report = paraphrase_java_repository(repo, names, out, seed, classpath=classpath, release=release)
     destination = report_path(out)
     write_text_atomic(destination, report.to_json())
-    print(f"{out}: flipped {len(report.mapping)} names in {len(report.files_changed)} files, "
-          f"{len(report.files_renamed)} renamed ({len(report.excluded)} of {report.requested} identifiers kept; "
-          f"report {destination})")  # fmt: skip
+    print(
+        f"{out}: flipped {len(report.mapping)} names in {len(report.files_changed)} files, "
+        f"{len(report.files_renamed)} renamed ({len(report.excluded)} of {report.requested} identifiers kept; "
+        f"report {destination})"
+    )
     return report

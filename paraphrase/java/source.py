@@ -16,13 +16,15 @@ SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".idea", ".gradle", "node_modules"
 TOP_SKIP_DIRS = frozenset({"target", "build", "out"})
 
 #: Keywords, literals and the contextual names a flip must not produce.
-JAVA_RESERVED = frozenset("""
+JAVA_RESERVED = frozenset(
+    """
 abstract assert boolean break byte case catch char class const continue default do double else enum extends
 final finally float for goto if implements import instanceof int interface long native new package private
 protected public return short static strictfp super switch synchronized this throw throws transient try void
 volatile while true false null var yield record sealed permits non-sealed module open requires exports opens
 uses provides to with transitive _
-""".split())  # fmt: skip  # noqa: SIM905
+""".split()
+)  #  # noqa: SIM905
 
 IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _IDENTIFIER_PART = re.compile(r"[\w$]")
@@ -44,9 +46,15 @@ def _walk(root: Path, suffix: str | None = None) -> list[Path]:
 
 
 def java_sources(root: Path) -> list[str]:
-    """The ``.java`` files of ``src/*/java`` (Maven layout), else every ``.java`` file; POSIX paths relative to *root*."""
-    maven = [p for p in _walk(root, ".java") if len(p.relative_to(root).parts) > 3
-             and p.relative_to(root).parts[0] == "src" and p.relative_to(root).parts[2] == "java"]  # fmt: skip
+    """The ``.java`` files of ``src/*/java`` (Maven layout), else every ``.java`` file; POSIX paths relative to
+    *root*."""
+    maven = [
+        p
+        for p in _walk(root, ".java")
+        if len(p.relative_to(root).parts) > 3
+        and p.relative_to(root).parts[0] == "src"
+        and p.relative_to(root).parts[2] == "java"
+    ]
     chosen = maven or _walk(root, ".java")
     return [p.relative_to(root).as_posix() for p in chosen if p.name != "module-info.java"]
 
@@ -87,7 +95,8 @@ def is_identifier_at(text: str, index: int, name: str) -> bool:
 
 
 def find_identifier_after(text: str, index: int, name: str, limit: int = 20000) -> int | None:
-    """The first identifier token *name* at or after *index*, skipping comments; None if another token set ends first."""
+    """The first identifier token *name* at or after *index*, skipping comments; None if another token set ends
+    first."""
     end = min(len(text), index + limit)
     i = index
     while i < end:

@@ -1,1 +1,2 @@
-"""Consistent identifier case-flipping across a Python repository, with libcst (RepoClassBench paper, appendix E.1.3)."""
+"""Consistent identifier case-flipping across a Python repository, with libcst (RepoClassBench paper, appendix
+E.1.3)."""

@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import libcst as cst
+from libcst.metadata import BaseAssignment, BuiltinAssignment, ImportAssignment
+
 from benchsmith.paraphrase.python.kinds import EXTERNAL, REPO, UNKNOWN, Callee, Hierarchy, Kind, merge_callees
 from benchsmith.paraphrase.python.protocols import COMMON_ATTRIBUTES
 from benchsmith.paraphrase.python.records import ClassInfo, RepoIndex
 from benchsmith.paraphrase.python.source import ParsedRepository, SourceFile
-from libcst.metadata import BaseAssignment, BuiltinAssignment, ImportAssignment
 
 
 class CallResolver:
@@ -30,8 +31,9 @@ class CallResolver:
         def expr(self, node: cst.BaseExpression, sf: SourceFile) -> Kind: ...
         def binding(self, binding: BaseAssignment, sf: SourceFile) -> Kind: ...
         def hierarchy(self, ci: ClassInfo) -> Hierarchy: ...
-        def receiver(self, receiver: cst.BaseExpression, sf: SourceFile, name: str,
-                     instance_of: bool = False) -> Kind: ...  # fmt: skip
+        def receiver(
+            self, receiver: cst.BaseExpression, sf: SourceFile, name: str, instance_of: bool = False
+        ) -> Kind: ...
         def module_bindings(self, target: SourceFile, name: str) -> list[tuple[BaseAssignment, SourceFile]]: ...
 
     def subclasses(self, ci: ClassInfo) -> list[ClassInfo]:
@@ -74,8 +76,10 @@ class CallResolver:
         """Whether objects of other packages may have a method of this name too."""
         if name in COMMON_ATTRIBUTES:
             return True
-        return any(self.receiver(u.receiver, u.sf, name, u.instance_of).tag == EXTERNAL
-                   for u in self.index.attr_uses.get(name, ()))  # fmt: skip
+        return any(
+            self.receiver(u.receiver, u.sf, name, u.instance_of).tag == EXTERNAL
+            for u in self.index.attr_uses.get(name, ())
+        )
 
     def _callee_of(self, binding: BaseAssignment, sf: SourceFile) -> Callee:
         if isinstance(binding, BuiltinAssignment):
@@ -88,8 +92,9 @@ class CallResolver:
                 return Callee(UNKNOWN)
             module, _ = self.repo.resolve_from(sf, node)
             target = self.repo.modules.get(module)
-            original = next((a.evaluated_name for a in node.names
-                             if (a.evaluated_alias or a.evaluated_name) == binding.name), None)  # fmt: skip
+            original = next(
+                (a.evaluated_name for a in node.names if (a.evaluated_alias or a.evaluated_name) == binding.name), None
+            )
             found = self.module_bindings(target, original) if target is not None and original else []
             if not found or binding in self._active:
                 return Callee(UNKNOWN)

@@ -15,13 +15,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import libcst as cst
+
+from benchsmith.core.errors import BenchsmithError
 from benchsmith.paraphrase.python.index import build_index
 from benchsmith.paraphrase.python.inference import Inference
 from benchsmith.paraphrase.python.kinds import REPO
 from benchsmith.paraphrase.python.records import ClassInfo, RepoIndex
 from benchsmith.paraphrase.python.source import SourceFile, load_repository
-
-from benchsmith.core.errors import BenchsmithError
 
 
 def find_class(index: RepoIndex, rel: str, class_name: str) -> ClassInfo:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import libcst as cst
+
 from benchsmith.paraphrase.flip import BUILTIN_NAMES, KEYWORDS, is_dunder
 from benchsmith.paraphrase.python import syntax
 from benchsmith.paraphrase.python.inference import Inference
@@ -66,8 +67,13 @@ class Analysis:
 
 
 def is_reserved(name: str) -> bool:
-    return (not name.isidentifier() or name in KEYWORDS or name in BUILTIN_NAMES or is_dunder(name)
-            or not any(c.isascii() and c.isalpha() for c in name))  # fmt: skip
+    return (
+        not name.isidentifier()
+        or name in KEYWORDS
+        or name in BUILTIN_NAMES
+        or is_dunder(name)
+        or not any(c.isascii() and c.isalpha() for c in name)
+    )
 
 
 def find_exclusions(index: RepoIndex, inference: Inference, names: Iterable[str]) -> Analysis:
@@ -159,15 +165,22 @@ def _name_rule(index: RepoIndex, name: str, class_attrs: set[str]) -> tuple[str,
         return "protocol", "looked up by its spelling"
     if name in index.repo.module_parts:
         return "module", "names a repository module"
-    for rule, table in (("external-import", index.external_imports), ("string", index.string_names),
-                        ("external-decorator", index.wrapped), ("fixture", index.external_fixtures),
-                        ("star-import", index.unresolved)):  # fmt: skip
+    for rule, table in (
+        ("external-import", index.external_imports),
+        ("string", index.string_names),
+        ("external-decorator", index.wrapped),
+        ("fixture", index.external_fixtures),
+        ("star-import", index.unresolved),
+    ):
         if name in table:
             return rule, table[name]
     if name in COMMON_ATTRIBUTES and (name in index.attr_uses or name in class_attrs):
         return "common-attribute", "also an attribute of builtin types"
-    if index.reads_names and name in index.string_words and \
-            (name in index.classes_by_name or name in index.functions_by_name):  # fmt: skip
+    if (
+        index.reads_names
+        and name in index.string_words
+        and (name in index.classes_by_name or name in index.functions_by_name)
+    ):
         return "runtime-name", f"in text at {index.string_words[name]}; __name__ read at {index.reads_names}"
     return None
 

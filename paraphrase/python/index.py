@@ -10,6 +10,8 @@ string literals that are not code.
 from __future__ import annotations
 
 import libcst as cst
+from libcst.metadata import ExpressionContext, GlobalScope
+
 from benchsmith.paraphrase.python import syntax
 from benchsmith.paraphrase.python.protocols import (
     CONVENTIONAL_NAMES,
@@ -20,7 +22,6 @@ from benchsmith.paraphrase.python.protocols import (
 )
 from benchsmith.paraphrase.python.records import AttrUse, ClassInfo, FunctionInfo, KeywordUse, RepoIndex
 from benchsmith.paraphrase.python.source import ParsedRepository, SourceFile
-from libcst.metadata import ExpressionContext, GlobalScope
 
 __all__ = ["AttrUse", "ClassInfo", "FunctionInfo", "KeywordUse", "RepoIndex", "build_index", "origin"]
 
@@ -54,8 +55,9 @@ class _Indexer(cst.CSTVisitor):
             qualified = self.sf.qualified(_decorator_callee(decorator))
             if qualified & FIELD_CLASS_DECORATORS:
                 ci.field_based = True
-            elif origin(self.sf, self.repo, decorator.decorator) == "external" and \
-                    not any(is_transparent_decorator(q) for q in qualified):  # fmt: skip
+            elif origin(self.sf, self.repo, decorator.decorator) == "external" and not any(
+                is_transparent_decorator(q) for q in qualified
+            ):
                 ci.external_decorator = ", ".join(sorted(qualified)) or "?"
         body = node.body.body
         scope = self.sf.scopes.get(body[0]) if body else None
@@ -102,8 +104,9 @@ class _Indexer(cst.CSTVisitor):
             if any(q == "pytest.fixture" or q.endswith(".fixture") for q in qualified):
                 is_fixture = True
                 self.index.fixtures.add(_fixture_name(decorator) or node.name.value)
-            elif origin(self.sf, self.repo, decorator.decorator) == "external" and \
-                    not any(is_transparent_decorator(q) for q in qualified):  # fmt: skip
+            elif origin(self.sf, self.repo, decorator.decorator) == "external" and not any(
+                is_transparent_decorator(q) for q in qualified
+            ):
                 reason = f"wrapped by external decorator {', '.join(sorted(qualified)) or '?'} at {where}"
                 for name in (node.name.value, *(p.name.value for p in params)):
                     self.index.wrapped.setdefault(name, reason)
@@ -285,7 +288,11 @@ def build_index(repo: ParsedRepository) -> RepoIndex:
     for fi, argnames in index._fixture_users:
         for param in syntax.function_params(fi.node):
             name = param.name.value
-            if param.default is None and name not in CONVENTIONAL_NAMES and name not in argnames \
-                    and name not in index.fixtures:  # fmt: skip
+            if (
+                param.default is None
+                and name not in CONVENTIONAL_NAMES
+                and name not in argnames
+                and name not in index.fixtures
+            ):
                 index.external_fixtures.setdefault(name, f"{fi.node.name.value} at {fi.sf.where(param)}")
     return index

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import libcst as cst
+from libcst.metadata import BaseAssignment, BuiltinAssignment, GlobalScope, ImportAssignment
+
 from benchsmith.paraphrase.flip import is_dunder
 from benchsmith.paraphrase.python import syntax
 from benchsmith.paraphrase.python.calls import CallResolver
@@ -24,13 +26,28 @@ from benchsmith.paraphrase.python.protocols import (
 )
 from benchsmith.paraphrase.python.records import ClassInfo, FunctionInfo, RepoIndex
 from benchsmith.paraphrase.python.source import SourceFile
-from libcst.metadata import BaseAssignment, BuiltinAssignment, GlobalScope, ImportAssignment
 
-_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float, cst.Imaginary,
-             cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
-             cst.Lambda, cst.Comparison)  # fmt: skip
-_TYPE_WRAPPERS = frozenset({"Optional", "Union", "Annotated", "ClassVar", "Final", "Type", "type", "Required",
-                            "NotRequired", "ReadOnly"})  # fmt: skip
+_LITERALS = (
+    cst.SimpleString,
+    cst.ConcatenatedString,
+    cst.FormattedString,
+    cst.Integer,
+    cst.Float,
+    cst.Imaginary,
+    cst.List,
+    cst.Tuple,
+    cst.Set,
+    cst.Dict,
+    cst.ListComp,
+    cst.SetComp,
+    cst.DictComp,
+    cst.GeneratorExp,
+    cst.Lambda,
+    cst.Comparison,
+)
+_TYPE_WRAPPERS = frozenset(
+    {"Optional", "Union", "Annotated", "ClassVar", "Final", "Type", "type", "Required", "NotRequired", "ReadOnly"}
+)
 _IMPLICIT_CLASSMETHODS = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
 _NAMEDTUPLE_ATTRIBUTES = frozenset(dir(tuple)) | {"_fields", "_asdict", "_replace", "_make", "_field_defaults"}
 

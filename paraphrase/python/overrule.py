@@ -20,17 +20,32 @@ import re
 from dataclasses import dataclass, field
 
 import libcst as cst
+from libcst.metadata import ImportAssignment
+
 from benchsmith.paraphrase.python import syntax
 from benchsmith.paraphrase.python.index import origin
 from benchsmith.paraphrase.python.records import RepoIndex
 from benchsmith.paraphrase.python.source import SourceFile
-from libcst.metadata import ImportAssignment
 
 #: Rules a caller may overrule: those about other packages and lookups by spelling. The others say the name cannot
 #: change at all (a keyword, a receiver convention, a hook's name, a module's file name, a variant already taken).
-OVERRULABLE = frozenset({"external-import", "string", "dynamic", "external-decorator", "fixture", "star-import",
-                         "common-attribute", "external-attribute", "stdlib-attribute", "external-base", "keyword",
-                         "runtime-name", "unknown-receiver"})  # fmt: skip
+OVERRULABLE = frozenset(
+    {
+        "external-import",
+        "string",
+        "dynamic",
+        "external-decorator",
+        "fixture",
+        "star-import",
+        "common-attribute",
+        "external-attribute",
+        "stdlib-attribute",
+        "external-base",
+        "keyword",
+        "runtime-name",
+        "unknown-receiver",
+    }
+)
 
 
 @dataclass
@@ -67,8 +82,9 @@ def _another_packages(sf: SourceFile, index: RepoIndex, receiver: cst.BaseExpres
     if not isinstance(receiver, cst.Name):
         return False
     bindings = sf.bindings(receiver)
-    return bool(bindings) and all(isinstance(b, ImportAssignment) and not index.repo.is_repo_binding(sf, b)
-                                  for b in bindings)  # fmt: skip
+    return bool(bindings) and all(
+        isinstance(b, ImportAssignment) and not index.repo.is_repo_binding(sf, b) for b in bindings
+    )
 
 
 class _Occurrences(cst.CSTVisitor):
@@ -116,8 +132,10 @@ class _Occurrences(cst.CSTVisitor):
         if not classes:
             return
         names = "|".join(map(re.escape, classes))
-        spelled = re.compile(rf"(?:(?:(?<=\\[ntr])|(?<![\w]))({names})(?=\())|(?:(?<=<)({names})(?=[\s>:]))"
-                             rf"|{_type_in_message(names)}")
+        spelled = re.compile(
+            rf"(?:(?:(?<=\\[ntr])|(?<![\w]))({names})(?=\())|(?:(?<=<)({names})(?=[\s>:]))"
+            rf"|{_type_in_message(names)}"
+        )
         renamed = spelled.sub(lambda m: self.mapping[next(g for g in m.groups() if g)], node.value)
         if renamed != node.value:
             self.found.strings[node] = node.with_changes(value=renamed)

@@ -24,15 +24,54 @@ from functools import cache
 CONVENTIONAL_NAMES: frozenset[str] = frozenset({"self", "cls", "mcs", "metacls"})
 
 _BUILTIN_TYPES: tuple[type, ...] = (
-    object, type, int, float, complex, bool, str, bytes, bytearray, memoryview, list, tuple, dict, set,
-    frozenset, range, slice, BaseException, property, classmethod, staticmethod, types.FunctionType,
-    types.MethodType, types.ModuleType, types.GeneratorType, types.CoroutineType, types.SimpleNamespace,
-    io.IOBase, io.RawIOBase, io.BufferedIOBase, io.TextIOBase, io.TextIOWrapper, io.BufferedReader,
-    io.BufferedWriter, io.BytesIO, io.StringIO, collections.OrderedDict, collections.defaultdict,
-    collections.deque, collections.Counter, collections.ChainMap, collections.abc.Mapping,
-    collections.abc.MutableMapping, collections.abc.MutableSequence, collections.abc.MutableSet,
-    collections.abc.Generator, collections.abc.AsyncGenerator,
-)  # fmt: skip
+    object,
+    type,
+    int,
+    float,
+    complex,
+    bool,
+    str,
+    bytes,
+    bytearray,
+    memoryview,
+    list,
+    tuple,
+    dict,
+    set,
+    frozenset,
+    range,
+    slice,
+    BaseException,
+    property,
+    classmethod,
+    staticmethod,
+    types.FunctionType,
+    types.MethodType,
+    types.ModuleType,
+    types.GeneratorType,
+    types.CoroutineType,
+    types.SimpleNamespace,
+    io.IOBase,
+    io.RawIOBase,
+    io.BufferedIOBase,
+    io.TextIOBase,
+    io.TextIOWrapper,
+    io.BufferedReader,
+    io.BufferedWriter,
+    io.BytesIO,
+    io.StringIO,
+    collections.OrderedDict,
+    collections.defaultdict,
+    collections.deque,
+    collections.Counter,
+    collections.ChainMap,
+    collections.abc.Mapping,
+    collections.abc.MutableMapping,
+    collections.abc.MutableSequence,
+    collections.abc.MutableSet,
+    collections.abc.Generator,
+    collections.abc.AsyncGenerator,
+)
 
 
 def _public_attributes(kinds: tuple[type, ...]) -> frozenset[str]:
@@ -44,32 +83,96 @@ def _public_attributes(kinds: tuple[type, ...]) -> frozenset[str]:
 COMMON_ATTRIBUTES: frozenset[str] = _public_attributes(_BUILTIN_TYPES)
 
 #: Names that test runners and the import system look up by their spelling.
-PROTOCOL_NAMES: frozenset[str] = frozenset({
-    "setup", "teardown", "setup_module", "teardown_module", "setup_function", "teardown_function",
-    "setup_class", "teardown_class", "setup_method", "teardown_method", "setUp", "tearDown",
-    "setUpClass", "tearDownClass", "setUpModule", "tearDownModule", "asyncSetUp", "asyncTearDown",
-    "load_tests", "pytestmark", "pytest_plugins", "collect_ignore", "collect_ignore_glob", "conftest",
-    "test", "Test", "main",
-    # the import system's finder and loader protocols (duck-typed: no base class to inspect)
-    "find_spec", "find_module", "load_module", "exec_module", "create_module", "get_code", "get_source",
-    "get_data", "get_filename", "get_resource_reader", "is_package", "module_repr", "invalidate_caches",
-})  # fmt: skip
+PROTOCOL_NAMES: frozenset[str] = frozenset(
+    {
+        "setup",
+        "teardown",
+        "setup_module",
+        "teardown_module",
+        "setup_function",
+        "teardown_function",
+        "setup_class",
+        "teardown_class",
+        "setup_method",
+        "teardown_method",
+        "setUp",
+        "tearDown",
+        "setUpClass",
+        "tearDownClass",
+        "setUpModule",
+        "tearDownModule",
+        "asyncSetUp",
+        "asyncTearDown",
+        "load_tests",
+        "pytestmark",
+        "pytest_plugins",
+        "collect_ignore",
+        "collect_ignore_glob",
+        "conftest",
+        "test",
+        "Test",
+        "main",
+        # the import system's finder and loader protocols (duck-typed: no base class to inspect)
+        "find_spec",
+        "find_module",
+        "load_module",
+        "exec_module",
+        "create_module",
+        "get_code",
+        "get_source",
+        "get_data",
+        "get_filename",
+        "get_resource_reader",
+        "is_package",
+        "module_repr",
+        "invalidate_caches",
+    }
+)
 PROTOCOL_PREFIXES: tuple[str, ...] = ("pytest_",)
 
 #: Decorators (qualified names) that return the function they are given or a thin wrapper that
 #: neither registers it by name nor calls it with keyword arguments of its own.
-TRANSPARENT_DECORATORS: frozenset[str] = frozenset({
-    "builtins.property", "builtins.staticmethod", "builtins.classmethod", "functools.wraps",
-    "functools.lru_cache", "functools.cache", "functools.cached_property", "functools.total_ordering",
-    "functools.singledispatch", "functools.singledispatchmethod", "abc.abstractmethod",
-    "abc.abstractproperty", "abc.abstractclassmethod", "abc.abstractstaticmethod",
-    "contextlib.contextmanager", "contextlib.asynccontextmanager", "typing.overload", "typing.final",
-    "typing.no_type_check", "typing.runtime_checkable", "typing_extensions.overload",
-    "typing_extensions.final", "typing_extensions.override", "typing.override", "dataclasses.dataclass",
-    "enum.unique", "pytest.fixture", "unittest.skip", "unittest.skipIf", "unittest.skipUnless",
-    "unittest.expectedFailure", "unittest.mock.patch", "unittest.mock.patch.object",
-    "unittest.mock.patch.dict", "mock.patch", "mock.patch.object", "mock.patch.dict",
-})  # fmt: skip
+TRANSPARENT_DECORATORS: frozenset[str] = frozenset(
+    {
+        "builtins.property",
+        "builtins.staticmethod",
+        "builtins.classmethod",
+        "functools.wraps",
+        "functools.lru_cache",
+        "functools.cache",
+        "functools.cached_property",
+        "functools.total_ordering",
+        "functools.singledispatch",
+        "functools.singledispatchmethod",
+        "abc.abstractmethod",
+        "abc.abstractproperty",
+        "abc.abstractclassmethod",
+        "abc.abstractstaticmethod",
+        "contextlib.contextmanager",
+        "contextlib.asynccontextmanager",
+        "typing.overload",
+        "typing.final",
+        "typing.no_type_check",
+        "typing.runtime_checkable",
+        "typing_extensions.overload",
+        "typing_extensions.final",
+        "typing_extensions.override",
+        "typing.override",
+        "dataclasses.dataclass",
+        "enum.unique",
+        "pytest.fixture",
+        "unittest.skip",
+        "unittest.skipIf",
+        "unittest.skipUnless",
+        "unittest.expectedFailure",
+        "unittest.mock.patch",
+        "unittest.mock.patch.object",
+        "unittest.mock.patch.dict",
+        "mock.patch",
+        "mock.patch.object",
+        "mock.patch.dict",
+    }
+)
 TRANSPARENT_DECORATOR_PREFIXES: tuple[str, ...] = ("pytest.mark.",)
 
 #: Class decorators and bases whose generated ``__init__`` takes the class-body fields by name.
@@ -77,28 +180,53 @@ FIELD_CLASS_DECORATORS: frozenset[str] = frozenset({"dataclasses.dataclass"})
 FIELD_CLASS_BASES: frozenset[str] = frozenset({"typing.NamedTuple", "typing_extensions.NamedTuple"})
 
 #: Bases that add no attribute a subclass could collide with.
-HARMLESS_BASES: frozenset[str] = frozenset({
-    "builtins.object", "abc.ABC", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol",
-})  # fmt: skip
+HARMLESS_BASES: frozenset[str] = frozenset(
+    {
+        "builtins.object",
+        "abc.ABC",
+        "typing.Generic",
+        "typing.Protocol",
+        "typing_extensions.Protocol",
+    }
+)
 
 #: Annotations that say nothing about the object's type.
 UNINFORMATIVE_TYPES: frozenset[str] = frozenset({"typing.Any", "builtins.object", "typing_extensions.Any"})
 
 #: External callables that pass their keyword arguments on to another callable.
-FORWARDING_CALLS: frozenset[str] = frozenset({
-    "functools.partial", "functools.partialmethod", "dataclasses.replace", "copy.replace",
-    "attr.evolve", "attrs.evolve", "attr.assoc",
-})  # fmt: skip
+FORWARDING_CALLS: frozenset[str] = frozenset(
+    {
+        "functools.partial",
+        "functools.partialmethod",
+        "dataclasses.replace",
+        "copy.replace",
+        "attr.evolve",
+        "attrs.evolve",
+        "attr.assoc",
+    }
+)
 
 #: Callables whose string arguments name attributes (the last component of the callee's name).
-DYNAMIC_LOOKUP_CALLS: frozenset[str] = frozenset({
-    "getattr", "hasattr", "setattr", "delattr", "attrgetter", "methodcaller", "getattr_static",
-    "__getattribute__", "__getattr__", "__setattr__", "__delattr__",
-})  # fmt: skip
+DYNAMIC_LOOKUP_CALLS: frozenset[str] = frozenset(
+    {
+        "getattr",
+        "hasattr",
+        "setattr",
+        "delattr",
+        "attrgetter",
+        "methodcaller",
+        "getattr_static",
+        "__getattribute__",
+        "__getattr__",
+        "__setattr__",
+        "__delattr__",
+    }
+)
 
 #: Callables whose string arguments list field names (``namedtuple("P", "x y")``).
-FIELD_LIST_CALLS: frozenset[str] = frozenset({"namedtuple", "NamedTuple", "Enum", "IntEnum", "Flag",
-                                              "IntFlag", "StrEnum", "TypedDict", "make_dataclass"})  # fmt: skip
+FIELD_LIST_CALLS: frozenset[str] = frozenset(
+    {"namedtuple", "NamedTuple", "Enum", "IntEnum", "Flag", "IntFlag", "StrEnum", "TypedDict", "make_dataclass"}
+)
 
 #: Standard-library modules never imported for introspection (they act on import).
 _NO_IMPORT = frozenset({"antigravity", "this", "tkinter", "turtle", "turtledemo", "idlelib"})
@@ -129,7 +257,11 @@ def _instance_attributes(kind: type) -> frozenset[str]:
         for node in ast.walk(tree):
             targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
             for target in targets:
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                ):
                     names.add(target.attr)
     return frozenset(names)
 

@@ -10,6 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 import libcst as cst
+
 from benchsmith.paraphrase.python.source import ParsedRepository, SourceFile
 
 
@@ -59,8 +60,9 @@ class RepoIndex:
     attr_defs: dict[str, str] = field(default_factory=dict)  # attribute names the repository defines -> where
     attr_uses: dict[str, list[AttrUse]] = field(default_factory=lambda: defaultdict(list))
     # values assigned to an attribute name anywhere: (file, value or None, annotation or None)
-    attr_values: dict[str, list[tuple[SourceFile, cst.BaseExpression | None, cst.BaseExpression | None]]] = \
-        field(default_factory=lambda: defaultdict(list))  # fmt: skip
+    attr_values: dict[str, list[tuple[SourceFile, cst.BaseExpression | None, cst.BaseExpression | None]]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
     keyword_uses: dict[str, list[KeywordUse]] = field(default_factory=lambda: defaultdict(list))
     string_names: dict[str, str] = field(default_factory=dict)  # identifiers spelled by literals -> where
     fragments: list[tuple[str, str]] = field(default_factory=list)  # text of computed lookup names

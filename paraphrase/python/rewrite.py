@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import libcst as cst
+
 from benchsmith.paraphrase.python import syntax
 from benchsmith.paraphrase.python.overrule import Occurrences
 from benchsmith.paraphrase.python.source import ParsedRepository, SourceFile
@@ -32,8 +33,14 @@ class _NameRenamer(cst.CSTTransformer):
 
 
 class Renamer(cst.CSTTransformer):
-    def __init__(self, repo: ParsedRepository, sf: SourceFile, mapping: Mapping[str, str],
-                 keep_keywords: set[cst.Arg], occurrences: Occurrences | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        repo: ParsedRepository,
+        sf: SourceFile,
+        mapping: Mapping[str, str],
+        keep_keywords: set[cst.Arg],
+        occurrences: Occurrences | None = None,
+    ) -> None:
         self.repo, self.sf, self.mapping, self.keep_keywords = repo, sf, mapping, keep_keywords
         self.occurrences = occurrences or Occurrences()
         self.protected: set[cst.Name] = set(self.occurrences.kept)
@@ -113,8 +120,7 @@ class Renamer(cst.CSTTransformer):
         self.renamed += 1
         return updated_node.with_changes(value=new)
 
-    def leave_SimpleString(self, original_node: cst.SimpleString,
-                           updated_node: cst.SimpleString) -> cst.SimpleString:  # fmt: skip
+    def leave_SimpleString(self, original_node: cst.SimpleString, updated_node: cst.SimpleString) -> cst.SimpleString:
         if original_node in self.name_lists:
             result = syntax.rename_identifier_list(updated_node, self.mapping)
         elif original_node in self.occurrences.strings:
@@ -140,8 +146,13 @@ class Renamer(cst.CSTTransformer):
         return node.with_changes(value=f"{node.prefix}{node.quote}{code}{node.quote}")
 
 
-def rewrite(repo: ParsedRepository, sf: SourceFile, mapping: Mapping[str, str],
-            keep_keywords: set[cst.Arg], occurrences: Occurrences | None = None) -> tuple[cst.Module, int]:  # fmt: skip
+def rewrite(
+    repo: ParsedRepository,
+    sf: SourceFile,
+    mapping: Mapping[str, str],
+    keep_keywords: set[cst.Arg],
+    occurrences: Occurrences | None = None,
+) -> tuple[cst.Module, int]:
     """The renamed module and how many names or literals changed. *occurrences*: where overruled names keep their
     spelling, and the literals naming them (:mod:`benchsmith.paraphrase.python.overrule`)."""
     renamer = Renamer(repo, sf, mapping, keep_keywords, occurrences)

@@ -9,15 +9,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from benchsmith.core.atomic import write_text_atomic
+from benchsmith.core.errors import BenchsmithError
 from benchsmith.paraphrase.python.collect import collect_identifiers
 from benchsmith.paraphrase.python.index import build_index
 from benchsmith.paraphrase.python.records import RepoIndex
 from benchsmith.paraphrase.python.repository import paraphrase_repository
 from benchsmith.paraphrase.python.source import load_repository
 from benchsmith.paraphrase.report import ParaphraseReport, report_path
-
-from benchsmith.core.atomic import write_text_atomic
-from benchsmith.core.errors import BenchsmithError
 
 
 def parse_class_specs(specs: Iterable[str]) -> list[tuple[str, str]]:
@@ -35,12 +34,16 @@ def parse_class_specs(specs: Iterable[str]) -> list[tuple[str, str]]:
 
 def default_classes(index: RepoIndex) -> list[tuple[str, str]]:
     """Every module-level class of the repository's non-test ``.py`` files."""
-    return [(ci.sf.rel, ci.name) for ci in index.classes
-            if not ci.sf.is_test and ci.sf.rel.endswith(".py") and ci.sf.parent(ci.node) is ci.sf.tree]  # fmt: skip
+    return [
+        (ci.sf.rel, ci.name)
+        for ci in index.classes
+        if not ci.sf.is_test and ci.sf.rel.endswith(".py") and ci.sf.parent(ci.node) is ci.sf.tree
+    ]
 
 
-def paraphrase_classes(repo: Path, out: Path, seed: int = 0, classes: list[str] | None = None,
-                       strict: bool = False) -> ParaphraseReport:  # fmt: skip
+def paraphrase_classes(
+    repo: Path, out: Path, seed: int = 0, classes: list[str] | None = None, strict: bool = False
+) -> ParaphraseReport:
     """Flip the identifiers of *classes* (default: all non-test classes) across *repo* into *out*.
 
     Prints one summary line and writes the report to ``<out>.paraphrase.json``. Bad input raises
@@ -58,6 +61,8 @@ def paraphrase_classes(repo: Path, out: Path, seed: int = 0, classes: list[str] 
     report.classes = [f"{path}::{name}" for path, name in targets]
     destination = report_path(out)
     write_text_atomic(destination, report.to_json())
-    print(f"{out}: flipped {len(report.mapping)} names in {len(report.files_changed)} files "
-          f"({len(report.excluded)} of {report.requested} identifiers kept; report {destination})")  # fmt: skip
+    print(
+        f"{out}: flipped {len(report.mapping)} names in {len(report.files_changed)} files "
+        f"({len(report.excluded)} of {report.requested} identifiers kept; report {destination})"
+    )
     return report

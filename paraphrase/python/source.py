@@ -27,8 +27,23 @@ from libcst.metadata import (
 from benchsmith.core.errors import BenchsmithError
 
 #: Folders that hold no repository source (VCS data, caches, environments), at any depth...
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "__pycache__", ".eggs",
-                       ".mypy_cache", ".pytest_cache", ".ruff_cache", "node_modules"})  # fmt: skip
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".tox",
+        ".nox",
+        ".venv",
+        "venv",
+        "__pycache__",
+        ".eggs",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        "node_modules",
+    }
+)
 #: ...and at the top of the repository only (stale copies of the sources a build left behind).
 TOP_SKIP_DIRS = frozenset({"build", "dist"})
 
@@ -99,7 +114,8 @@ class SourceFile:
 
 @dataclass(eq=False)
 class ParsedRepository:
-    """Every Python file of a source tree, parsed with libcst and its scope metadata (not benchsmith.sources.python.repo's
+    """Every Python file of a source tree, parsed with libcst and its scope metadata (not
+    benchsmith.sources.python.repo's
     Repository, which is a fetched tree with its environment)."""
 
     root: Path
@@ -141,8 +157,12 @@ def is_test_path(rel: str) -> bool:
     """Test files by the conventions pytest and unittest discover."""
     parts = rel.split("/")
     name = parts[-1]
-    return (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
-            or any(p in ("tests", "test", "testing") for p in parts[:-1]))  # fmt: skip
+    return (
+        name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+        or any(p in ("tests", "test", "testing") for p in parts[:-1])
+    )
 
 
 def iter_python_files(root: Path) -> list[Path]:

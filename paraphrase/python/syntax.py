@@ -74,8 +74,11 @@ def name_list_values(statement: cst.CSTNode) -> Iterator[cst.BaseExpression]:
             yield statement.value
     elif isinstance(statement, cst.Call) and isinstance(statement.func, cst.Attribute):
         receiver = statement.func.value
-        if isinstance(receiver, cst.Name) and receiver.value in NAME_LIST_TARGETS and \
-                statement.func.attr.value in _LIST_METHODS:  # fmt: skip
+        if (
+            isinstance(receiver, cst.Name)
+            and receiver.value in NAME_LIST_TARGETS
+            and statement.func.attr.value in _LIST_METHODS
+        ):
             yield from (a.value for a in statement.args)
 
 

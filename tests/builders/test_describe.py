@@ -9,10 +9,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from benchsmith.builders.describe import describe
 from benchsmith.cli import main
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import ClassBenchTask, NL2FixInstance, read_records, to_table
-from benchsmith.builders.describe import describe
 from benchsmith.generation.models import get_backend
 from benchsmith.generation.prompts import classbench as classbench_prompts
 from benchsmith.generation.prompts import strategy_hash

@@ -10,6 +10,8 @@ from tests.conftest import FIXTURE_D4J
 from tests.helpers.cli import build_ledger, outcome_table, run_cli
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "nl2fix" / "Ledger.json"
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory, fixture_repos):
     out = tmp_path_factory.mktemp("out") / "nl2fix.parquet"
@@ -26,11 +28,17 @@ def test_every_fixture_bug_matches_its_golden_verdict_and_extraction(built):
 
 
 STRICT_VERDICTS = {
-    "Ledger-1": "selected", "Ledger-2": "selected", "Ledger-3": "selected",
-    "Ledger-4": "multi-method", "Ledger-5": "multi-file", "Ledger-6": "outside any method",
-    "Ledger-7": "method added or removed", "Ledger-8": "selected", "Ledger-9": "selected",
+    "Ledger-1": "selected",
+    "Ledger-2": "selected",
+    "Ledger-3": "selected",
+    "Ledger-4": "multi-method",
+    "Ledger-5": "multi-file",
+    "Ledger-6": "outside any method",
+    "Ledger-7": "method added or removed",
+    "Ledger-8": "selected",
+    "Ledger-9": "selected",
     "Ledger-10": "selected",
-}  # fmt: skip
+}
 
 
 def test_the_default_lenient_rule_keeps_the_fix_that_adds_a_helper(built):
@@ -58,12 +66,21 @@ def test_the_strict_rule_keeps_only_fixes_inside_one_method(tmp_path, fixture_re
 def test_card_counts_projects_and_reasons(built):
     card = json.loads(built.with_suffix(".card.json").read_text())
     assert card["projects"] == {
-        "Ledger": {"bugs": 10, "selected": 7, "near_misses": 1, "rejected": {
-            "multi-method": 1, "multi-file": 1, "outside any method": 1}}
-    }  # fmt: skip
+        "Ledger": {
+            "bugs": 10,
+            "selected": 7,
+            "near_misses": 1,
+            "rejected": {"multi-method": 1, "multi-file": 1, "outside any method": 1},
+        }
+    }
     assert card["selection"] == "lenient" and card["bug_list"] is None
-    assert card["near_miss_bugs"] == [{"bug": "Ledger-7", "strict_reason": "method added or removed",
-                                       "extra_changes": outcome_table(built)["Ledger-7"]["extra_changes"]}]  # fmt: skip
+    assert card["near_miss_bugs"] == [
+        {
+            "bug": "Ledger-7",
+            "strict_reason": "method added or removed",
+            "extra_changes": outcome_table(built)["Ledger-7"]["extra_changes"],
+        }
+    ]
     assert card["issue_text"] == {"requested": False}
     assert card["tool"].startswith("benchsmith ")
     markdown = built.with_suffix(".card.md").read_text()
@@ -76,8 +93,21 @@ def test_a_bug_list_builds_exactly_its_bugs_and_reports_the_rejected(tmp_path, f
     bugs.write_text("# a published list\nLedger-7\n\nLedger-4  # two methods\nLedger-7\n")
     for selection, selected in (("lenient", ["Ledger-7"]), ("strict", [])):
         out = tmp_path / f"{selection}.parquet"
-        completed = run_cli("nl2fix", "build", "--defects4j", str(FIXTURE_D4J), "--repos", str(fixture_repos),
-                            "--bugs", str(bugs), "--selection", selection, "--no-scrape", "--out", str(out))  # fmt: skip
+        completed = run_cli(
+            "nl2fix",
+            "build",
+            "--defects4j",
+            str(FIXTURE_D4J),
+            "--repos",
+            str(fixture_repos),
+            "--bugs",
+            str(bugs),
+            "--selection",
+            selection,
+            "--no-scrape",
+            "--out",
+            str(out),
+        )
         assert completed.returncode == 0, completed.stderr
         table = outcome_table(out)
         assert list(table) == ["Ledger-4", "Ledger-7"]
@@ -89,17 +119,31 @@ def test_a_bug_list_builds_exactly_its_bugs_and_reports_the_rejected(tmp_path, f
         assert "listed twice" in completed.stderr
 
 
-@pytest.mark.parametrize("content, message", [
-    ("Ledger-7\nLedger 8\n", ":2: 'Ledger 8' is not a bug id like Cli-5"),
-    ("Ledger-99\n", ":1: Ledger-99 is not an active bug of Ledger"),
-    ("Nope-1\n", ":1: unknown project Nope"),
-    ("# nothing\n", ": the bug list names no bug"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("Ledger-7\nLedger 8\n", ":2: 'Ledger 8' is not a bug id like Cli-5"),
+        ("Ledger-99\n", ":1: Ledger-99 is not an active bug of Ledger"),
+        ("Nope-1\n", ":1: unknown project Nope"),
+        ("# nothing\n", ": the bug list names no bug"),
+    ],
+)
 def test_a_bad_bug_list_is_an_error_naming_the_line(tmp_path, fixture_repos, content, message):
     bugs = tmp_path / "bugs.txt"
     bugs.write_text(content)
-    completed = run_cli("nl2fix", "build", "--defects4j", str(FIXTURE_D4J), "--repos", str(fixture_repos),
-                        "--bugs", str(bugs), "--no-scrape", "--out", str(tmp_path / "x.parquet"))  # fmt: skip
+    completed = run_cli(
+        "nl2fix",
+        "build",
+        "--defects4j",
+        str(FIXTURE_D4J),
+        "--repos",
+        str(fixture_repos),
+        "--bugs",
+        str(bugs),
+        "--no-scrape",
+        "--out",
+        str(tmp_path / "x.parquet"),
+    )
     assert completed.returncode == 2
     assert f"{bugs}{message}" in completed.stderr
     assert not (tmp_path / "x.parquet").exists()
@@ -154,8 +198,12 @@ def test_each_instance_carries_its_fix_date_and_the_card_states_the_range(built,
     git_dir = locate_upstream("Ledger", fixture_repos)
     instances = read_records(built, NL2FixInstance)
     for instance in instances:
-        expected = subprocess.run(["git", "--git-dir", str(git_dir), "log", "-1", "--format=%cI", instance.revision_fixed],
-                                  capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+        expected = subprocess.run(
+            ["git", "--git-dir", str(git_dir), "log", "-1", "--format=%cI", instance.revision_fixed],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         assert instance.fix_date == expected and expected[:2] == "20", instance.instance_id
     dates = sorted(i.fix_date for i in instances)
     card = json.loads(built.with_suffix(".card.json").read_text())

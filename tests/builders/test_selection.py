@@ -42,10 +42,13 @@ def decide(buggy: str):
 
 def test_a_field_and_an_added_helper_are_recorded_as_extra_changes():
     buggy = FIXED.replace("LIMIT = 10", "LIMIT = 100").replace("Math.min(count, LIMIT)", "count")
-    buggy = buggy.replace("""    private static int clamp(int value) {
+    buggy = buggy.replace(
+        """    private static int clamp(int value) {
         return Math.max(0, value);
     }
-""", "")
+""",
+        "",
+    )
     strict, lenient = decide(buggy)
     assert not strict.accepted
     assert lenient.identity == ("A", "size", ())
@@ -60,13 +63,17 @@ def test_a_removed_field_is_numbered_in_the_buggy_file():
     buggy = buggy.replace("Math.min(count, LIMIT)", "count")
     _, lenient = decide(buggy)
     assert [(e.kind, e.name, e.fixed_lines, e.buggy_lines) for e in lenient.extra_changes] == [
-        ("field", "A.stale", [], [6])]
+        ("field", "A.stale", [], [6])
+    ]
 
 
-@pytest.mark.parametrize("buggy, reason", [
-    (FIXED.replace("Math.min(count, LIMIT)", "count").replace("return 1;", "return 2;"), MULTI_METHOD),
-    (FIXED.replace("LIMIT = 10", "LIMIT = 100"), ""),  # no method changes: strict's reason stands
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "buggy, reason",
+    [
+        (FIXED.replace("Math.min(count, LIMIT)", "count").replace("return 1;", "return 2;"), MULTI_METHOD),
+        (FIXED.replace("LIMIT = 10", "LIMIT = 100"), ""),  # no method changes: strict's reason stands
+    ],
+)
 def test_lenient_still_wants_exactly_one_existing_method(buggy, reason):
     strict, lenient = decide(buggy)
     assert not strict.accepted and lenient.identity == () and lenient.reason == reason

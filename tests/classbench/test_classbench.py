@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from benchsmith.core.schema import ClassBenchTask, Result, read_records
-from benchsmith.sources.python.removal import remove_class
 from benchsmith.runners.python.class_runner import reference_solution
+from benchsmith.sources.python.removal import remove_class
 from tests.conftest import GEOMETRY
 from tests.helpers.cli import run_cli
 
@@ -26,18 +26,28 @@ def test_shortlist_directives_and_card(built):
     (task,) = read_records(built, ClassBenchTask)
     assert task.task_id.endswith(TASK) and task.class_name == "Polygon" and task.module == "geometry.shapes"
     assert task.test_directives == [
-        "tests/test_shapes.py::test_area", "tests/test_shapes.py::test_degenerate", "tests/test_shapes.py::test_label",
-        "tests/test_shapes.py::test_opacity_is_clamped", "tests/test_shapes.py::test_perimeter",
+        "tests/test_shapes.py::test_area",
+        "tests/test_shapes.py::test_degenerate",
+        "tests/test_shapes.py::test_label",
+        "tests/test_shapes.py::test_opacity_is_clamped",
+        "tests/test_shapes.py::test_perimeter",
         "tests/test_shapes.py::test_too_few_points",
-    ]  # fmt: skip
+    ]
     assert task.imports == ["from typing import List", "from .util import TOLERANCE, clamp, distance"]
     # the annotations and defaults of its signatures are in its body too: List[Point], name=DEFAULT_NAME
     assert task.external_references == [".util.TOLERANCE", ".util.clamp", ".util.distance", "DEFAULT_NAME", "Point"]
     card = json.loads(built.with_suffix(".card.json").read_text())
-    assert card["solution_checks"] == {"geometry.shapes.Polygon": {
-        "directives": 6, "unstable_ids_dropped": 0, "failing_on_the_original_dropped": 0, "flaky_dropped": 0,
-        "refused_to_candidates_dropped": 0, "passing_with_ground_truth": 6,
-        "passing_with_empty_class": 0}}  # fmt: skip
+    assert card["solution_checks"] == {
+        "geometry.shapes.Polygon": {
+            "directives": 6,
+            "unstable_ids_dropped": 0,
+            "failing_on_the_original_dropped": 0,
+            "flaky_dropped": 0,
+            "refused_to_candidates_dropped": 0,
+            "passing_with_ground_truth": 6,
+            "passing_with_empty_class": 0,
+        }
+    }
     assert {r["class"]: r["reason"] for r in card["rejections"]} == {
         "geometry.shapes.Point": "no external reference",  # its methods name only itself
         "geometry.units.Length": "fewer than 2 directly covered methods",  # no test covers it
@@ -87,26 +97,43 @@ def test_eval_statuses_tr_and_hostile_candidates(built, tmp_path):
         "imports-missing": "import shapely_not_installed\n\n" + gold,
         # 440 threads kept alive, as suites whose clients leak threads leave them: with glibc's default malloc arenas
         # (64 MiB of address space each, up to 8 per core) a 4 GiB run cannot start the 390th; with at most 4 it can
-        "keeps-threads": ("import threading\n\n_held = threading.Event()\nfor _ in range(440):\n"
-                          "    threading.Thread(target=lambda: (bytearray(64), _held.wait()), daemon=True).start()\n\n"
-                          + gold),
+        "keeps-threads": (
+            "import threading\n\n_held = threading.Event()\nfor _ in range(440):\n"
+            "    threading.Thread(target=lambda: (bytearray(64), _held.wait()), daemon=True).start()\n\n" + gold
+        ),
     }
     path = tmp_path / "candidates.jsonl"
-    path.write_text("".join(json.dumps({"instance_id": task.task_id, "candidate_id": c, "code": code}) + "\n" for c, code in candidates.items()))
+    path.write_text(
+        "".join(
+            json.dumps({"instance_id": task.task_id, "candidate_id": c, "code": code}) + "\n"
+            for c, code in candidates.items()
+        )
+    )
     pristine = Path(os.environ["BENCHSMITH_CACHE"]) / "classbench" / "sources"
     before = tree_digest(pristine)
     out = tmp_path / "results.parquet"
-    completed = run_cli("eval", "--dataset", str(built), "--candidates", str(path), "--out", str(out), "--timeout", "20")
+    completed = run_cli(
+        "eval", "--dataset", str(built), "--candidates", str(path), "--out", str(out), "--timeout", "20"
+    )
     assert completed.returncode == 0, completed.stderr
     results = {r.candidate_id: r for r in read_records(out, Result)}
     assert {c: r.status for c, r in results.items()} == {
-        "gold": "plausible", "gold-reformatted": "plausible", "empty": "wrong", "prose": "uncompilable",
-        "area-wrong": "wrong", "loops-on-import": "timeout", "deletes-outside": "plausible", "fakes-success": "wrong",
-        "imports-missing": "wrong", "keeps-threads": "plausible",
-    }  # fmt: skip
+        "gold": "plausible",
+        "gold-reformatted": "plausible",
+        "empty": "wrong",
+        "prose": "uncompilable",
+        "area-wrong": "wrong",
+        "loops-on-import": "timeout",
+        "deletes-outside": "plausible",
+        "fakes-success": "wrong",
+        "imports-missing": "wrong",
+        "keeps-threads": "plausible",
+    }
     # Nothing collected: the reason names the import that failed, and the file that made it.
-    assert ("src/geometry/shapes.py imports shapely_not_installed (loaded from tests/test_shapes.py), which the "
-            "environment lacks") in results["imports-missing"].reason
+    assert (
+        "src/geometry/shapes.py imports shapely_not_installed (loaded from tests/test_shapes.py), which the "
+        "environment lacks"
+    ) in results["imports-missing"].reason
     assert results["gold-reformatted"].duplicate_of == "gold"
     assert (results["area-wrong"].tests_passed, results["area-wrong"].tests_failed) == (5, 1)  # only test_area
     assert results["prose"].reason.startswith("does not parse")

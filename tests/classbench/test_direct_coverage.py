@@ -7,7 +7,6 @@ from benchsmith.builders.classbench.python.shortlist import directly_covered_met
 from benchsmith.builders.classbench.python.suite import SuitePolicy, run_tests
 from tests.classbench.test_suite_survives import in_a_copy, make_suite, tmp_path  # noqa: F401 (a fixture)
 
-
 PACKAGE = {
     "shapes/__init__.py": "",
     "shapes/model.py": """
@@ -74,11 +73,16 @@ PACKAGE = {
 }
 
 
-def test_direct_calls_are_read_off_the_test_body(tmp_path):
+def test_direct_calls_are_read_off_the_test_body(tmp_path):  # noqa: F811 (the imported fixture)
     tree = make_suite(tmp_path / "repo", PACKAGE)
     log_path = tmp_path / "logs" / "suite.log"
-    run = in_a_copy(tree, tmp_path, lambda repo, copy, slot: run_tests(repo, copy, slot, log_path, None,
-                                                                       SuitePolicy(unit_seconds=120), coverage=True))  # fmt: skip
+    run = in_a_copy(
+        tree,
+        tmp_path,
+        lambda repo, copy, slot: run_tests(
+            repo, copy, slot, log_path, None, SuitePolicy(unit_seconds=120), coverage=True
+        ),
+    )
     copy = tmp_path / "copy"
     model = str(copy / "shapes" / "model.py")
     ours = {node.split("::")[1]: sorted(q for f, q in calls if f == model) for node, calls in run.coverage.items()}
@@ -88,8 +92,13 @@ def test_direct_calls_are_read_off_the_test_body(tmp_path):
         "test_nested_and_helper": ["Base.grow", "register"],
         # the comprehension's Point(n) (a generated __init__, which has no file), its moved(); the lambda's
         # Inherits(2) (Base.__init__ runs, and Inherits is the class built) and its double()
-        "test_comprehension_and_lambda": ["Base.__init__", "Inherits.__init__", "Inherits.double", "Point.__init__",
-                                          "Point.moved"],
+        "test_comprehension_and_lambda": [
+            "Base.__init__",
+            "Inherits.__init__",
+            "Inherits.double",
+            "Point.__init__",
+            "Point.moved",
+        ],
         "test_a_thread_it_starts": ["Base.__init__", "Base.grow"],
         "test_wrapper": ["Base.__init__", "Wrapper.__init__", "Wrapper.describe"],
         "test_nothing_of_ours": [],
@@ -97,14 +106,19 @@ def test_direct_calls_are_read_off_the_test_body(tmp_path):
     # The shortlist: two members covered (the constructor among them) and a reference in the class's body
     passed = {node for node, outcome in run.outcomes.items() if outcome == "passed"}
     classes = {c.name: c for c in analyse_file(copy / "shapes" / "model.py", copy, "", {"shapes"})}
-    decisions = {name: is_shortlisted(c, directly_covered_methods(c, run.coverage, passed, copy)) for name, c in classes.items()}
+    decisions = {
+        name: is_shortlisted(c, directly_covered_methods(c, run.coverage, passed, copy)) for name, c in classes.items()
+    }
     assert {name: d.reason or "shortlisted" for name, d in decisions.items()} == {
-        "Base": "no external reference", "Inherits": "no external reference", "Point": "no external reference",
-        "Wrapper": "shortlisted"}  # fmt: skip
+        "Base": "no external reference",
+        "Inherits": "no external reference",
+        "Point": "no external reference",
+        "Wrapper": "shortlisted",
+    }
     assert classes["Wrapper"].external_references == ["Base"]
 
 
-def test_calls_are_attributed_to_their_class_on_a_python_before_3_11(tmp_path):
+def test_calls_are_attributed_to_their_class_on_a_python_before_3_11(tmp_path):  # noqa: F811 (the imported fixture)
     """Before Python 3.11 a code object names no class (``grow``, not ``Base.grow``): the plugin reads the qualified
     name off the file's definitions, by the line the code starts at. Real code objects of a Python 3.8 (litestar's,
     as the RepoClassBench paper set it up), with a stand-in for pytest, which that interpreter lacks here."""
@@ -125,7 +139,7 @@ def test_calls_are_attributed_to_their_class_on_a_python_before_3_11(tmp_path):
         "    @keep\n    @keep\n    def decorated(self):\n        return 2\n\n"
         "    class Inner:\n        async def visit(self):\n            return 3\n\n\n"
         "if True:\n    def guarded():\n        def nested():\n            return 4\n        return nested\n"
-    )  # fmt: skip
+    )
     plugin = Path(__file__).parents[2] / "benchsmith" / "runners" / "python" / "directcov.py"
     probe = f"""
 import json, sys, types
@@ -140,4 +154,11 @@ print(json.dumps([hasattr(codes[0], "co_qualname")] + [namespace["_qualname"](c)
 """
     for version, python in older[:1]:
         found = json.loads(subprocess.run([python, "-c", probe], capture_output=True, text=True, check=True).stdout)
-        assert found == [False, "Base.grow", "Base.decorated", "Base.Inner.visit", "guarded", "guarded.<locals>.nested"], version
+        assert found == [
+            False,
+            "Base.grow",
+            "Base.decorated",
+            "Base.Inner.visit",
+            "guarded",
+            "guarded.<locals>.nested",
+        ], version

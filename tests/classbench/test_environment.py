@@ -25,14 +25,14 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
+from benchsmith.benchmarks import EvalOptions
+from benchsmith.builders.classbench.python.build import ClassBenchOptions, build
 from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import ClassBenchTask, Result, read_records
-from benchsmith.builders.classbench.python.build import ClassBenchOptions, build
-from benchsmith.benchmarks import EvalOptions
-from benchsmith.scoring.evaluate import evaluate
 from benchsmith.runners.python.class_runner import reference_solution
 from benchsmith.runners.python.pytest_run import missing_imports
+from benchsmith.scoring.evaluate import evaluate
 from benchsmith.sources.python.repo import resolve
 from tests.conftest import GEOMETRY
 
@@ -42,12 +42,30 @@ SDIST_UPLOADED = "2024-06-01T12:00:00Z"  # the project's release: between the tw
 
 def _wheel(name: str, version: str, files: dict[str, bytes], requires: list[str] = ()) -> tuple[str, bytes]:
     dist_info = f"{name.replace('-', '_')}-{version}.dist-info"
-    metadata = "\n".join(["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}",
-                          *[f"Requires-Dist: {r}" for r in requires]]) + "\n"  # fmt: skip
-    files = {**files, f"{dist_info}/METADATA": metadata.encode(),
-             f"{dist_info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: benchsmith-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}  # fmt: skip
-    record = "".join(f"{p},sha256={base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b'=').decode()},{len(d)}\n"
-                     for p, d in files.items()) + f"{dist_info}/RECORD,,\n"  # fmt: skip
+    metadata = (
+        "\n".join(
+            [
+                "Metadata-Version: 2.1",
+                f"Name: {name}",
+                f"Version: {version}",
+                *[f"Requires-Dist: {r}" for r in requires],
+            ]
+        )
+        + "\n"
+    )
+    files = {
+        **files,
+        f"{dist_info}/METADATA": metadata.encode(),
+        f"{dist_info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: benchsmith-test\nRoot-Is-Purelib: true\nTag: "
+        b"py3-none-any\n",
+    }
+    record = (
+        "".join(
+            f"{p},sha256={base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b'=').decode()},{len(d)}\n"
+            for p, d in files.items()
+        )
+        + f"{dist_info}/RECORD,,\n"
+    )
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         for path, data in [*files.items(), (f"{dist_info}/RECORD", record.encode())]:
@@ -67,7 +85,9 @@ def _repacked(name: str) -> tuple[str, bytes, list[str]]:
     requires = [r for r in dist.requires or [] if "extra" not in r]
     entry_points = dist.read_text("entry_points.txt")  # setuptools finds its own commands there when it builds
     if entry_points:
-        files[f"{dist.metadata['Name'].replace('-', '_')}-{dist.version}.dist-info/entry_points.txt"] = entry_points.encode()
+        files[f"{dist.metadata['Name'].replace('-', '_')}-{dist.version}.dist-info/entry_points.txt"] = (
+            entry_points.encode()
+        )
     filename, data = _wheel(dist.metadata["Name"], dist.version, files, requires)
     return filename, data, requires
 
@@ -92,9 +112,16 @@ class _Handler(BaseHTTPRequestHandler):
         parts = [p for p in self.path.split("?")[0].split("/") if p]
         if len(parts) == 2 and parts[0] == "simple":
             project = parts[1]
-            entries = [{"filename": f, "url": f"{host}/files/{f}", "upload-time": t,
-                        "hashes": {"sha256": hashlib.sha256(d).hexdigest()}}
-                       for f, (d, p, t) in self.server.files.items() if p == project and f.endswith(".whl")]  # fmt: skip
+            entries = [
+                {
+                    "filename": f,
+                    "url": f"{host}/files/{f}",
+                    "upload-time": t,
+                    "hashes": {"sha256": hashlib.sha256(d).hexdigest()},
+                }
+                for f, (d, p, t) in self.server.files.items()
+                if p == project and f.endswith(".whl")
+            ]
             if not entries:
                 return self._send(404, b"not found", "text/plain")
             body = {"meta": {"api-version": "1.1"}, "name": project, "files": entries}
@@ -104,8 +131,17 @@ class _Handler(BaseHTTPRequestHandler):
         if len(parts) == 4 and parts[0] == "pypi" and (parts[1], parts[2]) in self.server.releases:
             filename = self.server.releases[parts[1], parts[2]]
             data, _, uploaded = self.server.files[filename]
-            body = {"urls": [{"packagetype": "sdist", "filename": filename, "url": f"{host}/files/{filename}",
-                              "digests": {"sha256": hashlib.sha256(data).hexdigest()}, "upload_time_iso_8601": uploaded}]}  # fmt: skip
+            body = {
+                "urls": [
+                    {
+                        "packagetype": "sdist",
+                        "filename": filename,
+                        "url": f"{host}/files/{filename}",
+                        "digests": {"sha256": hashlib.sha256(data).hexdigest()},
+                        "upload_time_iso_8601": uploaded,
+                    }
+                ]
+            }
             return self._send(200, json.dumps(body).encode(), "application/json")
         self._send(404, b"not found", "text/plain")
 
@@ -137,7 +173,9 @@ def index():
         seen.add(name)
         filename, data, requires = _repacked(name)
         server.files[filename] = (data, name, "2020-01-01T00:00:00Z")
-        pending += [Requirement(r).name for r in requires if not Requirement(r).marker or Requirement(r).marker.evaluate()]
+        pending += [
+            Requirement(r).name for r in requires if not Requirement(r).marker or Requirement(r).marker.evaluate()
+        ]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     host = f"http://127.0.0.1:{server.server_address[1]}"
@@ -182,8 +220,13 @@ lint = ["flake8"]
 
 
 def test_an_sdist_builds_as_of_its_upload_and_the_lock_is_reproducible(index, tmp_path):
-    spec = _publish(index, tmp_path, "pdmdemo", PDM_PROJECT.format(name="pdmdemo"),
-                    "import helperlib\n\nHELPER = helperlib.VERSION\n")  # fmt: skip
+    spec = _publish(
+        index,
+        tmp_path,
+        "pdmdemo",
+        PDM_PROJECT.format(name="pdmdemo"),
+        "import helperlib\n\nHELPER = helperlib.VERSION\n",
+    )
     card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "pdmdemo.parquet")).to_dict()
     resolution = card["resolution"]
     assert card["tasks"] == 1 and card["environment"]["helperlib"] == "1.0"  # 2.0 came after the release
@@ -208,8 +251,13 @@ def test_an_sdist_builds_as_of_its_upload_and_the_lock_is_reproducible(index, tm
 
 def test_eval_installs_the_lock_the_dataset_was_built_with(index, tmp_path):
     # The project's own date would give helperlib 1.0; built --as-of a later day, it has 2.0, which its tests demand.
-    spec = _publish(index, tmp_path, "asofdemo", PDM_PROJECT.format(name="asofdemo"),
-                    "import helperlib\n\nassert helperlib.VERSION == '2.0', helperlib.VERSION\n")  # fmt: skip
+    spec = _publish(
+        index,
+        tmp_path,
+        "asofdemo",
+        PDM_PROJECT.format(name="asofdemo"),
+        "import helperlib\n\nassert helperlib.VERSION == '2.0', helperlib.VERSION\n",
+    )
     out = tmp_path / "out" / "asofdemo.parquet"
     card = build(ClassBenchOptions(repo=spec, out=out, as_of="2025-06-01")).to_dict()
     (task,) = read_records(out, ClassBenchTask)
@@ -224,8 +272,9 @@ def test_eval_installs_the_lock_the_dataset_was_built_with(index, tmp_path):
     index.files[filename] = (data, "helperlib", "2026-01-10T00:00:00Z")
     try:
         candidates = tmp_path / "candidates.jsonl"
-        candidates.write_text(json.dumps({"instance_id": task.task_id, "candidate_id": "gold",
-                                          "code": reference_solution(task)}) + "\n")  # fmt: skip
+        candidates.write_text(
+            json.dumps({"instance_id": task.task_id, "candidate_id": "gold", "code": reference_solution(task)}) + "\n"
+        )
         evaluate(EvalOptions(dataset=out, candidates=candidates, out=tmp_path / "results.parquet", workers=1))
     finally:
         del index.files[filename]
@@ -243,10 +292,18 @@ def test_eval_installs_the_lock_the_dataset_was_built_with(index, tmp_path):
 def test_the_conda_environment_s_packages_are_installed_under_their_pypi_names(index, tmp_path):
     # As xarray's tests need iris, which only its conda environment file names (PyPI's "iris" is another project),
     # and cdms2, which only conda-forge distributes: one left out with its reason, the others still resolved.
-    environment_yml = ("name: condademo-tests\nchannels: [conda-forge]\ndependencies:\n  - python=3.11\n  - pip\n"
-                       "  - conda-forge::iris\n  - cdms2\n  - no-such-conda-name\n  - helperlib>=1\n")  # fmt: skip
-    spec = _publish(index, tmp_path, "condademo", PDM_PROJECT.format(name="condademo").replace('test = ["helperlib"]', "test = []"),
-                    "import iris\nimport helperlib\n", **{"environment.yml": environment_yml})  # fmt: skip
+    environment_yml = (
+        "name: condademo-tests\nchannels: [conda-forge]\ndependencies:\n  - python=3.11\n  - pip\n"
+        "  - conda-forge::iris\n  - cdms2\n  - no-such-conda-name\n  - helperlib>=1\n"
+    )
+    spec = _publish(
+        index,
+        tmp_path,
+        "condademo",
+        PDM_PROJECT.format(name="condademo").replace('test = ["helperlib"]', "test = []"),
+        "import iris\nimport helperlib\n",
+        **{"environment.yml": environment_yml},
+    )
     filename, data = _wheel("scitools-iris", "3.4", {"iris/__init__.py": b"MET_OFFICE = True\n"})
     index.files[filename] = (data, "scitools-iris", OLD)
     try:
@@ -254,7 +311,9 @@ def test_the_conda_environment_s_packages_are_installed_under_their_pypi_names(i
     finally:
         del index.files[filename]
     assert resolved.installed["scitools-iris"] == "3.4" and resolved.installed["helperlib"] == "1.0"  # as of its date
-    assert {"environment.yml: conda-forge::iris (on PyPI scitools-iris)", "environment.yml: helperlib>=1"} <= set(resolved.resolution["declarations"])
+    assert {"environment.yml: conda-forge::iris (on PyPI scitools-iris)", "environment.yml: helperlib>=1"} <= set(
+        resolved.resolution["declarations"]
+    )
     dropped = {d["source"]: d["reason"] for d in resolved.resolution["dropped"]}
     assert dropped["environment.yml: cdms2"] == "conda-forge only: no PyPI counterpart"
     assert "no-such-conda-name" in dropped["environment.yml: no-such-conda-name"]  # uv's reason, alone left out
@@ -262,16 +321,29 @@ def test_the_conda_environment_s_packages_are_installed_under_their_pypi_names(i
 
 def test_a_test_module_that_cannot_be_collected_does_not_stop_the_others(index, tmp_path):
     # As tomlkit's suite reads a git submodule that its commit's archive leaves out.
-    spec = _publish(index, tmp_path, "brokendemo", PDM_PROJECT.format(name="brokendemo"), "import helperlib\n",
-                    **{"tests/test_submodule.py": "CASES = open('tests/toml-test/files').read()\n"})  # fmt: skip
+    spec = _publish(
+        index,
+        tmp_path,
+        "brokendemo",
+        PDM_PROJECT.format(name="brokendemo"),
+        "import helperlib\n",
+        **{"tests/test_submodule.py": "CASES = open('tests/toml-test/files').read()\n"},
+    )
     card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "broken.parquet")).to_dict()
     assert card["tasks"] == 1 and card["test_suite"] == {"passed": 8, "error": 1}
 
 
 def test_a_missing_import_is_named_with_the_file_that_imports_it(index, tmp_path):
-    spec = _publish(index, tmp_path, "missingdemo", PDM_PROJECT.format(name="missingdemo"),
-                    "import helperlib\nimport undeclared_module\n")  # fmt: skip
-    with pytest.raises(BenchsmithError, match=r"tests/conftest.py imports undeclared_module, which the environment lacks"):
+    spec = _publish(
+        index,
+        tmp_path,
+        "missingdemo",
+        PDM_PROJECT.format(name="missingdemo"),
+        "import helperlib\nimport undeclared_module\n",
+    )
+    with pytest.raises(
+        BenchsmithError, match=r"tests/conftest.py imports undeclared_module, which the environment lacks"
+    ):
         build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "missing.parquet"))
 
 
@@ -304,23 +376,33 @@ def test_an_unmet_requires_python_stops_in_one_line(tmp_path):
 def test_an_extra_the_tests_import_is_installed_and_the_package_finds_its_own_metadata(index, tmp_path):
     # As litestar's tests/conftest.py imports redis, which only its "redis" extra declares, and litestar reads its
     # own version with importlib.metadata when imported.
-    pyproject = PDM_PROJECT.format(name="extrasdemo").replace('test = ["helperlib"]', 'test = []')
+    pyproject = PDM_PROJECT.format(name="extrasdemo").replace('test = ["helperlib"]', "test = []")
     pyproject += '\n[project.optional-dependencies]\nfancy = ["helperlib"]\ndocs = ["sphinx"]\n'
     # attrs reads its summary, authors and URLs from its metadata (only its sdist's PKG-INFO has Requires-Python here);
     # pytest-mypy-plugins runs the environment's mypy by name, as in an activated environment
-    spec = _publish(index, tmp_path, "extrasdemo", pyproject,
-                    "import importlib.metadata\n\nimport helperlib\n\n"
-                    "assert importlib.metadata.version('extrasdemo') == '1.0'\n"
-                    "assert importlib.metadata.metadata('extrasdemo')['Requires-Python'] == '>=3.9'\n",
-                    **{"tests/test_tools.py": "import os, shutil, subprocess, sys\n\n\ndef test_the_environment_s_tools_come_first():\n"
-                                              "    assert shutil.which('pytest') == os.path.join(sys.prefix, 'bin', 'pytest')\n"
-                                              "    subprocess.run(['pytest', '--version'], check=True)\n"
-                                              "    subprocess.run([sys.executable, '-c', 'pass'], check=True)\n"
-                                              "    import geometry\n"
-                                              "    assert os.environ['MYPYPATH'] == os.path.dirname(geometry.__path__[0])\n"})  # fmt: skip
+    spec = _publish(
+        index,
+        tmp_path,
+        "extrasdemo",
+        pyproject,
+        "import importlib.metadata\n\nimport helperlib\n\n"
+        "assert importlib.metadata.version('extrasdemo') == '1.0'\n"
+        "assert importlib.metadata.metadata('extrasdemo')['Requires-Python'] == '>=3.9'\n",
+        **{
+            "tests/test_tools.py": "import os, shutil, subprocess, sys\n\n\ndef "
+            "test_the_environment_s_tools_come_first():\n"
+            "    assert shutil.which('pytest') == os.path.join(sys.prefix, 'bin', 'pytest')\n"
+            "    subprocess.run(['pytest', '--version'], check=True)\n"
+            "    subprocess.run([sys.executable, '-c', 'pass'], check=True)\n"
+            "    import geometry\n"
+            "    assert os.environ['MYPYPATH'] == os.path.dirname(geometry.__path__[0])\n"
+        },
+    )
     card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "extras.parquet")).to_dict()
     assert card["tasks"] == 1 and card["environment"]["helperlib"] == "1.0"
-    assert card["test_suite"] == {"passed": 9}  # run as the sandbox's uid, the environment's scripts and interpreter too
+    assert card["test_suite"] == {
+        "passed": 9
+    }  # run as the sandbox's uid, the environment's scripts and interpreter too
     assert "extra fancy: helperlib (tests/conftest.py imports it)" in card["resolution"]["declarations"]
     assert not any("sphinx" in d for d in card["resolution"]["declarations"])  # an extra no test imports stays out
     assert "extrasdemo==" not in Path(card["resolution"]["lock"]).read_text()  # metadata only, never the code
@@ -338,19 +420,33 @@ PyMODINIT_FUNC PyInit__speed(void) { return PyModule_Create(&module); }
 def test_a_compiled_extension_is_built_into_the_tree_the_tests_import(index, tmp_path):
     # As MarkupSafe's _speedups, multidict's _multidict, pyrsistent's pvectorc: tests import the package from their
     # copy of the tree, where only the build puts the compiled module; without it its tests cannot import it.
-    pyproject = PDM_PROJECT.format(name="extdemo") + '\n[build-system]\nrequires = ["setuptools"]\n' \
+    pyproject = (
+        PDM_PROJECT.format(name="extdemo") + '\n[build-system]\nrequires = ["setuptools"]\n'
         'build-backend = "setuptools.build_meta"\n'
-    spec = _publish(index, tmp_path, "extdemo", pyproject, "import helperlib\n", **{
-        "setup.py": "from setuptools import Extension, setup\n\n"
-                    "setup(packages=['geometry'], package_dir={'': 'src'},\n"
-                    "      ext_modules=[Extension('geometry._speed', ['src/geometry/_speed.c'])])\n",
-        "src/geometry/_speed.c": SPEED_C,
-        "tests/test_speed.py": "from geometry._speed import doubled\n\n\ndef test_doubled():\n    assert doubled(21) == 42\n",
-    })  # fmt: skip
+    )
+    spec = _publish(
+        index,
+        tmp_path,
+        "extdemo",
+        pyproject,
+        "import helperlib\n",
+        **{
+            "setup.py": "from setuptools import Extension, setup\n\n"
+            "setup(packages=['geometry'], package_dir={'': 'src'},\n"
+            "      ext_modules=[Extension('geometry._speed', ['src/geometry/_speed.c'])])\n",
+            "src/geometry/_speed.c": SPEED_C,
+            "tests/test_speed.py": "from geometry._speed import doubled\n\n\ndef test_doubled():\n    assert "
+            "doubled(21) == 42\n",
+        },
+    )
     card = build(ClassBenchOptions(repo=spec, out=tmp_path / "out" / "extdemo.parquet")).to_dict()
     (built,) = card["resolution"]["compiled_extensions"]["built"]
     assert built.startswith("src/geometry/_speed.") and built.endswith(".so")
-    assert card["test_suite"] == {"passed": 9}  # run as the sandbox's uid, the environment's scripts and interpreter too and card["tasks"] == 1  # test_doubled among them, collected and passing
+    assert (
+        card["test_suite"] == {"passed": 9}
+        # run as the sandbox's uid, the environment's scripts and interpreter too and card["tasks"] == 1  # test_doubled
+        # among them, collected and passing
+    )
     assert resolve(spec).resolution["compiled_extensions"] == card["resolution"]["compiled_extensions"]  # built once
 
 
@@ -383,11 +479,20 @@ def _committed(history: Path, files: dict[str, str]) -> str:
     for path, text in files.items():
         (history / path).parent.mkdir(parents=True, exist_ok=True)
         (history / path).write_text(text)
-    dated = {**os.environ, "GIT_AUTHOR_DATE": "2024-03-01T00:00:00Z", "GIT_COMMITTER_DATE": "2024-03-01T00:00:00Z",
-             "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}  # fmt: skip
+    dated = {
+        **os.environ,
+        "GIT_AUTHOR_DATE": "2024-03-01T00:00:00Z",
+        "GIT_COMMITTER_DATE": "2024-03-01T00:00:00Z",
+        "GIT_AUTHOR_NAME": "a",
+        "GIT_AUTHOR_EMAIL": "a@b",
+        "GIT_COMMITTER_NAME": "a",
+        "GIT_COMMITTER_EMAIL": "a@b",
+    }
     for argv in (["init", "--quiet"], ["add", "."], ["commit", "--quiet", "-m", "upstream"]):
         subprocess.run(["git", "-C", str(history), *argv], check=True, env=dated)
-    return subprocess.run(["git", "-C", str(history), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", str(history), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
 
 
 def test_a_published_paraphrased_task_is_rebuilt_from_its_upstream_commit(index, tmp_path):
@@ -396,20 +501,35 @@ def test_a_published_paraphrased_task_is_rebuilt_from_its_upstream_commit(index,
     from benchsmith.builders.classbench.published import import_published
 
     base = _committed(tmp_path / "repos" / "acme__shapes", SHAPES)
-    ground_truth = ("class PolYgon:\n"
-                    "    def __init__(self, sides, size):\n        self.sides = sides\n        self.size = size\n"
-                    "        self.LaBels = {'kind': 'polygon'}\n\n"
-                    "    def ArEa(self):\n        return sCale(self.size) * self.sides\n\n"
-                    "    def gEt(self, key):\n        return self.LaBels.get(key)\n")  # fmt: skip
+    ground_truth = (
+        "class PolYgon:\n"
+        "    def __init__(self, sides, size):\n        self.sides = sides\n        self.size = size\n"
+        "        self.LaBels = {'kind': 'polygon'}\n\n"
+        "    def ArEa(self):\n        return sCale(self.size) * self.sides\n\n"
+        "    def gEt(self, key):\n        return self.LaBels.get(key)\n"
+    )
     entry = {
-        "task_id": "acme__shapes-1_PolYgon", "class_name": "PolYgon", "file": "acme__shapes-1/shapes/polygon.py",
-        "sketchy_description": "A polygon.", "detailed_description": "A polygon that measures itself.",
-        "repo_metadata": {"commit_id": "f" * 40, "issue_id": "acme__shapes-1",
-                          "setup_details": {"repo": "acme/shapes", "instance_id": "acme__shapes-1", "base_commit": base,
-                                            "version": "1.0", "environment_setup_commit": base}},
-        "evaluation_metadata": {"test_directives": ["tests/test_polygon.py::test_area", "tests/test_polygon.py::test_get"]},
+        "task_id": "acme__shapes-1_PolYgon",
+        "class_name": "PolYgon",
+        "file": "acme__shapes-1/shapes/polygon.py",
+        "sketchy_description": "A polygon.",
+        "detailed_description": "A polygon that measures itself.",
+        "repo_metadata": {
+            "commit_id": "f" * 40,
+            "issue_id": "acme__shapes-1",
+            "setup_details": {
+                "repo": "acme/shapes",
+                "instance_id": "acme__shapes-1",
+                "base_commit": base,
+                "version": "1.0",
+                "environment_setup_commit": base,
+            },
+        },
+        "evaluation_metadata": {
+            "test_directives": ["tests/test_polygon.py::test_area", "tests/test_polygon.py::test_get"]
+        },
         "ground_truth_class_body": ground_truth,
-    }  # fmt: skip
+    }
     source = tmp_path / "python_data.json"
     source.write_text(json.dumps([entry]))
     out = tmp_path / "published.parquet"
@@ -424,8 +544,12 @@ def test_a_published_paraphrased_task_is_rebuilt_from_its_upstream_commit(index,
     assert task.imports == ["from shapes.util import sCale"]  # the rebuilt module imports the flipped helper
     candidates = tmp_path / "candidates.jsonl"
     wrong = reference_solution(task).replace("* self.sides", "+ self.sides")
-    candidates.write_text("".join(json.dumps({"instance_id": task.task_id, "candidate_id": c, "code": code}) + "\n"
-                                  for c, code in (("gold", reference_solution(task)), ("wrong", wrong))))  # fmt: skip
+    candidates.write_text(
+        "".join(
+            json.dumps({"instance_id": task.task_id, "candidate_id": c, "code": code}) + "\n"
+            for c, code in (("gold", reference_solution(task)), ("wrong", wrong))
+        )
+    )
     evaluate(EvalOptions(dataset=out, candidates=candidates, out=tmp_path / "results.parquet", workers=1))
     verdicts = {r.candidate_id: (r.status, r.reason) for r in read_records(tmp_path / "results.parquet", Result)}
     assert verdicts["gold"][0] == "plausible", verdicts["gold"][1]
@@ -437,7 +561,7 @@ REGISTRY = {
     "shapes/__init__.py": "",
     "shapes/registry.py": "SEEN = []\n",
     "shapes/polygon.py": "class Polygon:\n    def __init__(self, sides):\n        self.sides = sides\n\n"
-                         "    def angles(self):\n        return self.sides\n",
+    "    def angles(self):\n        return self.sides\n",
     "shapes/square.py": "class Square:\n    sides = 4\n",
     # test_seen and test_square lean on what test_register leaves behind, as litestar's pydantic v1 tests lean on an
     # extractor an earlier test's app registers: run as a task's directives alone they fail, the repository's own code
@@ -455,13 +579,23 @@ REGISTRY = {
 def _registry_entry(commit: str, name: str, directives: list[str]) -> dict:
     """A published RepoClassBench entry (python_data.json's shape) for class *name* of REGISTRY at *commit*."""
     file = f"shapes/{name.lower()}.py"
-    setup = {"repo": "acme/registry", "instance_id": "acme__registry-1", "base_commit": commit, "version": "1.0",
-             "environment_setup_commit": commit}  # fmt: skip
-    return {"task_id": f"acme__registry-1_{name}", "class_name": name, "file": f"acme__registry-1/{file}",
-            "sketchy_description": "A shape.", "detailed_description": "A shape, registered.",
-            "repo_metadata": {"commit_id": commit, "issue_id": "acme__registry-1", "setup_details": setup},
-            "evaluation_metadata": {"test_directives": directives},
-            "ground_truth_class_body": REGISTRY[file].split("\n\n\n")[0]}  # fmt: skip
+    setup = {
+        "repo": "acme/registry",
+        "instance_id": "acme__registry-1",
+        "base_commit": commit,
+        "version": "1.0",
+        "environment_setup_commit": commit,
+    }
+    return {
+        "task_id": f"acme__registry-1_{name}",
+        "class_name": name,
+        "file": f"acme__registry-1/{file}",
+        "sketchy_description": "A shape.",
+        "detailed_description": "A shape, registered.",
+        "repo_metadata": {"commit_id": commit, "issue_id": "acme__registry-1", "setup_details": setup},
+        "evaluation_metadata": {"test_directives": directives},
+        "ground_truth_class_body": REGISTRY[file].split("\n\n\n")[0],
+    }
 
 
 def test_published_directives_that_fail_on_the_repositorys_own_code_are_dropped(index, tmp_path):
@@ -472,27 +606,45 @@ def test_published_directives_that_fail_on_the_repositorys_own_code_are_dropped(
     commit = _committed(tmp_path / "repos" / "acme__registry", REGISTRY)
     tests = "tests/test_polygon.py"
     source = tmp_path / "python_data.json"
-    source.write_text(json.dumps([_registry_entry(commit, "Polygon", [f"{tests}::test_angles", f"{tests}::test_seen"]),
-                                  _registry_entry(commit, "Square", [f"{tests}::test_square"])]))  # fmt: skip
+    source.write_text(
+        json.dumps(
+            [
+                _registry_entry(commit, "Polygon", [f"{tests}::test_angles", f"{tests}::test_seen"]),
+                _registry_entry(commit, "Square", [f"{tests}::test_square"]),
+            ]
+        )
+    )
     out = tmp_path / "published.parquet"
     summary = import_published(str(source), out, repos=tmp_path / "repos")
     polygon_id, square_id = "acme__registry::shapes/polygon.py::Polygon", "acme__registry::shapes/square.py::Square"
     assert not summary.reconstructed  # the commit is the history's own: nothing to rebuild, its code to run
-    assert summary.directives_dropped[polygon_id] == {"dropped": 1, "of": 2, "outcomes": {"failed": 1},
-                                                      "directives": [f"{tests}::test_seen"]}  # fmt: skip
-    assert summary.not_buildable == {square_id: f"none of its 1 directives passes on the repository's own code at "
-                                                f"{commit[:12]} here (failed 1)"}  # fmt: skip
+    assert summary.directives_dropped[polygon_id] == {
+        "dropped": 1,
+        "of": 2,
+        "outcomes": {"failed": 1},
+        "directives": [f"{tests}::test_seen"],
+    }
+    assert summary.not_buildable == {
+        square_id: f"none of its 1 directives passes on the repository's own code at {commit[:12]} here (failed 1)"
+    }
     card = json.loads(out.with_suffix(".card.json").read_text())
     assert card["directives_dropped_on_the_original"][polygon_id]["dropped"] == 1
     polygon = next(t for t in read_records(out, ClassBenchTask) if t.task_id == polygon_id)
     assert polygon.test_directives == [f"{tests}::test_angles"]
     candidates = tmp_path / "candidates.jsonl"
     wrong = reference_solution(polygon).replace("return self.sides", "return self.sides + 1")
-    candidates.write_text("".join(json.dumps({"instance_id": polygon_id, "candidate_id": c, "code": code}) + "\n"
-                                  for c, code in (("gold", reference_solution(polygon)), ("wrong", wrong))))  # fmt: skip
+    candidates.write_text(
+        "".join(
+            json.dumps({"instance_id": polygon_id, "candidate_id": c, "code": code}) + "\n"
+            for c, code in (("gold", reference_solution(polygon)), ("wrong", wrong))
+        )
+    )
     evaluate(EvalOptions(dataset=out, candidates=candidates, out=tmp_path / "results.parquet", workers=1))
-    verdicts = {r.candidate_id: (r.status, r.reason) for r in read_records(tmp_path / "results.parquet", Result)
-                if r.instance_id == polygon_id}  # fmt: skip
+    verdicts = {
+        r.candidate_id: (r.status, r.reason)
+        for r in read_records(tmp_path / "results.parquet", Result)
+        if r.instance_id == polygon_id
+    }
     assert verdicts["gold"][0] == "plausible", verdicts["gold"][1]
     assert verdicts["wrong"][0] == "wrong"
 
@@ -503,6 +655,7 @@ def test_an_old_repository_gets_a_python_of_its_day(tmp_path, monkeypatch):
     import platform
 
     from benchsmith.sources.python import environment as python_env
+
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / "pyproject.toml").write_text('[project]\nname = "old"\nrequires-python = ">=3.6"\n')
@@ -514,11 +667,23 @@ def test_an_old_repository_gets_a_python_of_its_day(tmp_path, monkeypatch):
 
     adopted = date.fromisoformat(python_env.PYTHON_RELEASED[here]) + python_env.PYTHON_ADOPTED_AFTER
     # 3.9 came out in October 2020, and counts from April 2021; 3.8 from April 2020
-    assert python_env._interpreter(tree, "old", as_of="2021-06-01T00:00:00Z") == (Path("/opt/python9/bin/python3"), "3.9.9")
-    assert python_env._interpreter(tree, "old", as_of="2021-01-01T00:00:00Z") == (Path("/opt/python8/bin/python3"), "3.8.9")
-    assert python_env._interpreter(tree, "old", as_of="2019-01-01T00:00:00Z") == (Path("/opt/python7/bin/python3"), "3.7.9")
+    assert python_env._interpreter(tree, "old", as_of="2021-06-01T00:00:00Z") == (
+        Path("/opt/python9/bin/python3"),
+        "3.9.9",
+    )
+    assert python_env._interpreter(tree, "old", as_of="2021-01-01T00:00:00Z") == (
+        Path("/opt/python8/bin/python3"),
+        "3.8.9",
+    )
+    assert python_env._interpreter(tree, "old", as_of="2019-01-01T00:00:00Z") == (
+        Path("/opt/python7/bin/python3"),
+        "3.7.9",
+    )
     assert python_env._interpreter(tree, "old", as_of=f"{adopted}T12:00:00Z")[1] == platform.python_version()
-    assert python_env._interpreter(tree, "old", as_of=f"{adopted - timedelta(days=2)}T12:00:00Z")[1] != platform.python_version()
+    assert (
+        python_env._interpreter(tree, "old", as_of=f"{adopted - timedelta(days=2)}T12:00:00Z")[1]
+        != platform.python_version()
+    )
     assert python_env._interpreter(tree, "old", as_of=None)[1] == platform.python_version()
 
 
@@ -528,14 +693,25 @@ def test_a_tree_exported_from_git_keeps_the_version_its_tag_gives(tmp_path):
     import subprocess
 
     from benchsmith.sources.python import environment as python_env
-
     from benchsmith.sources.python import repo as python_repo
+
     history = tmp_path / "history"
     history.mkdir()
     (history / "setup.py").write_text("from setuptools import setup\nsetup()\n")
-    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}
-    for argv in (["init", "--quiet"], ["add", "."], ["commit", "--quiet", "-m", "one"], ["tag", "v1.2.3"],
-                 ["commit", "--quiet", "--allow-empty", "-m", "two"]):  # fmt: skip
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "a",
+        "GIT_AUTHOR_EMAIL": "a@b",
+        "GIT_COMMITTER_NAME": "a",
+        "GIT_COMMITTER_EMAIL": "a@b",
+    }
+    for argv in (
+        ["init", "--quiet"],
+        ["add", "."],
+        ["commit", "--quiet", "-m", "one"],
+        ["tag", "v1.2.3"],
+        ["commit", "--quiet", "--allow-empty", "-m", "two"],
+    ):
         subprocess.run(["git", "-C", str(history), *argv], check=True, env=env)
     key, tree, _ = python_repo.source_tree(str(history), "HEAD")
     assert (tree / python_env.SCM_VERSION).read_text() == "1.2.3"
@@ -547,6 +723,7 @@ def test_an_interpreter_the_sandbox_uid_can_run_comes_first(tmp_path, monkeypatc
     system's libpython and standard library instead, and the environment's scripts could not be run. One that the
     uid can run, of the same minor version, is chosen; with none, the newest as before."""
     from benchsmith.sources.python import environment as python_env
+
     hidden, shared = tmp_path / "home", tmp_path / "usr"
     for folder in (hidden, shared):
         (folder / "bin").mkdir(parents=True)
@@ -557,14 +734,18 @@ def test_an_interpreter_the_sandbox_uid_can_run_comes_first(tmp_path, monkeypatc
     tmp_path.chmod(0o755)
     assert not python_env.runnable_by_others(hidden / "bin" / "python3")
     assert python_env.runnable_by_others(shared / "bin" / "python3") == all(
-        f.stat().st_mode & 0o001 for f in shared.resolve().parents)  # fmt: skip
+        f.stat().st_mode & 0o001 for f in shared.resolve().parents
+    )
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / "pyproject.toml").write_text('[project]\nname = "demo"\nrequires-python = ">=3.9"\n')
     runnable = {shared / "bin" / "python3"}
     monkeypatch.setattr(python_env, "runnable_by_others", lambda path: path in runnable)
-    monkeypatch.setattr(python_env, "_interpreters", lambda: {hidden / "bin" / "python3": "3.11.7",
-                                                              shared / "bin" / "python3": "3.11.2"})  # fmt: skip
+    monkeypatch.setattr(
+        python_env,
+        "_interpreters",
+        lambda: {hidden / "bin" / "python3": "3.11.7", shared / "bin" / "python3": "3.11.2"},
+    )
     assert python_env._interpreter(tree, "demo") == (shared / "bin" / "python3", "3.11.2")
     assert python_env._interpreter(tree, "demo", recorded="3.11.7") == (shared / "bin" / "python3", "3.11.2")
     runnable.clear()
@@ -573,31 +754,43 @@ def test_an_interpreter_the_sandbox_uid_can_run_comes_first(tmp_path, monkeypatc
 
 def test_older_pythons_follow_the_python_of_the_day(tmp_path, monkeypatch):
     from benchsmith.sources.python import environment as python_env
+
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / "pyproject.toml").write_text('[project]\nname = "old"\nrequires-python = ">=3.7"\n')
-    found = {Path(f"/opt/python{minor}{patch}/bin/python3"): f"3.{minor}.{patch}" for minor in (6, 7, 8, 9, 10)
-             for patch in (1, 9)}  # fmt: skip
+    found = {
+        Path(f"/opt/python{minor}{patch}/bin/python3"): f"3.{minor}.{patch}"
+        for minor in (6, 7, 8, 9, 10)
+        for patch in (1, 9)
+    }
     monkeypatch.setattr(python_env, "_interpreters", lambda: {**found, Path("/usr/bin/python3.99"): "3.99.0"})
     # as of March 2023: 3.10 is the Python of the day (3.11 counts from April), then 3.9, 3.8, 3.7 (not 3.6: excluded)
     choices = python_env._interpreter_choices(tree, "old", as_of="2023-03-08T00:00:00Z")
     assert [version for _, version in choices] == ["3.10.9", "3.9.9", "3.8.9", "3.7.9"]
-    assert python_env._interpreter_choices(tree, "old", recorded="3.8.1", as_of="2023-03-08T00:00:00Z") == \
-        [(Path("/opt/python89/bin/python3"), "3.8.9")]  # a recorded Python is the only choice
+    assert python_env._interpreter_choices(tree, "old", recorded="3.8.1", as_of="2023-03-08T00:00:00Z") == [
+        (Path("/opt/python89/bin/python3"), "3.8.9")
+    ]  # a recorded Python is the only choice
 
 
 def test_an_environment_an_sdist_refuses_is_built_on_an_older_python(tmp_path, monkeypatch):
     """numba's and llvmlite's setup.py of March 2023 refuse Python 3.10: the lock of that day installs on 3.9.
     Only a build failure moves on to an older Python; an index that cannot be reached does not."""
     from benchsmith.sources.python import environment as python_env
+
     tree = tmp_path / "tree"
     tree.mkdir()
-    choices = [(Path("/opt/python310/bin/python3"), "3.10.9"), (Path("/opt/python39/bin/python3"), "3.9.9"),
-               (Path("/opt/python38/bin/python3"), "3.8.9"), (Path("/opt/python37/bin/python3"), "3.7.9")]  # fmt: skip
+    choices = [
+        (Path("/opt/python310/bin/python3"), "3.10.9"),
+        (Path("/opt/python39/bin/python3"), "3.9.9"),
+        (Path("/opt/python38/bin/python3"), "3.8.9"),
+        (Path("/opt/python37/bin/python3"), "3.7.9"),
+    ]
     monkeypatch.setattr(python_env, "_interpreter_choices", lambda *args: choices)
-    refusal = ("old: uv pip sync failed: File \"<string>\", line 52, in _guard_py_ver RuntimeError: Cannot install on "
-               "Python version 3.10.9; only versions >=3.6,<3.10 are supported. hint: Build failures usually indicate "
-               "a problem with the package or the build environment")  # fmt: skip
+    refusal = (
+        'old: uv pip sync failed: File "<string>", line 52, in _guard_py_ver RuntimeError: Cannot install on '
+        "Python version 3.10.9; only versions >=3.6,<3.10 are supported. hint: Build failures usually indicate "
+        "a problem with the package or the build environment"
+    )
     tried = []
 
     def install(key, tree, as_of, locked, env, interpreter, refused):
@@ -612,8 +805,14 @@ def test_an_environment_an_sdist_refuses_is_built_on_an_older_python(tmp_path, m
     assert resolution["python_refused"] == [{"python": "3.10.9", "reason": refusal[-400:]}]
 
     tried.clear()
-    unreachable = "old: uv pip sync failed: error: Failed to fetch: `https://pypi.org/simple/numba/` (connection refused)"
-    monkeypatch.setattr(python_env, "_install", lambda *args: tried.append(args[5][1]) or (_ for _ in ()).throw(BenchsmithError(unreachable)))
+    unreachable = (
+        "old: uv pip sync failed: error: Failed to fetch: `https://pypi.org/simple/numba/` (connection refused)"
+    )
+    monkeypatch.setattr(
+        python_env,
+        "_install",
+        lambda *args: tried.append(args[5][1]) or (_ for _ in ()).throw(BenchsmithError(unreachable)),
+    )
     with pytest.raises(BenchsmithError, match="connection refused"):
         python_env._built_environment("old", tree, "2023-03-08T00:00:00Z", None, tmp_path / "env")
     assert tried == ["3.10.9"]
@@ -626,6 +825,7 @@ def test_an_environment_an_sdist_refuses_is_built_on_an_older_python(tmp_path, m
 
 def _python_3_8() -> str:
     from benchsmith.sources.python import environment as python_env
+
     found = [str(p) for p, v in python_env._interpreters().items() if v.startswith("3.8.")]
     if not found:
         pytest.skip("no Python 3.8 here")
@@ -640,27 +840,43 @@ def test_a_distribution_that_cannot_import_here_is_left_out(tmp_path, interprete
     import subprocess
 
     from benchsmith.sources.python import environment as python_env
+
     python = sys.executable if interpreter == "running" else _python_3_8()
 
-    wheels = {"brokenlib": b"raise RuntimeError('Cannot find the ecCodes library')\n",
-              "needsextra": b"import not_installed_anywhere\n", "finelib": b"VALUE = 1\n"}  # fmt: skip
+    wheels = {
+        "brokenlib": b"raise RuntimeError('Cannot find the ecCodes library')\n",
+        "needsextra": b"import not_installed_anywhere\n",
+        "finelib": b"VALUE = 1\n",
+    }
     paths = []
     for name, text in wheels.items():
         filename, data = _wheel(name, "1.0", {f"{name}/__init__.py": text})
         (tmp_path / filename).write_bytes(data)
         paths.append(str(tmp_path / filename))
-    filename, data = _wheel("flatlib", "1.0", {"flatlib.py": b"raise OSError('libflat.so: cannot open')\n"})  # one module
+    filename, data = _wheel(
+        "flatlib", "1.0", {"flatlib.py": b"raise OSError('libflat.so: cannot open')\n"}
+    )  # one module
     (tmp_path / filename).write_bytes(data)
     paths.append(str(tmp_path / filename))
     env = tmp_path / "env"
     python_env._uv("probe", "venv", "--quiet", "--python", python, str(env))
     python_env._uv("probe", "pip", "install", "--quiet", "--offline", "--python", str(env / "bin/python"), *paths)
     dropped = python_env._drop_unimportable("probe", env / "bin" / "python")
-    assert dropped == {"brokenlib": "import brokenlib: RuntimeError: Cannot find the ecCodes library",
-                       "flatlib": "import flatlib: OSError: libflat.so: cannot open"}  # fmt: skip
-    left = {p["name"] for p in json.loads(subprocess.run([python_env.uv_bin(), "pip", "list", "--format", "json",
-                                                         "--python", str(env / "bin/python")], capture_output=True,
-                                                        text=True, check=True).stdout)}  # fmt: skip
+    assert dropped == {
+        "brokenlib": "import brokenlib: RuntimeError: Cannot find the ecCodes library",
+        "flatlib": "import flatlib: OSError: libflat.so: cannot open",
+    }
+    left = {
+        p["name"]
+        for p in json.loads(
+            subprocess.run(
+                [python_env.uv_bin(), "pip", "list", "--format", "json", "--python", str(env / "bin/python")],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
+    }
     assert {"needsextra", "finelib"} <= left and "brokenlib" not in left
 
 
@@ -669,9 +885,15 @@ def test_a_python_named_for_the_build_is_the_one_used_and_one_missing_is_refused
     # A minor version newer than benchsmith's own, so that the default could not pass for it (and pytest needs nothing
     # more there than the local index serves).
     from benchsmith.sources.python import environment as python_env
+
     here = sys.version_info[1]
-    newer = sorted({int(v.split(".")[1]) for v in python_env._interpreters().values()
-                    if v.startswith("3.") and int(v.split(".")[1]) > here})  # fmt: skip
+    newer = sorted(
+        {
+            int(v.split(".")[1])
+            for v in python_env._interpreters().values()
+            if v.startswith("3.") and int(v.split(".")[1]) > here
+        }
+    )
     assert newer, "this machine has pyenv's Pythons newer than benchsmith's own"
     minor = f"3.{newer[0]}"
     tree = tmp_path / "geometry"
@@ -689,6 +911,7 @@ def test_a_python_named_for_the_build_is_the_one_used_and_one_missing_is_refused
 def test_two_benchsmith_versions_sharing_a_cache_keep_their_own_environments(index, tmp_path, monkeypatch):
     # One version's environment is never rebuilt in place by another's (it may be judging in it at that moment).
     from benchsmith.sources.python import environment as python_env
+
     tree = tmp_path / "geometry"
     shutil.copytree(GEOMETRY, tree)
     first = resolve(str(tree))
@@ -711,12 +934,14 @@ def test_published_directives_that_cannot_be_checked_are_kept_and_said_so(tmp_pa
     source = tmp_path / "python_data.json"
     source.write_text(json.dumps([_registry_entry(commit, "Polygon", ["tests/test_polygon.py::test_angles"])]))
     out = tmp_path / "published.parquet"
-    completed = run_benchsmith("classbench", "import", "--from", str(source), "--repos", str(tmp_path / "repos"),
-                               "--out", str(out))  # fmt: skip
+    completed = run_benchsmith(
+        "classbench", "import", "--from", str(source), "--repos", str(tmp_path / "repos"), "--out", str(out)
+    )
     assert completed.returncode == 0, completed.stderr[-2000:]
     lines = completed.stdout.splitlines()
-    heading = lines.index("the directives of 1 tasks were not checked on their repository's own code (kept as "
-                          "published):")  # fmt: skip
+    heading = lines.index(
+        "the directives of 1 tasks were not checked on their repository's own code (kept as published):"
+    )
     assert lines[heading + 1].startswith("  acme__registry::shapes/polygon.py::Polygon: ")
     assert "requires Python >=4.0" in lines[heading + 1]
     (task,) = read_records(out, ClassBenchTask)

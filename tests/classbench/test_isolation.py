@@ -10,14 +10,21 @@ from pathlib import Path
 import pytest
 
 from benchsmith.core.schema import ClassBenchTask, read_records
-from benchsmith.sources.python.removal import SENTINEL, remove_class
-from benchsmith.sources.python.environment import runtime
-from benchsmith.sources.python.repo import resolve
-from benchsmith.sources.checkout import PRIVATE_FOLDERS
-from benchsmith.runners.python.pytest_run import OWN_CONFIG, parse_report, plugin_dir
+from benchsmith.runners.python.class_runner import (
+    HOSTS,
+    TWINS,
+    TaskRunner,
+    _SentinelHost,
+    draw_carriers,
+    reference_solution,
+)
 from benchsmith.runners.python.public_view import python_public_view
+from benchsmith.runners.python.pytest_run import OWN_CONFIG, parse_report, plugin_dir
 from benchsmith.runners.sandbox import jail as sandbox
-from benchsmith.runners.python.class_runner import HOSTS, TWINS, TaskRunner, _SentinelHost, draw_carriers, reference_solution
+from benchsmith.sources.checkout import PRIVATE_FOLDERS
+from benchsmith.sources.python.environment import runtime
+from benchsmith.sources.python.removal import SENTINEL, remove_class
+from benchsmith.sources.python.repo import resolve
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +39,9 @@ def test_public_view_is_the_tree_without_the_class_and_read_only(task):
     assert python_public_view(repo, task.file_path, task.class_name) == view  # built once
     pristine = (repo.tree / task.file_path).read_text()
     assert (view / task.file_path).read_text() == remove_class(pristine, task.class_name).text
-    assert "class Polygon" not in (view / task.file_path).read_text() and SENTINEL in (view / task.file_path).read_text()
+    assert (
+        "class Polygon" not in (view / task.file_path).read_text() and SENTINEL in (view / task.file_path).read_text()
+    )
     assert (view / OWN_CONFIG).read_text() == "[pytest]\n"  # the fixture has no pytest configuration of its own
     for path in [view, *view.rglob("*")]:
         assert "__pycache__" not in path.parts and path.suffix != ".pyc", path
@@ -52,7 +61,9 @@ def test_runtime_names_the_base_interpreter_and_hides_its_site_packages(task):
     found = runtime(python)
     # the environment's base interpreter: benchsmith's own, or one the sandbox's uid can run (/usr's)
     probe = "import sys; print(sys.base_prefix); print('%d.%d' % sys.version_info[:2])"
-    base_text, minor = subprocess.run([str(python), "-I", "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    base_text, minor = subprocess.run(
+        [str(python), "-I", "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.split()
     base = Path(base_text)
     assert found.prefixes == (() if base.is_relative_to("/usr") else (base,))
     assert not any(Path.home() == p or p in Path.home().parents for p in found.prefixes)  # never a whole home folder
@@ -61,7 +72,8 @@ def test_runtime_names_the_base_interpreter_and_hides_its_site_packages(task):
 
 
 def test_plugin_reports_every_outcome_through_the_pipe(tmp_path):
-    (tmp_path / "test_kinds.py").write_text(textwrap.dedent("""
+    (tmp_path / "test_kinds.py").write_text(
+        textwrap.dedent("""
         import pytest
 
         @pytest.fixture
@@ -86,43 +98,67 @@ def test_plugin_reports_every_outcome_through_the_pipe(tmp_path):
         def test_teardown_error(broken_teardown): pass
         @pytest.mark.parametrize("x", [1])
         def test_not_selected(x): pass
-    """))
+    """)
+    )
     (tmp_path / "test_broken.py").write_text("import nowhere_to_be_found\n")
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     selection = tmp_path / "select"
     names = ["passes", "fails", "skips", "xfails", "xpasses", "xpasses_strictly", "setup_error", "teardown_error"]
     selection.write_text("".join(f"test_kinds.py::test_{n}\n" for n in names))
     read_end, write_end = os.pipe()
-    env = {**os.environ, "PYTHONPATH": str(plugin_dir()), "BENCHSMITH_SELECT": str(selection),
-           "BENCHSMITH_REPORT_FD": str(write_end)}  # fmt: skip
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "benchsmith_directcov", "-p", "no:cacheprovider",
-            "--continue-on-collection-errors", "test_kinds.py", "test_broken.py"]  # fmt: skip
-    with subprocess.Popen(argv, cwd=tmp_path, env=env, pass_fds=(write_end,), stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL):  # fmt: skip
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(plugin_dir()),
+        "BENCHSMITH_SELECT": str(selection),
+        "BENCHSMITH_REPORT_FD": str(write_end),
+    }
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "benchsmith_directcov",
+        "-p",
+        "no:cacheprovider",
+        "--continue-on-collection-errors",
+        "test_kinds.py",
+        "test_broken.py",
+    ]
+    with subprocess.Popen(
+        argv, cwd=tmp_path, env=env, pass_fds=(write_end,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    ):
         os.close(write_end)
         with os.fdopen(read_end, "rb") as pipe:
             data = pipe.read()
     report = parse_report(data)
     assert report.malformed == ""
     assert dict(report.tests) == {
-        "test_kinds.py::test_passes": "passed", "test_kinds.py::test_fails": "failed",
-        "test_kinds.py::test_skips": "skipped", "test_kinds.py::test_xfails": "xfailed",
-        "test_kinds.py::test_xpasses": "xpassed", "test_kinds.py::test_xpasses_strictly": "failed",
-        "test_kinds.py::test_setup_error": "error", "test_kinds.py::test_teardown_error": "error",
+        "test_kinds.py::test_passes": "passed",
+        "test_kinds.py::test_fails": "failed",
+        "test_kinds.py::test_skips": "skipped",
+        "test_kinds.py::test_xfails": "xfailed",
+        "test_kinds.py::test_xpasses": "xpassed",
+        "test_kinds.py::test_xpasses_strictly": "failed",
+        "test_kinds.py::test_setup_error": "error",
+        "test_kinds.py::test_teardown_error": "error",
         "test_broken.py": "error",
-    }  # fmt: skip
+    }
     assert len(report.tests) == len(dict(report.tests))
 
 
-@pytest.mark.parametrize("data, malformed", [
-    (b"", ""),
-    (b'{"nodeid": "t.py::a", "outcome": "passed"}\n{"nodeid": "t.py::b", "outcome": "failed"}\n', ""),
-    (b'{"nodeid": "t.py::a", "outcome": "passed"}', "the last line is cut off"),
-    (b"6 passed\n", "line 1 is not a test's report"),
-    (b'{"nodeid": "t.py::a", "outcome": "passed"}\n\0', "the last line is cut off"),
-    (b'{"nodeid": "t.py::a", "outcome": 1}\n', "line 1 is not a test's report"),
-    (b'{"nodeid": "t.py::a"}\n', "line 1 is not a test's report"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "data, malformed",
+    [
+        (b"", ""),
+        (b'{"nodeid": "t.py::a", "outcome": "passed"}\n{"nodeid": "t.py::b", "outcome": "failed"}\n', ""),
+        (b'{"nodeid": "t.py::a", "outcome": "passed"}', "the last line is cut off"),
+        (b"6 passed\n", "line 1 is not a test's report"),
+        (b'{"nodeid": "t.py::a", "outcome": "passed"}\n\0', "the last line is cut off"),
+        (b'{"nodeid": "t.py::a", "outcome": 1}\n', "line 1 is not a test's report"),
+        (b'{"nodeid": "t.py::a"}\n', "line 1 is not a test's report"),
+    ],
+)
 def test_a_report_is_believed_only_if_every_line_is_ours(data, malformed):
     assert parse_report(data).malformed.startswith(malformed)
 
@@ -138,7 +174,9 @@ def test_sentinels_read_like_the_files_own_tests(task, tmp_path):
         finally:
             runner.close()
     assert host.path == "tests/test_shapes.py" and host.prefix == "test_"
-    assert sorted(p.name for p in (tmp_path / "logs").glob("calibration*.log")) == ["calibration.log"]  # one calibration run
+    assert sorted(p.name for p in (tmp_path / "logs").glob("calibration*.log")) == [
+        "calibration.log"
+    ]  # one calibration run
     original = (runner.view / host.path).read_text()
     text = carrier.read_text()
     assert text.startswith(original)

@@ -17,8 +17,21 @@ pytestmark = [pytest.mark.java, pytest.mark.slow]
 
 
 def build(repo: Path, out: Path, *extra: str):
-    return run_benchsmith("classbench", "build", "--language", "java", "--repo", str(repo), "--commit", commit(repo),
-                          "--classpath", "maven-repo", "--out", str(out), *extra)  # fmt: skip
+    return run_benchsmith(
+        "classbench",
+        "build",
+        "--language",
+        "java",
+        "--repo",
+        str(repo),
+        "--commit",
+        commit(repo),
+        "--classpath",
+        "maven-repo",
+        "--out",
+        str(out),
+        *extra,
+    )
 
 
 def test_a_template_generated_source_compiles_and_a_missing_artifact_is_named(tmp_path):
@@ -30,12 +43,16 @@ def test_a_template_generated_source_compiles_and_a_missing_artifact_is_named(tm
     assert card["release"] == "11" and card["test_runtime"].startswith(f"Java {default_runtime().version} ")
     assert card["missing_artifacts"] == ["org.nowhere:absent-lib:1.0"]
     assert card["excluded_main_classes"] == {
-        "org.example.templated.Bridge": "package org.nowhere.absent does not exist; missing artifact org.nowhere:absent-lib:1.0"}
+        "org.example.templated.Bridge": "package org.nowhere.absent does not exist; missing artifact "
+        "org.nowhere:absent-lib:1.0"
+    }
     assert card["excluded_test_classes"]["org.example.templated.BridgeTest"].startswith("cannot find symbol (symbol:")
     tasks = {t.class_name: t for t in read_records(out, ClassBenchTask)}
     # The directive that reads the generated version passes on the ground truth.
-    assert sorted(tasks["Counter"].test_directives) == ["org.example.templated.CounterTest::addsUp",
-                                                        "org.example.templated.CounterTest::labelNamesTheVersion"]
+    assert sorted(tasks["Counter"].test_directives) == [
+        "org.example.templated.CounterTest::addsUp",
+        "org.example.templated.CounterTest::labelNamesTheVersion",
+    ]
     assert card["solution_checks"]["org.example.templated.Counter"]["gold"] == "plausible"
     assert "Version" not in tasks  # generated, not the repository's source
 
@@ -79,10 +96,14 @@ def test_tests_that_cannot_compile_name_a_log_that_exists(tmp_path):
     """A chain of test classes, each extending the next and the last a class that does not exist: javac reports one
     link a round, more rounds than the build leaves test classes out in, so the build fails."""
     repo = templated_repo(tmp_path / "templated")
-    chain = {f"src/test/java/org/example/templated/Step{i}Test.java":
-             f"package org.example.templated;\n\npublic class Step{i}Test extends Step{i + 1}Test {{\n}}\n" for i in range(7)}  # fmt: skip
+    chain = {
+        f"src/test/java/org/example/templated/Step{i}Test.java": f"package org.example.templated;\n\npublic class "
+        f"Step{i}Test extends Step{i + 1}Test {{\n}}\n"
+        for i in range(7)
+    }
     chain["src/test/java/org/example/templated/Step7Test.java"] = (
-        "package org.example.templated;\n\npublic class Step7Test extends Nowhere {\n}\n")
+        "package org.example.templated;\n\npublic class Step7Test extends Nowhere {\n}\n"
+    )
     for relative, text in chain.items():
         (repo / relative).write_text(text)
     completed = build(repo, tmp_path / "t.parquet")
@@ -105,16 +126,32 @@ def test_a_release_newer_than_the_jdk_stops_in_one_line_before_building(tmp_path
     assert f"compiles up to Java {default_runtime().version}" in message
     assert f"--release {default_runtime().version}" in message
     # with the release the JDK has, the same module builds
-    again = run_benchsmith("classbench", "build", "--language", "java", "--repo", str(repo), "--commit", "HEAD",
-                           "--classpath", "maven-repo", "--release", "11", "--out", str(tmp_path / "t.parquet"))  # fmt: skip
+    again = run_benchsmith(
+        "classbench",
+        "build",
+        "--language",
+        "java",
+        "--repo",
+        str(repo),
+        "--commit",
+        "HEAD",
+        "--classpath",
+        "maven-repo",
+        "--release",
+        "11",
+        "--out",
+        str(tmp_path / "t.parquet"),
+    )
     assert again.returncode == 0, again.stderr[-3000:]
 
 
 def _chain(folder: str, package: str, links: int = 8) -> dict[str, str]:
     """Classes each extending the next, the last a class that does not exist: one link left out a round, more links
     than the build has rounds for, so its main sources never compile."""
-    files = {f"{folder}/Link{i}.java": f"package {package};\n\npublic class Link{i} extends Link{i + 1} {{\n}}\n"
-             for i in range(links)}  # fmt: skip
+    files = {
+        f"{folder}/Link{i}.java": f"package {package};\n\npublic class Link{i} extends Link{i + 1} {{\n}}\n"
+        for i in range(links)
+    }
     files[f"{folder}/Link{links}.java"] = f"package {package};\n\npublic class Link{links} extends Nowhere {{\n}}\n"
     return files
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.core.schema import ClassBenchTask, Result, read_records
 from benchsmith.builders.classbench.java.locate import EXACT, WHITESPACE, read_mapping
+from benchsmith.core.schema import ClassBenchTask, Result, read_records
 from tests.helpers.cli import run_cli
 
 COUNTER = {
@@ -44,18 +44,35 @@ def _history(root: Path) -> list[str]:
     subprocess.run(["git", "-C", str(repo), "init", "-q"], check=True)
     return [
         _commit(repo, {f"{MAIN}/Counter.java": COUNTER[1]}, "first"),
-        _commit(repo, {f"{MAIN}/Counter.java": COUNTER[2], f"{MAIN}/Gauge.java": GAUGE[1],
-                       f"{TESTS}/CounterTest.java": "// a test\n", f"{TESTS}/GaugeTest.java": "// a test\n"}, "up"),  # fmt: skip
+        _commit(
+            repo,
+            {
+                f"{MAIN}/Counter.java": COUNTER[2],
+                f"{MAIN}/Gauge.java": GAUGE[1],
+                f"{TESTS}/CounterTest.java": "// a test\n",
+                f"{TESTS}/GaugeTest.java": "// a test\n",
+            },
+            "up",
+        ),
         _commit(repo, {f"{MAIN}/Gauge.java": GAUGE[2].replace("\n", "\r\n")}, "level"),
         _commit(repo, {f"{MAIN}/Counter.java": COUNTER[3]}, "long"),
     ]
 
 
 def _entry(number: int, class_name: str, ground_truth: str) -> dict:
-    return {"task_id": number, "class_name": class_name, "file": f"counters/{MAIN}/{class_name}.java",
-            "detailed_description": f"A {class_name}.", "sketchy_description": f"A {class_name}.",
-            "repo_metadata": {"repo_name": "counters"}, "ground_truth_class_body": ground_truth,
-            "evaluation_metadata": {"test_class_name": f"{class_name}Test", "test_file": f"counters/{TESTS}/{class_name}Test.java"}}  # fmt: skip
+    return {
+        "task_id": number,
+        "class_name": class_name,
+        "file": f"counters/{MAIN}/{class_name}.java",
+        "detailed_description": f"A {class_name}.",
+        "sketchy_description": f"A {class_name}.",
+        "repo_metadata": {"repo_name": "counters"},
+        "ground_truth_class_body": ground_truth,
+        "evaluation_metadata": {
+            "test_class_name": f"{class_name}Test",
+            "test_file": f"counters/{TESTS}/{class_name}Test.java",
+        },
+    }
 
 
 def test_the_commit_holding_every_ground_truth_is_found_by_content(tmp_path):
@@ -63,15 +80,26 @@ def test_the_commit_holding_every_ground_truth_is_found_by_content(tmp_path):
     source = tmp_path / "java_data.json"
     source.write_text(json.dumps([_entry(0, "Counter", COUNTER[2]), _entry(1, "Gauge", GAUGE[2])]))
     mapping = tmp_path / "mapping.json"
-    result = run_cli("classbench", "locate", "--from", str(source), "--repos", str(tmp_path / "repos"), "--out", str(mapping))
+    result = run_cli(
+        "classbench", "locate", "--from", str(source), "--repos", str(tmp_path / "repos"), "--out", str(mapping)
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert f"counters: {commits[2][:12]} of " in result.stdout
     assert "holds 2 of 2 ground truths and 2 test files; 1 commits do (1 on the default branch)" in result.stdout
     found = json.loads(mapping.read_text())["repositories"]["counters"]
-    assert (found["commit"], found["matching"], found["window"], found["first_differing"]) == (commits[2], 2, [commits[2]] * 2, {})
+    assert (found["commit"], found["matching"], found["window"], found["first_differing"]) == (
+        commits[2],
+        2,
+        [commits[2]] * 2,
+        {},
+    )
     counter, gauge = found["per_task"].values()
     assert (counter["match"], counter["commits_holding"], counter["first_holding"], counter["last_holding"]) == (
-        EXACT, 2, commits[1], commits[2])
+        EXACT,
+        2,
+        commits[1],
+        commits[2],
+    )
     # the history's Gauge has CRLF line endings where the ground truth has LF: equal once normalised, and said so
     assert (gauge["match"], gauge["commits_holding"], gauge["versions_of_the_file"]) == (WHITESPACE, 2, 2)
 
@@ -81,10 +109,14 @@ def test_a_ground_truth_that_no_commit_holds_is_named_with_its_file(tmp_path):
     source = tmp_path / "java_data.json"
     source.write_text(json.dumps([_entry(7, "Counter", COUNTER[2].replace("n++", "n += 2"))]))
     mapping = tmp_path / "mapping.json"
-    result = run_cli("classbench", "locate", "--from", str(source), "--repos", str(tmp_path / "repos"), "--out", str(mapping))
+    result = run_cli(
+        "classbench", "locate", "--from", str(source), "--repos", str(tmp_path / "repos"), "--out", str(mapping)
+    )
     assert result.returncode == 1
-    assert (f"counters: no commit: task 7 (Counter): no commit of {tmp_path / 'repos' / 'counters' / '.git'} has "
-            f"{MAIN}/Counter.java equal to its ground truth (3 version(s) of that file in the history)") in result.stdout
+    assert (
+        f"counters: no commit: task 7 (Counter): no commit of {tmp_path / 'repos' / 'counters' / '.git'} has "
+        f"{MAIN}/Counter.java equal to its ground truth (3 version(s) of that file in the history)"
+    ) in result.stdout
     assert read_mapping(mapping)["counters"].startswith("task 7 (Counter): no commit")
 
 
@@ -97,7 +129,9 @@ def test_import_judges_the_tasks_at_the_located_commit_and_counts_those_not_ther
     source = tmp_path / "java_data.json"
     source.write_text(json.dumps(entries))
     mapping = tmp_path / "mapping.json"
-    located = run_cli("classbench", "locate", "--from", str(source), "--repos", str(tmp_path / "repos"), "--out", str(mapping))
+    located = run_cli(
+        "classbench", "locate", "--from", str(source), "--repos", str(tmp_path / "repos"), "--out", str(mapping)
+    )
     assert located.returncode == 0, located.stderr[-2000:]
     # Counter's ground truth is the last version (commit 4), Gauge's is in commits 3 and 4: the best commit holds two
     assert f"counters: {commits[3][:12]} of " in located.stdout
@@ -106,13 +140,21 @@ def test_import_judges_the_tasks_at_the_located_commit_and_counts_those_not_ther
     imported = run_cli("classbench", "import", "--from", str(source), "--out", str(out), "--commits", str(mapping))
     assert imported.returncode == 0, imported.stderr[-2000:]
     assert f"at the commits of {mapping}: counters {commits[3][:12]}" in imported.stdout
-    assert f"counters::{MAIN}/Counter2.java::Counter: {MAIN}/Counter2.java at {commits[3][:12]} is not its ground truth" in imported.stdout
-    assert (f"counters::{MAIN}/Gauge.java::Level: its class_name declares no class, interface or enum named 'Level' "
-            "(it declares: Gauge)") in imported.stdout
+    assert (
+        f"counters::{MAIN}/Counter2.java::Counter: {MAIN}/Counter2.java at {commits[3][:12]} is not its ground truth"
+        in imported.stdout
+    )
+    assert (
+        f"counters::{MAIN}/Gauge.java::Level: its class_name declares no class, interface or enum named 'Level' "
+        "(it declares: Gauge)"
+    ) in imported.stdout
     tasks = {t.task_id: t for t in read_records(out, ClassBenchTask)}
     gauge = tasks[f"counters::{MAIN}/Gauge.java::Gauge"]
-    assert (gauge.repo, gauge.commit, gauge.file_path) == (str(tmp_path / "repos" / "counters" / ".git"), commits[3],
-                                                           "src/main/java/org/acme/Gauge.java")  # fmt: skip
+    assert (gauge.repo, gauge.commit, gauge.file_path) == (
+        str(tmp_path / "repos" / "counters" / ".git"),
+        commits[3],
+        "src/main/java/org/acme/Gauge.java",
+    )
     assert json.loads(gauge.setup)["java"]["module"] == "app"
 
 
@@ -129,32 +171,70 @@ def test_a_located_task_of_a_module_is_judged_at_its_commit(tmp_path):
     rectangle = repo / "shapes" / "src" / "main" / "java" / "org" / "example" / "geometry" / "Rectangle.java"
     gold = rectangle.read_text()
     # a class the workspace leaves out (it imports what no class path has): judged as an error naming why, not a crash
-    broken = "package org.example.geometry;\n\nimport org.nowhere.Thing;\n\npublic class Broken {\n    Thing thing;\n}\n"
-    commit = _commit(repo, {"shapes/src/main/java/org/example/geometry/Broken.java": broken,
-                            "shapes/src/test/java/org/example/geometry/BrokenTest.java":
-                                "package org.example.geometry;\n\npublic class BrokenTest {\n    Broken broken;\n}\n"}, "geometry")  # fmt: skip
+    broken = (
+        "package org.example.geometry;\n\nimport org.nowhere.Thing;\n\npublic class Broken {\n    Thing thing;\n}\n"
+    )
+    commit = _commit(
+        repo,
+        {
+            "shapes/src/main/java/org/example/geometry/Broken.java": broken,
+            "shapes/src/test/java/org/example/geometry/BrokenTest.java": "package org.example.geometry;\n\npublic "
+            "class BrokenTest {\n    Broken broken;\n}\n",
+        },
+        "geometry",
+    )
     _commit(repo, {str(rectangle.relative_to(repo)): gold.replace("return width * height;", "return 0;")}, "broken")
-    entry = {"task_id": 0, "class_name": "Rectangle", "detailed_description": "A rectangle.", "sketchy_description": "A rectangle.",
-             "file": "geometry/shapes/src/main/java/org/example/geometry/Rectangle.java", "repo_metadata": {"repo_name": "geometry"},
-             "evaluation_metadata": {"test_class_name": "RectangleTest",
-                                     "test_file": "geometry/shapes/src/test/java/org/example/geometry/RectangleTest.java"},
-             "ground_truth_class_body": gold}  # fmt: skip
+    entry = {
+        "task_id": 0,
+        "class_name": "Rectangle",
+        "detailed_description": "A rectangle.",
+        "sketchy_description": "A rectangle.",
+        "file": "geometry/shapes/src/main/java/org/example/geometry/Rectangle.java",
+        "repo_metadata": {"repo_name": "geometry"},
+        "evaluation_metadata": {
+            "test_class_name": "RectangleTest",
+            "test_file": "geometry/shapes/src/test/java/org/example/geometry/RectangleTest.java",
+        },
+        "ground_truth_class_body": gold,
+    }
     source, mapping, out = tmp_path / "java_data.json", tmp_path / "mapping.json", tmp_path / "java.parquet"
     other = json.loads(json.dumps(entry).replace("Rectangle", "Broken"))
     other["ground_truth_class_body"] = broken
     source.write_text(json.dumps([entry, other]))
-    assert run_cli("classbench", "locate", "--from", str(source), "--repos", str(tmp_path / "repos"), "--out", str(mapping)).returncode == 0
+    assert (
+        run_cli(
+            "classbench", "locate", "--from", str(source), "--repos", str(tmp_path / "repos"), "--out", str(mapping)
+        ).returncode
+        == 0
+    )
     assert json.loads(mapping.read_text())["repositories"]["geometry"]["commit"] == commit
-    imported = run_cli("classbench", "import", "--from", str(source), "--out", str(out), "--repos", str(tmp_path / "repos"),
-                       "--commits", str(mapping))  # fmt: skip
+    imported = run_cli(
+        "classbench",
+        "import",
+        "--from",
+        str(source),
+        "--out",
+        str(out),
+        "--repos",
+        str(tmp_path / "repos"),
+        "--commits",
+        str(mapping),
+    )
     assert imported.returncode == 0, imported.stderr[-2000:]
     task, left_out = read_records(out, ClassBenchTask)
-    assert (task.commit, task.file_path, task.test_directives) == (commit, "src/main/java/org/example/geometry/Rectangle.java",
-                                                                   ["org.example.geometry.RectangleTest"])  # fmt: skip
+    assert (task.commit, task.file_path, task.test_directives) == (
+        commit,
+        "src/main/java/org/example/geometry/Rectangle.java",
+        ["org.example.geometry.RectangleTest"],
+    )
     wrong = gold.replace("return width * height;", "return width + height;")
     candidates = tmp_path / "candidates.jsonl"
-    candidates.write_text("".join(json.dumps({"instance_id": task.task_id, "candidate_id": c, "code": code}) + "\n"
-                                  for c, code in (("gold", gold), ("wrong", wrong))))  # fmt: skip
+    candidates.write_text(
+        "".join(
+            json.dumps({"instance_id": task.task_id, "candidate_id": c, "code": code}) + "\n"
+            for c, code in (("gold", gold), ("wrong", wrong))
+        )
+    )
     with candidates.open("a") as f:
         f.write(json.dumps({"instance_id": left_out.task_id, "candidate_id": "broken-gold", "code": broken}) + "\n")
     results = tmp_path / "results.parquet"

@@ -2,8 +2,8 @@
 
 import pytest
 
-from benchsmith.core.errors import BenchsmithError
 from benchsmith.builders.classbench.python.reconstruct import flipped_sites, read_flips
+from benchsmith.core.errors import BenchsmithError
 
 UPSTREAM = """import os
 
@@ -21,18 +21,26 @@ def scale(size):
 
 def test_the_flips_are_the_names_spelled_in_other_case():
     published = 'class PolYgon:\n    def ArEa(self, size):\n        return sCale(size) * os.sep.count("/")\n'
-    assert read_flips(UPSTREAM, "PolYgon", published, "task") == ({"Polygon": "PolYgon", "area": "ArEa", "scale": "sCale"}, set())
+    assert read_flips(UPSTREAM, "PolYgon", published, "task") == (
+        {"Polygon": "PolYgon", "area": "ArEa", "scale": "sCale"},
+        set(),
+    )
     assert flipped_sites(UPSTREAM, "PolYgon", {"scale", "area"}) == [(6, 8, "area"), (7, 15, "scale")]
 
 
-@pytest.mark.parametrize("published, upstream_token, published_token", [
-    ('class PolYgon:\n    def ArEa(self, size):\n        return sCale(size) * os.sep.count("-")\n', '"/"', '"-"'),
-    ('class PolYgon:\n    def ArEa(self, size):\n        return sCale(size)\n', "*", "the end"),
-])
+@pytest.mark.parametrize(
+    "published, upstream_token, published_token",
+    [
+        ('class PolYgon:\n    def ArEa(self, size):\n        return sCale(size) * os.sep.count("-")\n', '"/"', '"-"'),
+        ("class PolYgon:\n    def ArEa(self, size):\n        return sCale(size)\n", "*", "the end"),
+    ],
+)
 def test_a_ground_truth_that_is_more_than_case_flips_is_refused(published, upstream_token, published_token):
     with pytest.raises(BenchsmithError) as raised:
         read_flips(UPSTREAM, "Polygon", published, "task")
-    assert str(raised.value).startswith("task: the ground truth is not the upstream class with identifiers case-flipped")
+    assert str(raised.value).startswith(
+        "task: the ground truth is not the upstream class with identifiers case-flipped"
+    )
     assert f"upstream {upstream_token!r}, published {published_token!r}" in str(raised.value)
 
 
@@ -50,10 +58,14 @@ def test_a_class_the_upstream_file_lacks_is_named():
 
 
 def test_decorators_and_strings_that_differ_only_in_case_are_read():
-    upstream = ('import attr\n\n\n@attr.s\nclass Code:\n    """A Code object, as compiled."""\n\n'
-                '    def path(self) -> "Code":\n        return self.state("snap")\n')  # fmt: skip
-    published = ('@attr.s\nclass coDE:\n    """A coDE object, as compiled."""\n\n'
-                 '    def pAth(self) -> "coDE":\n        return self.state("SNAp")\n')  # fmt: skip
+    upstream = (
+        'import attr\n\n\n@attr.s\nclass Code:\n    """A Code object, as compiled."""\n\n'
+        '    def path(self) -> "Code":\n        return self.state("snap")\n'
+    )
+    published = (
+        '@attr.s\nclass coDE:\n    """A coDE object, as compiled."""\n\n'
+        '    def pAth(self) -> "coDE":\n        return self.state("SNAp")\n'
+    )
     assert read_flips(upstream, "coDE", published, "task") == ({"Code": "coDE", "path": "pAth", "snap": "SNAp"}, set())
 
 
@@ -65,7 +77,6 @@ def test_a_rebuilt_copy_flips_kept_names_through_imports_and_strings_and_still_r
     import subprocess
 
     from benchsmith.builders.classbench.python.reconstruct import reconstruct
-
     from tests.helpers.paraphrase import run_repo_tests
     from tests.paraphrase.test_overrule import ASTROLITE, FLIPS
 
@@ -73,7 +84,13 @@ def test_a_rebuilt_copy_flips_kept_names_through_imports_and_strings_and_still_r
     for path, text in ASTROLITE.items():
         (history / path).parent.mkdir(parents=True, exist_ok=True)
         (history / path).write_text(text)
-    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "a",
+        "GIT_AUTHOR_EMAIL": "a@b",
+        "GIT_COMMITTER_NAME": "a",
+        "GIT_COMMITTER_EMAIL": "a@b",
+    }
     for argv in (["init", "--quiet"], ["add", "."], ["commit", "--quiet", "-m", "upstream"]):
         subprocess.run(["git", "-C", str(history), *argv], check=True, env=env)
     copy = reconstruct(history, "HEAD", FLIPS, tmp_path / "rebuilt")
@@ -96,18 +113,28 @@ def test_the_instance_fix_is_found_by_its_pull_request_and_applied_to_the_base(t
 
     history = tmp_path / "history"
     history.mkdir()
-    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "a",
+        "GIT_AUTHOR_EMAIL": "a@b",
+        "GIT_COMMITTER_NAME": "a",
+        "GIT_COMMITTER_EMAIL": "a@b",
+    }
 
     def commit(message: str, text: str) -> str:
         (history / "shapes.py").write_text(text)
         for argv in (["add", "."], ["commit", "--quiet", "-m", message]):
             subprocess.run(["git", "-C", str(history), *argv], check=True, env=env)
-        return subprocess.run(["git", "-C", str(history), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", str(history), "rev-parse", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
 
     subprocess.run(["git", "-C", str(history), "init", "--quiet"], check=True)
     base = commit("upstream", UPSTREAM)
     (history / "notes.txt").write_text("unrelated\n")
-    fix = commit("Let Polygon take a square (#42)", UPSTREAM.replace("def area(self, size):", "def area(self, size=1):"))
+    fix = commit(
+        "Let Polygon take a square (#42)", UPSTREAM.replace("def area(self, size):", "def area(self, size=1):")
+    )
     commit("Later work (#43)", UPSTREAM.replace("def scale", "def rescale"))
     assert instance_fix(history, base, "acme__shapes-42") == fix
     assert instance_fix(history, base, "acme__shapes-7") == ""

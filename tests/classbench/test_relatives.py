@@ -8,7 +8,7 @@ from benchsmith import cli
 from benchsmith.builders.classbench.python.build import ClassBenchOptions, _task, analyse_repository
 from benchsmith.sources.python.repo import Repository
 
-FAMILY = '''\
+FAMILY = """\
 class Shape:
     def area(self):
         return 0
@@ -27,7 +27,7 @@ class Triangle(Polygon):
 class Circle(Shape):
     def area(self):
         return 3.14
-'''
+"""
 
 
 @pytest.fixture
@@ -55,8 +55,13 @@ def test_no_relatives_leaves_them_out(family):
     assert triangle_task(family, no_relatives=True).relatives == []
 
 
-@pytest.mark.parametrize("module, function, language", [("benchsmith.builders.classbench.python.build", "build", "python"),
-                                                        ("benchsmith.builders.classbench.java.build", "build_java", "java")])
+@pytest.mark.parametrize(
+    "module, function, language",
+    [
+        ("benchsmith.builders.classbench.python.build", "build", "python"),
+        ("benchsmith.builders.classbench.java.build", "build_java", "java"),
+    ],
+)
 def test_the_command_line_passes_no_relatives_on(monkeypatch, tmp_path, module, function, language):
     import importlib
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from benchsmith.builders.classbench.python.suite import CRASHED, TIMED_OUT, SuitePolicy, run_suite, run_tests
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import ClassBenchTask, read_records
-from benchsmith.builders.classbench.python.suite import CRASHED, TIMED_OUT, SuitePolicy, run_suite, run_tests
-from benchsmith.runners.sandbox import jail as sandbox
 from benchsmith.runners.python.pytest_run import work_copy
+from benchsmith.runners.sandbox import jail as sandbox
 from benchsmith.sources.python.repo import Repository
 from tests.conftest import GEOMETRY, run_benchsmith
 from tests.helpers.sandbox_tree import reachable_scratch, write_tree
@@ -34,8 +34,16 @@ def make_suite(root: Path, files: dict[str, str]) -> Path:
 
 def in_a_copy(tree: Path, tmp_path: Path, action):
     """*action*(repo, copy, slot) on a sandbox-owned copy of *tree*, run with this interpreter's pytest."""
-    repo = Repository(spec=str(tree), commit="", key="suite-fixture", tree=tree, import_root="",
-                      python=Path(sys.executable), installed={}, package="")  # fmt: skip
+    repo = Repository(
+        spec=str(tree),
+        commit="",
+        key="suite-fixture",
+        tree=tree,
+        import_root="",
+        python=Path(sys.executable),
+        installed={},
+        package="",
+    )
     with sandbox.leased_slot() as slot:
         return action(repo, work_copy(tree, tmp_path / "copy", slot), slot)
 
@@ -64,11 +72,14 @@ def dies_at_report(count: int) -> str:
 def test_a_suite_that_dies_half_way_of_a_leak_loses_nothing(tmp_path):
     # The session's fourth test report raises MemoryError inside pytest's own hooks: an INTERNALERROR that ends the
     # run, as an exhausted address space did on litestar. It is the process's history, not one test, that kills it.
-    tree = make_suite(tmp_path / "repo", {
-        "tests/conftest.py": dies_at_report(4),
-        "tests/test_one.py": passing("one", 6),
-        "tests/test_two.py": passing("two", 5) + "def test_two_fails(): assert False\n",
-    })  # fmt: skip
+    tree = make_suite(
+        tmp_path / "repo",
+        {
+            "tests/conftest.py": dies_at_report(4),
+            "tests/test_one.py": passing("one", 6),
+            "tests/test_two.py": passing("two", 5) + "def test_two_fails(): assert False\n",
+        },
+    )
     result, logs = run(tree, tmp_path)
     assert len(result.collected) == 12
     expected = {f"tests/test_one.py::test_one_{n}": "passed" for n in range(6)}
@@ -83,46 +94,61 @@ def test_a_suite_that_dies_half_way_of_a_leak_loses_nothing(tmp_path):
 
 
 def test_a_segfault_and_an_exit_each_take_only_their_own_test(tmp_path):
-    tree = make_suite(tmp_path / "repo", {
-        "tests/test_native.py": """
+    tree = make_suite(
+        tmp_path / "repo",
+        {
+            "tests/test_native.py": """
             import ctypes
             def test_before(): pass
             def test_segfaults(): ctypes.string_at(0)
             def test_after(): pass
             def test_fails_after(): assert False
         """,
-        "tests/test_exits.py": """
+            "tests/test_exits.py": """
             import os
             def test_exits(): os._exit(7)
             def test_after_exit(): pass
         """,
-        "tests/test_plain.py": passing("plain", 2),
-    })  # fmt: skip
+            "tests/test_plain.py": passing("plain", 2),
+        },
+    )
     result, _ = run(tree, tmp_path)
     assert result.outcomes == {
-        "tests/test_exits.py::test_exits": CRASHED, "tests/test_exits.py::test_after_exit": "passed",
-        "tests/test_native.py::test_before": "passed", "tests/test_native.py::test_segfaults": CRASHED,
-        "tests/test_native.py::test_after": "passed", "tests/test_native.py::test_fails_after": "failed",
-        "tests/test_plain.py::test_plain_0": "passed", "tests/test_plain.py::test_plain_1": "passed",
-    }  # fmt: skip
+        "tests/test_exits.py::test_exits": CRASHED,
+        "tests/test_exits.py::test_after_exit": "passed",
+        "tests/test_native.py::test_before": "passed",
+        "tests/test_native.py::test_segfaults": CRASHED,
+        "tests/test_native.py::test_after": "passed",
+        "tests/test_native.py::test_fails_after": "failed",
+        "tests/test_plain.py::test_plain_0": "passed",
+        "tests/test_plain.py::test_plain_1": "passed",
+    }
     assert set(result.collected) == set(result.outcomes)
     reasons = {u.unit: u.reason for u in result.crashed_units}
-    assert reasons["tests/test_native.py::test_segfaults"].startswith("killed by SIGSEGV (Fatal Python error: Segmentation")
+    assert reasons["tests/test_native.py::test_segfaults"].startswith(
+        "killed by SIGSEGV (Fatal Python error: Segmentation"
+    )
     assert reasons["tests/test_exits.py::test_exits"] == "the test process exited with status 7"
     assert reasons["the whole suite"] == "the test process exited with status 7"  # test_exits.py runs first
 
 
 def test_a_hung_test_times_out_alone(tmp_path):
-    tree = make_suite(tmp_path / "repo", {
-        "tests/test_slow.py": "import time\ndef test_before(): pass\ndef test_hangs(): time.sleep(3600)\ndef test_after(): pass\n",
-        "tests/test_zother.py": passing("other", 2),
-    })  # fmt: skip
+    tree = make_suite(
+        tmp_path / "repo",
+        {
+            "tests/test_slow.py": "import time\ndef test_before(): pass\ndef test_hangs(): time.sleep(3600)\ndef "
+            "test_after(): pass\n",
+            "tests/test_zother.py": passing("other", 2),
+        },
+    )
     result, _ = run(tree, tmp_path, SuitePolicy(unit_seconds=120, stall_seconds=8, budget_seconds=600))
     assert result.outcomes == {
-        "tests/test_slow.py::test_before": "passed", "tests/test_slow.py::test_hangs": TIMED_OUT,
-        "tests/test_slow.py::test_after": "passed", "tests/test_zother.py::test_other_0": "passed",
+        "tests/test_slow.py::test_before": "passed",
+        "tests/test_slow.py::test_hangs": TIMED_OUT,
+        "tests/test_slow.py::test_after": "passed",
+        "tests/test_zother.py::test_other_0": "passed",
         "tests/test_zother.py::test_other_1": "passed",
-    }  # fmt: skip
+    }
     units = {u.unit: (u.tests, u.reason) for u in result.crashed_units}
     assert units["the whole suite"] == (4, "hung: no test reported for 8 s")
     assert units["tests/test_slow.py::test_hangs"][1] in ("hung: no test reported for 8 s", "timed out after 8 s")
@@ -135,39 +161,64 @@ def test_a_run_whose_threads_outlive_its_session_is_stopped_with_every_outcome(t
     from benchsmith.runners.python import pytest_run
 
     monkeypatch.setattr(pytest_run, "FINISHED_GRACE_SECONDS", 1.0)
-    tree = make_suite(tmp_path / "repo", {
-        "tests/test_actor.py": ("import threading, time\n"
-                                "def test_starts_an_actor():\n    threading.Thread(target=time.sleep, args=(3600,)).start()\n"
-                                "def test_after(): pass\n"),
-    })  # fmt: skip
+    tree = make_suite(
+        tmp_path / "repo",
+        {
+            "tests/test_actor.py": (
+                "import threading, time\n"
+                "def test_starts_an_actor():\n    threading.Thread(target=time.sleep, args=(3600,)).start()\n"
+                "def test_after(): pass\n"
+            ),
+        },
+    )
     result, logs = run(tree, tmp_path, SuitePolicy(unit_seconds=600, stall_seconds=300, budget_seconds=900))
-    assert result.outcomes == {"tests/test_actor.py::test_starts_an_actor": "passed", "tests/test_actor.py::test_after": "passed"}
+    assert result.outcomes == {
+        "tests/test_actor.py::test_starts_an_actor": "passed",
+        "tests/test_actor.py::test_after": "passed",
+    }
     assert result.crashed_units == [] and result.runs == 1
-    assert "after pytest's session finished (threads the suite left running): stopped" in (logs / "suite.log").read_text()
+    assert (
+        "after pytest's session finished (threads the suite left running): stopped" in (logs / "suite.log").read_text()
+    )
 
 
 def test_a_module_that_kills_pytest_while_collecting_costs_only_itself(tmp_path):
-    tree = make_suite(tmp_path / "repo", {
-        "tests/test_bad_import.py": "import ctypes\nctypes.string_at(0)\n\ndef test_never(): pass\n",
-        "tests/test_good.py": passing("good", 3),
-    })  # fmt: skip
+    tree = make_suite(
+        tmp_path / "repo",
+        {
+            "tests/test_bad_import.py": "import ctypes\nctypes.string_at(0)\n\ndef test_never(): pass\n",
+            "tests/test_good.py": passing("good", 3),
+        },
+    )
     result, _ = run(tree, tmp_path)
-    assert result.outcomes == {"tests/test_bad_import.py": CRASHED, **{f"tests/test_good.py::test_good_{n}": "passed" for n in range(3)}}
+    assert result.outcomes == {
+        "tests/test_bad_import.py": CRASHED,
+        **{f"tests/test_good.py::test_good_{n}": "passed" for n in range(3)},
+    }
     assert result.collected == [f"tests/test_good.py::test_good_{n}" for n in range(3)]
     reasons = [(u.unit, u.tests, u.reason.split(" (")[0]) for u in result.crashed_units]
-    assert reasons == [("the whole suite", 0, "while collecting: killed by SIGSEGV"),
-                       ("tests/test_bad_import.py", 0, "while collecting: killed by SIGSEGV")]  # fmt: skip
+    assert reasons == [
+        ("the whole suite", 0, "while collecting: killed by SIGSEGV"),
+        ("tests/test_bad_import.py", 0, "while collecting: killed by SIGSEGV"),
+    ]
 
 
 def test_a_suite_that_mostly_cannot_run_fails_the_build_in_one_line(tmp_path):
-    tree = make_suite(tmp_path / "repo", {
-        "tests/test_native.py": "import ctypes\n" + "".join(f"def test_{n}(): ctypes.string_at(0)\n" for n in range(3)),
-        "tests/test_ok.py": passing("ok", 1),
-    })  # fmt: skip
+    tree = make_suite(
+        tmp_path / "repo",
+        {
+            "tests/test_native.py": "import ctypes\n"
+            + "".join(f"def test_{n}(): ctypes.string_at(0)\n" for n in range(3)),
+            "tests/test_ok.py": passing("ok", 1),
+        },
+    )
     with pytest.raises(BenchsmithError) as raised:
         run(tree, tmp_path)
     message = str(raised.value)
-    assert "\n" not in message and "only 1 of 4 collected tests ran (below 50%); 3 crashed or timed out, mostly: killed by SIGSEGV" in message
+    assert (
+        "\n" not in message
+        and "only 1 of 4 collected tests ran (below 50%); 3 crashed or timed out, mostly: killed by SIGSEGV" in message
+    )
 
 
 def test_a_suite_where_nothing_can_be_collected_fails_the_build_in_one_line(tmp_path):
@@ -175,15 +226,20 @@ def test_a_suite_where_nothing_can_be_collected_fails_the_build_in_one_line(tmp_
     with pytest.raises(BenchsmithError) as raised:
         run(tree, tmp_path)
     message = str(raised.value)
-    assert "\n" not in message and "no test could be collected: every run died while collecting, mostly while " \
-        "collecting: the test process exited with status 127" in message
+    assert (
+        "\n" not in message
+        and "no test could be collected: every run died while collecting, mostly while "
+        "collecting: the test process exited with status 127"
+        in message
+    )
 
 
 def test_the_card_lists_the_suite_and_every_unit_that_died(tmp_path):
     tree = tmp_path / "geometry"
     shutil.copytree(GEOMETRY, tree)
-    (tree / "tests" / "test_zz_native.py").write_text("import ctypes\n\ndef test_segfaults():\n    ctypes.string_at(0)\n\n"
-                                                      "def test_after():\n    pass\n")  # fmt: skip
+    (tree / "tests" / "test_zz_native.py").write_text(
+        "import ctypes\n\ndef test_segfaults():\n    ctypes.string_at(0)\n\ndef test_after():\n    pass\n"
+    )
     out = tmp_path / "geometry.parquet"
     completed = run_benchsmith("classbench", "build", "--repo", str(tree), "--out", str(out))
     assert completed.returncode == 0, completed.stderr[-3000:]
@@ -192,7 +248,9 @@ def test_the_card_lists_the_suite_and_every_unit_that_died(tmp_path):
     assert card["test_suite"] == {"passed": 9, CRASHED: 1}
     assert card["suite_run"]["collected"] == 10
     assert [(u["unit"], u["tests"]) for u in card["suite_run"]["crashed_units"]] == [
-        ("the whole suite", 2), ("tests/test_zz_native.py::test_segfaults", 1)]
+        ("the whole suite", 2),
+        ("tests/test_zz_native.py::test_segfaults", 1),
+    ]
     text = out.with_suffix(".card.md").read_text()
     assert "Test suite: 10 collected; passed 9, crashed 1 (3 runs of pytest)." in text
     assert "| tests/test_zz_native.py::test_segfaults | 1 | killed by SIGSEGV" in text
@@ -200,8 +258,10 @@ def test_the_card_lists_the_suite_and_every_unit_that_died(tmp_path):
 
 def test_tests_failing_on_a_worn_out_resource_get_a_fresh_process(tmp_path):
     # Every test after the fourth of a process fails to start a thread, as in a suite that keeps its threads alive.
-    tree = make_suite(tmp_path / "repo", {
-        "tests/conftest.py": """
+    tree = make_suite(
+        tmp_path / "repo",
+        {
+            "tests/conftest.py": """
             import pytest
             started = []
             @pytest.fixture(autouse=True)
@@ -210,15 +270,16 @@ def test_tests_failing_on_a_worn_out_resource_get_a_fresh_process(tmp_path):
                 if len(started) > 4:
                     raise RuntimeError("can't start new thread")
         """,
-        "tests/test_a.py": passing("a", 3),
-        "tests/test_b.py": passing("b", 2) + "def test_b_fails(): assert False\n",
-    })  # fmt: skip
+            "tests/test_a.py": passing("a", 3),
+            "tests/test_b.py": passing("b", 2) + "def test_b_fails(): assert False\n",
+        },
+    )
     result, _ = run(tree, tmp_path)
     assert result.counts() == {"collected": 6, "passed": 5, "failed": 1}
     assert result.retried == {
         "tests/test_b.py::test_b_1": {"first": "error", "exhausted": "can't start new thread", "then": "passed"},
         "tests/test_b.py::test_b_fails": {"first": "error", "exhausted": "can't start new thread", "then": "failed"},
-    }  # fmt: skip
+    }
     assert result.crashed_units == []
 
 
@@ -232,13 +293,18 @@ def run_selected(tree: Path, tmp_path: Path, nodes: list[str], policy: SuitePoli
 
 
 def test_a_selection_that_dies_half_way_loses_nothing(tmp_path):
-    tree = make_suite(tmp_path / "repo", {
-        "tests/conftest.py": dies_at_report(3),
-        "tests/test_one.py": passing("one", 4) + "def test_one_fails(): assert False\n",
-        "tests/test_two.py": passing("two", 3),
-    })  # fmt: skip
-    selected = [f"tests/test_one.py::test_one_{n}" for n in (0, 1, 3)] + ["tests/test_one.py::test_one_fails",
-                                                                          "tests/test_two.py::test_two_2"]  # fmt: skip
+    tree = make_suite(
+        tmp_path / "repo",
+        {
+            "tests/conftest.py": dies_at_report(3),
+            "tests/test_one.py": passing("one", 4) + "def test_one_fails(): assert False\n",
+            "tests/test_two.py": passing("two", 3),
+        },
+    )
+    selected = [f"tests/test_one.py::test_one_{n}" for n in (0, 1, 3)] + [
+        "tests/test_one.py::test_one_fails",
+        "tests/test_two.py::test_two_2",
+    ]
     result = run_selected(tree, tmp_path, selected)
     assert result.outcomes == {**{node: "passed" for node in selected}, "tests/test_one.py::test_one_fails": "failed"}
     assert result.crashed_units[0].unit == "the 5 selected tests" and result.crashed_units[0].tests == 3
@@ -248,8 +314,10 @@ def test_a_selection_that_dies_half_way_loses_nothing(tmp_path):
 
 
 def test_a_selection_survives_a_segfault_an_exit_and_a_hang(tmp_path):
-    tree = make_suite(tmp_path / "repo", {
-        "tests/test_native.py": """
+    tree = make_suite(
+        tmp_path / "repo",
+        {
+            "tests/test_native.py": """
             import ctypes, os, time
             def test_before(): pass
             def test_segfaults(): ctypes.string_at(0)
@@ -258,16 +326,20 @@ def test_a_selection_survives_a_segfault_an_exit_and_a_hang(tmp_path):
             def test_after(): pass
             def test_not_selected(): pass
         """,
-        "tests/test_plain.py": passing("plain", 2),
-    })  # fmt: skip
+            "tests/test_plain.py": passing("plain", 2),
+        },
+    )
     selected = [f"tests/test_native.py::test_{name}" for name in ("before", "segfaults", "exits", "hangs", "after")]
     selected += ["tests/test_plain.py::test_plain_1"]
     result = run_selected(tree, tmp_path, selected, SuitePolicy(unit_seconds=120, stall_seconds=8, budget_seconds=600))
     assert result.outcomes == {
-        "tests/test_native.py::test_before": "passed", "tests/test_native.py::test_segfaults": CRASHED,
-        "tests/test_native.py::test_exits": CRASHED, "tests/test_native.py::test_hangs": TIMED_OUT,
-        "tests/test_native.py::test_after": "passed", "tests/test_plain.py::test_plain_1": "passed",
-    }  # fmt: skip
+        "tests/test_native.py::test_before": "passed",
+        "tests/test_native.py::test_segfaults": CRASHED,
+        "tests/test_native.py::test_exits": CRASHED,
+        "tests/test_native.py::test_hangs": TIMED_OUT,
+        "tests/test_native.py::test_after": "passed",
+        "tests/test_plain.py::test_plain_1": "passed",
+    }
     reasons = {u.unit: u.reason for u in result.crashed_units}
     assert reasons["tests/test_native.py::test_segfaults"].startswith("killed by SIGSEGV")
     assert reasons["tests/test_native.py::test_exits"] == "the test process exited with status 7"
@@ -277,10 +349,13 @@ def test_a_selection_survives_a_segfault_an_exit_and_a_hang(tmp_path):
 def test_a_selection_pytest_refuses_is_run_once(tmp_path):
     # Removing a class that a conftest imports stops pytest before it collects: the tests fail, nothing crashed, and
     # running each of them alone would say the same hundreds of times.
-    tree = make_suite(tmp_path / "repo", {
-        "tests/conftest.py": "from shapes import Polygon\n",
-        "tests/test_one.py": passing("one", 3),
-    })  # fmt: skip
+    tree = make_suite(
+        tmp_path / "repo",
+        {
+            "tests/conftest.py": "from shapes import Polygon\n",
+            "tests/test_one.py": passing("one", 3),
+        },
+    )
     result = run_selected(tree, tmp_path, [f"tests/test_one.py::test_one_{n}" for n in range(3)])
     assert (result.runs, result.outcomes, result.crashed_units) == (1, {}, [])
 
@@ -310,11 +385,16 @@ def judge(tmp_path: Path, dataset: Path, task, codes: dict[str, str], *options: 
     from benchsmith.core.schema import Result
 
     candidates = tmp_path / f"{label}.jsonl"
-    candidates.write_text("".join(json.dumps({"instance_id": task.task_id, "candidate_id": c, "code": code}) + "\n"
-                                  for c, code in codes.items()))  # fmt: skip
+    candidates.write_text(
+        "".join(
+            json.dumps({"instance_id": task.task_id, "candidate_id": c, "code": code}) + "\n"
+            for c, code in codes.items()
+        )
+    )
     out = tmp_path / f"{label}.parquet"
-    completed = run_benchsmith("eval", "--dataset", str(dataset), "--candidates", str(candidates), "--out", str(out),
-                               *options)  # fmt: skip
+    completed = run_benchsmith(
+        "eval", "--dataset", str(dataset), "--candidates", str(candidates), "--out", str(out), *options
+    )
     assert completed.returncode == 0, completed.stderr[-3000:]
     return {r.candidate_id: r.status for r in read_records(out, Result)}, completed.stderr
 
@@ -322,11 +402,13 @@ def judge(tmp_path: Path, dataset: Path, task, codes: dict[str, str], *options: 
 def test_a_directive_run_that_segfaults_makes_no_test_a_directive_it_is_not(tmp_path):
     # Without Polygon the first test kills pytest. The test after it passes without the class: it must not become a
     # directive because the run died before it reported (one run would have said nothing of it).
-    completed, card, task = build_geometry_with(tmp_path, {
-        # The package reaches its classes lazily: without Polygon, geometry.shapes still imports.
-        "src/geometry/__init__.py": "from . import shapes\nfrom .units import Length\n\n\n"
-                                    "def __getattr__(name):\n    return getattr(shapes, name)\n",
-        "tests/test_aa_guard.py": """
+    completed, card, task = build_geometry_with(
+        tmp_path,
+        {
+            # The package reaches its classes lazily: without Polygon, geometry.shapes still imports.
+            "src/geometry/__init__.py": "from . import shapes\nfrom .units import Length\n\n\n"
+            "def __getattr__(name):\n    return getattr(shapes, name)\n",
+            "tests/test_aa_guard.py": """
             import ctypes
             import geometry.shapes as shapes
 
@@ -338,11 +420,17 @@ def test_a_directive_run_that_segfaults_makes_no_test_a_directive_it_is_not(tmp_
             def test_names_polygon_without_needing_it():
                 assert hasattr(shapes, "Point") or shapes.Polygon
         """,
-    })  # fmt: skip
+        },
+    )
     assert card["solution_checks"]["geometry.shapes.Polygon"] == {
-        "directives": 7, "unstable_ids_dropped": 0, "failing_on_the_original_dropped": 0, "flaky_dropped": 0,
-        "refused_to_candidates_dropped": 0, "passing_with_ground_truth": 7,
-        "passing_with_empty_class": 0}  # fmt: skip
+        "directives": 7,
+        "unstable_ids_dropped": 0,
+        "failing_on_the_original_dropped": 0,
+        "flaky_dropped": 0,
+        "refused_to_candidates_dropped": 0,
+        "passing_with_ground_truth": 7,
+        "passing_with_empty_class": 0,
+    }
     assert "tests/test_aa_guard.py::test_polygon_or_crash" in task.test_directives
     assert "tests/test_aa_guard.py::test_names_polygon_without_needing_it" not in task.test_directives
     assert "killed by SIGSEGV" in completed.stderr  # the crash is told, with the unit and its log
@@ -351,7 +439,10 @@ def test_a_directive_run_that_segfaults_makes_no_test_a_directive_it_is_not(tmp_
 def test_a_directive_that_fails_on_the_original_code_when_run_alone_is_dropped(tmp_path):
     # It passes in the suite, after a test that prepares what it leans on; run among the directives alone it fails
     # with the ground truth and with the original code alike: it says nothing of a candidate, and the class stays.
-    completed, card, task = build_geometry_with(tmp_path, {"tests/test_zz_order.py": """
+    completed, card, task = build_geometry_with(
+        tmp_path,
+        {
+            "tests/test_zz_order.py": """
         import geometry.shapes as shapes
 
         prepared = []
@@ -362,11 +453,18 @@ def test_a_directive_that_fails_on_the_original_code_when_run_alone_is_dropped(t
         def test_b_leans_on_it():
             assert prepared
             assert shapes.Polygon([shapes.Point(0, 0), shapes.Point(1, 0), shapes.Point(0, 1)]).area() == 0.5
-    """})  # fmt: skip
+    """
+        },
+    )
     assert card["solution_checks"]["geometry.shapes.Polygon"] == {
-        "directives": 6, "unstable_ids_dropped": 0, "failing_on_the_original_dropped": 1, "flaky_dropped": 0,
-        "refused_to_candidates_dropped": 0, "passing_with_ground_truth": 6,
-        "passing_with_empty_class": 0}  # fmt: skip
+        "directives": 6,
+        "unstable_ids_dropped": 0,
+        "failing_on_the_original_dropped": 1,
+        "flaky_dropped": 0,
+        "refused_to_candidates_dropped": 0,
+        "passing_with_ground_truth": 6,
+        "passing_with_empty_class": 0,
+    }
     assert "tests/test_zz_order.py::test_b_leans_on_it" not in task.test_directives
 
 
@@ -374,11 +472,13 @@ def test_a_directive_that_fails_once_with_the_ground_truth_and_then_passes_is_dr
     # It fails once, on its first run after the run without the class (the ground truth's check); the original code
     # and the check run again pass it: it depends on when it runs, as pykka's log-capturing test did on an earlier
     # test's actor thread, and could fail a right candidate. The class stays.
-    completed, card, task = build_geometry_with(tmp_path, {
-        # The package reaches its classes lazily: without Polygon, geometry.shapes still imports.
-        "src/geometry/__init__.py": "from . import shapes\nfrom .units import Length\n\n\n"
-                                    "def __getattr__(name):\n    return getattr(shapes, name)\n",
-        "tests/test_zz_timing.py": """
+    completed, card, task = build_geometry_with(
+        tmp_path,
+        {
+            # The package reaches its classes lazily: without Polygon, geometry.shapes still imports.
+            "src/geometry/__init__.py": "from . import shapes\nfrom .units import Length\n\n\n"
+            "def __getattr__(name):\n    return getattr(shapes, name)\n",
+            "tests/test_zz_timing.py": """
         from pathlib import Path
 
         import geometry.shapes as shapes
@@ -392,7 +492,9 @@ def test_a_directive_that_fails_once_with_the_ground_truth_and_then_passes_is_dr
                 FAILED.touch()
                 raise AssertionError("a record another test's thread logged late")
             assert shapes.Polygon([shapes.Point(0, 0), shapes.Point(1, 0), shapes.Point(0, 1)]).area() == 0.5
-    """})  # fmt: skip
+    """,
+        },
+    )
     checks = card["solution_checks"]["geometry.shapes.Polygon"]
     assert (checks["flaky_dropped"], checks["failing_on_the_original_dropped"], checks["directives"]) == (1, 0, 6)
     assert "tests/test_zz_timing.py::test_depends_on_timing" not in task.test_directives
@@ -402,16 +504,27 @@ def test_a_directive_whose_ground_truth_needs_what_candidates_are_refused_is_dro
     # The ground truth reads its caller's frame, as boltons' tbutils classes read frames: under the candidate guard,
     # which eval puts on every candidate's module, the directive that calls it fails with the ground truth too. The
     # build checks the ground truth as eval judges it, so the directive is dropped and the task's gold passes in eval.
-    shapes = (GEOMETRY / "src/geometry/shapes.py").read_text().replace(
-        "    @property\n    def label",
-        "    def made_in(self) -> str:\n        import sys\n\n        return sys._getframe(1).f_code.co_name\n\n"
-        "    @property\n    def label")  # fmt: skip
-    _, card, task = build_geometry_with(tmp_path, {"src/geometry/shapes.py": shapes, "tests/test_zz_frames.py": """
+    shapes = (
+        (GEOMETRY / "src/geometry/shapes.py")
+        .read_text()
+        .replace(
+            "    @property\n    def label",
+            "    def made_in(self) -> str:\n        import sys\n\n        return sys._getframe(1).f_code.co_name\n\n"
+            "    @property\n    def label",
+        )
+    )
+    _, card, task = build_geometry_with(
+        tmp_path,
+        {
+            "src/geometry/shapes.py": shapes,
+            "tests/test_zz_frames.py": """
         from geometry import Point, Polygon
 
         def test_made_in():
             assert Polygon([Point(0, 0), Point(1, 0), Point(0, 1)]).made_in() == "test_made_in"
-    """})  # fmt: skip
+    """,
+        },
+    )
     checks = card["solution_checks"]["geometry.shapes.Polygon"]
     assert (checks["refused_to_candidates_dropped"], checks["directives"]) == (1, 6)
     assert "tests/test_zz_frames.py::test_made_in" not in task.test_directives
@@ -434,7 +547,10 @@ def test_a_task_whose_directives_outlast_the_timeout_gives_candidates_the_ground
     # A directive that takes 3 s, judged with --timeout 2: the ground truth's calibration run (trusted, a suite's time
     # allowed) measures what the directives take, and each candidate's run gets twice that, so the ground truth is not
     # a timeout; a candidate that never ends still is (litestar's TestClient: 859 directives, 100 s with its class).
-    _, _, task = build_geometry_with(tmp_path, {"tests/test_zz_slow.py": """
+    _, _, task = build_geometry_with(
+        tmp_path,
+        {
+            "tests/test_zz_slow.py": """
         import time
 
         import geometry.shapes as shapes
@@ -442,13 +558,21 @@ def test_a_task_whose_directives_outlast_the_timeout_gives_candidates_the_ground
         def test_slowly():
             time.sleep(3)
             assert shapes.Polygon([shapes.Point(0, 0), shapes.Point(1, 0), shapes.Point(0, 1)]).area() == 0.5
-    """})  # fmt: skip
+    """
+        },
+    )
     assert "tests/test_zz_slow.py::test_slowly" in task.test_directives
     from benchsmith.runners.python.class_runner import reference_solution
 
     hangs = "while True:\n    pass\n\n" + reference_solution(task)
-    statuses, stderr = judge(tmp_path, tmp_path / "geometry.parquet", task,
-                             {"gold": reference_solution(task), "hangs": hangs}, "--timeout", "2")  # fmt: skip
+    statuses, stderr = judge(
+        tmp_path,
+        tmp_path / "geometry.parquet",
+        task,
+        {"gold": reference_solution(task), "hangs": hangs},
+        "--timeout",
+        "2",
+    )
     assert statuses == {"gold": "plausible", "hangs": "timeout"}
     assert "each candidate's run may take" in stderr
 
@@ -456,7 +580,10 @@ def test_a_task_whose_directives_outlast_the_timeout_gives_candidates_the_ground
 def test_a_task_without_twins_is_calibrated_too(tmp_path):
     # Every directive takes a fixture, so none can have an inverted twin (pydicom's Sequence: none of its directives
     # could). Its ground truth's run is made all the same, for the time: one directive takes 3 s against --timeout 2.
-    _, _, task = build_geometry_with(tmp_path, {"tests/test_shapes.py": """
+    _, _, task = build_geometry_with(
+        tmp_path,
+        {
+            "tests/test_shapes.py": """
         import time
 
         import pytest
@@ -485,13 +612,21 @@ def test_a_task_without_twins_is_calibrated_too(tmp_path):
         def test_label_slowly(square):
             time.sleep(3)
             assert square.label == "polygon (4 points)"
-    """})  # fmt: skip
+    """
+        },
+    )
     assert "tests/test_shapes.py::test_label_slowly" in task.test_directives
     from benchsmith.runners.python.class_runner import reference_solution
 
     empty = f"class {task.class_name}:\n    pass\n"
-    statuses, stderr = judge(tmp_path, tmp_path / "geometry.parquet", task,
-                             {"gold": reference_solution(task), "empty": empty}, "--timeout", "2")  # fmt: skip
+    statuses, stderr = judge(
+        tmp_path,
+        tmp_path / "geometry.parquet",
+        task,
+        {"gold": reference_solution(task), "empty": empty},
+        "--timeout",
+        "2",
+    )
     assert statuses == {"gold": "plausible", "empty": "wrong"}
     assert "each candidate's run may take" in stderr
 
@@ -500,7 +635,10 @@ def test_a_task_whose_ground_truth_runs_out_of_threads_gets_smaller_thread_stack
     # A directive that leaves 700 threads alive, as litestar's test clients leave theirs (TestClient: 939): at glibc's
     # 8 MiB of stack each they outgrow a candidate's 4 GiB of address space, so even the ground truth failed ("can't
     # start new thread"). Its calibration run says so, and the task's runs get 2 MiB thread stacks.
-    _, _, task = build_geometry_with(tmp_path, {"tests/test_zz_threads.py": """
+    _, _, task = build_geometry_with(
+        tmp_path,
+        {
+            "tests/test_zz_threads.py": """
         import threading
 
         import geometry.shapes as shapes
@@ -511,12 +649,15 @@ def test_a_task_whose_ground_truth_runs_out_of_threads_gets_smaller_thread_stack
             for _ in range(700):
                 threading.Thread(target=HELD.wait, daemon=True).start()
             assert shapes.Polygon([shapes.Point(0, 0), shapes.Point(1, 0), shapes.Point(0, 1)]).area() == 0.5
-    """})  # fmt: skip
+    """
+        },
+    )
     assert "tests/test_zz_threads.py::test_leaves_threads_running" in task.test_directives
     from benchsmith.runners.python.class_runner import reference_solution
 
     empty = f"class {task.class_name}:\n    pass\n"
-    statuses, stderr = judge(tmp_path, tmp_path / "geometry.parquet", task,
-                             {"gold": reference_solution(task), "empty": empty})  # fmt: skip
+    statuses, stderr = judge(
+        tmp_path, tmp_path / "geometry.parquet", task, {"gold": reference_solution(task), "empty": empty}
+    )
     assert statuses == {"gold": "plausible", "empty": "wrong"}
     assert "its runs get 2 MiB thread stacks" in stderr

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from benchsmith.core.schema import NL2FixInstance, read_records
-from benchsmith.sources.defects4j import Defects4JRoot
-from benchsmith.runners.java.toolchain import junit_classpath
 from benchsmith.runners.java.defects4j_workspace import Workspace, make_readable, prepare
+from benchsmith.runners.java.toolchain import junit_classpath
+from benchsmith.sources.defects4j import Defects4JRoot
 from tests.conftest import FIXTURE_D4J
 from tests.helpers.cli import build_ledger
 
@@ -48,22 +48,26 @@ def workspace_with_test_class(original: Workspace, source: str) -> Workspace:
     path = workspace.tree / workspace.test_dir / package.replace(".", "/") / f"{name}.java"  # the plain path's
     path.write_text(source)
     classpath = os.pathsep.join(map(str, [workspace.classes, *junit_classpath()]))
-    subprocess.run(["javac", "--release", "8", "-d", str(workspace.test_classes), "-cp", classpath, str(path)], check=True)
+    subprocess.run(
+        ["javac", "--release", "8", "-d", str(workspace.test_classes), "-cp", classpath, str(path)], check=True
+    )
     make_readable(root)
     return workspace
 
 
-def statuses_on_both_paths(instance: NL2FixInstance, workspace: Workspace, logs: Path, codes: dict[str, str],
-                           excluded: tuple[str, ...] = ()) -> dict[str, str]:
+def statuses_on_both_paths(
+    instance: NL2FixInstance, workspace: Workspace, logs: Path, codes: dict[str, str], excluded: tuple[str, ...] = ()
+) -> dict[str, str]:
     """``name@fast`` / ``name@plain`` → the status each of *codes* gets, every test run (no early stop)."""
-    from benchsmith.runners.sandbox import jail as sandbox
     from benchsmith.runners.java.method_runner import InstanceRunner, Tests
+    from benchsmith.runners.sandbox import jail as sandbox
 
     everything = Tests.for_instance(instance, excluded, stop_early=False)
     statuses = {}
     with sandbox.leased_slot() as slot:
-        runner = InstanceRunner(instance, workspace, slot=slot, limits=sandbox.Limits(wall_seconds=60), logs=logs,
-                                excluded=excluded)  # fmt: skip
+        runner = InstanceRunner(
+            instance, workspace, slot=slot, limits=sandbox.Limits(wall_seconds=60), logs=logs, excluded=excluded
+        )
         try:
             for fast in (True, False):
                 for name, code in codes.items():

@@ -6,15 +6,18 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from benchsmith import benchmarks
+from benchsmith.benchmarks import benchmark_of
 from benchsmith.cli import main
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import Result, read_records, read_stamp, to_table
-from benchsmith import benchmarks
-from benchsmith.benchmarks import benchmark_of
 from tests.helpers.toy_benchmark import ARITHMETIC, ArithmeticTask
 
-TASKS = [ArithmeticTask("add-1", "addition", "2 + 3?", 5), ArithmeticTask("add-2", "addition", "40 + 2?", 42),
-         ArithmeticTask("mul-1", "multiplication", "6 * 7?", 42)]  # fmt: skip
+TASKS = [
+    ArithmeticTask("add-1", "addition", "2 + 3?", 5),
+    ArithmeticTask("add-2", "addition", "40 + 2?", 42),
+    ArithmeticTask("mul-1", "multiplication", "6 * 7?", 42),
+]
 
 
 @pytest.fixture
@@ -26,16 +29,30 @@ def toy_dataset(tmp_path):
 
 def test_a_toy_benchmark_runs_through_eval_and_report_unchanged(toy_dataset, tmp_path, capsys):
     candidates = tmp_path / "candidates.jsonl"
-    rows = [("add-1", "a", "2+3"), ("add-1", "b", "2 + 3"), ("add-1", "c", "2 - 3"), ("add-2", "a", "40 +"),
-            ("add-2", "b", "42"), ("mul-1", "a", "6 * 6"), ("mul-1", "b", "1/0")]  # fmt: skip
-    candidates.write_text("".join(json.dumps({"instance_id": i, "candidate_id": c, "code": code}) + "\n"
-                                  for i, c, code in rows))  # fmt: skip
+    rows = [
+        ("add-1", "a", "2+3"),
+        ("add-1", "b", "2 + 3"),
+        ("add-1", "c", "2 - 3"),
+        ("add-2", "a", "40 +"),
+        ("add-2", "b", "42"),
+        ("mul-1", "a", "6 * 6"),
+        ("mul-1", "b", "1/0"),
+    ]
+    candidates.write_text(
+        "".join(json.dumps({"instance_id": i, "candidate_id": c, "code": code}) + "\n" for i, c, code in rows)
+    )
     out = tmp_path / "results.parquet"
     assert main(["eval", "--dataset", str(toy_dataset), "--candidates", str(candidates), "--out", str(out)]) == 0
     results = {(r.instance_id, r.candidate_id): r for r in read_records(out, Result)}
     assert {pair: r.status for pair, r in results.items()} == {
-        ("add-1", "a"): "plausible", ("add-1", "b"): "plausible", ("add-1", "c"): "wrong",
-        ("add-2", "a"): "uncompilable", ("add-2", "b"): "plausible", ("mul-1", "a"): "wrong", ("mul-1", "b"): "wrong"}
+        ("add-1", "a"): "plausible",
+        ("add-1", "b"): "plausible",
+        ("add-1", "c"): "wrong",
+        ("add-2", "a"): "uncompilable",
+        ("add-2", "b"): "plausible",
+        ("mul-1", "a"): "wrong",
+        ("mul-1", "b"): "wrong",
+    }
     assert results[("add-1", "b")].duplicate_of == "a"  # the toy's dedup key, not Java's or Python's
     assert {r.project for r in results.values()} == {"addition", "multiplication"}
     assert read_stamp(out).benchmark == "toy-arithmetic"
@@ -51,8 +68,10 @@ def test_reference_candidates_come_from_the_benchmark(toy_dataset, tmp_path):
     out = tmp_path / "reference.jsonl"
     assert main(["candidates", "reference", "--dataset", str(toy_dataset), "--out", str(out)]) == 0
     rows = [json.loads(line) for line in out.read_text().splitlines()]
-    assert [(r["instance_id"], r["candidate_id"], r["code"]) for r in rows][:2] == [("add-1", "gold", "5"),
-                                                                                  ("add-1", "off-by-one", "5 + 1")]
+    assert [(r["instance_id"], r["candidate_id"], r["code"]) for r in rows][:2] == [
+        ("add-1", "gold", "5"),
+        ("add-1", "off-by-one", "5 + 1"),
+    ]
 
 
 def test_datasets_are_recognised_by_their_stamp_not_their_columns(tmp_path):

@@ -28,7 +28,8 @@ def test_the_class_under_repair_lies_in_the_project_s_class_folder(ledger_instan
     original = ledger_instances["Ledger-1"]
     assert original.file_path.endswith("/TextUtils.java")  # the class the test looks for beside Amount
     workspace = workspace_with_test_class(ledger_workspace("Ledger-1"), CODE_SOURCE)
-    instance = dataclasses.replace(original, relevant_tests=[*original.relevant_tests,
-                                                             "org.benchsmith.ledger.CodeSourceTest"])  # fmt: skip
+    instance = dataclasses.replace(
+        original, relevant_tests=[*original.relevant_tests, "org.benchsmith.ledger.CodeSourceTest"]
+    )
     statuses = statuses_on_both_paths(instance, workspace, tmp_path / "logs", {"gold": instance.fixed_method})
     assert statuses == {"gold@fast": "plausible", "gold@plain": "plausible"}

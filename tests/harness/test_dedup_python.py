@@ -42,7 +42,9 @@ def test_a_statement_moved_out_of_a_block_is_another_program():
         GOLD.replace("    ", "\t"),  # tabs, consistently
         GOLD.replace("\n", "\r\n"),  # CRLF line ends
         GOLD.replace("\n", "\r"),  # CR line ends
-        GOLD.replace("self.total += n", "self.total += n  # add it").replace("class Counter:", "# a counter\nclass Counter:"),
+        GOLD.replace("self.total += n", "self.total += n  # add it").replace(
+            "class Counter:", "# a counter\nclass Counter:"
+        ),
         GOLD.replace("\n\n", "\n\n\n\n").replace("    def bump", "\n    def bump"),  # blank lines
         GOLD.replace("if n > 0:", "if n > \\\n                0:"),  # a backslash continuation
         GOLD + "\n\n",
@@ -59,7 +61,10 @@ def test_token_changes_and_kinds_change_the_key():
     assert python_dedup_key(GOLD.replace("self.count = 0", "self.count = '0'")) != python_dedup_key(GOLD)
     assert python_dedup_key(GOLD.replace("if n > 0:", "if (n > 0):")) != python_dedup_key(GOLD)  # brackets are tokens
     # a statement joined onto the `if` line with `;` is in the body all the same ...
-    one_line = GOLD.replace("if n > 0:\n            self.total += n\n            self.count += 1", "if n > 0: self.total += n; self.count += 1")
+    one_line = GOLD.replace(
+        "if n > 0:\n            self.total += n\n            self.count += 1",
+        "if n > 0: self.total += n; self.count += 1",
+    )
     assert run(one_line) == run(GOLD)
     # ... but the token sequence differs (no NEWLINE/INDENT): only a lost dedup, never a shared wrong verdict
     assert python_dedup_key(one_line) != python_dedup_key(GOLD)
@@ -71,7 +76,9 @@ def test_a_comment_ended_by_a_lone_cr_hides_nothing():
     commented = GOLD.replace("            self.count += 1", "            pass  # note            self.count += 1")
     assert run(hidden) != run(commented)
     assert python_dedup_key(hidden) != python_dedup_key(commented)
-    assert python_dedup_key(hidden) == python_dedup_key(GOLD.replace("            self.count += 1", "            pass\n            self.count += 1"))
+    assert python_dedup_key(hidden) == python_dedup_key(
+        GOLD.replace("            self.count += 1", "            pass\n            self.count += 1")
+    )
 
 
 def test_inconsistent_tabs_do_not_share_a_key_with_the_program_they_resemble():
@@ -86,7 +93,9 @@ def test_inconsistent_tabs_do_not_share_a_key_with_the_program_they_resemble():
 def test_unparseable_candidates_share_a_key_only_when_byte_identical():
     prose = "Here is the class:\nclass A:\n    x = 'a  b'\n"
     assert python_dedup_key(prose) == python_dedup_key(prose)
-    assert python_dedup_key(prose) != python_dedup_key(prose.replace("a  b", "a b"))  # the old fallback collapsed spaces
+    assert python_dedup_key(prose) != python_dedup_key(
+        prose.replace("a  b", "a b")
+    )  # the old fallback collapsed spaces
     assert python_dedup_key(prose) != python_dedup_key(prose + "\n")
 
 

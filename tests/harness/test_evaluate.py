@@ -10,8 +10,8 @@ import pytest
 
 from benchsmith.core.journal import journal_path
 from benchsmith.core.schema import NL2FixInstance, Result, read_records, to_table
-from benchsmith.scoring.evaluate import EvalOptions, verdict_context, verdict_key
 from benchsmith.runners.sandbox.jail import Limits
+from benchsmith.scoring.evaluate import EvalOptions, verdict_context, verdict_key
 from tests.helpers.cli import eval_cli, run_cli
 
 pytestmark = pytest.mark.java  # runs JVMs: needs a JDK, JUnit 4 and the sandbox
@@ -28,9 +28,14 @@ def write_candidates(path, ledger_instances):
         ("Ledger-8", "gold", eight.fixed_method),
         ("Ledger-8", "buggy", eight.buggy_method),
     ]
-    lines = [json.dumps({"instance_id": i, "candidate_id": c, "code": code, "model": "m", "strategy": "s"}) for i, c, code in rows]
+    lines = [
+        json.dumps({"instance_id": i, "candidate_id": c, "code": code, "model": "m", "strategy": "s"})
+        for i, c, code in rows
+    ]
     # the same code from another run: it shares the verdict but is no duplicate within its own run
-    lines.append(json.dumps({"instance_id": "Ledger-1", "candidate_id": "other-gold", "code": one.fixed_method, "model": "o"}))
+    lines.append(
+        json.dumps({"instance_id": "Ledger-1", "candidate_id": "other-gold", "code": one.fixed_method, "model": "o"})
+    )
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -49,16 +54,23 @@ def test_statuses_duplicates_and_logs(evaluated):
     _, _, out = evaluated
     results = {(r.instance_id, r.candidate_id): r for r in read_records(out, Result)}
     assert {key: r.status for key, r in results.items()} == {
-        ("Ledger-1", "gold"): "plausible", ("Ledger-1", "gold-commented"): "plausible",
-        ("Ledger-1", "buggy"): "wrong", ("Ledger-1", "prose"): "uncompilable", ("Ledger-1", "undefined"): "uncompilable",
-        ("Ledger-8", "gold"): "plausible", ("Ledger-8", "buggy"): "wrong", ("Ledger-1", "other-gold"): "plausible",
-    }  # fmt: skip
+        ("Ledger-1", "gold"): "plausible",
+        ("Ledger-1", "gold-commented"): "plausible",
+        ("Ledger-1", "buggy"): "wrong",
+        ("Ledger-1", "prose"): "uncompilable",
+        ("Ledger-1", "undefined"): "uncompilable",
+        ("Ledger-8", "gold"): "plausible",
+        ("Ledger-8", "buggy"): "wrong",
+        ("Ledger-1", "other-gold"): "plausible",
+    }
     assert results[("Ledger-1", "other-gold")].duplicate_of == ""
     assert results[("Ledger-1", "other-gold")].seconds == 0.0  # not executed again
     assert results[("Ledger-1", "gold-commented")].duplicate_of == "gold"
     assert results[("Ledger-1", "gold")].duplicate_of == ""
     assert "cannot find symbol" in results[("Ledger-1", "undefined")].reason
-    assert results[("Ledger-1", "buggy")].failing_tests == ["org.benchsmith.ledger.Bug1Test::padsNegativeNumberToExactWidth"]
+    assert results[("Ledger-1", "buggy")].failing_tests == [
+        "org.benchsmith.ledger.Bug1Test::padsNegativeNumberToExactWidth"
+    ]
     assert results[("Ledger-1", "gold")].tests_passed > 10
     with open(results[("Ledger-1", "buggy")].log_path) as handle:
         assert "ComparisonFailure" in handle.read()
@@ -84,7 +96,9 @@ def test_resume_from_a_journal_cut_short(evaluated, ledger_dataset, fixture_repo
     completed = eval_cli(ledger_dataset, candidates, resumed, fixture_repos)
     assert completed.returncode == 0, completed.stderr
     assert "3 already judged, 5 to judge" in completed.stderr
-    assert [(r.candidate_id, r.status) for r in read_records(resumed, Result)] == [(r.candidate_id, r.status) for r in results]
+    assert [(r.candidate_id, r.status) for r in read_records(resumed, Result)] == [
+        (r.candidate_id, r.status) for r in results
+    ]
 
 
 def by_pair(out) -> dict[tuple[str, str], Result]:
@@ -101,7 +115,9 @@ def test_verdict_keys_follow_the_code(evaluated):
     assert len({r.verdict_key for r in results.values()}) == 7
 
 
-def test_changed_code_under_the_same_id_is_judged_again(evaluated, ledger_dataset, ledger_instances, fixture_repos, tmp_path):
+def test_changed_code_under_the_same_id_is_judged_again(
+    evaluated, ledger_dataset, ledger_instances, fixture_repos, tmp_path
+):
     _, candidates, out = evaluated
     resumed = tmp_path / "results.parquet"
     shutil.copy(out, resumed)
@@ -112,7 +128,13 @@ def test_changed_code_under_the_same_id_is_judged_again(evaluated, ledger_datase
     # "buggy" now holds the fix, and comes first: it is the twin of every later copy of the fix, among them a new one
     buggy["code"] = "// fixed now\n" + gold
     rows.remove(buggy)
-    late = {"instance_id": "Ledger-1", "candidate_id": "late-gold", "code": gold + "\n// again", "model": "m", "strategy": "s"}
+    late = {
+        "instance_id": "Ledger-1",
+        "candidate_id": "late-gold",
+        "code": gold + "\n// again",
+        "model": "m",
+        "strategy": "s",
+    }
     changed = tmp_path / "candidates.jsonl"
     changed.write_text("".join(json.dumps(r) + "\n" for r in [buggy, *rows, late]))
     completed = eval_cli(ledger_dataset, changed, resumed, fixture_repos)
@@ -124,7 +146,10 @@ def test_changed_code_under_the_same_id_is_judged_again(evaluated, ledger_datase
     assert after[("Ledger-1", "buggy")].seconds > 0 and after[("Ledger-1", "buggy")].duplicate_of == ""
     assert after[("Ledger-1", "buggy")].verdict_key != before[("Ledger-1", "buggy")].verdict_key
     # the new copy shares the verdict its twin got now, not the twin's stored one
-    assert (after[("Ledger-1", "late-gold")].status, after[("Ledger-1", "late-gold")].duplicate_of) == ("plausible", "buggy")
+    assert (after[("Ledger-1", "late-gold")].status, after[("Ledger-1", "late-gold")].duplicate_of) == (
+        "plausible",
+        "buggy",
+    )
     unchanged = [pair for pair in before if pair != ("Ledger-1", "buggy")]
     assert [after[pair] for pair in unchanged] == [before[pair] for pair in unchanged]  # reused as stored
 
@@ -132,8 +157,10 @@ def test_changed_code_under_the_same_id_is_judged_again(evaluated, ledger_datase
 def test_a_changed_dataset_row_is_judged_again(evaluated, ledger_dataset, fixture_repos, tmp_path):
     _, candidates, out = evaluated
     instances = read_records(ledger_dataset, NL2FixInstance)
-    edited = [dataclasses.replace(i, issue_title=i.issue_title + " (edited)") if i.instance_id == "Ledger-8" else i
-              for i in instances]  # fmt: skip
+    edited = [
+        dataclasses.replace(i, issue_title=i.issue_title + " (edited)") if i.instance_id == "Ledger-8" else i
+        for i in instances
+    ]
     dataset = tmp_path / "nl2fix.parquet"
     pq.write_table(to_table(edited, NL2FixInstance), dataset)
     resumed = tmp_path / "results.parquet"
@@ -162,7 +189,9 @@ def test_results_written_before_verdict_keys_are_judged_again(evaluated, ledger_
     assert "2 stored verdicts discarded" in completed.stderr
     assert "2 candidates: 0 already judged, 2 to judge" in completed.stderr
     assert [(r.candidate_id, r.status, len(r.verdict_key)) for r in read_records(legacy, Result)] == [
-        ("gold", "plausible", 64), ("buggy", "wrong", 64)]
+        ("gold", "plausible", 64),
+        ("buggy", "wrong", 64),
+    ]
 
 
 def test_verdict_key_covers_the_row_the_harness_and_the_options(ledger_instances):
@@ -175,7 +204,9 @@ def test_verdict_key_covers_the_row_the_harness_and_the_options(ledger_instances
         verdict_key(verdict_context(instance, options, "h2"), "int f() {}"),
         verdict_key(verdict_context(instance, dataclasses.replace(options, regression=True), "h"), "int f() {}"),
         verdict_key(verdict_context(instance, dataclasses.replace(options, fast=False), "h"), "int f() {}"),
-        verdict_key(verdict_context(instance, dataclasses.replace(options, limits=Limits(wall_seconds=5)), "h"), "int f() {}"),
+        verdict_key(
+            verdict_context(instance, dataclasses.replace(options, limits=Limits(wall_seconds=5)), "h"), "int f() {}"
+        ),
     ]
     assert base not in others and len(set(others)) == len(others)
     # where the files are, and how many workers judge, change no verdict
@@ -186,7 +217,10 @@ def test_verdict_key_covers_the_row_the_harness_and_the_options(ledger_instances
 def test_bad_candidates_files(ledger_dataset, fixture_repos, tmp_path):
     out = tmp_path / "r.parquet"
     cases = {
-        "unknown instance": ('{"instance_id": "Nope-1", "candidate_id": "a", "code": "x"}\n', "unknown instance 'Nope-1'"),
+        "unknown instance": (
+            '{"instance_id": "Nope-1", "candidate_id": "a", "code": "x"}\n',
+            "unknown instance 'Nope-1'",
+        ),
         "not json": ('{"instance_id": \n', ":1: not JSON"),
         "missing code": ('{"instance_id": "Ledger-1", "candidate_id": "a"}\n', ":1: missing or non-string code"),
     }

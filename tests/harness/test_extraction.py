@@ -35,8 +35,10 @@ def test_unlabelled_fence():
 
 
 def test_several_fences_pick_the_one_with_the_method():
-    answer = (f"The buggy line is:\n```java\nreturn value + factor;\n```\nThe fix:\n```java\n{FIXED}\n```\n"
-              "Test it with:\n```java\nassertEquals(6, calc.scale(2, 3));\n```")  # fmt: skip
+    answer = (
+        f"The buggy line is:\n```java\nreturn value + factor;\n```\nThe fix:\n```java\n{FIXED}\n```\n"
+        "Test it with:\n```java\nassertEquals(6, calc.scale(2, 3));\n```"
+    )
     extraction = java(answer)
     assert extraction.code == FIXED and "fenced block 2 of 3" in extraction.reason
 
@@ -55,9 +57,11 @@ def test_prose_without_fences_and_a_brace_in_a_string_and_apostrophes_after():
 
 def test_whole_class_takes_the_overload_with_the_buggy_methods_parameters():
     answer = (
-        "```java\npackage org.example;\n\nimport java.util.List;\n\npublic class Calculator {\n    private int base = 1;\n\n"
+        "```java\npackage org.example;\n\nimport java.util.List;\n\npublic class Calculator "
+        "{\n    private int base = 1;\n\n"
         "    public int scale(long value, long factor) {\n        return 0;\n    }\n\n"
-        "    /** Scales. */\n    @Deprecated\n    public int scale(int value, int factor) {\n        return value * factor * base;\n    }\n\n"
+        "    /** Scales. */\n    @Deprecated\n    public int scale(int value, int factor) "
+        "{\n        return value * factor * base;\n    }\n\n"
         "    public int scale(List<Integer> values, int factor) {\n        return -1;\n    }\n}\n```"
     )
     extraction = java(answer)
@@ -70,8 +74,10 @@ def test_whole_class_takes_the_overload_with_the_buggy_methods_parameters():
 
 def test_generic_parameters_match_by_their_raw_type():
     buggy = "public int count(List<String> items) {\n    return 0;\n}"
-    answer = ("```java\nclass A {\n  int count(Set<String> s) { return 1; }\n"
-              "  public int count(List<String> items) { return items.size(); }\n  int count(String s) { return 2; }\n}\n```")  # fmt: skip
+    answer = (
+        "```java\nclass A {\n  int count(Set<String> s) { return 1; }\n"
+        "  public int count(List<String> items) { return items.size(); }\n  int count(String s) { return 2; }\n}\n```"
+    )
     assert "items.size()" in java(answer, "count", buggy).code
 
 
@@ -152,8 +158,11 @@ def test_python_fence_with_imports_and_prose():
 
 def test_python_plain_text_after_an_opened_fence_prompt():
     # The basic prompt ends with an opened ```python fence: answers often start with code and close the fence.
-    answer = ("from typing import (\n    List,\n    Optional,\n)\n\n@dataclass(frozen=True)\n" + CLASS
-              + "\n```\n\nThis class describes a polygon.")  # fmt: skip
+    answer = (
+        "from typing import (\n    List,\n    Optional,\n)\n\n@dataclass(frozen=True)\n"
+        + CLASS
+        + "\n```\n\nThis class describes a polygon."
+    )
     extraction = python(answer)
     assert extraction.code == "from typing import (\n    List,\n    Optional,\n)\n\n@dataclass(frozen=True)\n" + CLASS
 

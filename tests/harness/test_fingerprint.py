@@ -31,5 +31,7 @@ def test_any_change_to_a_source_changes_the_fingerprint(tmp_path, relative):
 def test_a_missing_source_is_an_error_naming_it(tmp_path):
     root = copy_sources(tmp_path)
     (root / "benchsmith" / "runners" / "java" / "insertion.py").unlink()
-    with pytest.raises(BenchsmithError, match=r"benchsmith/runners/java/insertion.py: cannot read a file the harness fingerprint needs"):
+    with pytest.raises(
+        BenchsmithError, match=r"benchsmith/runners/java/insertion.py: cannot read a file the harness fingerprint needs"
+    ):
         harness_fingerprint(root)

@@ -189,15 +189,19 @@ def test_replay_backend_and_an_instance_without_answers(nl2fix_dataset, tmp_path
     summary = generate(nl2fix_dataset, "title-only", get_backend("replay", replay=replay), 2, 0.8, out)
     assert summary.without_answers == ["Ledger-2"] and summary.candidates == 3
     assert [(r["instance_id"], r["candidate_id"], r["model"]) for r in rows(out)] == [
-        ("Ledger-1", "title-only-0", "gpt-recorded"), ("Ledger-3", "title-only-0", "gpt-recorded"),
+        ("Ledger-1", "title-only-0", "gpt-recorded"),
+        ("Ledger-3", "title-only-0", "gpt-recorded"),
         ("Ledger-3", "title-only-1", "gpt-recorded"),
-    ]  # fmt: skip
+    ]
     assert rows(out)[1]["code"] == BALANCE_FIX and rows(out)[2]["code"] == "no idea"
 
 
 def test_classbench_basic_with_the_sketchy_description(server, classbench_dataset, tmp_path):
-    server.reply("Generate the following class", "```python\nimport math\nfrom typing import List\n\nclass Polygon:\n"
-                 "    def area(self) -> float:\n        return math.fsum([])\n```\nThis class computes areas.")  # fmt: skip
+    server.reply(
+        "Generate the following class",
+        "```python\nimport math\nfrom typing import List\n\nclass Polygon:\n"
+        "    def area(self) -> float:\n        return math.fsum([])\n```\nThis class computes areas.",
+    )
     out = tmp_path / "classbench.jsonl"
     summary = generate(classbench_dataset, "basic", openai_backend(), 2, 0.8, out, description="sketchy")
     assert summary.candidates == 2
@@ -207,7 +211,8 @@ def test_classbench_basic_with_the_sketchy_description(server, classbench_datase
     assert first["instance_id"] == classbench_task().task_id and first["candidate_id"] == "basic-sketchy-0"
     assert (
         first["code"]
-        == "import math\nfrom typing import List\n\nclass Polygon:\n    def area(self) -> float:\n        return math.fsum([])"
+        == "import math\nfrom typing import List\n\nclass Polygon:\n    def area(self) -> float:\n        return "
+        "math.fsum([])"
     )
 
 
@@ -217,7 +222,9 @@ def test_wrong_strategy_or_undescribed_tasks_are_one_line_errors(nl2fix_dataset,
         json.dumps({"instance_id": "Ledger-1", "candidate_id": "0", "code": "x"}) + "\n", encoding="utf-8"
     )
     backend = get_backend("replay", replay=replay)
-    with pytest.raises(BenchsmithError, match="--strategy basic does not apply to the nl2fix benchmark; it must be one of"):
+    with pytest.raises(
+        BenchsmithError, match="--strategy basic does not apply to the nl2fix benchmark; it must be one of"
+    ):
         generate(nl2fix_dataset, "basic", backend, 1, 0.8, tmp_path / "a.jsonl")
     with pytest.raises(BenchsmithError, match="an NL2Fix dataset has no descriptions; --description does not apply"):
         generate(nl2fix_dataset, "zero-shot", backend, 1, 0.8, tmp_path / "a.jsonl", description="sketchy")
@@ -239,8 +246,23 @@ def test_cli_generate(nl2fix_dataset, tmp_path, capsys):
         encoding="utf-8",
     )
     out = tmp_path / "candidates.jsonl"
-    argv = ["generate", "--dataset", str(nl2fix_dataset), "--strategy", "zero-shot", "--n", "1", "--temperature", "0.2",
-            "--backend", "replay", "--replay", str(replay), "--out", str(out)]  # fmt: skip
+    argv = [
+        "generate",
+        "--dataset",
+        str(nl2fix_dataset),
+        "--strategy",
+        "zero-shot",
+        "--n",
+        "1",
+        "--temperature",
+        "0.2",
+        "--backend",
+        "replay",
+        "--replay",
+        str(replay),
+        "--out",
+        str(out),
+    ]
     assert main(argv) == 0
     assert [r["code"] for r in rows(out)] == [TOTAL_FIX]
     captured = capsys.readouterr()
@@ -255,9 +277,13 @@ def test_ledger_fixture_gold_fixes_wrapped_in_chat_come_back_exactly(ledger_data
     replay = tmp_path / "gold.jsonl"
     with replay.open("w", encoding="utf-8") as handle:
         for instance in ledger_instances.values():
-            answer = (f"The fix is below.\n\n```java\nclass Wrapper {{\n    private int unrelated() {{ return 0; }}\n\n"
-                      f"{indent(instance.fixed_method)}\n}}\n```\n\nExplanation: see the issue.")  # fmt: skip
-            handle.write(json.dumps({"instance_id": instance.instance_id, "candidate_id": "gold", "code": answer}) + "\n")
+            answer = (
+                f"The fix is below.\n\n```java\nclass Wrapper {{\n    private int unrelated() {{ return 0; }}\n\n"
+                f"{indent(instance.fixed_method)}\n}}\n```\n\nExplanation: see the issue."
+            )
+            handle.write(
+                json.dumps({"instance_id": instance.instance_id, "candidate_id": "gold", "code": answer}) + "\n"
+            )
     out = tmp_path / "candidates.jsonl"
     summary = generate(ledger_dataset, "one-shot", get_backend("replay", replay=replay), 1, 0.0, out)
     assert summary.candidates == len(ledger_instances) and summary.not_extracted == 0

@@ -10,7 +10,7 @@ import pytest
 
 from benchsmith.runners.python.pytest_run import plugin_dir
 
-CANDIDATE = '''
+CANDIDATE = """
 import dataclasses, collections, inspect, logging, traceback, warnings
 import helper  # a project module that loads ctypes for itself
 
@@ -69,9 +69,9 @@ class Candidate:
             raise KeyError
         except KeyError as exc:
             return exc.__traceback__
-'''
+"""
 
-HELPER = '''
+HELPER = """
 import ctypes
 import typing
 
@@ -82,13 +82,29 @@ class Entry(typing.NamedTuple):  # its __new__ gets defaults while the candidate
 
 def absolute(value):
     return ctypes.CDLL(None).abs(value)
-'''
+"""
 
-ATTEMPTS = ["gc", "referrers", "getframe", "currentframe", "stack", "walk_stack", "tb_frame", "settrace", "setprofile",
-            "current_frames", "ctypes", "code_replace", "set_code", "others_defaults", "code_new_elsewhere",
-            "import_pytest_internals", "compiled_elsewhere"]
+ATTEMPTS = [
+    "gc",
+    "referrers",
+    "getframe",
+    "currentframe",
+    "stack",
+    "walk_stack",
+    "tb_frame",
+    "settrace",
+    "setprofile",
+    "current_frames",
+    "ctypes",
+    "code_replace",
+    "set_code",
+    "others_defaults",
+    "code_new_elsewhere",
+    "import_pytest_internals",
+    "compiled_elsewhere",
+]
 
-TESTS = '''
+TESTS = """
 import gc, sys, inspect
 import pytest
 from candidate import Candidate
@@ -113,7 +129,7 @@ def test_refused(what):
 
 def test_the_tests_own_code_is_not_the_candidates():
     assert gc.get_objects() and sys._getframe(0) and inspect.currentframe()
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -122,12 +138,33 @@ def guarded_run(tmp_path_factory) -> subprocess.CompletedProcess:
     (root / "candidate.py").write_text(textwrap.dedent(CANDIDATE))
     (root / "helper.py").write_text(textwrap.dedent(HELPER))
     (root / "test_candidate.py").write_text(TESTS.format(attempts=ATTEMPTS))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(plugin_dir()), str(root)]),
-           "BENCHSMITH_CANDIDATE": str(root / "candidate.py"), "PYTHONDONTWRITEBYTECODE": "1"}  # fmt: skip
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(plugin_dir()), str(root)]),
+        "BENCHSMITH_CANDIDATE": str(root / "candidate.py"),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
     env.pop("BENCHSMITH_REPORT_FD", None)
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "benchsmith_directcov",
-                           "-W", "ignore::DeprecationWarning", str(root / "test_candidate.py")], cwd=root, env=env,
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "benchsmith_directcov",
+            "-W",
+            "ignore::DeprecationWarning",
+            str(root / "test_candidate.py"),
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_the_guard_refuses_the_candidate_and_lets_honest_code_run(guarded_run):
@@ -136,10 +173,27 @@ def test_the_guard_refuses_the_candidate_and_lets_honest_code_run(guarded_run):
 
 
 def test_without_a_candidate_named_nothing_is_refused(tmp_path):
-    (tmp_path / "test_free.py").write_text("import gc, sys\n\ndef test_free():\n    assert gc.get_objects() and sys._getframe(0)\n")
+    (tmp_path / "test_free.py").write_text(
+        "import gc, sys\n\ndef test_free():\n    assert gc.get_objects() and sys._getframe(0)\n"
+    )
     env = {**os.environ, "PYTHONPATH": str(plugin_dir())}
     env.pop("BENCHSMITH_CANDIDATE", None)
-    completed = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "benchsmith_directcov",
-                                str(tmp_path / "test_free.py")], cwd=tmp_path, env=env, capture_output=True, text=True,
-                               timeout=120)  # fmt: skip
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "benchsmith_directcov",
+            str(tmp_path / "test_free.py"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert completed.returncode == 0, completed.stdout[-2000:]

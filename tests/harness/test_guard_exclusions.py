@@ -39,7 +39,9 @@ public class OnlyTest {
 }
 """)
     workspace = Workspace(tmp_path, "src/main/java", "src/test/java", "UTF-8", "UTF-8", (), ())
-    instance = make_instance(trigger_tests=["org.demo.OtherTest::testIt"], relevant_tests=["org.demo.OnlyTest", "org.demo.B"])
+    instance = make_instance(
+        trigger_tests=["org.demo.OtherTest::testIt"], relevant_tests=["org.demo.OnlyTest", "org.demo.B"]
+    )
     excluded = guard_forbidden_tests(workspace, instance)
     assert excluded == ["org.demo.OnlyTest::guarded", "org.demo.OnlyTest::*"]
     tests = Tests.for_instance(instance, ["x.Y::z", *excluded])

@@ -85,16 +85,39 @@ def judged(tmp_path_factory, ledger_dataset, ledger_instances, fixture_repos):
     one = ledger_instances["Ledger-1"]
     candidates = folder / "candidates.jsonl"
     codes = {"gold": one.fixed_method, "buggy": one.buggy_method, "prose": "Sure!"}
-    lines = [json.dumps({"instance_id": "Ledger-1", "candidate_id": cid, "code": code, "model": "m", "strategy": "s"})
-             for cid, code in codes.items()]  # fmt: skip
+    lines = [
+        json.dumps({"instance_id": "Ledger-1", "candidate_id": cid, "code": code, "model": "m", "strategy": "s"})
+        for cid, code in codes.items()
+    ]
     candidates.write_text("\n".join(lines) + "\n")
     results, ranking = folder / "results.parquet", folder / "ranking.parquet"
-    completed = run_benchsmith("eval", "--dataset", str(ledger_dataset), "--candidates", str(candidates),
-                               "--defects4j", str(FIXTURE_D4J), "--repos", str(fixture_repos), "--out", str(results),
-                               "--timeout", "30")  # fmt: skip
+    completed = run_benchsmith(
+        "eval",
+        "--dataset",
+        str(ledger_dataset),
+        "--candidates",
+        str(candidates),
+        "--defects4j",
+        str(FIXTURE_D4J),
+        "--repos",
+        str(fixture_repos),
+        "--out",
+        str(results),
+        "--timeout",
+        "30",
+    )
     assert completed.returncode == 0, completed.stderr
-    completed = run_benchsmith("rank", "--dataset", str(ledger_dataset), "--candidates", str(candidates),
-                               "--out", str(ranking), "--threshold", "0.5")  # fmt: skip
+    completed = run_benchsmith(
+        "rank",
+        "--dataset",
+        str(ledger_dataset),
+        "--candidates",
+        str(candidates),
+        "--out",
+        str(ranking),
+        "--threshold",
+        "0.5",
+    )
     assert completed.returncode == 0, completed.stderr
     return results, ranking
 

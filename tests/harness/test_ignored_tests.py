@@ -24,14 +24,24 @@ public class IgnoredTest {
 
 def test_a_relevant_class_with_nothing_to_run_asks_for_nothing(ledger_instances, ledger_workspace, tmp_path):
     workspace = workspace_with_test_class(ledger_workspace("Ledger-1"), IGNORED)
-    instance = dataclasses.replace(ledger_instances["Ledger-1"], relevant_tests=[
-        *ledger_instances["Ledger-1"].relevant_tests, "org.benchsmith.ledger.IgnoredTest",
-        "org.benchsmith.ledger.IgnoredTest$Never"])  # fmt: skip
-    statuses = statuses_on_both_paths(instance, workspace, tmp_path / "logs",
-                                      {"gold": instance.fixed_method, "buggy": instance.buggy_method})  # fmt: skip
+    instance = dataclasses.replace(
+        ledger_instances["Ledger-1"],
+        relevant_tests=[
+            *ledger_instances["Ledger-1"].relevant_tests,
+            "org.benchsmith.ledger.IgnoredTest",
+            "org.benchsmith.ledger.IgnoredTest$Never",
+        ],
+    )
+    statuses = statuses_on_both_paths(
+        instance, workspace, tmp_path / "logs", {"gold": instance.fixed_method, "buggy": instance.buggy_method}
+    )
     # the gold passes; the trigger test still judges the buggy method
-    assert statuses == {"gold@fast": "plausible", "buggy@fast": "wrong", "gold@plain": "plausible",
-                        "buggy@plain": "wrong"}  # fmt: skip
+    assert statuses == {
+        "gold@fast": "plausible",
+        "buggy@fast": "wrong",
+        "gold@plain": "plausible",
+        "buggy@plain": "wrong",
+    }
 
 
 ONE_TEST = """package org.benchsmith.ledger;
@@ -45,8 +55,10 @@ def test_a_relevant_class_whose_every_test_is_excluded_asks_for_nothing(ledger_i
     """Defects4J's failing_tests can list every test of a class (Mockito's ClassCacheVersusClassReloadingTest): JUnit
     then reports a failure of its Filter's, which is not a test of the class."""
     workspace = workspace_with_test_class(ledger_workspace("Ledger-1"), ONE_TEST)
-    instance = dataclasses.replace(ledger_instances["Ledger-1"], relevant_tests=[
-        *ledger_instances["Ledger-1"].relevant_tests, "org.benchsmith.ledger.OneBrokenTest"])  # fmt: skip
+    instance = dataclasses.replace(
+        ledger_instances["Ledger-1"],
+        relevant_tests=[*ledger_instances["Ledger-1"].relevant_tests, "org.benchsmith.ledger.OneBrokenTest"],
+    )
     excluded = ("org.benchsmith.ledger.OneBrokenTest::broken",)
     statuses = statuses_on_both_paths(instance, workspace, tmp_path / "logs", {"gold": instance.fixed_method}, excluded)
     assert statuses == {"gold@fast": "plausible", "gold@plain": "plausible"}

@@ -12,14 +12,18 @@ HOST = "class A {\n    static class In { int q() { return 1; } }\n    int f() {\
 
 
 def test_split_host_keeps_what_shares_the_method_lines():
-    instance = dataclasses.replace(make_instance(), method_signature="A.In.q()", fixed_method_start_line=2, fixed_method_end_line=2)
+    instance = dataclasses.replace(
+        make_instance(), method_signature="A.In.q()", fixed_method_start_line=2, fixed_method_end_line=2
+    )
     prefix, suffix = split_host(HOST, instance)
     assert prefix + "int q() { return 7; }" + suffix == HOST.replace("return 1", "return 7")
     assert suffix.startswith(" }\n")
 
 
 def test_split_host_refuses_a_span_that_does_not_hold_the_method():
-    instance = dataclasses.replace(make_instance(), method_signature="A.f()", fixed_method_start_line=3, fixed_method_end_line=4)
+    instance = dataclasses.replace(
+        make_instance(), method_signature="A.f()", fixed_method_start_line=3, fixed_method_end_line=4
+    )
     with pytest.raises(BenchsmithError, match=r"A.f\(\) is not at lines 3-4"):
         split_host(HOST, instance)
 
@@ -68,11 +72,18 @@ HIDDEN = {
 def javac_sees(tmp_path, code: str) -> list[str]:
     """The members and classes javac makes of *code* in the wrapper is_single_method uses (javap -p)."""
     (tmp_path / "BenchsmithCandidate.java").write_text(_WRAPPER % code, encoding="utf-8")
-    subprocess.run(["javac", "-d", str(tmp_path / "out"), str(tmp_path / "BenchsmithCandidate.java")], check=True,
-                   capture_output=True)  # fmt: skip
+    subprocess.run(
+        ["javac", "-d", str(tmp_path / "out"), str(tmp_path / "BenchsmithCandidate.java")],
+        check=True,
+        capture_output=True,
+    )
     classes = sorted(str(p) for p in (tmp_path / "out").glob("*.class"))
     shown = subprocess.run(["javap", "-p", *classes], check=True, capture_output=True, text=True).stdout
-    return [line.strip() for line in shown.splitlines() if line.startswith(("class", "  ")) and "BenchsmithCandidate()" not in line]
+    return [
+        line.strip()
+        for line in shown.splitlines()
+        if line.startswith(("class", "  ")) and "BenchsmithCandidate()" not in line
+    ]
 
 
 @pytest.mark.parametrize("code", HIDDEN.values(), ids=HIDDEN.keys())
@@ -108,7 +119,7 @@ def test_an_odd_backslash_escapes_no_line_end_for_javac_either(tmp_path):
         ("\\u005cu0041", "\\u0041"),  # an escaped backslash begins no escape ...
         ("\\u005c\\u0041", "\\A"),  # ... nor stops the raw one after it (javac 17's UnicodeReader)
         ("a\r\nb\rc\\u000dd\\u000d\\u000ae", "a\nb\nc\nd\ne"),
-        ("\\uD83D\\uDE00", "\U0001F600"),
+        ("\\uD83D\\uDE00", "\U0001f600"),
     ],
 )
 def test_javac_text_translates_as_javac_does(raw, seen):
@@ -120,7 +131,10 @@ def test_javac_text_translates_as_javac_does(raw, seen):
     [
         (ONE + " // \\u00zz", "illegal unicode escape"),  # javac: illegal unicode escape, even in a comment
         (ONE + " // \\u+00a int g() { return 2; }", "illegal unicode escape"),  # javalang's int() took "+00a" as a LF
-        (ONE + " // \\u\uff10\uff10\uff10d int g() { return 2; }", "illegal unicode escape"),  # javac: full-width digits
+        (
+            ONE + " // \\u\uff10\uff10\uff10d int g() { return 2; }",
+            "illegal unicode escape",
+        ),  # javac: full-width digits
         ("int\u00a0f() { return 1; }", "U+00A0 between tokens is not white space to javac"),
         ("int f() {\x0b return 1; }", "U+000B between tokens"),
         ("char f() { return '\\u000a'; }", "a line terminator inside the literal"),

@@ -1,4 +1,5 @@
-"""``make java8``: Debian unstable's Java 8 runtime, found in the suite's index, checked and unpacked (benchsmith/runners/java/java8.py).
+"""``make java8``: Debian unstable's Java 8 runtime, found in the suite's index, checked and unpacked
+(benchsmith/runners/java/java8.py).
 
 A local HTTP server stands in for the Debian mirror: a ``Packages.xz`` index in Debian's format and packages built
 here with dpkg-deb. The real runtime is installed by ``make java8``; here its installation is driven to each of its
@@ -22,8 +23,10 @@ from benchsmith.core.errors import BenchsmithError
 from benchsmith.runners.java import java8
 from benchsmith.runners.java.toolchain import JavaRuntime
 
-needs_dpkg = pytest.mark.skipif(shutil.which("dpkg-deb") is None or shutil.which("patchelf") is None,
-                                reason="dpkg-deb and patchelf build and patch the packages")  # fmt: skip
+needs_dpkg = pytest.mark.skipif(
+    shutil.which("dpkg-deb") is None or shutil.which("patchelf") is None,
+    reason="dpkg-deb and patchelf build and patch the packages",
+)
 
 
 class _Quiet(SimpleHTTPRequestHandler):
@@ -37,8 +40,10 @@ def _deb(folder: Path, name: str, files: dict[str, str]) -> Path:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text)
     (root / "DEBIAN").mkdir(parents=True)
-    (root / "DEBIAN" / "control").write_text(f"Package: {name}\nVersion: 1.0\nArchitecture: amd64\n"
-                                             "Maintainer: benchsmith <benchsmith@localhost>\nDescription: test\n")  # fmt: skip
+    (root / "DEBIAN" / "control").write_text(
+        f"Package: {name}\nVersion: 1.0\nArchitecture: amd64\n"
+        "Maintainer: benchsmith <benchsmith@localhost>\nDescription: test\n"
+    )
     deb = folder / "pool" / f"{name}_1.0_amd64.deb"
     deb.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run(["dpkg-deb", "--build", "--root-owner-group", str(root), str(deb)], check=True, capture_output=True)
@@ -49,13 +54,24 @@ def _deb(folder: Path, name: str, files: dict[str, str]) -> Path:
 def mirror(tmp_path, monkeypatch):
     site = tmp_path / "mirror"
     # the runtime's package holds a java that is no JVM; the others a file each
-    debs = {name: _deb(site, name, {java8.JRE + "/bin/java": "#!/bin/sh\necho not a JVM\n"} if "jre" in name
-                       else {f"usr/share/doc/{name}/README": name}) for name in java8.PACKAGES}  # fmt: skip
+    debs = {
+        name: _deb(
+            site,
+            name,
+            {java8.JRE + "/bin/java": "#!/bin/sh\necho not a JVM\n"}
+            if "jre" in name
+            else {f"usr/share/doc/{name}/README": name},
+        )
+        for name in java8.PACKAGES
+    }
     digests = {name: hashlib.sha256(deb.read_bytes()).hexdigest() for name, deb in debs.items()}
 
     def publish(**overrides: str) -> None:
-        stanzas = [f"Package: {name}\nVersion: 1.0\nFilename: pool/{deb.name}\nSHA256: {overrides.get(name, digests[name])}\n"
-                   for name, deb in debs.items() if overrides.get(name) != "absent"]  # fmt: skip
+        stanzas = [
+            f"Package: {name}\nVersion: 1.0\nFilename: pool/{deb.name}\nSHA256: {overrides.get(name, digests[name])}\n"
+            for name, deb in debs.items()
+            if overrides.get(name) != "absent"
+        ]
         index = site / "dists" / java8.SUITE / "main" / "binary-amd64" / "Packages.xz"
         index.parent.mkdir(parents=True, exist_ok=True)
         index.write_bytes(lzma.compress("\n".join(stanzas).encode()))
@@ -103,7 +119,9 @@ def test_a_runtime_copied_from_another_folder_is_named_not_run(tmp_path):
     assert java8.java8_home(tmp_path / "none") is None
 
 
-@pytest.mark.skipif(not (java8.HOME / java8.JRE / "bin" / "java").is_file(), reason="make java8 installs the real runtime")
+@pytest.mark.skipif(
+    not (java8.HOME / java8.JRE / "bin" / "java").is_file(), reason="make java8 installs the real runtime"
+)
 def test_the_installed_runtime_is_patched_for_its_own_folder(tmp_path):
     java = tmp_path / java8.JRE / "bin" / "java"
     java.parent.mkdir(parents=True)

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.runners.sandbox import jail as sandbox
 from benchsmith.runners.java.class_runner import run_suite
 from benchsmith.runners.java.maven_workspace import JavaSetup, java_workspace
 from benchsmith.runners.java.toolchain import DEBIAN_MAVEN_REPO
+from benchsmith.runners.sandbox import jail as sandbox
 
 pytestmark = [pytest.mark.java, pytest.mark.slow]
 
@@ -73,8 +73,10 @@ def _write(tree: Path, pom: str, files: dict[str, str]) -> None:
         (tree / relative).write_text(text)
 
 
-NEEDS_EXTRAS = pytest.mark.skipif(not _jar("commons-io") or not _jar("lombok"),
-                                  reason="Debian's libcommons-io-java and liblombok-java (make java-extras)")
+NEEDS_EXTRAS = pytest.mark.skipif(
+    not _jar("commons-io") or not _jar("lombok"),
+    reason="Debian's libcommons-io-java and liblombok-java (make java-extras)",
+)
 
 
 @NEEDS_EXTRAS
@@ -96,7 +98,9 @@ def test_an_undeclared_package_and_lombok_are_resolved_from_debian(tmp_path):
 
 # The same module laid out as the pom says: main sources in src/java and a build-helper root, tests in test/java.
 # The Lombok class and the commons-io import sit in the build-helper root, and the test root has a Lombok class too.
-ROOTS_POM = POM.replace("""  <dependencies>""", """  <build>
+ROOTS_POM = POM.replace(
+    """  <dependencies>""",
+    """  <build>
     <sourceDirectory>src/java</sourceDirectory>
     <testSourceDirectory>${project.basedir}/test/java</testSourceDirectory>
     <plugins><plugin><groupId>org.codehaus.mojo</groupId><artifactId>build-helper-maven-plugin</artifactId>
@@ -104,7 +108,8 @@ ROOTS_POM = POM.replace("""  <dependencies>""", """  <build>
         <configuration><sources><source>src/model/java</source></sources></configuration></execution></executions>
     </plugin></plugins>
   </build>
-  <dependencies>""")
+  <dependencies>""",
+)
 ROOTS_FILES = {
     "src/model/java/org/acme/Label.java": FILES["src/main/java/org/acme/Label.java"],
     "src/java/org/acme/Shelf.java": """package org.acme;
@@ -160,7 +165,8 @@ def test_lombok_and_imported_packages_are_found_in_the_roots_the_pom_names(tmp_p
 
 
 # A reactor: the module "shelf" depends on its sibling "labels", whose Label uses Lombok and commons-io without
-# declaring commons-io. The sibling is compiled as the module itself is: Lombok expanded, the imported package's jar found.
+# declaring commons-io. The sibling is compiled as the module itself is: Lombok expanded, the imported package's jar
+# found.
 PARENT_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
   <groupId>org.acme</groupId><artifactId>parent</artifactId><version>1.0</version><packaging>pom</packaging>
   <modules><module>labels</module><module>shelf</module></modules>
@@ -181,14 +187,27 @@ SHELF_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>
 def test_a_sibling_module_gets_lombok_expanded_and_the_jars_of_its_imports(tmp_path):
     tree = tmp_path / "reactor"
     _write(tree, PARENT_POM, {})
-    _write(tree / "labels", POM.replace("<groupId>org.acme</groupId><artifactId>labels</artifactId>",
-                                        "<parent><groupId>org.acme</groupId><artifactId>parent</artifactId>"
-                                        "<version>1.0</version></parent><groupId>org.acme</groupId><artifactId>labels</artifactId>"),
-           {"src/main/java/org/acme/Label.java": FILES["src/main/java/org/acme/Label.java"]})  # fmt: skip
-    _write(tree / "shelf", SHELF_POM, {k.replace("test/java", "src/test/java").replace("src/java", "src/main/java"): v
-                                       for k, v in ROOTS_FILES.items() if "Label" not in k and "Sample" not in k})
+    _write(
+        tree / "labels",
+        POM.replace(
+            "<groupId>org.acme</groupId><artifactId>labels</artifactId>",
+            "<parent><groupId>org.acme</groupId><artifactId>parent</artifactId>"
+            "<version>1.0</version></parent><groupId>org.acme</groupId><artifactId>labels</artifactId>",
+        ),
+        {"src/main/java/org/acme/Label.java": FILES["src/main/java/org/acme/Label.java"]},
+    )
+    _write(
+        tree / "shelf",
+        SHELF_POM,
+        {
+            k.replace("test/java", "src/test/java").replace("src/java", "src/main/java"): v
+            for k, v in ROOTS_FILES.items()
+            if "Label" not in k and "Sample" not in k
+        },
+    )
     (tree / "shelf/src/test/java/org/acme/ShelfTest.java").write_text(
-        ROOTS_FILES["test/java/org/acme/ShelfTest.java"].replace('new Sample("notes/a.txt").getFile()', '"notes/a.txt"'))
+        ROOTS_FILES["test/java/org/acme/ShelfTest.java"].replace('new Sample("notes/a.txt").getFile()', '"notes/a.txt"')
+    )
     prepared = java_workspace(tree, f"dir-reactor-{tmp_path.name}", JavaSetup(module="shelf", classpath="maven-repo"))
     manifest = json.loads((prepared.workspace.root / "workspace.json").read_text())
     (commons_io,) = [jar for jar in prepared.libraries if Path(jar).name.startswith("commons-io-")]

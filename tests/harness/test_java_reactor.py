@@ -9,24 +9,33 @@ NS = 'xmlns="http://maven.apache.org/POM/4.0.0"'
 
 
 def module(root: Path, name: str, needs: dict[str, str]) -> None:
-    dependencies = "".join(f"<dependency><groupId>g</groupId><artifactId>{a}</artifactId><version>1</version>"
-                           f"<scope>{scope}</scope></dependency>" for a, scope in needs.items())  # fmt: skip
+    dependencies = "".join(
+        f"<dependency><groupId>g</groupId><artifactId>{a}</artifactId><version>1</version>"
+        f"<scope>{scope}</scope></dependency>"
+        for a, scope in needs.items()
+    )
     (root / name).mkdir(parents=True)
-    (root / name / "pom.xml").write_text(f"<project {NS}><groupId>g</groupId><artifactId>{name}</artifactId>"
-                                         f"<version>1</version><dependencies>{dependencies}</dependencies></project>")
+    (root / name / "pom.xml").write_text(
+        f"<project {NS}><groupId>g</groupId><artifactId>{name}</artifactId>"
+        f"<version>1</version><dependencies>{dependencies}</dependencies></project>"
+    )
 
 
 def test_siblings_in_dependency_order_test_scope_only_for_the_module_itself(tmp_path):
-    (tmp_path / "pom.xml").write_text(f"<project {NS}><groupId>g</groupId><artifactId>top</artifactId><version>1</version>"
-                                      "<modules><module>app</module><module>api</module><module>impl</module>"
-                                      "<module>testkit</module><module>tool</module></modules></project>")  # fmt: skip
+    (tmp_path / "pom.xml").write_text(
+        f"<project {NS}><groupId>g</groupId><artifactId>top</artifactId><version>1</version>"
+        "<modules><module>app</module><module>api</module><module>impl</module>"
+        "<module>testkit</module><module>tool</module></modules></project>"
+    )
     module(tmp_path, "api", {"tool": "test"})  # a sibling's test dependency is not built for it
     module(tmp_path, "impl", {"api": "compile", "external": "compile"})
     module(tmp_path, "testkit", {})
     module(tmp_path, "tool", {})
     module(tmp_path, "app", {"impl": "compile", "testkit": "test"})
     text = (tmp_path / "app/pom.xml").read_text()  # testkit's test classes: its test-jar
-    (tmp_path / "app/pom.xml").write_text(text.replace("<artifactId>testkit</artifactId>", "<artifactId>testkit</artifactId><type>test-jar</type>"))
+    (tmp_path / "app/pom.xml").write_text(
+        text.replace("<artifactId>testkit</artifactId>", "<artifactId>testkit</artifactId><type>test-jar</type>")
+    )
     found = sibling_modules(tmp_path, read_pom(tmp_path / "app" / "pom.xml", ()))
     assert [(folder, tests) for folder, _, tests in found] == [("api", False), ("impl", False), ("testkit", True)]
     assert sibling_modules(tmp_path, read_pom(tmp_path / "pom.xml", ())) == []  # the reactor's root has none

@@ -1,4 +1,5 @@
-"""Inverted twins of requested tests (benchsmith.runners.java.sentinels): copies that make the original's calls, one of them
+"""Inverted twins of requested tests (benchsmith.runners.java.sentinels): copies that make the original's calls, one of
+them
 unable to pass."""
 
 import os
@@ -13,8 +14,20 @@ from benchsmith.runners.java.sentinels import declared_tests, twin_class
 from benchsmith.runners.java.toolchain import junit_classpath
 from tests.conftest import FIXTURE_D4J
 
-BUG1 = (FIXTURE_D4J.parent / "ledger" / "bugs" / "1" / "tests" / "src" / "test" / "java" / "org" / "benchsmith" / "ledger"
-        / "Bug1Test.java").read_text()  # fmt: skip
+BUG1 = (
+    FIXTURE_D4J.parent
+    / "ledger"
+    / "bugs"
+    / "1"
+    / "tests"
+    / "src"
+    / "test"
+    / "java"
+    / "org"
+    / "benchsmith"
+    / "ledger"
+    / "Bug1Test.java"
+).read_text()
 JUNIT3 = """package p;
 
 import junit.framework.TestCase;
@@ -37,8 +50,10 @@ public class OldStyleTest extends TestCase {
 
 
 def test_twins_make_the_originals_calls_and_only_one_can_pass():
-    twins = {holds: twin_class(BUG1, "Bug1Test", "padsNegativeNumberToExactWidth", name, copy, holds, random.Random(1))
-             for name, copy, holds in (("PadLedgerTest", "padsAgain", True), ("PadBookTest", "padsMore", False))}
+    twins = {
+        holds: twin_class(BUG1, "Bug1Test", "padsNegativeNumberToExactWidth", name, copy, holds, random.Random(1))
+        for name, copy, holds in (("PadLedgerTest", "padsAgain", True), ("PadBookTest", "padsMore", False))
+    }
     for holds, twin in twins.items():
         name, copy = ("PadLedgerTest", "padsAgain") if holds else ("PadBookTest", "padsMore")
         assert twin is not None and f"class {name}" in twin and "Bug1Test" not in twin
@@ -90,10 +105,15 @@ def test_a_pair_of_a_test_with_static_state_behaves_in_either_order(tmp_path, pa
         text = twin_class(STATEFUL, "EventsTest", "firesForwardOnly", name, copy, holds, random.Random(4))
         (source / f"{name}.java").write_text(text)
     classpath = os.pathsep.join(map(str, junit_classpath()))
-    subprocess.run(["javac", "-d", str(tmp_path / "out"), "-cp", classpath, *map(str, source.glob("*.java"))], check=True)
+    subprocess.run(
+        ["javac", "-d", str(tmp_path / "out"), "-cp", classpath, *map(str, source.glob("*.java"))], check=True
+    )
     order = ["p.PassingTest", "p.FailingTest"] if passing_first else ["p.FailingTest", "p.PassingTest"]
-    run = subprocess.run(["java", "-cp", f"{tmp_path / 'out'}{os.pathsep}{classpath}", "org.junit.runner.JUnitCore", *order],
-                         capture_output=True, text=True)  # fmt: skip
+    run = subprocess.run(
+        ["java", "-cp", f"{tmp_path / 'out'}{os.pathsep}{classpath}", "org.junit.runner.JUnitCore", *order],
+        capture_output=True,
+        text=True,
+    )
     failures = re.findall(r"^\d+\) (\w+)\(p\.(\w+)\)", run.stdout, re.M)
     assert failures == [("more", "FailingTest")], run.stdout
     assert "going backward" not in run.stdout

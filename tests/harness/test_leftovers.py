@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from benchsmith.runners.java import method_runner as java_runner
-
-from benchsmith.runners.sandbox import jail as sandbox
 from benchsmith.runners.java.jvm import COMPILER_LANE, TEST_LANES
+from benchsmith.runners.sandbox import jail as sandbox
 from tests.harness.test_redteam_java import NO_NAMESPACES
 
 pytestmark = pytest.mark.java  # runs JVMs: needs a JDK, JUnit 4 and the sandbox
@@ -31,8 +30,9 @@ def owned_by(folder: Path, uids: set[int]) -> set[str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("missing", [{}, NO_NAMESPACES], ids=["every layer", "no namespaces"])
-def test_judging_a_candidate_leaves_nothing_in_the_hosts_temporary_folder(missing, monkeypatch, ledger_instances,
-                                                                          ledger_workspace, tmp_path):  # fmt: skip
+def test_judging_a_candidate_leaves_nothing_in_the_hosts_temporary_folder(
+    missing, monkeypatch, ledger_instances, ledger_workspace, tmp_path
+):
     host_tmp = Path(tempfile.gettempdir())
     # What the harness makes through tempfile lands in a folder of this test's own, which must be empty at the end;
     # what the sandboxed JVMs make in the host's /tmp is theirs (their slot's uids, which this test holds alone).
@@ -49,8 +49,9 @@ def test_judging_a_candidate_leaves_nothing_in_the_hosts_temporary_folder(missin
             uids = {sandbox.sandbox_uid(slot, lane) for lane in (COMPILER_LANE, *TEST_LANES)} - {None}
             assert uids, "not root: the JVMs' files cannot be told from other processes'"
             before = owned_by(host_tmp, uids)
-            runner = java_runner.InstanceRunner(instance, workspace, slot=slot, limits=sandbox.Limits(wall_seconds=60),
-                                                logs=tmp_path / "logs")  # fmt: skip
+            runner = java_runner.InstanceRunner(
+                instance, workspace, slot=slot, limits=sandbox.Limits(wall_seconds=60), logs=tmp_path / "logs"
+            )
             try:
                 fast = runner.evaluate(instance.fixed_method, "gold")
                 plain = runner.plain(instance.fixed_method, "gold-plain")

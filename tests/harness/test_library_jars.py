@@ -33,16 +33,22 @@ def test_the_projects_own_family_goes_with_its_version(tmp_path):
     """JacksonXml-5's pom pins no Jackson module (its parent pom does): they go with its own 2.9.6-SNAPSHOT, the
     nearest version below it, not the newest (3.0, whose packages moved); woodstox, another family, the newest."""
     lib = tmp_path / "lib"
-    for jar in ["com/fasterxml/jackson/core/jackson-core/2.9.6/jackson-core-2.9.6.jar",
-                "com/fasterxml/jackson/core/jackson-core/2.10.0/jackson-core-2.10.0.jar",
-                "com/fasterxml/jackson/core/jackson-core/3.0.0-SNAPSHOT/jackson-core-3.0.0-20190424.231835-446.jar",
-                "com/fasterxml/jackson/core/jackson-annotations/2.9.0/jackson-annotations-2.9.0.jar",
-                "com/fasterxml/woodstox/woodstox-core/5.0.3/woodstox-core-5.0.3.jar",
-                "com/fasterxml/woodstox/woodstox-core/5.1.0/woodstox-core-5.1.0.jar"]:  # fmt: skip
+    for jar in [
+        "com/fasterxml/jackson/core/jackson-core/2.9.6/jackson-core-2.9.6.jar",
+        "com/fasterxml/jackson/core/jackson-core/2.10.0/jackson-core-2.10.0.jar",
+        "com/fasterxml/jackson/core/jackson-core/3.0.0-SNAPSHOT/jackson-core-3.0.0-20190424.231835-446.jar",
+        "com/fasterxml/jackson/core/jackson-annotations/2.9.0/jackson-annotations-2.9.0.jar",
+        "com/fasterxml/woodstox/woodstox-core/5.0.3/woodstox-core-5.0.3.jar",
+        "com/fasterxml/woodstox/woodstox-core/5.1.0/woodstox-core-5.1.0.jar",
+    ]:
         (lib / jar).parent.mkdir(parents=True, exist_ok=True)
         with zipfile.ZipFile(lib / jar, "w") as archive:
             archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
-    own = {"groupId": "com.fasterxml.jackson.dataformat", "artifactId": "jackson-dataformat-xml", "version": "2.9.6-SNAPSHOT"}
+    own = {
+        "groupId": "com.fasterxml.jackson.dataformat",
+        "artifactId": "jackson-dataformat-xml",
+        "version": "2.9.6-SNAPSHOT",
+    }
     names = [jar.name for jar in library_jars(lib, {"jackson-core": "${version.jackson.core}"}, own)]
     assert names == ["jackson-annotations-2.9.0.jar", "jackson-core-2.9.6.jar", "woodstox-core-5.1.0.jar"]
 
@@ -62,11 +68,14 @@ def test_defects4j_s_maven_resolution_pins_the_transitive_jars(tmp_path):
     (project / "build_files" / "abc123" / "maven-build.xml").write_text(
         '<project><path id="build.test.classpath">\n'
         '<pathelement location="${maven.repo.local}/cglib/cglib/2.2.2/cglib-2.2.2.jar"/>\n'
-        '<pathelement location="${maven.repo.local}/asm/asm/3.3.1/asm-3.3.1.jar"/>\n</path></project>\n')  # fmt: skip
+        '<pathelement location="${maven.repo.local}/asm/asm/3.3.1/asm-3.3.1.jar"/>\n</path></project>\n'
+    )
     resolved = Defects4JRoot(tmp_path).resolved_versions("Demo", "abc123")
     assert resolved == {"cglib": "2.2.2", "asm": "3.3.1"}
     assert [j.relative_to(lib).as_posix() for j in library_jars(lib, resolved)] == [
-        "asm/asm/3.3.1/asm-3.3.1.jar", "cglib/cglib/2.2.2/cglib-2.2.2.jar"]
+        "asm/asm/3.3.1/asm-3.3.1.jar",
+        "cglib/cglib/2.2.2/cglib-2.2.2.jar",
+    ]
     assert "org/ow2/asm/asm/4.2/asm-4.2.jar" in [j.relative_to(lib).as_posix() for j in library_jars(lib)]  # unpinned
     assert Defects4JRoot(tmp_path).resolved_versions("Demo", "unknown") == {}
 

@@ -9,13 +9,23 @@ MUST_PASS, MUST_FAIL, PAIR_PASS = "1|S::check", "2|P::broken", "2|P::fine"
 
 
 def expected(run_all: bool = False) -> Expected:
-    return Expected([[TRIGGER, (MUST_PASS,)], [RELEVANT, (PAIR_PASS, MUST_FAIL)]],
-                    [Sentinel(MUST_PASS, True), Sentinel(MUST_FAIL, False), Sentinel(PAIR_PASS, True)], run_all)  # fmt: skip
+    return Expected(
+        [[TRIGGER, (MUST_PASS,)], [RELEVANT, (PAIR_PASS, MUST_FAIL)]],
+        [Sentinel(MUST_PASS, True), Sentinel(MUST_FAIL, False), Sentinel(PAIR_PASS, True)],
+        run_all,
+    )
 
 
 def honest(**overrides: str) -> list[tuple[str, str]]:
-    outcomes = {TRIGGER[0]: "passed", MUST_PASS: "passed", RELEVANT[0]: "passed", RELEVANT[1]: "passed",
-                PAIR_PASS: "passed", MUST_FAIL: "failed", **overrides}  # fmt: skip
+    outcomes = {
+        TRIGGER[0]: "passed",
+        MUST_PASS: "passed",
+        RELEVANT[0]: "passed",
+        RELEVANT[1]: "passed",
+        PAIR_PASS: "passed",
+        MUST_FAIL: "failed",
+        **overrides,
+    }
     return list(outcomes.items())
 
 
@@ -27,7 +37,9 @@ def test_an_honest_passing_report_holds_up_and_hides_the_sentinels():
 
 
 def test_everything_passed_is_caught_by_the_sentinel_that_must_fail():
-    assert check_report(honest(**{MUST_FAIL: "passed"}), expected()).forged.startswith("forged: a control test that must fail")
+    assert check_report(honest(**{MUST_FAIL: "passed"}), expected()).forged.startswith(
+        "forged: a control test that must fail"
+    )
 
 
 def test_a_report_that_drops_failures_leaves_them_missing_and_failing():
@@ -79,8 +91,11 @@ def test_plausible_names_come_to_an_end_for_a_project_of_one_test_class():
 
 def test_an_inverted_twin_must_disagree_with_the_test_it_calls():
     twin = Sentinel("t.py::test_twin", False, inverts=RELEVANT[0])
-    rules = Expected([[(*TRIGGER, MUST_PASS), (*RELEVANT, PAIR_PASS, MUST_FAIL, twin.name)]],
-                     [Sentinel(MUST_PASS, True), Sentinel(MUST_FAIL, False), Sentinel(PAIR_PASS, True), twin], True)  # fmt: skip
+    rules = Expected(
+        [[(*TRIGGER, MUST_PASS), (*RELEVANT, PAIR_PASS, MUST_FAIL, twin.name)]],
+        [Sentinel(MUST_PASS, True), Sentinel(MUST_FAIL, False), Sentinel(PAIR_PASS, True), twin],
+        True,
+    )
     assert not check_report([*honest(), (twin.name, "failed")], rules).forged
     assert not check_report([*honest(**{RELEVANT[0]: "failed"}), (twin.name, "passed")], rules).forged
     # the real test turned into a pass while its inversion still passes: both saw the same failure
@@ -93,24 +108,40 @@ TWIN_PASS, TWIN_FAIL = "2|W::copyOne", "2|W::copyTwo"
 
 def twinned(run_all: bool = False) -> Expected:
     """The trigger test T::a with an inverted twin pair among the relevant tests; every name strictly asked."""
-    return Expected([[TRIGGER], [RELEVANT, (TWIN_PASS,), (TWIN_FAIL,)]],
-                    [Sentinel(TWIN_PASS, True, twin_of=TRIGGER[0]), Sentinel(TWIN_FAIL, False)], run_all,
-                    strict_names=True, also_allowed=frozenset({"1|T::a", "2|R", "2|W::copyOne", "2|W::copyTwo"}))  # fmt: skip
+    return Expected(
+        [[TRIGGER], [RELEVANT, (TWIN_PASS,), (TWIN_FAIL,)]],
+        [Sentinel(TWIN_PASS, True, twin_of=TRIGGER[0]), Sentinel(TWIN_FAIL, False)],
+        run_all,
+        strict_names=True,
+        also_allowed=frozenset({"1|T::a", "2|R", "2|W::copyOne", "2|W::copyTwo"}),
+    )
 
 
 def twin_report(**overrides: str) -> list[tuple[str, str]]:
-    outcomes = {TRIGGER[0]: "passed", RELEVANT[0]: "passed", RELEVANT[1]: "passed", TWIN_PASS: "passed",
-                TWIN_FAIL: "failed", **overrides}  # fmt: skip
+    outcomes = {
+        TRIGGER[0]: "passed",
+        RELEVANT[0]: "passed",
+        RELEVANT[1]: "passed",
+        TWIN_PASS: "passed",
+        TWIN_FAIL: "failed",
+        **overrides,
+    }
     return list(outcomes.items())
 
 
 def test_an_honest_report_with_twins_holds_up_and_hides_them():
     checked = check_report(twin_report(), twinned())
-    assert not checked.forged and checked.outcomes == {TRIGGER[0]: "passed", RELEVANT[0]: "passed", RELEVANT[1]: "passed"}
+    assert not checked.forged and checked.outcomes == {
+        TRIGGER[0]: "passed",
+        RELEVANT[0]: "passed",
+        RELEVANT[1]: "passed",
+    }
 
 
 def test_the_twin_that_must_fail_reported_passed_is_a_forgery():
-    assert check_report(twin_report(**{TWIN_FAIL: "passed"}), twinned()).forged.startswith("forged: a control test that must fail")
+    assert check_report(twin_report(**{TWIN_FAIL: "passed"}), twinned()).forged.startswith(
+        "forged: a control test that must fail"
+    )
 
 
 def test_a_twin_that_fails_fails_its_original():

@@ -9,7 +9,6 @@ import time
 import pytest
 
 from benchsmith.runners.java import method_runner as java_runner
-
 from benchsmith.runners.sandbox import jail as sandbox
 from tests.harness.conftest import workspace_with_test_class
 
@@ -25,20 +24,24 @@ public class LedgerSubclassTest {
     }
 }
 """
-SERVED = re.compile(r"class loaders made ahead serve the request \((\d+) classes defined in them; not yet: (\d+)"
-                    r"[^;]*; prepared in full\)")
+SERVED = re.compile(
+    r"class loaders made ahead serve the request \((\d+) classes defined in them; not yet: (\d+)"
+    r"[^;]*; prepared in full\)"
+)
 
 
 def test_a_subclass_of_the_class_under_repair_loads_in_loaders_made_ahead(ledger_instances, ledger_workspace, tmp_path):
     original = next(i for i in ledger_instances.values() if i.file_path.endswith("/Ledger.java"))
     workspace = workspace_with_test_class(ledger_workspace(original.instance_id), SUBCLASS)
-    instance = dataclasses.replace(original, relevant_tests=[*original.relevant_tests,
-                                                             "org.benchsmith.ledger.LedgerSubclassTest"])  # fmt: skip
+    instance = dataclasses.replace(
+        original, relevant_tests=[*original.relevant_tests, "org.benchsmith.ledger.LedgerSubclassTest"]
+    )
     tests = java_runner.Tests.for_instance(instance, stop_early=False)
     verdicts, served = [], []
     with sandbox.leased_slot() as slot:
-        runner = java_runner.InstanceRunner(instance, workspace, slot=slot, limits=sandbox.Limits(wall_seconds=60),
-                                            logs=tmp_path)  # fmt: skip
+        runner = java_runner.InstanceRunner(
+            instance, workspace, slot=slot, limits=sandbox.Limits(wall_seconds=60), logs=tmp_path
+        )
         try:
             for attempt in range(10):  # until a JVM started ahead had the time to prepare in full (slow under load)
                 time.sleep(3)

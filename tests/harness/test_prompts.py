@@ -68,8 +68,13 @@ def _tiny(instance_id: str, buggy: str) -> NL2FixInstance:
 def test_nearest_shot_by_edit_distance_with_ties_to_the_smallest_id():
     # Distances worked out by hand: x/y/z differ by one substitution; "xyz" is two insertions from "x",
     # "y" or "z" and one from "xy"; "xy" is one from "x" and "y" and two from "z".
-    pool = [_tiny("P-4", "return z;"), _tiny("P-1", "return x;"), _tiny("P-3", "return xyz;"),
-            _tiny("P-2", "return y;"), _tiny("P-5", "return xy;")]  # fmt: skip
+    pool = [
+        _tiny("P-4", "return z;"),
+        _tiny("P-1", "return x;"),
+        _tiny("P-3", "return xyz;"),
+        _tiny("P-2", "return y;"),
+        _tiny("P-5", "return xy;"),
+    ]
     expected = {"P-1": "P-2", "P-2": "P-1", "P-3": "P-5", "P-4": "P-1", "P-5": "P-1"}
     assert {k: v.instance_id for k, v in nl2fix_prompts.nearest_shots(pool).items()} == expected
     shuffled = pool[:]

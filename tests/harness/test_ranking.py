@@ -1,4 +1,5 @@
-"""Embedding ranking (Defects4J-NL2Fix paper, 4.4): threshold, median, tie-break, duplicates, the real MiniLM offline, `benchsmith rank`."""
+"""Embedding ranking (Defects4J-NL2Fix paper, 4.4): threshold, median, tie-break, duplicates, the real MiniLM offline,
+`benchsmith rank`."""
 
 import json
 import socket
@@ -39,13 +40,16 @@ def test_ties_go_to_the_smaller_candidate_id_whatever_the_input_order():
 
 
 def test_identical_code_up_to_white_space_shares_one_rank():
-    got = ranks({
-        "a": (0.96, "int f() {\n    return 1;\n}"),
-        "b": (0.97, "int f() { return 2; }"),
-        "c": (0.961, "int f() {  return 1; }"),  # a again, reformatted: shown once, at a's place
-        "d": (0.98, "int f() { return  1 ; }"),  # a space inside the line is a different text
-        "e": (0.90, "int f() { return 2; }"),  # b again but pruned: pruning looks at its own similarity
-    }, 0.95)  # fmt: skip
+    got = ranks(
+        {
+            "a": (0.96, "int f() {\n    return 1;\n}"),
+            "b": (0.97, "int f() { return 2; }"),
+            "c": (0.961, "int f() {  return 1; }"),  # a again, reformatted: shown once, at a's place
+            "d": (0.98, "int f() { return  1 ; }"),  # a space inside the line is a different text
+            "e": (0.90, "int f() { return 2; }"),  # b again but pruned: pruning looks at its own similarity
+        },
+        0.95,
+    )
     assert got == {"a": 1, "b": 2, "c": 1, "d": 3, "e": -1}
 
 
@@ -84,9 +88,11 @@ UNRELATED = """private Map<String, Integer> countWords(List<String> lines) {
     }
     return counts;
 }"""
-LONG = "public void configure(Settings settings) {\n" + "".join(
-    f"    settings.register(\"option{i}\", DEFAULT_VALUE_{i}, Mode.READ_WRITE);\n" for i in range(40)
-) + "    settings.freeze();\n}"
+LONG = (
+    "public void configure(Settings settings) {\n"
+    + "".join(f'    settings.register("option{i}", DEFAULT_VALUE_{i}, Mode.READ_WRITE);\n' for i in range(40))
+    + "    settings.freeze();\n}"
+)
 
 
 @pytest.fixture(scope="session")
@@ -210,16 +216,20 @@ def write_candidates(path, ledger_instances):
         ("Ledger-8", "gold", eight.fixed_method, "m"),
         ("Ledger-8", "buggy", eight.buggy_method_no_comments, "m"),
     ]
-    path.write_text("".join(json.dumps({"instance_id": i, "candidate_id": c, "code": code, "model": m}) + "\n"
-                            for i, c, code, m in rows))  # fmt: skip
+    path.write_text(
+        "".join(
+            json.dumps({"instance_id": i, "candidate_id": c, "code": code, "model": m}) + "\n" for i, c, code, m in rows
+        )
+    )
     return path
 
 
 def test_rank_orders_each_run_of_each_bug(minilm, ledger_dataset, ledger_instances, tmp_path):
     records = rank(ledger_dataset, write_candidates(tmp_path / "c.jsonl", ledger_instances), minilm, 0.95)
     got = {(r.instance_id, r.candidate_id): r for r in records}
-    assert [key for key in got] == [("Ledger-1", c) for c in ("gold", "gold-spaced", "buggy", "prose", "undefined", "other-gold")] \
-        + [("Ledger-8", "gold"), ("Ledger-8", "buggy")]  # fmt: skip
+    assert [key for key in got] == [
+        ("Ledger-1", c) for c in ("gold", "gold-spaced", "buggy", "prose", "undefined", "other-gold")
+    ] + [("Ledger-8", "gold"), ("Ledger-8", "buggy")]
     assert got[("Ledger-1", "buggy")].similarity == pytest.approx(1.0, abs=1e-6)
     assert got[("Ledger-1", "prose")].pruned and got[("Ledger-1", "prose")].similarity < 0.5
     assert got[("Ledger-1", "gold-spaced")].rank == got[("Ledger-1", "gold")].rank
@@ -238,8 +248,22 @@ def test_rank_orders_each_run_of_each_bug(minilm, ledger_dataset, ledger_instanc
 def test_rank_then_report_end_to_end(minilm, ledger_dataset, ledger_instances, fixture_repos, tmp_path, capsys):
     candidates = write_candidates(tmp_path / "candidates.jsonl", ledger_instances)
     ranking = tmp_path / "ranking.parquet"
-    assert main(["rank", "--dataset", str(ledger_dataset), "--candidates", str(candidates), "--out", str(ranking),
-                 "--threshold", "0.95"]) == 0
+    assert (
+        main(
+            [
+                "rank",
+                "--dataset",
+                str(ledger_dataset),
+                "--candidates",
+                str(candidates),
+                "--out",
+                str(ranking),
+                "--threshold",
+                "0.95",
+            ]
+        )
+        == 0
+    )
     assert "8 candidates ranked, 7 above the threshold, 1 pruned" in capsys.readouterr().out
     assert pq.read_schema(ranking).names == ["instance_id", "candidate_id", "similarity", "rank", "pruned", "embedder"]
     ranked = {(r.instance_id, r.candidate_id): r for r in read_records(ranking, RankedCandidate)}
@@ -298,11 +322,17 @@ def test_the_openai_embedder_goes_through_the_openai_backend(ledger_dataset, led
         records = rank(ledger_dataset, candidates, "openai", -1.0)
         assert {r.body["model"] for r in server.requests} == {"text-embedding-ada-002"}
         sent = len(server.requests)
-        assert [r.similarity for r in rank(ledger_dataset, candidates, "openai", -1.0)] == [r.similarity for r in records]
+        assert [r.similarity for r in rank(ledger_dataset, candidates, "openai", -1.0)] == [
+            r.similarity for r in records
+        ]
         assert len(server.requests) == sent  # the rerun embeds nothing
-    codes = {(json.loads(line)["instance_id"], json.loads(line)["candidate_id"]): json.loads(line)["code"]
-             for line in candidates.read_text().splitlines()}  # fmt: skip
+    codes = {
+        (json.loads(line)["instance_id"], json.loads(line)["candidate_id"]): json.loads(line)["code"]
+        for line in candidates.read_text().splitlines()
+    }
     for record in records:
         buggy = embedding_of(ledger_instances[record.instance_id].buggy_method_no_comments)
-        assert record.similarity == pytest.approx(cosine(buggy, embedding_of(codes[(record.instance_id, record.candidate_id)])), abs=1e-6)
+        assert record.similarity == pytest.approx(
+            cosine(buggy, embedding_of(codes[(record.instance_id, record.candidate_id)])), abs=1e-6
+        )
         assert record.embedder == "openai:text-embedding-ada-002" and not record.pruned

@@ -15,11 +15,11 @@ from collections import Counter
 
 import pytest
 
-from benchsmith.core.journal import Journal
 from benchsmith.benchmarks import EvalOptions
-from benchsmith.scoring.evaluate import evaluate
+from benchsmith.core.journal import Journal
 from benchsmith.runners.sandbox.executors import LocalExecutor
 from benchsmith.runners.sandbox.jail import Limits
+from benchsmith.scoring.evaluate import evaluate
 from tests.conftest import FIXTURE_D4J
 
 ray = pytest.importorskip("ray")
@@ -41,8 +41,9 @@ def write_candidates(path, instances) -> list[tuple[str, str]]:
         instance = instances[instance_id]
         codes = variants(instance.fixed_method, 5) + [instance.buggy_method] + variants(instance.buggy_method, 3)
         rows += [(instance_id, f"c{n}", code) for n, code in enumerate(codes)]
-    path.write_text("".join(json.dumps({"instance_id": i, "candidate_id": c, "code": code}) + "\n"
-                            for i, c, code in rows))  # fmt: skip
+    path.write_text(
+        "".join(json.dumps({"instance_id": i, "candidate_id": c, "code": code}) + "\n" for i, c, code in rows)
+    )
     return [(i, c) for i, c, _ in rows]
 
 
@@ -71,16 +72,26 @@ def test_validate_on_ray_matches_local(tmp_path, cluster, ledger_instances, fixt
 
 
 def options(ledger_dataset, candidates, out, fixture_repos) -> EvalOptions:
-    return EvalOptions(dataset=ledger_dataset, candidates=candidates, out=out, defects4j=FIXTURE_D4J, repos=fixture_repos, workers=2,
-                       limits=Limits(wall_seconds=120))  # fmt: skip
+    return EvalOptions(
+        dataset=ledger_dataset,
+        candidates=candidates,
+        out=out,
+        defects4j=FIXTURE_D4J,
+        repos=fixture_repos,
+        workers=2,
+        limits=Limits(wall_seconds=120),
+    )
 
 
 def verdicts(results) -> dict:
-    return {(r.instance_id, r.candidate_id): (r.status, r.tests_passed, r.tests_failed, r.duplicate_of) for r in results}
+    return {
+        (r.instance_id, r.candidate_id): (r.status, r.tests_passed, r.tests_failed, r.duplicate_of) for r in results
+    }
 
 
-def test_ray_matches_local_and_survives_a_lost_node(tmp_path, cluster, ledger_dataset, ledger_instances,
-                                                     fixture_repos, monkeypatch):  # fmt: skip
+def test_ray_matches_local_and_survives_a_lost_node(
+    tmp_path, cluster, ledger_dataset, ledger_instances, fixture_repos, monkeypatch
+):
     from benchsmith.runners.sandbox.executors import RayExecutor
 
     head_cluster, second = cluster
@@ -114,7 +125,9 @@ def test_ray_matches_local_and_survives_a_lost_node(tmp_path, cluster, ledger_da
     out = tmp_path / "ray.parquet"
 
     def nodes_seen() -> list[str]:
-        return [entry.get("node", "") for entry in Journal(out).read(lambda entry: entry)] if out.parent.exists() else []
+        return (
+            [entry.get("node", "") for entry in Journal(out).read(lambda entry: entry)] if out.parent.exists() else []
+        )
 
     killer = threading.Thread(target=kill_second_node, daemon=True)
     killer.start()
@@ -125,7 +138,9 @@ def test_ray_matches_local_and_survives_a_lost_node(tmp_path, cluster, ledger_da
     assert verdicts(results) == verdicts(local)
     assert sorted(recorded) == sorted(pairs) and set(recorded.values()) == {1}  # every verdict recorded once
     nodes = Counter(r.node for r in results if not r.duplicate_of)
-    assert any(second_id in node for node in nodes) and len(nodes) == 2  # both nodes judged, the lost one kept its verdicts
+    assert (
+        any(second_id in node for node in nodes) and len(nodes) == 2
+    )  # both nodes judged, the lost one kept its verdicts
     assert all(r.node for r in results)
 
 
@@ -153,5 +168,7 @@ def test_a_node_without_every_sandbox_layer_is_named_once_in_the_log(caplog):
             executor._note_layers("10.0.0.7/abcd1234", ["mount_namespace", "unprivileged_uid"])
         executor._note_layers("10.0.0.8/ef567890", [])
     lines = [r.getMessage() for r in caplog.records]
-    assert lines == ["node 10.0.0.7/abcd1234 cannot apply the sandbox's mount_namespace, unprivileged_uid layers; "
-                     "candidates it judges are less isolated"]  # fmt: skip
+    assert lines == [
+        "node 10.0.0.7/abcd1234 cannot apply the sandbox's mount_namespace, unprivileged_uid layers; "
+        "candidates it judges are less isolated"
+    ]

@@ -20,14 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.runners.sandbox import jail as sandbox
+from benchsmith.core.schema import ClassBenchTask, read_records
 from benchsmith.runners.java.class_runner import ClassTaskRunner, task_workspace
+from benchsmith.runners.java.defects4j_workspace import java_public_view
+from benchsmith.runners.java.jvm import release_api
 from benchsmith.runners.java.method_runner import InstanceRunner
 from benchsmith.runners.java.toolchain import default_runtime, runner_classes
-from benchsmith.runners.java.jvm import release_api
+from benchsmith.runners.sandbox import jail as sandbox
 from benchsmith.runners.sandbox.jail import Limits
-from benchsmith.runners.java.defects4j_workspace import java_public_view
-from benchsmith.core.schema import ClassBenchTask, read_records
 from tests.conftest import FIXTURE_D4J
 from tests.helpers import java_attacks as hack
 
@@ -36,11 +36,11 @@ pytestmark = pytest.mark.java  # runs JVMs: needs a JDK, JUnit 4 and the sandbox
 LIMITS = Limits(wall_seconds=10)
 SIGNATURE = "public static String pad(long number, int width) {\n"
 GOLD = (
-    "String digits = Long.toString(Math.abs(number)); String sign = number < 0 ? \"-\" : \"\";\n"
+    'String digits = Long.toString(Math.abs(number)); String sign = number < 0 ? "-" : "";\n'
     "return sign + repeat('0', width - sign.length() - digits.length()) + digits;\n"
 )
 BUGGY = (
-    "String digits = Long.toString(Math.abs(number)); String sign = number < 0 ? \"-\" : \"\";\n"
+    'String digits = Long.toString(Math.abs(number)); String sign = number < 0 ? "-" : "";\n'
     "return sign + repeat('0', width - digits.length()) + digits;\n"
 )
 PLANT = f"benchsmith-redteam-{secrets.token_hex(4)}"
@@ -61,8 +61,10 @@ def method(body: str) -> str:
 
 def if_escaped(condition: str, before: str = "") -> str:
     """The gold answer when *condition* holds after *before* ran, the buggy one otherwise."""
-    return method(before + f"\nboolean escaped = false;\ntry {{ escaped = {condition}; }} catch (Throwable t) {{ }}\n"
-                  f"if (escaped) {{ {GOLD} }}\n{BUGGY}")  # fmt: skip
+    return method(
+        before + f"\nboolean escaped = false;\ntry {{ escaped = {condition}; }} catch (Throwable t) {{ }}\n"
+        f"if (escaped) {{ {GOLD} }}\n{BUGGY}"
+    )
 
 
 def java_string(text: str) -> str:
@@ -77,8 +79,10 @@ def forged_report(triggers: list[str], relevant: list[str]) -> str:
 
 
 def write_stdout(text: str) -> str:
-    return (f"try {{ java.io.FileOutputStream out = new java.io.FileOutputStream(java.io.FileDescriptor.out);\n"
-            f"out.write({java_string(text)}.getBytes(\"UTF-8\")); out.flush(); }} catch (Throwable t) {{ }}\n")  # fmt: skip
+    return (
+        f"try {{ java.io.FileOutputStream out = new java.io.FileOutputStream(java.io.FileDescriptor.out);\n"
+        f'out.write({java_string(text)}.getBytes("UTF-8")); out.flush(); }} catch (Throwable t) {{ }}\n'
+    )
 
 
 def attacks(instance, workspace, dataset: Path, canary: Path, home_canary: Path) -> list[Attack]:
@@ -86,70 +90,135 @@ def attacks(instance, workspace, dataset: Path, canary: Path, home_canary: Path)
     view = java_public_view(workspace, instance.file_path)
     patch = FIXTURE_D4J / "framework" / "projects" / "Ledger" / "patches" / "1.src.patch"
     report = forged_report(list(instance.trigger_tests), list(instance.relevant_tests))
+
     def readable(*paths: Path) -> str:
         return " || ".join(f"new java.io.File({java_string(str(p))}).canRead()" for p in paths)
 
     return [
-        Attack("assumption failure", method("throw new org.junit.AssumptionViolatedException(\"skip me\");")),
+        Attack("assumption failure", method('throw new org.junit.AssumptionViolatedException("skip me");')),
         Attack("Assume.assumeTrue", method("org.junit.Assume.assumeTrue(false);\n" + BUGGY)),
         Attack("forged report, then the real one", method(write_stdout(report) + BUGGY), forged=True),
         Attack("forged report, then silence", method(write_stdout(report) + "for (;;) { }"), forged=True),
-        Attack("forged report from a thread, after the real one", method(
-            "Thread late = new Thread(() -> { try { Thread.sleep(30); } catch (Throwable e) { }\n"
-            + write_stdout(report) + "});\nlate.setDaemon(true); late.start();\n" + BUGGY)),
-        Attack("old protocol line", method(write_stdout("BENCHSMITH r1 {\"compiled\":true,\"tests\":[]} 00\n") + BUGGY)),
-        Attack("read the workspace", if_escaped(readable(gold_class, workspace.tree / instance.file_path,
-                                                        view.classes / "org" / "benchsmith" / "ledger" / "TextUtils.class"))),
+        Attack(
+            "forged report from a thread, after the real one",
+            method(
+                "Thread late = new Thread(() -> { try { Thread.sleep(30); } catch (Throwable e) { }\n"
+                + write_stdout(report)
+                + "});\nlate.setDaemon(true); late.start();\n"
+                + BUGGY
+            ),
+        ),
+        Attack("old protocol line", method(write_stdout('BENCHSMITH r1 {"compiled":true,"tests":[]} 00\n') + BUGGY)),
+        Attack(
+            "read the workspace",
+            if_escaped(
+                readable(
+                    gold_class,
+                    workspace.tree / instance.file_path,
+                    view.classes / "org" / "benchsmith" / "ledger" / "TextUtils.class",
+                )
+            ),
+        ),
         Attack("read the patch, the dataset, $HOME", if_escaped(readable(patch, dataset, home_canary))),
-        Attack("load the gold class", if_escaped(
-            "((String) new java.net.URLClassLoader(new java.net.URL[] {new java.io.File("
-            f"{java_string(str(workspace.classes))}).toURI().toURL()}}, null).loadClass(\"org.benchsmith.ledger.TextUtils\")"
-            ".getMethod(\"pad\", long.class, int.class).invoke(null, -5L, 4)).equals(\"-005\")")),
-        Attack("hidden member after // \\r", SIGNATURE + BUGGY + "}\n// \r public static String unused() { return \"\"; }"),
-        Attack("plant in /tmp and /dev/shm", method(
-            f"try {{ java.nio.file.Files.write(java.nio.file.Paths.get(\"/tmp/{PLANT}\"), new byte[] {{1}});\n"
-            f"java.nio.file.Files.write(java.nio.file.Paths.get(\"/dev/shm/{PLANT}\"), new byte[] {{1}}); }} catch (Throwable t) {{ }}\n"
-            + BUGGY)),
-        Attack("read a plant", if_escaped(f"new java.io.File(\"/tmp/{PLANT}\").exists() || new java.io.File(\"/dev/shm/{PLANT}\").exists()")),
-        Attack("thread that outlives its candidate", method(
-            "Thread t = new Thread(() -> { for (;;) { try {\n"
-            "  for (java.io.File f : new java.io.File(System.getProperty(\"user.dir\")).getParentFile().listFiles()) {\n"
-            "    java.nio.file.Files.write(new java.io.File(f, \"TextUtils.class\").toPath(), new byte[] {0}); }\n"
-            "  Thread.sleep(5); } catch (Throwable e) { } } });\n"
-            "t.setDaemon(true); t.start();\n" + BUGGY)),
-        Attack("finalizer", method(
-            "new Object() { @Override protected void finalize() { try { java.nio.file.Files.write(\n"
-            f"  java.nio.file.Paths.get(\"/tmp/{PLANT}\"), new byte[] {{1}}); }} catch (Throwable t) {{ }} }} }};\n"
-            "System.gc(); System.runFinalization();\n" + BUGGY)),
-        Attack("write the classes on the class path", if_escaped(
-            "java.util.Arrays.stream(System.getProperty(\"java.class.path\").split(\":\")).anyMatch(p -> {\n"
-            "  try { java.nio.file.Files.write(java.nio.file.Paths.get(p, \"planted.txt\"), new byte[] {1}); return true; }\n"
-            "  catch (Throwable e) { return false; } })")),
-        Attack("delete outside", if_escaped(
-            f"new java.io.File({java_string(str(canary))}).delete() | new java.io.File({java_string(str(home_canary))}).delete()"
-            f" | new java.io.File({java_string(str(gold_class))}).delete()")),
-        Attack("see and kill other processes", if_escaped(  # ProcessHandle is Java 9's: reached by reflection
-            "((java.util.function.Supplier<Boolean>) () -> { try { Class<?> handle = Class.forName(\"java.lang.ProcessHandle\");\n"
-            "  Object self = handle.getMethod(\"current\").invoke(null); long own = (Long) handle.getMethod(\"pid\").invoke(self);\n"
-            "  long[] killed = {0};\n"
-            "  ((java.util.stream.Stream<Object>) handle.getMethod(\"allProcesses\").invoke(null)).forEach(p -> { try {\n"
-            "    long pid = (Long) handle.getMethod(\"pid\").invoke(p);\n"
-            "    if (pid != own && pid > 2 && (Boolean) handle.getMethod(\"destroyForcibly\").invoke(p)) killed[0]++; } catch (Throwable e) { } });\n"
-            "  return killed[0] > 0; } catch (Throwable e) { return false; } }).get()")),
-        Attack("start a process", method(
-            "try { new ProcessBuilder(\"sleep\", \"600\").start(); } catch (Throwable t) { }\n" + BUGGY)),
+        Attack(
+            "load the gold class",
+            if_escaped(
+                "((String) new java.net.URLClassLoader(new java.net.URL[] {new java.io.File("
+                f'{java_string(str(workspace.classes))}).toURI().toURL()}}, null).loadClass("org.benchsmith.ledger.TextUtils")'
+                '.getMethod("pad", long.class, int.class).invoke(null, -5L, 4)).equals("-005")'
+            ),
+        ),
+        Attack(
+            "hidden member after // \\r", SIGNATURE + BUGGY + '}\n// \r public static String unused() { return ""; }'
+        ),
+        Attack(
+            "plant in /tmp and /dev/shm",
+            method(
+                f'try {{ java.nio.file.Files.write(java.nio.file.Paths.get("/tmp/{PLANT}"), new byte[] {{1}});\n'
+                f'java.nio.file.Files.write(java.nio.file.Paths.get("/dev/shm/{PLANT}"), new byte[] {{1}}); '
+                f"}} catch (Throwable t) {{ }}\n" + BUGGY
+            ),
+        ),
+        Attack(
+            "read a plant",
+            if_escaped(f'new java.io.File("/tmp/{PLANT}").exists() || new java.io.File("/dev/shm/{PLANT}").exists()'),
+        ),
+        Attack(
+            "thread that outlives its candidate",
+            method(
+                "Thread t = new Thread(() -> { for (;;) { try {\n"
+                '  for (java.io.File f : new java.io.File(System.getProperty("user.dir")).getParentFile().listFiles()) '
+                "{\n"
+                '    java.nio.file.Files.write(new java.io.File(f, "TextUtils.class").toPath(), new byte[] {0}); }\n'
+                "  Thread.sleep(5); } catch (Throwable e) { } } });\n"
+                "t.setDaemon(true); t.start();\n" + BUGGY
+            ),
+        ),
+        Attack(
+            "finalizer",
+            method(
+                "new Object() { @Override protected void finalize() { try { java.nio.file.Files.write(\n"
+                f'  java.nio.file.Paths.get("/tmp/{PLANT}"), new byte[] {{1}}); }} catch (Throwable t) {{ }} }} }};\n'
+                "System.gc(); System.runFinalization();\n" + BUGGY
+            ),
+        ),
+        Attack(
+            "write the classes on the class path",
+            if_escaped(
+                'java.util.Arrays.stream(System.getProperty("java.class.path").split(":")).anyMatch(p -> {\n'
+                '  try { java.nio.file.Files.write(java.nio.file.Paths.get(p, "planted.txt"), new byte[] {1}); return true; }\n'
+                "  catch (Throwable e) { return false; } })"
+            ),
+        ),
+        Attack(
+            "delete outside",
+            if_escaped(
+                f"new java.io.File({java_string(str(canary))}).delete() | new "
+                f"java.io.File({java_string(str(home_canary))}).delete()"
+                f" | new java.io.File({java_string(str(gold_class))}).delete()"
+            ),
+        ),
+        Attack(
+            "see and kill other processes",
+            if_escaped(  # ProcessHandle is Java 9's: reached by reflection
+                "((java.util.function.Supplier<Boolean>) () -> "
+                '{ try { Class<?> handle = Class.forName("java.lang.ProcessHandle");\n'
+                '  Object self = handle.getMethod("current").invoke(null); long own = (Long) '
+                'handle.getMethod("pid").invoke(self);\n'
+                "  long[] killed = {0};\n"
+                '  ((java.util.stream.Stream<Object>) handle.getMethod("allProcesses").invoke(null)).forEach(p -> '
+                "{ try {\n"
+                '    long pid = (Long) handle.getMethod("pid").invoke(p);\n'
+                '    if (pid != own && pid > 2 && (Boolean) handle.getMethod("destroyForcibly").invoke(p)) '
+                "killed[0]++; } catch (Throwable e) { } });\n"
+                "  return killed[0] > 0; } catch (Throwable e) { return false; } }).get()"
+            ),
+        ),
+        Attack(
+            "start a process",
+            method('try { new ProcessBuilder("sleep", "600").start(); } catch (Throwable t) { }\n' + BUGGY),
+        ),
         Attack("exit 0", method("System.exit(0);\n" + BUGGY)),
         Attack("replace the guard", method("System.setSecurityManager(null);\nSystem.exit(0);\n" + BUGGY)),
-        Attack("poison the Integer cache", method(
-            "try { Class<?> c = Class.forName(\"java.lang.Integer$IntegerCache\");\n"
-            "java.lang.reflect.Field f = c.getDeclaredField(\"cache\"); f.setAccessible(true);\n"
-            "Integer[] cache = (Integer[]) f.get(null); java.util.Collections.reverse(java.util.Arrays.asList(cache));\n"
-            "} catch (Throwable t) { }\n" + BUGGY)),
-        Attack("fill /tmp", method(
-            "try (java.io.FileOutputStream out = new java.io.FileOutputStream(\"/tmp/fill\")) {\n"
-            "  byte[] block = new byte[1 << 20]; for (int i = 0; i < 4096; i++) out.write(block); } catch (Throwable t) { }\n" + BUGGY)),
-        Attack("network", if_escaped(
-            "new java.net.Socket(\"10.0.0.1\", 80) != null")),
+        Attack(
+            "poison the Integer cache",
+            method(
+                'try { Class<?> c = Class.forName("java.lang.Integer$IntegerCache");\n'
+                'java.lang.reflect.Field f = c.getDeclaredField("cache"); f.setAccessible(true);\n'
+                "Integer[] cache = (Integer[]) f.get(null); "
+                "java.util.Collections.reverse(java.util.Arrays.asList(cache));\n"
+                "} catch (Throwable t) { }\n" + BUGGY
+            ),
+        ),
+        Attack(
+            "fill /tmp",
+            method(
+                'try (java.io.FileOutputStream out = new java.io.FileOutputStream("/tmp/fill")) {\n'
+                "  byte[] block = new byte[1 << 20]; for (int i = 0; i < 4096; i++) out.write(block); "
+                "} catch (Throwable t) { }\n" + BUGGY
+            ),
+        ),
+        Attack("network", if_escaped('new java.net.Socket("10.0.0.1", 80) != null')),
         *verdict_attacks(instance),
     ]
 
@@ -163,11 +232,21 @@ def verdict_attacks(instance) -> list[Attack]:
     heap dump or from System.in's buffer."""
     report = forged_report(list(instance.trigger_tests), list(instance.relevant_tests))
     return [
-        Attack("sentinels told apart, the request from System.in's buffer",
-               method(hack.forger(hack.REQUEST_FROM_SYSTEM_IN, PROJECT_CLASS) + BUGGY), forged=True),
-        Attack("sentinels told apart, the request from a heap dump",
-               method(hack.forger(hack.REQUEST_FROM_HEAP_DUMP, PROJECT_CLASS) + BUGGY), forged=True),
-        Attack("outcomes pre-filled through live stack frames", method(hack.prefill_through_live_frames() + BUGGY), forged=True),
+        Attack(
+            "sentinels told apart, the request from System.in's buffer",
+            method(hack.forger(hack.REQUEST_FROM_SYSTEM_IN, PROJECT_CLASS) + BUGGY),
+            forged=True,
+        ),
+        Attack(
+            "sentinels told apart, the request from a heap dump",
+            method(hack.forger(hack.REQUEST_FROM_HEAP_DUMP, PROJECT_CLASS) + BUGGY),
+            forged=True,
+        ),
+        Attack(
+            "outcomes pre-filled through live stack frames",
+            method(hack.prefill_through_live_frames() + BUGGY),
+            forged=True,
+        ),
         Attack("sun.misc.Unsafe", if_escaped(hack.UNSAFE)),
         Attack("a stack walker with class references", if_escaped(hack.STACK_WALKER_WITH_CLASSES)),
         Attack("a heap dump", if_escaped(hack.HEAP_DUMP)),
@@ -175,11 +254,20 @@ def verdict_attacks(instance) -> list[Attack]:
         Attack("a class loader of its own", if_escaped(hack.OWN_CLASS_LOADER)),
         Attack("System.in's buffer", if_escaped(hack.SYSTEM_IN)),
         Attack("a private lookup into the runner", if_escaped(hack.PRIVATE_LOOKUP)),
-        Attack("report through /proc/self/fd/1", method(hack.write_through('"/proc/self/fd/1"', report) + BUGGY), forged=True),
+        Attack(
+            "report through /proc/self/fd/1",
+            method(hack.write_through('"/proc/self/fd/1"', report) + BUGGY),
+            forged=True,
+        ),
         Attack("report through /dev/stdout", method(hack.write_through('"/dev/stdout"', report) + BUGGY), forged=True),
-        Attack("report through a symbolic link to fd 1", method(hack.write_through_symlink(report) + BUGGY), forged=True),
-        Attack("report through a FileDescriptor made by reflection", method(hack.write_descriptor_by_reflection(report) + BUGGY),
-               forged=True),
+        Attack(
+            "report through a symbolic link to fd 1", method(hack.write_through_symlink(report) + BUGGY), forged=True
+        ),
+        Attack(
+            "report through a FileDescriptor made by reflection",
+            method(hack.write_descriptor_by_reflection(report) + BUGGY),
+            forged=True,
+        ),
         Attack("report from a thread of its own", method(hack.write_from_thread(report) + BUGGY), forged=True),
     ]
 
@@ -206,7 +294,9 @@ def canaries(tmp_path_factory):
     home.unlink(missing_ok=True)
 
 
-def judged(instance, workspace, hostile: list[Attack], fast: bool, logs: Path) -> list[tuple[str, object, Attack | None]]:
+def judged(
+    instance, workspace, hostile: list[Attack], fast: bool, logs: Path
+) -> list[tuple[str, object, Attack | None]]:
     """*hostile* judged by a runner of its own, in a slot of its own."""
     with sandbox.leased_slot() as slot:
         runner = InstanceRunner(instance, workspace, slot=slot, limits=LIMITS, logs=logs)
@@ -218,13 +308,19 @@ def judged(instance, workspace, hostile: list[Attack], fast: bool, logs: Path) -
                 plant.unlink(missing_ok=True)
 
 
-def run_all(runner: InstanceRunner, instance, hostile: list[Attack], fast: bool) -> list[tuple[str, object, Attack | None]]:
+def run_all(
+    runner: InstanceRunner, instance, hostile: list[Attack], fast: bool
+) -> list[tuple[str, object, Attack | None]]:
     """Each hostile candidate between an honest gold and an honest buggy one."""
     verdicts = [("gold first", runner.evaluate(instance.fixed_method, "gold-first", fast=fast), None)]
     for number, attack in enumerate(hostile):
         verdicts.append((attack.name, runner.evaluate(attack.code, f"hostile-{number}", fast=fast), attack))
-        verdicts.append(("gold after " + attack.name, runner.evaluate(instance.fixed_method, f"gold-{number}", fast=fast), None))
-        verdicts.append(("buggy after " + attack.name, runner.evaluate(instance.buggy_method, f"buggy-{number}", fast=fast), None))
+        verdicts.append(
+            ("gold after " + attack.name, runner.evaluate(instance.fixed_method, f"gold-{number}", fast=fast), None)
+        )
+        verdicts.append(
+            ("buggy after " + attack.name, runner.evaluate(instance.buggy_method, f"buggy-{number}", fast=fast), None)
+        )
     return verdicts
 
 
@@ -242,7 +338,9 @@ def assert_verdicts(verdicts, confined: bool = True) -> None:
 
 
 @pytest.mark.slow
-def test_no_hostile_java_candidate_passes_or_changes_anything(ledger_instances, ledger_workspace, ledger_dataset, canaries, tmp_path):
+def test_no_hostile_java_candidate_passes_or_changes_anything(
+    ledger_instances, ledger_workspace, ledger_dataset, canaries, tmp_path
+):
     canary, home_canary = canaries
     instance = ledger_instances["Ledger-1"]
     workspace = ledger_workspace("Ledger-1")
@@ -258,7 +356,9 @@ def test_no_hostile_java_candidate_passes_or_changes_anything(ledger_instances, 
             verdicts = run_all(runner, instance, hostile, fast=True)
         finally:
             runner.close()
-        assert [sandbox.living_processes(sandbox.sandbox_uid(slot, lane)) for lane in range(sandbox.LANES)] == [[]] * sandbox.LANES
+        assert [sandbox.living_processes(sandbox.sandbox_uid(slot, lane)) for lane in range(sandbox.LANES)] == [
+            []
+        ] * sandbox.LANES
     assert_verdicts(verdicts)
     by_name = {name: verdict for name, verdict, _ in verdicts}
     assert by_name["hidden member after // \\r"].status == "uncompilable"
@@ -270,29 +370,58 @@ def test_no_hostile_java_candidate_passes_or_changes_anything(ledger_instances, 
 
 
 @pytest.mark.slow
-def test_forgeries_are_refused_on_the_plain_path_too(ledger_instances, ledger_workspace, ledger_dataset, canaries, tmp_path):
+def test_forgeries_are_refused_on_the_plain_path_too(
+    ledger_instances, ledger_workspace, ledger_dataset, canaries, tmp_path
+):
     instance = ledger_instances["Ledger-1"]
     workspace = ledger_workspace("Ledger-1")
-    hostile = [a for a in attacks(instance, workspace, ledger_dataset, *canaries)
-               if a.name in ("assumption failure", "forged report, then the real one", "read the workspace", "plant in /tmp and /dev/shm")]  # fmt: skip
+    hostile = [
+        a
+        for a in attacks(instance, workspace, ledger_dataset, *canaries)
+        if a.name
+        in (
+            "assumption failure",
+            "forged report, then the real one",
+            "read the workspace",
+            "plant in /tmp and /dev/shm",
+        )
+    ]
     verdicts = judged(instance, workspace, hostile, False, tmp_path / "logs")
     assert_verdicts(verdicts)
     assert all(v.path == "plain" for _, v, _ in verdicts)
 
 
 NO_NAMESPACES = {"mount_namespace": False, "pid_namespace": False, "private_tmp": False, "network_namespace": False}
-PURE_FORGERIES = ("assumption failure", "Assume.assumeTrue", "forged report, then the real one", "old protocol line",
-                  "hidden member after // \\r")  # fmt: skip
+PURE_FORGERIES = (
+    "assumption failure",
+    "Assume.assumeTrue",
+    "forged report, then the real one",
+    "old protocol line",
+    "hidden member after // \\r",
+)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("missing, names", [
-    (NO_NAMESPACES, (*PURE_FORGERIES, "thread that outlives its candidate", "finalizer", "read the workspace",
-                     "load the gold class")),
-    ({**NO_NAMESPACES, "unprivileged_uid": False}, PURE_FORGERIES),  # not root: candidates run as this user
-], ids=["no namespaces", "not root"])  # fmt: skip
-def test_with_layers_missing_the_forgeries_are_still_refused(missing, names, monkeypatch, ledger_instances, ledger_workspace,
-                                                            ledger_dataset, canaries, tmp_path):  # fmt: skip
+@pytest.mark.parametrize(
+    "missing, names",
+    [
+        (
+            NO_NAMESPACES,
+            (
+                *PURE_FORGERIES,
+                "thread that outlives its candidate",
+                "finalizer",
+                "read the workspace",
+                "load the gold class",
+            ),
+        ),
+        ({**NO_NAMESPACES, "unprivileged_uid": False}, PURE_FORGERIES),  # not root: candidates run as this user
+    ],
+    ids=["no namespaces", "not root"],
+)
+def test_with_layers_missing_the_forgeries_are_still_refused(
+    missing, names, monkeypatch, ledger_instances, ledger_workspace, ledger_dataset, canaries, tmp_path
+):
     """Trees are real copies and files are guarded by modes only (or not at all): what needs no missing layer holds."""
     layers = {**sandbox.isolation(), **missing}
     monkeypatch.setattr(sandbox, "isolation", lambda: layers)
@@ -307,19 +436,26 @@ def test_with_layers_missing_the_forgeries_are_still_refused(missing, names, mon
 
 
 # (Writing through /proc/self/fd/1 fails here even so: the harness's pipe is not the sandbox uid's to open again.)
-FORGERIES_WITHOUT_CONFINEMENT = ("forged report, then the real one", "forged report, then silence",
-                                 "report from a thread of its own", "outcomes pre-filled through live stack frames")  # fmt: skip
+FORGERIES_WITHOUT_CONFINEMENT = (
+    "forged report, then the real one",
+    "forged report, then silence",
+    "report from a thread of its own",
+    "outcomes pre-filled through live stack frames",
+)
 
 
 @pytest.mark.slow
-def test_without_the_confinement_the_twins_and_the_names_catch_the_forgeries(ledger_instances, ledger_workspace,
-                                                                            ledger_dataset, canaries, tmp_path):  # fmt: skip
+def test_without_the_confinement_the_twins_and_the_names_catch_the_forgeries(
+    ledger_instances, ledger_workspace, ledger_dataset, canaries, tmp_path
+):
     """The layer a JVM without a security manager lacks: the candidate's classes hold every right (on Java 17, for
     live stack frames). Their forged reports reach the harness, and the report checks refuse them: a twin of a
     trigger test that must fail reported passed, or names that were not asked for."""
     instance = ledger_instances["Ledger-1"]
     workspace = ledger_workspace("Ledger-1")
-    hostile = [a for a in attacks(instance, workspace, ledger_dataset, *canaries) if a.name in FORGERIES_WITHOUT_CONFINEMENT]
+    hostile = [
+        a for a in attacks(instance, workspace, ledger_dataset, *canaries) if a.name in FORGERIES_WITHOUT_CONFINEMENT
+    ]
     assert len(hostile) == len(FORGERIES_WITHOUT_CONFINEMENT)
     with sandbox.leased_slot() as slot:
         runner = InstanceRunner(instance, workspace, slot=slot, limits=Limits(wall_seconds=40), logs=tmp_path / "logs")
@@ -335,13 +471,20 @@ def test_without_the_confinement_the_twins_and_the_names_catch_the_forgeries(led
     assert any("control test that must fail" in r for r in reasons.values()), reasons
 
 
-STACK_ATTACKS = ("outcomes pre-filled through live stack frames", "a stack walker with class references", "sun.misc.Unsafe",
-                 "a private lookup into the runner", "a heap dump", "report through a FileDescriptor made by reflection")  # fmt: skip
+STACK_ATTACKS = (
+    "outcomes pre-filled through live stack frames",
+    "a stack walker with class references",
+    "sun.misc.Unsafe",
+    "a private lookup into the runner",
+    "a heap dump",
+    "report through a FileDescriptor made by reflection",
+)
 
 
 @pytest.mark.slow
-def test_nl2fix_runner_on_java_17_keeps_the_stack_out_of_reach(ledger_instances, ledger_workspace, ledger_dataset, canaries,
-                                                               tmp_path):  # fmt: skip
+def test_nl2fix_runner_on_java_17_keeps_the_stack_out_of_reach(
+    ledger_instances, ledger_workspace, ledger_dataset, canaries, tmp_path
+):
     """LiveStackFrame, StackWalker and privateLookupIn exist from Java 9 on: the NL2Fix runner on the JDK's Java."""
     instance = ledger_instances["Ledger-1"]
     workspace = ledger_workspace("Ledger-1")
@@ -359,16 +502,20 @@ def test_nl2fix_runner_on_java_17_keeps_the_stack_out_of_reach(ledger_instances,
 
 def with_helper(gold: str, condition: str) -> str:
     """The Rectangle task's gold, its area right only when *condition* (a static helper's) held."""
-    return (gold.replace("return width * height;", "return escaped() ? width * height : width + height;")
-            .replace("    @Override\n    public int sides()", "    private static boolean escaped() {\n        boolean escaped = false;\n"
-                     f"        try {{ escaped = {condition}; }} catch (Throwable t) {{ }}\n        return escaped;\n    }}\n\n"
-                     "    @Override\n    public int sides()"))  # fmt: skip
+    return gold.replace("return width * height;", "return escaped() ? width * height : width + height;").replace(
+        "    @Override\n    public int sides()",
+        "    private static boolean escaped() {\n        boolean escaped = false;\n"
+        f"        try {{ escaped = {condition}; }} catch (Throwable t) {{ }}\n        return escaped;\n    }}\n\n"
+        "    @Override\n    public int sides()",
+    )
 
 
 def with_statements(gold: str, statements: str) -> str:
     """The Rectangle task's gold, wrong in its area, *statements* run first."""
     return gold.replace("return width * height;", "helper();\n        return width + height;").replace(
-        "    @Override\n    public int sides()", "    private static void helper() {\n" + statements + "    }\n\n    @Override\n    public int sides()")
+        "    @Override\n    public int sides()",
+        "    private static void helper() {\n" + statements + "    }\n\n    @Override\n    public int sides()",
+    )
 
 
 @pytest.mark.slow
@@ -380,16 +527,31 @@ def test_platform_runner_keeps_its_outcomes_out_of_reach(java_geometry_dataset, 
     directives = [(1, d, d) for d in task.test_directives]
     report = hack.forged_report(directives)
     hostile = [
-        Attack("outcomes pre-filled through live stack frames", with_statements(gold, hack.prefill_through_live_frames()), forged=True),
-        Attack("sentinels told apart, the request from System.in's buffer",
-               with_statements(gold, hack.forger(hack.REQUEST_FROM_SYSTEM_IN, "org/example/geometry/Rectangle")), forged=True),
+        Attack(
+            "outcomes pre-filled through live stack frames",
+            with_statements(gold, hack.prefill_through_live_frames()),
+            forged=True,
+        ),
+        Attack(
+            "sentinels told apart, the request from System.in's buffer",
+            with_statements(gold, hack.forger(hack.REQUEST_FROM_SYSTEM_IN, "org/example/geometry/Rectangle")),
+            forged=True,
+        ),
         Attack("sun.misc.Unsafe", with_helper(gold, hack.UNSAFE)),
         Attack("a stack walker with class references", with_helper(gold, hack.STACK_WALKER_WITH_CLASSES)),
         Attack("a heap dump", with_helper(gold, hack.HEAP_DUMP)),
         Attack("reflection into the guard's fields", with_helper(gold, hack.GUARD_FIELDS)),
         Attack("a private lookup into the runner", with_helper(gold, hack.PRIVATE_LOOKUP)),
-        Attack("report through fd 1", with_statements(gold, hack.write_through("java.io.FileDescriptor.out", report)), forged=True),
-        Attack("report through /proc/self/fd/1", with_statements(gold, hack.write_through('"/proc/self/fd/1"', report)), forged=True),
+        Attack(
+            "report through fd 1",
+            with_statements(gold, hack.write_through("java.io.FileDescriptor.out", report)),
+            forged=True,
+        ),
+        Attack(
+            "report through /proc/self/fd/1",
+            with_statements(gold, hack.write_through('"/proc/self/fd/1"', report)),
+            forged=True,
+        ),
     ]
     with sandbox.leased_slot() as slot:
         runner = ClassTaskRunner(task, task_workspace(task), slot, Limits(wall_seconds=30), tmp_path / "logs")

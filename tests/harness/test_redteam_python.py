@@ -29,9 +29,9 @@ from pathlib import Path
 import pytest
 
 from benchsmith.core.schema import ClassBenchTask, read_records
+from benchsmith.runners.python.class_runner import TaskRunner, reference_solution
 from benchsmith.runners.sandbox import jail as sandbox
 from benchsmith.runners.sandbox import streams
-from benchsmith.runners.python.class_runner import TaskRunner, reference_solution
 
 LIMITS = sandbox.Limits(wall_seconds=30)
 MARK = "The shoelace formula"  # the ground truth's docstring: found anywhere, the ground truth leaked
@@ -124,18 +124,23 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
 
     def writes_to(targets: tuple[str, ...], text: str) -> str:
         """A wrong class that tries to write *text* into each of *targets*."""
-        return with_prelude(wrong, f"""
+        return with_prelude(
+            wrong,
+            f"""
             for _path in {targets!r}:
                 try:
                     with open(_path, 'w') as _handle:
                         _handle.write({text!r})
                 except OSError:
                     pass
-        """)
+        """,
+        )
 
     def plants_conftest(text: str) -> str:
         """A wrong class that writes a conftest.py holding *text* wherever pytest of a later candidate would look."""
-        return with_prelude(wrong, f"""
+        return with_prelude(
+            wrong,
+            f"""
             import os
             _tree = {tree_of}
             for _folder in (_tree, os.path.join(_tree, 'tests'), os.path.join(_tree, 'src')):
@@ -144,11 +149,16 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                         _handle.write({text!r})
                 except OSError:
                     pass
-        """)
+        """,
+        )
 
     runs = [
         # --- forged reports: a wrong class whose tests would all pass if the forgery were believed
-        Run("atexit-forge", with_prelude(wrong, """
+        Run(
+            "atexit-forge",
+            with_prelude(
+                wrong,
+                """
             import atexit, json, os, sys
             def _forge():
                 path = os.environ.get('BENCHSMITH_SELECT', '')
@@ -164,8 +174,15 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                     for node in ids:
                         os.write(int(fd), (json.dumps({'nodeid': node, 'outcome': 'passed'}) + '\\n').encode())
             atexit.register(_forge)
-        """), forged=True),
-        Run("testreport-patch", with_prelude(wrong, """
+        """,
+            ),
+            forged=True,
+        ),
+        Run(
+            "testreport-patch",
+            with_prelude(
+                wrong,
+                """
             import _pytest.reports as _reports
             _init = _reports.TestReport.__init__
             def _passing(self, *args, **kwargs):
@@ -173,8 +190,14 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                 self.outcome, self.longrepr = 'passed', None
                 self.__dict__.pop('wasxfail', None)
             _reports.TestReport.__init__ = _passing
-        """)),  # its import of pytest's internals is refused (directcov's guard): it fails to load
-        Run("reportlog-patch", with_prelude(wrong, """
+        """,
+            ),
+        ),  # its import of pytest's internals is refused (directcov's guard): it fails to load
+        Run(
+            "reportlog-patch",
+            with_prelude(
+                wrong,
+                """
             import sys
             for _name, _module in list(sys.modules.items()):
                 _plugin = getattr(_module, 'ReportLogPlugin', None)
@@ -185,8 +208,14 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                             data['outcome'] = 'passed'
                         _write(self, data)
                     _plugin._write_json_data = _passing
-        """)),
-        Run("plugin-patch", with_prelude(wrong, """
+        """,
+            ),
+        ),
+        Run(
+            "plugin-patch",
+            with_prelude(
+                wrong,
+                """
             import json, os, sys, types
             _plugin = sys.modules.get('benchsmith_directcov')
             def _rewrite(data):
@@ -210,8 +239,14 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                         setattr(_plugin, _key, _write)
                     elif _value is json.dumps:
                         setattr(_plugin, _key, _fake_json.dumps)
-        """)),  # the plugin bound what it sends with at import: the wrong class is judged as it is
-        Run("fd-forge", with_prelude(wrong, """
+        """,
+            ),
+        ),  # the plugin bound what it sends with at import: the wrong class is judged as it is
+        Run(
+            "fd-forge",
+            with_prelude(
+                wrong,
+                """
             import json, os
             _fd = os.environ.get('BENCHSMITH_REPORT_FD')
             _path = os.environ.get('BENCHSMITH_SELECT', '')
@@ -219,11 +254,24 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
             if _fd:
                 for _node in _ids:
                     os.write(int(_fd), (json.dumps({'nodeid': _node, 'outcome': 'passed'}) + '\\n').encode())
-        """), forged=True),
+        """,
+            ),
+            forged=True,
+        ),
         # --- skips and xfails are not passes
         Run("skip-at-import", with_prelude(wrong, "import pytest\npytest.skip('not today', allow_module_level=True)")),
-        Run("skip-in-method", wrong.replace("        total = 0.0\n", "        import pytest\n        pytest.skip('not today')\n        total = 0.0\n")),
-        Run("xfail-marking", with_prelude(gold, """
+        Run(
+            "skip-in-method",
+            wrong.replace(
+                "        total = 0.0\n",
+                "        import pytest\n        pytest.skip('not today')\n        total = 0.0\n",
+            ),
+        ),
+        Run(
+            "xfail-marking",
+            with_prelude(
+                gold,
+                """
             import gc, pytest
             from _pytest.config import Config
             class _MarkAll:
@@ -233,12 +281,18 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                         item.add_marker(pytest.mark.xfail(reason='expected to fail'))
             for _config in [o for o in gc.get_objects() if isinstance(o, Config)]:
                 _config.pluginmanager.register(_MarkAll())
-        """)),
+        """,
+            ),
+        ),
         # --- planting for the candidates after it (each checked by the candidate that follows)
         Run("conftest-pass-all", plants_conftest(pass_all)),
         Run("empty-after-pass-all", empty),
         Run("conftest-fail-all", plants_conftest(fail_all)),
-        Run("sitecustomize-and-pth", with_prelude(wrong, f"""
+        Run(
+            "sitecustomize-and-pth",
+            with_prelude(
+                wrong,
+                f"""
             import os, site, sys
             _tree = {tree_of}
             _places = [os.path.join(_tree, 'src'), *site.getsitepackages(), *sys.path]
@@ -250,8 +304,14 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                             _handle.write(_text)
                     except OSError:
                         pass
-        """)),
-        Run("edit-test-file", with_prelude(wrong, f"""
+        """,
+            ),
+        ),
+        Run(
+            "edit-test-file",
+            with_prelude(
+                wrong,
+                f"""
             import os
             _tree = {tree_of}
             for _root, _dirs, _files in os.walk(os.path.join(_tree, 'tests')):
@@ -262,11 +322,17 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                                 _handle.write('\\nassert False, \"rigged\"\\n')
                         except OSError:
                             pass
-        """)),
-        Run("symlink-plant", with_prelude(wrong, f"""
+        """,
+            ),
+        ),
+        Run(
+            "symlink-plant",
+            with_prelude(
+                wrong,
+                f"""
             import os
             _tree = {tree_of}
-            _canary = {str(paths['canary'])!r}
+            _canary = {str(paths["canary"])!r}
             _targets = [os.path.abspath(__file__), os.path.join(_tree, 'tests', 'test_shapes.py')]
             _targets += [os.path.join(_tree, n) for n in ('.benchsmith-select', '.benchsmith-report.jsonl', '.benchsmith-pytest.ini',
                                                         '.benchsmith-directcov.json')]
@@ -277,18 +343,30 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                     os.symlink(_canary, _target)
                 except OSError:
                     pass
-        """)),
+        """,
+            ),
+        ),
         Run("tmp-and-shm-plant", writes_to((f"/tmp/{PLANT}", f"/dev/shm/{PLANT}"), "planted")),
-        Run("reads-tmp-and-shm-plant", escape(gold, f"""
+        Run(
+            "reads-tmp-and-shm-plant",
+            escape(
+                gold,
+                f"""
             import os
             return any(os.path.exists(p) for p in ('/tmp/{PLANT}', '/dev/shm/{PLANT}'))
-        """)),
+        """,
+            ),
+        ),
         # --- reading what the candidate must never see
-        Run("reads-cache-and-home", escape(gold, f"""
+        Run(
+            "reads-cache-and-home",
+            escape(
+                gold,
+                f"""
             import os
             mark = {_split(MARK)}.encode()
             own = os.path.realpath(__file__)
-            roots = [{str(paths['cache'])!r}, os.path.expanduser('~'), {str(paths['home_canary'].parent)!r}]
+            roots = [{str(paths["cache"])!r}, os.path.expanduser('~'), {str(paths["home_canary"].parent)!r}]
             for root in roots:
                 for folder, dirs, files in os.walk(root):
                     for name in files:
@@ -301,11 +379,17 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                         except OSError:
                             pass
             return False
-        """)),
-        Run("reads-sdist", escape(gold, f"""
+        """,
+            ),
+        ),
+        Run(
+            "reads-sdist",
+            escape(
+                gold,
+                f"""
             import os, tarfile
             mark = {_split(MARK)}.encode()
-            for folder, dirs, files in os.walk(os.path.join({str(paths['cache'])!r}, 'classbench')):
+            for folder, dirs, files in os.walk(os.path.join({str(paths["cache"])!r}, 'classbench')):
                 for name in files:
                     if name.endswith('.tar.gz'):
                         try:
@@ -317,44 +401,82 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                         except (OSError, tarfile.TarError):
                             pass
             return False
-        """)),
-        Run("reads-dataset-and-canaries", escape(gold, f"""
-            for path in ({str(paths['dataset'])!r}, {str(paths['home_canary'])!r}):
+        """,
+            ),
+        ),
+        Run(
+            "reads-dataset-and-canaries",
+            escape(
+                gold,
+                f"""
+            for path in ({str(paths["dataset"])!r}, {str(paths["home_canary"])!r}):
                 try:
                     open(path, 'rb').read(1)
                     return True
                 except OSError:
                     pass
             return False
-        """)),
-        Run("lists-base-site-packages", escape(gold, f"""
+        """,
+            ),
+        ),
+        Run(
+            "lists-base-site-packages",
+            escape(
+                gold,
+                f"""
             import os
-            return bool(os.listdir({str(paths['base_site_packages'])!r}))
-        """)),
-        Run("writes-canaries", writes_to((str(paths["canary"]), str(paths["home_canary"]), str(paths["dataset"])),
-                                         "overwritten")),
-        Run("reads-harness-memory", escape(gold, f"""
+            return bool(os.listdir({str(paths["base_site_packages"])!r}))
+        """,
+            ),
+        ),
+        Run(
+            "writes-canaries",
+            writes_to((str(paths["canary"]), str(paths["home_canary"]), str(paths["dataset"])), "overwritten"),
+        ),
+        Run(
+            "reads-harness-memory",
+            escape(
+                gold,
+                f"""
             with open('/proc/{os.getpid()}/environ', 'rb') as handle:
                 return b'BENCHSMITH_CACHE' in handle.read()
-        """)),
+        """,
+            ),
+        ),
         # --- processes
-        Run("kills-the-harness", escape(gold, f"""
+        Run(
+            "kills-the-harness",
+            escape(
+                gold,
+                f"""
             import os, signal
             with open('/proc/{os.getpid()}/status') as handle:
                 if 'Uid:\\t0' not in handle.read():
                     return False
             os.kill({os.getpid()}, signal.SIGKILL)
             return True
-        """)),
-        Run("kills-everything", with_prelude(wrong, f"""
+        """,
+            ),
+        ),
+        Run(
+            "kills-everything",
+            with_prelude(
+                wrong,
+                f"""
             import os, signal
             for _pid in (os.getppid(), {os.getpid()}, -1):
                 try:
                     os.kill(_pid, signal.SIGKILL)
                 except OSError:
                     pass
-        """)),
-        Run("leaves-a-daemon", with_prelude(wrong, f"""
+        """,
+            ),
+        ),
+        Run(
+            "leaves-a-daemon",
+            with_prelude(
+                wrong,
+                f"""
             import os, time
             _tree = {tree_of}
             if os.fork() == 0:
@@ -375,20 +497,45 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                             pass
                         time.sleep(0.05)
                 os._exit(0)
-        """)),
-        Run("os-exit-in-class-body", gold.replace('    """A closed polygon."""\n', '    """A closed polygon."""\n    import os\n    os._exit(0)\n', 1)),
+        """,
+            ),
+        ),
+        Run(
+            "os-exit-in-class-body",
+            gold.replace(
+                '    """A closed polygon."""\n', '    """A closed polygon."""\n    import os\n    os._exit(0)\n', 1
+            ),
+        ),
         Run("sys-exit-at-import", with_prelude(gold, "import sys\nsys.exit(0)")),
-        # --- reaching the runner from inside (benchsmith.runners.python.directcov's guard; inverted twins; the second opinion)
-        Run("gc-plugin-selective", selective(wrong, """
+        # --- reaching the runner from inside (benchsmith.runners.python.directcov's guard; inverted twins; the second
+        # opinion)
+        Run(
+            "gc-plugin-selective",
+            selective(
+                wrong,
+                """
             import gc
             for _config in [o for o in gc.get_objects() if type(o).__name__ == 'Config']:
                 _config.pluginmanager.register(_Flip())
-        """)),
-        Run("pdb-config-plugin-selective", selective(wrong, """
+        """,
+            ),
+        ),
+        Run(
+            "pdb-config-plugin-selective",
+            selective(
+                wrong,
+                """
             import sys
             sys.modules['_pytest.debugging'].pytestPDB._config.pluginmanager.register(_Flip())
-        """), forged=True),
-        Run("frame-walk-selective", selective(wrong, """
+        """,
+            ),
+            forged=True,
+        ),
+        Run(
+            "frame-walk-selective",
+            selective(
+                wrong,
+                """
             import sys
             def _reach():
                 _frame = sys._getframe()
@@ -399,8 +546,14 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                         return
                     _frame = _frame.f_back
             _ON_CALL.append(_reach)
-        """)),
-        Run("settrace-selective", selective(wrong, """
+        """,
+            ),
+        ),
+        Run(
+            "settrace-selective",
+            selective(
+                wrong,
+                """
             import sys, threading
             def _tracer(frame, event, arg):
                 if event == 'call' and frame.f_code.co_name == 'pytest_runtest_logreport':
@@ -409,8 +562,14 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                         _report.outcome, _report.longrepr = 'passed', None
             sys.settrace(_tracer)
             threading.settrace(_tracer)
-        """)),
-        Run("ctypes-frame-selective", selective(wrong, """
+        """,
+            ),
+        ),
+        Run(
+            "ctypes-frame-selective",
+            selective(
+                wrong,
+                """
             import importlib
             _ctypes = importlib.import_module('ctypes')
             def _reach():
@@ -424,8 +583,14 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                         return
                     _frame = _frame.f_back
             _ON_CALL.append(_reach)
-        """)),
-        Run("test-module-swap", selective(wrong, """
+        """,
+            ),
+        ),
+        Run(
+            "test-module-swap",
+            selective(
+                wrong,
+                """
             import sys, types
             def _passing():
                 pass
@@ -440,13 +605,29 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                                     names[key] = _passing
                             return names if attr == '__dict__' else names[attr] if attr in names else getattr(_real, attr)
                     sys.modules[_name] = _Fake(_name)
-        """), forged=True),
+        """,
+            ),
+            forged=True,
+        ),
         # --- floods: the harness holds and keeps a bounded part of them (checked after the run)
-        Run("stdout-stderr-flood", wrong.replace("        total = 0.0\n", (
-            "        import sys\n        _line = 'x' * 1023 + '\\n'\n"
-            "        for _ in range(64 * 1024):\n            sys.stdout.write(_line)\n            sys.stderr.write(_line)\n"
-            "        total = 0.0\n"), 1)),
-        Run("saved-fd-and-tree-flood", with_prelude(wrong, """
+        Run(
+            "stdout-stderr-flood",
+            wrong.replace(
+                "        total = 0.0\n",
+                (
+                    "        import sys\n        _line = 'x' * 1023 + '\\n'\n"
+                    "        for _ in range(64 * 1024):\n            sys.stdout.write(_line)\n            "
+                    "sys.stderr.write(_line)\n"
+                    "        total = 0.0\n"
+                ),
+                1,
+            ),
+        ),
+        Run(
+            "saved-fd-and-tree-flood",
+            with_prelude(
+                wrong,
+                """
             import os, stat
             _chunk = b'y' * (1 << 20)
             _report = int(os.environ.get('BENCHSMITH_REPORT_FD', '-1'))
@@ -464,15 +645,23 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                         _handle.write(_chunk)
             except OSError:
                 pass
-        """)),
-        Run("closes-the-report", with_prelude(wrong, """
+        """,
+            ),
+        ),
+        Run(
+            "closes-the-report",
+            with_prelude(
+                wrong,
+                """
             import os
             for _fd in range(3, 256):
                 try:
                     os.close(_fd)
                 except OSError:
                     pass
-        """)),
+        """,
+            ),
+        ),
     ]
     assert all("raise ImportError" in r.code or r.code != gold for r in runs)
     return runs
@@ -493,7 +682,9 @@ def snapshot(*paths: Path) -> dict[str, str]:
     for root in paths:
         files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file() or p.is_symlink())
         for path in files:
-            digests[str(path)] = "link:" + os.readlink(path) if path.is_symlink() else hashlib.sha256(path.read_bytes()).hexdigest()
+            digests[str(path)] = (
+                "link:" + os.readlink(path) if path.is_symlink() else hashlib.sha256(path.read_bytes()).hexdigest()
+            )
     return digests
 
 
@@ -535,8 +726,14 @@ def test_hostile_candidates_never_pass_and_change_nothing(mode, task, geometry_d
     if mode == "copies":
         layers = {**sandbox.isolation(), "mount_namespace": False, "pid_namespace": False, "private_tmp": False}
         monkeypatch.setattr(sandbox, "isolation", lambda: layers)
-    paths = {**planted, "dataset": geometry_dataset,
-             "base_site_packages": Path(sys.base_prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"}
+    paths = {
+        **planted,
+        "dataset": geometry_dataset,
+        "base_site_packages": Path(sys.base_prefix)
+        / "lib"
+        / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+        / "site-packages",
+    }
     runs = hostile_runs(task, paths)
     if mode == "copies":  # the machine's /tmp is shared between the runs of one uid: only a mount namespace hides it
         runs = [r for r in runs if "tmp-and-shm" not in r.name]
@@ -555,11 +752,15 @@ def test_hostile_candidates_never_pass_and_change_nothing(mode, task, geometry_d
         # alive would be there. (The slot's other lanes are for other kinds of runs.)
         alive = sandbox.living_processes(sandbox.sandbox_uid(slot, runner.lane))
     assert alive == []
-    wrongly = {name: (v.status, v.reason) for name, (run, v) in verdicts.items() if run.honest and v.status != "plausible"}
+    wrongly = {
+        name: (v.status, v.reason) for name, (run, v) in verdicts.items() if run.honest and v.status != "plausible"
+    }
     assert wrongly == {}, "an honest gold candidate was not plausible"
     passed = {name: v.reason for name, (run, v) in verdicts.items() if not run.honest and v.status == "plausible"}
     assert passed == {}, "a hostile candidate was judged plausible"
-    unforged = {name: v.reason for name, (run, v) in verdicts.items() if run.forged and not v.reason.startswith("forged")}
+    unforged = {
+        name: v.reason for name, (run, v) in verdicts.items() if run.forged and not v.reason.startswith("forged")
+    }
     assert unforged == {}, "a forged report was not caught as forged"
     # A module that dies on import silences the sentinels' file with the rest: a crash, not a forgery.
     assert "(missing)" in verdicts["sys-exit-at-import"][1].reason

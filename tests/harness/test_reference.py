@@ -22,10 +22,31 @@ def test_reference_candidates_are_gold_buggy_and_gold_mutants(ledger_dataset, le
 
 def test_replayed_reference_candidates_come_back_unchanged_from_generate(ledger_dataset, ledger_instances, tmp_path):
     reference = tmp_path / "reference.jsonl"
-    assert main(["candidates", "reference", "--dataset", str(ledger_dataset), "--mutants", "2", "--out", str(reference)]) == 0
+    assert (
+        main(["candidates", "reference", "--dataset", str(ledger_dataset), "--mutants", "2", "--out", str(reference)])
+        == 0
+    )
     out = tmp_path / "candidates.jsonl"
-    assert main(["generate", "--dataset", str(ledger_dataset), "--strategy", "zero-shot", "--backend", "replay",
-                 "--replay", str(reference), "--n", "4", "--out", str(out)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "generate",
+                "--dataset",
+                str(ledger_dataset),
+                "--strategy",
+                "zero-shot",
+                "--backend",
+                "replay",
+                "--replay",
+                str(reference),
+                "--n",
+                "4",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     recorded = {}
     for row in read_candidates(reference):
         recorded.setdefault(row.instance_id, []).append(row.code)

@@ -50,18 +50,46 @@ def example():
         for record in order_group(group, {c: s for _, c, s, _, _ in rows}, 0.95, "hand"):
             ranking[(record.instance_id, record.candidate_id)] = record
         for i, c, _, status, _ in rows:
-            results.append(Result(i, c, status, status != "uncompilable", 0, 0, [], "", 0.0, "", model="m", strategy="s",
-                                  project=i.split("-")[0]))
+            results.append(
+                Result(
+                    i,
+                    c,
+                    status,
+                    status != "uncompilable",
+                    0,
+                    0,
+                    [],
+                    "",
+                    0.0,
+                    "",
+                    model="m",
+                    strategy="s",
+                    project=i.split("-")[0],
+                )
+            )
     return results, ranking
 
 
 def test_ranks_follow_the_hand_ordering():
     _, ranking = example()
     assert {c: r.rank for (_, c), r in ranking.items()} == {
-        "a1": 2, "a2": 3, "a3": -1, "a4": 1, "a5": 5, "a6": 4,
-        "b1": 1, "b2": 1, "b3": 2, "b4": -1, "b5": -1,
-        "c1": -1, "c2": -1, "c3": -1, "c4": -1, "c5": -1,
-    }  # fmt: skip
+        "a1": 2,
+        "a2": 3,
+        "a3": -1,
+        "a4": 1,
+        "a5": 5,
+        "a6": 4,
+        "b1": 1,
+        "b2": 1,
+        "b3": 2,
+        "b4": -1,
+        "b5": -1,
+        "c1": -1,
+        "c2": -1,
+        "c3": -1,
+        "c4": -1,
+        "c5": -1,
+    }
     assert [c for (_, c), r in ranking.items() if r.pruned] == ["a3", "b4", "b5", "c1", "c2", "c3", "c4", "c5"]
     by_instance = lambda i: [r for (j, _), r in ranking.items() if j == i]  # noqa: E731
     assert ranked_suggestions(by_instance("A-1")) == ["a4", "a1", "a2", "a6", "a5"]
@@ -106,7 +134,9 @@ def test_the_report_shows_both_beside_pass_at_k():
     run = summary["m / s"]
     # Without the ranking's additions the summary is the plain one (json: TR is NaN, which is unequal to itself).
     stripped = {key: value for key, value in run.items() if key != "ranking"}
-    stripped["projects"] = {p: {k: v for k, v in s.items() if not k.startswith("r.pass")} for p, s in run["projects"].items()}
+    stripped["projects"] = {
+        p: {k: v for k, v in s.items() if not k.startswith("r.pass")} for p, s in run["projects"].items()
+    }
     assert json.dumps(stripped, sort_keys=True) == json.dumps(plain["m / s"], sort_keys=True)
     assert run["ranking"]["r.pass@k"]["r.pass@1"] == {"all": 0.0, "compiling": pytest.approx(1 / 3), "instances": 3}
     assert run["ranking"]["r.pass@k"]["r.pass@2"]["all"] == pytest.approx(2 / 3)
@@ -118,7 +148,9 @@ def test_the_report_shows_both_beside_pass_at_k():
 
     table = render_table(summary, ks)
     assert "| project | instances | solved | pass@1 | r.pass@1 | r.pass@1 compiling | pass@2 |" in table
-    assert "| **all** | 3 | 3 | 31.11% | 0.00% | 33.33% | 56.67% | 66.67% | 66.67% | 100.00% | 66.67% | 66.67% |" in table
+    assert (
+        "| **all** | 3 | 3 | 31.11% | 0.00% | 33.33% | 56.67% | 66.67% | 66.67% | 100.00% | 66.67% | 66.67% |" in table
+    )
     assert "| all | 0.00% (31.11%) | 66.67% (56.67%) | 66.67% (100.00%) |" in table
     assert "| compiling only | 33.33% (38.33%) | 66.67% (67.78%) | 66.67% (100.00%) |" in table
     assert "r.pass" not in render_table(plain, ks)

@@ -37,8 +37,11 @@ def scratch(tmp_path) -> Path:
 
 
 def test_wall_clock_limit_kills_the_whole_process_group(scratch):
-    outcome, _ = run("import subprocess, time; subprocess.Popen(['sleep', '300']); time.sleep(300)", scratch / "w",
-                     Limits(wall_seconds=2))  # fmt: skip
+    outcome, _ = run(
+        "import subprocess, time; subprocess.Popen(['sleep', '300']); time.sleep(300)",
+        scratch / "w",
+        Limits(wall_seconds=2),
+    )
     assert outcome.timed_out and outcome.seconds < 10
     uid = sandbox.sandbox_uid(SLOT)
     if uid is not None:
@@ -51,7 +54,9 @@ def test_no_network(scratch):
         "import socket\n"
         "server = socket.socket(); server.bind(('127.0.0.1', 0)); server.listen()\n"
         "client = socket.create_connection(server.getsockname(), timeout=2); print('loopback ok')\n"
-        "print('interfaces', socket.if_nameindex())", scratch / "n")  # fmt: skip
+        "print('interfaces', socket.if_nameindex())",
+        scratch / "n",
+    )
     assert outcome.returncode == 0, log
     assert "loopback ok" in log  # tests may run local servers
     assert "interfaces [(1, 'lo')]" in log  # and there is no other interface: nothing outside is reachable
@@ -62,8 +67,11 @@ def test_cannot_write_outside_its_folder(scratch, tmp_path):
     outside = Path(os.environ["BENCHSMITH_CACHE"]) / "precious.txt"
     outside.write_text("keep")
     outcome, log = run(
-        f"import os\ntry:\n    os.remove({str(outside)!r}); print('deleted')\nexcept OSError as e: print('refused', e.errno)\n"
-        "open('mine.txt', 'w').write('ok'); print('own folder ok')", scratch / "f")  # fmt: skip
+        f"import os\ntry:\n    os.remove({str(outside)!r}); print('deleted')\nexcept OSError as e: print('refused', "
+        f"e.errno)\n"
+        "open('mine.txt', 'w').write('ok'); print('own folder ok')",
+        scratch / "f",
+    )
     assert "refused" in log and "own folder ok" in log
     assert outside.read_text() == "keep"
 
@@ -71,7 +79,8 @@ def test_cannot_write_outside_its_folder(scratch, tmp_path):
 @pytest.mark.skipif(not sandbox.isolation()["unprivileged_uid"], reason="RLIMIT_NPROC does not bind root")
 def test_process_limit_stops_a_fork_bomb(scratch):
     code = (
-        "import os, time\nn = 0\ntry:\n    while True:\n        if os.fork() == 0:\n            time.sleep(60); os._exit(0)\n"
+        "import os, time\nn = 0\ntry:\n    while True:\n        if os.fork() == 0:\n            time.sleep(60); "
+        "os._exit(0)\n"
         "        n += 1\nexcept OSError as e:\n    print('stopped after', n, 'errno', e.errno)\n"
     )
     outcome, log = run(code, scratch / "p", Limits(wall_seconds=20, processes=64))
@@ -81,7 +90,9 @@ def test_process_limit_stops_a_fork_bomb(scratch):
 
 
 def test_file_size_limit(scratch):
-    outcome, log = run("open('big', 'wb').write(b'x' * (64 << 20))", scratch / "s", Limits(wall_seconds=20, file_bytes=1 << 20))
+    outcome, log = run(
+        "open('big', 'wb').write(b'x' * (64 << 20))", scratch / "s", Limits(wall_seconds=20, file_bytes=1 << 20)
+    )
     assert outcome.returncode != 0
     assert (scratch / "s" / "big").stat().st_size <= 1 << 20
 
@@ -91,7 +102,9 @@ def test_memory_limit(scratch):
     assert outcome.returncode != 0 and "MemoryError" in log
 
 
-@pytest.mark.skipif(not sandbox.isolation()["mount_namespace"], reason="no mount namespace: the jail keeps the host's /etc")
+@pytest.mark.skipif(
+    not sandbox.isolation()["mount_namespace"], reason="no mount namespace: the jail keeps the host's /etc"
+)
 def test_a_jail_resolves_the_names_tests_resolve_and_reaches_nothing(scratch):
     """JacksonDatabind's testInetAddress reads back the name of google.com: the jail's hosts file answers it with a
     documentation address, and the network stays absent."""
@@ -100,9 +113,11 @@ def test_a_jail_resolves_the_names_tests_resolve_and_reaches_nothing(scratch):
     folder.chmod(0o755)
     sandbox.give_to_sandbox(folder, slot=SLOT)
     log = scratch / "h.log"
-    code = ("import socket\nprint('resolved', socket.gethostbyname('google.com'), socket.gethostbyname('www.ning.com'))\n"
-            "try:\n    socket.create_connection(('google.com', 80), timeout=2)\nexcept OSError as exc:\n"
-            "    print('unreachable', type(exc).__name__)\n")  # fmt: skip
+    code = (
+        "import socket\nprint('resolved', socket.gethostbyname('google.com'), socket.gethostbyname('www.ning.com'))\n"
+        "try:\n    socket.create_connection(('google.com', 80), timeout=2)\nexcept OSError as exc:\n"
+        "    print('unreachable', type(exc).__name__)\n"
+    )
     jail = sandbox.Jail(writable=(folder,))  # the system's Python, under /usr, which every jail holds
     outcome = sandbox.run(["/usr/bin/python3", "-I", "-c", code], folder, SLOT, Limits(wall_seconds=20), log, jail=jail)
     text = log.read_text()

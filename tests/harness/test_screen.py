@@ -1,4 +1,5 @@
-"""The screen names the escape and introspection primitives a candidate's source uses (benchsmith.runners.sandbox.screen)."""
+"""The screen names the escape and introspection primitives a candidate's source uses
+(benchsmith.runners.sandbox.screen)."""
 
 from benchsmith.runners.sandbox.screen import primitives, suspicious
 
@@ -28,17 +29,23 @@ def test_java_primitives_are_read_from_tokens_not_from_comments_or_strings():
     code = (
         "public String pad(long n) {\n"
         "  // System.exit(0) would be wrong here\n"
-        "  String s = \"setAccessible\";\n"
-        "  java.lang.reflect.Field f = Foo.class.getDeclaredField(\"x\"); f.setAccessible(true);\n"
+        '  String s = "setAccessible";\n'
+        '  java.lang.reflect.Field f = Foo.class.getDeclaredField("x"); f.setAccessible(true);\n'
         "  StackWalker.getInstance().walk(x -> x);\n"
         "  java.lang.management.ManagementFactory.getRuntimeMXBean();\n"
-        "  new java.io.FileInputStream(\"/proc/self/status\");\n"
+        '  new java.io.FileInputStream("/proc/self/status");\n'
         "  Runtime.getRuntime().halt(0);\n"
         "  System.in.read();\n"
         "  return s;\n}\n"
     )
-    assert primitives(code, "java") == ["/proc", "System.in", "management-beans", "process-exit", "setAccessible",
-                                        "stack-walking"]
+    assert primitives(code, "java") == [
+        "/proc",
+        "System.in",
+        "management-beans",
+        "process-exit",
+        "setAccessible",
+        "stack-walking",
+    ]
     assert primitives("public int f() { return halt(2); }", "java") == []
 
 

@@ -16,8 +16,11 @@ def test_a_template_is_filled_in_from_the_pom(tmp_path):
     folder = tmp_path / "src/main/java/com/fasterxml/jackson/dataformat/xml"
     folder.mkdir(parents=True)
     (folder / "PackageVersion.java.in").write_text(
-        'package @package@;\nclass PackageVersion { String v = "@projectversion@ @projectgroupid@ @projectartifactid@"; }\n')
+        "package @package@;\nclass PackageVersion "
+        '{ String v = "@projectversion@ @projectgroupid@ @projectartifactid@"; }\n'
+    )
     _generate_from_templates(tmp_path, "src/main/java")
     assert (folder / "PackageVersion.java").read_text() == (
         "package com.fasterxml.jackson.dataformat.xml;\nclass PackageVersion { String v = "
-        '"2.7.7-SNAPSHOT com.fasterxml.jackson.dataformat jackson-dataformat-xml"; }\n')
+        '"2.7.7-SNAPSHOT com.fasterxml.jackson.dataformat jackson-dataformat-xml"; }\n'
+    )

@@ -19,8 +19,18 @@ def test_validation_through_defects4j_workspaces(ledger_dataset, fixture_repos, 
     cache.chmod(0o755)
     env = {**install_stand_in(tmp_path, fixture_repos), "BENCHSMITH_CACHE": str(cache)}
     out = tmp_path / "report.json"
-    completed = run_cli("validate", "--dataset", str(ledger_dataset), "--defects4j", str(FIXTURE_D4J),
-                        "--out", str(out), "--timeout", "60", env=env)  # fmt: skip
+    completed = run_cli(
+        "validate",
+        "--dataset",
+        str(ledger_dataset),
+        "--defects4j",
+        str(FIXTURE_D4J),
+        "--out",
+        str(out),
+        "--timeout",
+        "60",
+        env=env,
+    )
     assert completed.returncode == 0, completed.stderr
     report = json.loads(out.read_text())
     assert report["summary"]["reproduced"] == 6, report
@@ -33,8 +43,19 @@ def test_validation_through_defects4j_workspaces(ledger_dataset, fixture_repos, 
 
 def test_validation_report_on_git_workspaces(ledger_dataset, fixture_repos, tmp_path):
     out = tmp_path / "report.json"
-    completed = run_cli("validate", "--dataset", str(ledger_dataset), "--defects4j", str(FIXTURE_D4J),
-                        "--repos", str(fixture_repos), "--out", str(out), "--timeout", "60")  # fmt: skip
+    completed = run_cli(
+        "validate",
+        "--dataset",
+        str(ledger_dataset),
+        "--defects4j",
+        str(FIXTURE_D4J),
+        "--repos",
+        str(fixture_repos),
+        "--out",
+        str(out),
+        "--timeout",
+        "60",
+    )
     assert completed.returncode == 0, completed.stderr
     report = json.loads(out.read_text())
     assert report["summary"] == {"instances": 6, "reproduced": 6, "not reproduced by reason": {}}
@@ -48,11 +69,17 @@ def test_the_public_view_holds_no_class_compiled_from_the_fixed_file(ledger_inst
     workspace = ledger_workspace("Ledger-1")
     view = java_public_view(workspace, instance.file_path)
     package = Path(instance.file_path).relative_to(workspace.source_dir).parent
-    from_the_file = [p.relative_to(workspace.classes) for p in (workspace.classes / package).glob("*.class")
-                     if class_source_file(p) == Path(instance.file_path).name]  # fmt: skip
+    from_the_file = [
+        p.relative_to(workspace.classes)
+        for p in (workspace.classes / package).glob("*.class")
+        if class_source_file(p) == Path(instance.file_path).name
+    ]
     assert from_the_file and all(not (view.classes / p).exists() for p in from_the_file)
-    others = [p.relative_to(workspace.classes) for p in workspace.classes.rglob("*.class")
-              if class_source_file(p) != Path(instance.file_path).name]  # fmt: skip
+    others = [
+        p.relative_to(workspace.classes)
+        for p in workspace.classes.rglob("*.class")
+        if class_source_file(p) != Path(instance.file_path).name
+    ]
     assert others and all((view.classes / p).is_file() for p in others)
     assert not (view.tree / instance.file_path).exists() and (workspace.tree / instance.file_path).is_file()
     assert (workspace.root.stat().st_mode & 0o777) == 0o700  # the ground truth is root's alone

@@ -14,37 +14,83 @@ from benchsmith.core.schema import NL2FixInstance, read_records
 from tests.conftest import FIXTURE_D4J, ROOT
 
 EXTRACTED = (
-    "file_path", "method_name", "method_signature", "method_start_line", "method_end_line",
-    "fixed_method_start_line", "fixed_method_end_line", "hunks",
-    "buggy_method", "buggy_method_no_comments", "fixed_method", "trigger_tests", "relevant_tests",
-    "report_id", "report_url", "revision_buggy", "revision_fixed",
-)  # fmt: skip
+    "file_path",
+    "method_name",
+    "method_signature",
+    "method_start_line",
+    "method_end_line",
+    "fixed_method_start_line",
+    "fixed_method_end_line",
+    "hunks",
+    "buggy_method",
+    "buggy_method_no_comments",
+    "fixed_method",
+    "trigger_tests",
+    "relevant_tests",
+    "report_id",
+    "report_url",
+    "revision_buggy",
+    "revision_fixed",
+)
 
 
 def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "benchsmith.cli", *args],
-        capture_output=True, text=True, env={**os.environ, **(env or {})}, cwd=ROOT,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        cwd=ROOT,
+    )
 
 
 def build_ledger(out: Path, repos: Path, *extra: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return run_cli("nl2fix", "build", "--defects4j", str(FIXTURE_D4J), "--repos", str(repos),
-                   "--projects", "Ledger", "--no-scrape", "--out", str(out), *extra, env=env)  # fmt: skip
+    return run_cli(
+        "nl2fix",
+        "build",
+        "--defects4j",
+        str(FIXTURE_D4J),
+        "--repos",
+        str(repos),
+        "--projects",
+        "Ledger",
+        "--no-scrape",
+        "--out",
+        str(out),
+        *extra,
+        env=env,
+    )
 
 
 def outcome_table(out: Path) -> dict:
     card = json.loads(out.with_suffix(".card.json").read_text())
     table = {r["bug"]: {"verdict": r["reason"], "detail": r["detail"]} for r in card["rejections"]}
     for instance in read_records(out, NL2FixInstance):
-        table[instance.instance_id] = {"verdict": "selected", **{k: getattr(instance, k) for k in EXTRACTED},
-                                       "extra_changes": [dataclasses.asdict(e) for e in instance.extra_changes]}
+        table[instance.instance_id] = {
+            "verdict": "selected",
+            **{k: getattr(instance, k) for k in EXTRACTED},
+            "extra_changes": [dataclasses.asdict(e) for e in instance.extra_changes],
+        }
     return dict(sorted(table.items(), key=lambda item: int(item[0].split("-")[1])))
 
 
 def eval_cli(dataset, candidates, out, repos, *extra):
-    return run_cli("eval", "--dataset", str(dataset), "--candidates", str(candidates), "--defects4j", str(FIXTURE_D4J),
-                   "--repos", str(repos), "--out", str(out), "--timeout", "30", *extra)  # fmt: skip
+    return run_cli(
+        "eval",
+        "--dataset",
+        str(dataset),
+        "--candidates",
+        str(candidates),
+        "--defects4j",
+        str(FIXTURE_D4J),
+        "--repos",
+        str(repos),
+        "--out",
+        str(out),
+        "--timeout",
+        "30",
+        *extra,
+    )
 
 
 # A stand-in for the `defects4j` command (the real one needs hosts these machines cannot reach):

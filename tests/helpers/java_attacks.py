@@ -12,37 +12,54 @@ def java_string(text: str) -> str:
 
 # -- capabilities (a boolean expression, true when the capability was there) ----------------------------------------
 
-UNSAFE = ('((java.util.function.Supplier<Boolean>) () -> { try { java.lang.reflect.Field f = Class.forName("sun.misc.Unsafe")'
-          '.getDeclaredField("theUnsafe"); f.setAccessible(true); return f.get(null) != null; }'
-          ' catch (Throwable t) { return false; } }).get()')
+UNSAFE = (
+    '((java.util.function.Supplier<Boolean>) () -> { try { java.lang.reflect.Field f = Class.forName("sun.misc.Unsafe")'
+    '.getDeclaredField("theUnsafe"); f.setAccessible(true); return f.get(null) != null; }'
+    " catch (Throwable t) { return false; } }).get()"
+)
 STACK_WALKER_WITH_CLASSES = (
-    '((java.util.function.Supplier<Boolean>) () -> { try { Class<?> option = Class.forName("java.lang.StackWalker$Option");'
+    "((java.util.function.Supplier<Boolean>) () -> "
+    '{ try { Class<?> option = Class.forName("java.lang.StackWalker$Option");'
     ' Object retain = option.getField("RETAIN_CLASS_REFERENCE").get(null);'
     ' return Class.forName("java.lang.StackWalker").getMethod("getInstance", option).invoke(null, retain) != null; }'
-    ' catch (Throwable t) { return false; } }).get()')
+    " catch (Throwable t) { return false; } }).get()"
+)
 HEAP_DUMP = (
-    '((java.util.function.Supplier<Boolean>) () -> { try { Class<?> type = Class.forName("com.sun.management.HotSpotDiagnosticMXBean");'
-    ' Object bean = java.lang.management.ManagementFactory.getPlatformMXBean((Class) type);'
+    "((java.util.function.Supplier<Boolean>) () -> "
+    '{ try { Class<?> type = Class.forName("com.sun.management.HotSpotDiagnosticMXBean");'
+    " Object bean = java.lang.management.ManagementFactory.getPlatformMXBean((Class) type);"
     ' java.io.File dump = java.io.File.createTempFile("heap", ".hprof"); dump.delete();'
     ' type.getMethod("dumpHeap", String.class, boolean.class).invoke(bean, dump.getPath(), true);'
-    ' boolean made = dump.length() > 0; dump.delete(); return made; } catch (Throwable t) { return false; } }).get()')
+    " boolean made = dump.length() > 0; dump.delete(); return made; } catch (Throwable t) { return false; } }).get()"
+)
 GUARD_FIELDS = (
-    '((java.util.function.Supplier<Boolean>) () -> { try { Object guard = System.getSecurityManager();'
+    "((java.util.function.Supplier<Boolean>) () -> { try { Object guard = System.getSecurityManager();"
     ' java.lang.reflect.Field exit = guard.getClass().getDeclaredField("exitAllowed"); exit.setAccessible(true);'
-    ' java.lang.reflect.Field confinement = guard.getClass().getDeclaredField("confinement"); confinement.setAccessible(true);'
-    ' Object policy = confinement.get(guard); java.lang.reflect.Field audit = policy.getClass().getDeclaredField("auditing");'
-    ' audit.setAccessible(true); audit.setBoolean(policy, true); return true; } catch (Throwable t) { return false; } }).get()')
-OWN_CLASS_LOADER = ('((java.util.function.Supplier<Boolean>) () -> { try { return new ClassLoader() { } != null; }'
-                    ' catch (Throwable t) { return false; } }).get()')
+    ' java.lang.reflect.Field confinement = guard.getClass().getDeclaredField("confinement"); '
+    "confinement.setAccessible(true);"
+    " Object policy = confinement.get(guard); java.lang.reflect.Field audit = "
+    'policy.getClass().getDeclaredField("auditing");'
+    " audit.setAccessible(true); audit.setBoolean(policy, true); return true; } catch (Throwable t) { return false; "
+    "} }).get()"
+)
+OWN_CLASS_LOADER = (
+    "((java.util.function.Supplier<Boolean>) () -> { try { return new ClassLoader() { } != null; }"
+    " catch (Throwable t) { return false; } }).get()"
+)
 SYSTEM_IN = (
-    '((java.util.function.Supplier<Boolean>) () -> { try { if (System.in.available() > 0 || System.in.read() >= 0) return true; }'
-    ' catch (Throwable t) { } try { java.lang.reflect.Field f = java.io.BufferedInputStream.class.getDeclaredField("buf");'
+    "((java.util.function.Supplier<Boolean>) () -> "
+    "{ try { if (System.in.available() > 0 || System.in.read() >= 0) return true; }"
+    " catch (Throwable t) { } try "
+    '{ java.lang.reflect.Field f = java.io.BufferedInputStream.class.getDeclaredField("buf");'
     ' f.setAccessible(true); return new String((byte[]) f.get(System.in), "UTF-8").contains("Test"); }'
-    ' catch (Throwable t) { return false; } }).get()')
+    " catch (Throwable t) { return false; } }).get()"
+)
 PRIVATE_LOOKUP = (
-    '((java.util.function.Supplier<Boolean>) () -> { try { return java.lang.invoke.MethodHandles.class.getMethod("privateLookupIn",'
+    "((java.util.function.Supplier<Boolean>) () -> "
+    '{ try { return java.lang.invoke.MethodHandles.class.getMethod("privateLookupIn",'
     ' Class.class, java.lang.invoke.MethodHandles.Lookup.class).invoke(null, Class.forName("BenchsmithRunner"),'
-    ' java.lang.invoke.MethodHandles.lookup()) != null; } catch (Throwable t) { return false; } }).get()')
+    " java.lang.invoke.MethodHandles.lookup()) != null; } catch (Throwable t) { return false; } }).get()"
+)
 
 
 # -- channels to write a report through (statements) ---------------------------------------------------------------
@@ -50,52 +67,68 @@ PRIVATE_LOOKUP = (
 
 def write_through(path_expression: str, text: str) -> str:
     """Write *text* to the file *path_expression* names (a Java expression), ignoring failures."""
-    return (f"try (java.io.FileOutputStream out = new java.io.FileOutputStream({path_expression})) {{\n"
-            f"  out.write({java_string(text)}.getBytes(\"UTF-8\")); out.flush(); }} catch (Throwable t) {{ }}\n")  # fmt: skip
+    return (
+        f"try (java.io.FileOutputStream out = new java.io.FileOutputStream({path_expression})) {{\n"
+        f'  out.write({java_string(text)}.getBytes("UTF-8")); out.flush(); }} catch (Throwable t) {{ }}\n'
+    )
 
 
 def write_descriptor_by_reflection(text: str) -> str:
     """A FileDescriptor of its own, its fd set to 1 by reflection."""
-    return ("try { java.io.FileDescriptor fd = new java.io.FileDescriptor();\n"
-            "  java.lang.reflect.Field f = java.io.FileDescriptor.class.getDeclaredField(\"fd\"); f.setAccessible(true); f.setInt(fd, 1);\n"
-            f"  java.io.FileOutputStream out = new java.io.FileOutputStream(fd); out.write({java_string(text)}.getBytes(\"UTF-8\"));\n"
-            "  out.flush(); } catch (Throwable t) { }\n")  # fmt: skip
+    return (
+        "try { java.io.FileDescriptor fd = new java.io.FileDescriptor();\n"
+        '  java.lang.reflect.Field f = java.io.FileDescriptor.class.getDeclaredField("fd"); f.setAccessible(true); '
+        "f.setInt(fd, 1);\n"
+        f"  java.io.FileOutputStream out = new java.io.FileOutputStream(fd); "
+        f'out.write({java_string(text)}.getBytes("UTF-8"));\n'
+        "  out.flush(); } catch (Throwable t) { }\n"
+    )
 
 
 def write_through_symlink(text: str) -> str:
     """A symbolic link of its own in /tmp to /proc/self/fd/1, written through."""
-    return ("try { java.nio.file.Path link = java.nio.file.Paths.get(System.getProperty(\"java.io.tmpdir\"), \"out-\" + System.nanoTime());\n"
-            "  java.nio.file.Files.createSymbolicLink(link, java.nio.file.Paths.get(\"/proc/self/fd/1\"));\n"
-            f"  java.nio.file.Files.write(link, {java_string(text)}.getBytes(\"UTF-8\")); }} catch (Throwable t) {{ }}\n")  # fmt: skip
+    return (
+        'try { java.nio.file.Path link = java.nio.file.Paths.get(System.getProperty("java.io.tmpdir"), "out-" + System.nanoTime());\n'
+        '  java.nio.file.Files.createSymbolicLink(link, java.nio.file.Paths.get("/proc/self/fd/1"));\n'
+        f'  java.nio.file.Files.write(link, {java_string(text)}.getBytes("UTF-8")); }} catch (Throwable t) {{ }}\n'
+    )
 
 
 def write_from_thread(text: str) -> str:
     """A thread of its own opens fd 1 and writes, while the candidate waits for it."""
-    return ("Thread writer = new Thread(() -> { try { java.io.FileOutputStream out = new java.io.FileOutputStream(java.io.FileDescriptor.out);\n"
-            f"  out.write({java_string(text)}.getBytes(\"UTF-8\")); out.flush(); }} catch (Throwable t) {{ }} }});\n"
-            "writer.start(); try { writer.join(); } catch (Throwable t) { }\n")  # fmt: skip
+    return (
+        "Thread writer = new Thread(() -> "
+        "{ try { java.io.FileOutputStream out = new java.io.FileOutputStream(java.io.FileDescriptor.out);\n"
+        f'  out.write({java_string(text)}.getBytes("UTF-8")); out.flush(); }} catch (Throwable t) {{ }} }});\n'
+        "writer.start(); try { writer.join(); } catch (Throwable t) { }\n"
+    )
 
 
 # -- whole forgeries -------------------------------------------------------------------------------------------------
 
 # The request's sources: a Java expression giving the request line, or null.
 REQUEST_FROM_SYSTEM_IN = (
-    '((java.util.function.Supplier<String>) () -> { try { java.lang.reflect.Field f = java.io.BufferedInputStream.class'
-    '.getDeclaredField("buf"); f.setAccessible(true); for (String line : new String((byte[]) f.get(System.in), "UTF-8").split("\\n"))'
+    "((java.util.function.Supplier<String>) () -> { try { java.lang.reflect.Field f = java.io.BufferedInputStream.class"
+    '.getDeclaredField("buf"); f.setAccessible(true); for (String line : new String((byte[]) f.get(System.in), '
+    '"UTF-8").split("\\n"))'
     ' if (line.split("\\t", -1).length >= 5) return line; } catch (Throwable t) { } try { String line ='
-    ' new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine(); return line; }'
-    ' catch (Throwable t) { return null; } }).get()')
+    " new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine(); return line; }"
+    " catch (Throwable t) { return null; } }).get()"
+)
 REQUEST_FROM_HEAP_DUMP = (
-    '((java.util.function.Supplier<String>) () -> { try { Class<?> type = Class.forName("com.sun.management.HotSpotDiagnosticMXBean");'
-    ' Object bean = java.lang.management.ManagementFactory.getPlatformMXBean((Class) type);'
+    "((java.util.function.Supplier<String>) () -> "
+    '{ try { Class<?> type = Class.forName("com.sun.management.HotSpotDiagnosticMXBean");'
+    " Object bean = java.lang.management.ManagementFactory.getPlatformMXBean((Class) type);"
     ' java.io.File dump = java.io.File.createTempFile("heap", ".hprof"); dump.delete();'
     ' type.getMethod("dumpHeap", String.class, boolean.class).invoke(bean, dump.getPath(), true);'
-    ' byte[] bytes = java.nio.file.Files.readAllBytes(dump.toPath()); dump.delete();'
-    ' java.util.regex.Pattern line = java.util.regex.Pattern.compile("[^\\\\x00-\\\\x08\\\\n]*\\\\t(stop|all)\\\\t[^\\\\x00\\\\n]*");'
+    " byte[] bytes = java.nio.file.Files.readAllBytes(dump.toPath()); dump.delete();"
+    " java.util.regex.Pattern line = "
+    'java.util.regex.Pattern.compile("[^\\\\x00-\\\\x08\\\\n]*\\\\t(stop|all)\\\\t[^\\\\x00\\\\n]*");'
     ' for (String charset : new String[] {"ISO-8859-1", "UTF-16BE"}) for (int skip = 0; skip < 2; skip++) {'
-    ' java.util.regex.Matcher m = line.matcher(new String(bytes, skip, bytes.length - skip, charset));'
+    " java.util.regex.Matcher m = line.matcher(new String(bytes, skip, bytes.length - skip, charset));"
     ' while (m.find()) if (m.group().split("\\t", -1).length >= 5) return m.group(); }'
-    ' return null; } catch (Throwable t) { return null; } }).get()')
+    " return null; } catch (Throwable t) { return null; } }).get()"
+)
 
 
 def forger(request_expression: str, project_class: str) -> str:

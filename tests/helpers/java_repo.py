@@ -311,6 +311,10 @@ def write_java_repo(root: Path, git: bool = False) -> Path:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
     if git:
-        for argv in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "geometry"]):
+        for argv in (
+            ["init", "-q"],
+            ["add", "-A"],
+            ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "geometry"],
+        ):
             subprocess.run(["git", "-C", str(root), *argv], check=True)
     return root

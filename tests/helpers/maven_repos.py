@@ -7,8 +7,10 @@ import subprocess
 from pathlib import Path
 
 NS = 'xmlns="http://maven.apache.org/POM/4.0.0"'
-JUNIT = ("<dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version>"
-         "<scope>test</scope></dependency>")  # fmt: skip
+JUNIT = (
+    "<dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version>"
+    "<scope>test</scope></dependency>"
+)
 
 COUNTER = """package org.example.{package};
 
@@ -73,7 +75,9 @@ def _write(root: Path, files: dict[str, str]) -> None:
 def commit(root: Path) -> str:
     for argv in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "repo"]):
         subprocess.run(["git", "-C", str(root), *argv], check=True)
-    return subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def templated_repo(root: Path) -> Path:
@@ -91,21 +95,28 @@ def templated_repo(root: Path) -> Path:
   </plugin></plugins></build>
 </project>
 """
-    _write(root, {
-        "pom.xml": pom,
-        "src/main/java-templates/org/example/templated/Version.java":
-            'package org.example.templated;\n\npublic final class Version {\n    public static final String VALUE = "${project.version}";\n}\n',
-        "src/main/java/org/example/templated/Counter.java": COUNTER.format(package="templated", label="Version.VALUE"),
-        "src/main/java/org/example/templated/Labels.java": LABELS.format(package="templated"),
-        "src/main/java/org/example/templated/Bridge.java":
-            "package org.example.templated;\n\nimport org.nowhere.absent.Thing;\n\npublic class Bridge {\n"
+    _write(
+        root,
+        {
+            "pom.xml": pom,
+            "src/main/java-templates/org/example/templated/Version.java": "package org.example.templated;\n\npublic "
+            "final class Version "
+            '{\n    public static final String VALUE = "${project.version}";\n}\n',
+            "src/main/java/org/example/templated/Counter.java": COUNTER.format(
+                package="templated", label="Version.VALUE"
+            ),
+            "src/main/java/org/example/templated/Labels.java": LABELS.format(package="templated"),
+            "src/main/java/org/example/templated/Bridge.java": "package org.example.templated;\n\nimport "
+            "org.nowhere.absent.Thing;\n\npublic class Bridge {\n"
             "    public Thing thing() {\n        return null;\n    }\n}\n",
-        "src/test/java/org/example/templated/CounterTest.java":
-            COUNTER_TEST.format(package="templated", expected='"4.2.0:1"'),
-        "src/test/java/org/example/templated/BridgeTest.java":
-            "package org.example.templated;\n\nimport org.junit.Test;\n\npublic class BridgeTest {\n"
+            "src/test/java/org/example/templated/CounterTest.java": COUNTER_TEST.format(
+                package="templated", expected='"4.2.0:1"'
+            ),
+            "src/test/java/org/example/templated/BridgeTest.java": "package org.example.templated;\n\nimport "
+            "org.junit.Test;\n\npublic class BridgeTest {\n"
             "    @Test\n    public void bridges() {\n        new Bridge().thing();\n    }\n}\n",
-    })  # fmt: skip
+        },
+    )
     return root
 
 
@@ -135,24 +146,35 @@ def reactor_repo(root: Path, broken_core: bool = False) -> Path:
   </dependencies>
 </project>
 """
-    names = "package org.example.core;\n\npublic final class Names {\n    public static String of(String what) {\n" \
-            "        return \"app-\" + what;\n    }\n}\n"  # fmt: skip
+    names = (
+        "package org.example.core;\n\npublic final class Names {\n    public static String of(String what) {\n"
+        '        return "app-" + what;\n    }\n}\n'
+    )
     if broken_core:
         names = names.replace("return", "return undefinedHelper() +")
-    _write(root, {
-        "pom.xml": parent, "core/pom.xml": core, "app/pom.xml": app,
-        "core/src/main/java/org/example/core/Names.java": names,
-        "core/src/main/resources/core.properties": "name=core\n",
-        "core/src/main/java/module-info.java": "module org.example.core {\n    exports org.example.core;\n}\n",
-        "core/src/test/java/org/example/core/Fixtures.java":
-            "package org.example.core;\n\npublic final class Fixtures {\n    public static int two() {\n        return 2;\n    }\n}\n",
-        "app/src/test/java/org/example/app/FixturesUseTest.java":
-            "package org.example.app;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\n"
+    _write(
+        root,
+        {
+            "pom.xml": parent,
+            "core/pom.xml": core,
+            "app/pom.xml": app,
+            "core/src/main/java/org/example/core/Names.java": names,
+            "core/src/main/resources/core.properties": "name=core\n",
+            "core/src/main/java/module-info.java": "module org.example.core {\n    exports org.example.core;\n}\n",
+            "core/src/test/java/org/example/core/Fixtures.java": "package org.example.core;\n\npublic final class "
+            "Fixtures {\n    public static int two() {\n        return 2;\n    }\n}\n",
+            "app/src/test/java/org/example/app/FixturesUseTest.java": "package org.example.app;\n\nimport static "
+            "org.junit.Assert.assertEquals;\n\nimport "
+            "org.junit.Test;\n\n"
             "public class FixturesUseTest {\n    @Test\n    public void usesCoreFixtures() {\n"
             "        assertEquals(2, org.example.core.Fixtures.two());\n    }\n}\n",
-        "app/src/main/java/org/example/app/Counter.java":
-            COUNTER.format(package="app", label='org.example.core.Names.of("counter")'),
-        "app/src/main/java/org/example/app/Labels.java": LABELS.format(package="app"),
-        "app/src/test/java/org/example/app/CounterTest.java": COUNTER_TEST.format(package="app", expected='"app-counter:1"'),
-    })  # fmt: skip
+            "app/src/main/java/org/example/app/Counter.java": COUNTER.format(
+                package="app", label='org.example.core.Names.of("counter")'
+            ),
+            "app/src/main/java/org/example/app/Labels.java": LABELS.format(package="app"),
+            "app/src/test/java/org/example/app/CounterTest.java": COUNTER_TEST.format(
+                package="app", expected='"app-counter:1"'
+            ),
+        },
+    )
     return root

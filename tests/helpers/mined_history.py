@@ -160,8 +160,13 @@ def _commit(repo: Path, message: str, day: int, files: dict[str, str]) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)
     date = f"2025-01-{day:02d}T12:00:00+00:00"
-    env = {**os.environ, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date, "GIT_CONFIG_NOSYSTEM": "1",
-           "HOME": str(repo)}  # fmt: skip
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_DATE": date,
+        "GIT_COMMITTER_DATE": date,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "HOME": str(repo),
+    }
     identity = ["-c", "user.name=Benchsmith Test", "-c", "user.email=test@benchsmith.invalid"]
     subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True, env=env)
     subprocess.run(["git", *identity, "-C", str(repo), "commit", "-q", "-m", message], check=True, env=env)
@@ -173,14 +178,18 @@ def write_history(repo: Path) -> Path:
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
     calc = CALC_V1
     _commit(repo, "Initial import", 1, {"pom.xml": POM, CALC: calc, CALC_TEST: CALC_TEST_V1})
-    calc = calc.replace("public static int max(int a, int b) {\n        return a > b ? a : b;",
-                        "public static int max(int a, int b) {\n        return Math.max(a, b);")  # fmt: skip
+    calc = calc.replace(
+        "public static int max(int a, int b) {\n        return a > b ? a : b;",
+        "public static int max(int a, int b) {\n        return Math.max(a, b);",
+    )
     _commit(repo, "Use Math.max", 2, {CALC: calc})
     calc = calc.replace("return n >> 1;", "return n / 2;")
     test = CALC_TEST_V1.replace("\n}\n", HALF_TEST + "}\n")
     _commit(repo, "CLI-13: half rounds negative numbers toward zero", 3, {CALC: calc, CALC_TEST: test})
-    calc = calc.replace("public static int min(int a, int b) {\n        return a > b ? a : b;",
-                        "public static int min(int a, int b) {\n        return a < b ? a : b;")  # fmt: skip
+    calc = calc.replace(
+        "public static int min(int a, int b) {\n        return a > b ? a : b;",
+        "public static int min(int a, int b) {\n        return a < b ? a : b;",
+    )
     calc = calc.replace("return Math.max(a, b);", "return a >= b ? a : b;")
     test = test.replace("\n}\n", MIN_TEST + "}\n")
     _commit(repo, "[CLI-15] min returned the larger number", 4, {CALC: calc, CALC_TEST: test})
@@ -188,26 +197,39 @@ def write_history(repo: Path) -> Path:
     _commit(repo, "Fix CLI-16: clamp ignored its upper bound", 5, {CALC: calc})
     calc = calc.replace("return n < 0 ? -1 : 1;", "return n < 0 ? -1 : n == 0 ? 0 : 1;")
     _commit(repo, "The sign of zero is zero (fixes #531)", 6, {CALC: calc, SIGN_TEST: SIGN_TEST_TEXT})
-    calc = calc.replace("public static int negate(int n) {\n        return n;", "public static int negate(int n) {\n        return -n;")
+    calc = calc.replace(
+        "public static int negate(int n) {\n        return n;", "public static int negate(int n) {\n        return -n;"
+    )
     _commit(repo, "CLI-17: negate returned its argument", 7, {CALC: calc, NEGATE_TEST_PATH: NEGATE_TEST})
     return repo
 
 
-UNBUILDABLE_POM = POM.replace("<modelVersion>4.0.0</modelVersion>", """<modelVersion>4.0.0</modelVersion>
-  <parent><groupId>org.example.absent</groupId><artifactId>absent-parent</artifactId><version>9</version></parent>""").replace(
-    "<dependencies>", """<dependencies>
-    <dependency><groupId>org.example.absent</groupId><artifactId>absent-library</artifactId><version>1.0</version></dependency>""")
+UNBUILDABLE_POM = POM.replace(
+    "<modelVersion>4.0.0</modelVersion>",
+    """<modelVersion>4.0.0</modelVersion>
+  <parent><groupId>org.example.absent</groupId><artifactId>absent-parent</artifactId><version>9</version></parent>""",
+).replace(
+    "<dependencies>",
+    """<dependencies>
+    <dependency><groupId>org.example.absent</groupId><artifactId>absent-library</artifactId><version>1.0</version></dependency>""",
+)
 
 
 def write_unbuildable_history(repo: Path) -> Path:
     """A fix that cannot be built offline: its parent pom and a library it imports are nowhere at hand."""
     repo.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
-    calc = CALC_V1.replace("/** Small integer helpers. */", "import org.example.absent.Library;\n\n/** Small integer helpers. */")
+    calc = CALC_V1.replace(
+        "/** Small integer helpers. */", "import org.example.absent.Library;\n\n/** Small integer helpers. */"
+    )
     _commit(repo, "Initial import", 1, {"pom.xml": UNBUILDABLE_POM, CALC: calc, CALC_TEST: CALC_TEST_V1})
     test = CALC_TEST_V1.replace("\n}\n", HALF_TEST + "}\n")
-    _commit(repo, "CLI-13: half rounds negative numbers toward zero", 2, {CALC: calc.replace("return n >> 1;", "return n / 2;"),
-                                                                          CALC_TEST: test})  # fmt: skip
+    _commit(
+        repo,
+        "CLI-13: half rounds negative numbers toward zero",
+        2,
+        {CALC: calc.replace("return n >> 1;", "return n / 2;"), CALC_TEST: test},
+    )
     return repo
 
 
@@ -277,10 +299,31 @@ def write_indirect_history(repo: Path) -> Path:
     A last commit names no issue."""
     repo.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
-    _commit(repo, "Initial import", 1, {"pom.xml": POM, CALC: CALC_V1, CALC_TEST: CALC_TEST_V1, HALVER: HALVER_TEXT,
-                                        WORDS: WORDS_TEXT, HALVER_TEST: HALVER_TEST_TEXT, WORDS_TEST: WORDS_TEST_TEXT})  # fmt: skip
+    _commit(
+        repo,
+        "Initial import",
+        1,
+        {
+            "pom.xml": POM,
+            CALC: CALC_V1,
+            CALC_TEST: CALC_TEST_V1,
+            HALVER: HALVER_TEXT,
+            WORDS: WORDS_TEXT,
+            HALVER_TEST: HALVER_TEST_TEXT,
+            WORDS_TEST: WORDS_TEST_TEXT,
+        },
+    )
     test = CALC_TEST_V1.replace("\n}\n", HALF_TEST + "}\n")
-    _commit(repo, "CLI-13: half rounds negative numbers toward zero", 2, {CALC: CALC_V1.replace("return n >> 1;", "return n / 2;"),
-                                                                          CALC_TEST: test})  # fmt: skip
-    _commit(repo, "Words: a comment", 3, {WORDS: WORDS_TEXT.replace("public final class Words", "/** Words. */\npublic final class Words")})
+    _commit(
+        repo,
+        "CLI-13: half rounds negative numbers toward zero",
+        2,
+        {CALC: CALC_V1.replace("return n >> 1;", "return n / 2;"), CALC_TEST: test},
+    )
+    _commit(
+        repo,
+        "Words: a comment",
+        3,
+        {WORDS: WORDS_TEXT.replace("public final class Words", "/** Words. */\npublic final class Words")},
+    )
     return repo

@@ -136,8 +136,15 @@ class OpenAIServer:
                     if error is not None:
                         self._send_error(error)
                     elif server.script.refuse_tools and body.get("tools"):
-                        self._send(400, {"error": {"message": "tools is not supported by this model",
-                                                   "type": "invalid_request_error"}})  # fmt: skip
+                        self._send(
+                            400,
+                            {
+                                "error": {
+                                    "message": "tools is not supported by this model",
+                                    "type": "invalid_request_error",
+                                }
+                            },
+                        )
                     elif self.path.split("?")[0].endswith("/chat/completions"):
                         self._send(200, server._chat(body))
                     elif self.path.split("?")[0].endswith("/embeddings"):
@@ -187,7 +194,9 @@ class OpenAIServer:
         n = 1 if self.script.ignore_n else int(body.get("n", 1))
         texts = self._next_texts(last_user, n, number)
         prompt_tokens = sum(words(m.get("content") or "") for m in messages)
-        completion_tokens = sum(words(_content(t) or "") + sum(words(json.dumps(a)) for _, a in _calls(t)) for t in texts)
+        completion_tokens = sum(
+            words(_content(t) or "") + sum(words(json.dumps(a)) for _, a in _calls(t)) for t in texts
+        )
         return {
             "id": f"chatcmpl-test{number}",
             "object": "chat.completion",
@@ -232,8 +241,14 @@ def _choice(index: int, reply: str | Reply, number: int) -> dict[str, Any]:
     calls = _calls(reply)
     if calls:
         message["tool_calls"] = [
-            {"id": f"call_{number}_{i}", "type": "function",
-             "function": {"name": name, "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments)}}
+            {
+                "id": f"call_{number}_{i}",
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
+                },
+            }
             for i, (name, arguments) in enumerate(calls)
-        ]  # fmt: skip
+        ]
     return {"index": index, "message": message, "finish_reason": "tool_calls" if calls else "stop"}

@@ -23,7 +23,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchsmith.generation.agents.base import AgentTask, Feedback, Tool, Toolbox
 from benchsmith.benchmarks import (
     AgentOptions,
     Benchmark,
@@ -33,9 +32,10 @@ from benchsmith.benchmarks import (
     ReferenceCandidate,
     register,
 )
-from benchsmith.generation.prompts.extraction import extract_python_class
-from benchsmith.generation.models.base import Message
 from benchsmith.core.verdict import Verdict
+from benchsmith.generation.agents.base import AgentTask, Feedback, Tool, Toolbox
+from benchsmith.generation.models.base import Message
+from benchsmith.generation.prompts.extraction import extract_python_class
 
 POINTS = textwrap.dedent('''\
     """Points of the plane."""
@@ -65,7 +65,7 @@ POLYGON_CHECKS = (
     "assert len(triangle.points) == 3, 'Polygon keeps its points'\n"
     "assert triangle.perimeter() == 12, f'perimeter of the 3-4-5 triangle: {triangle.perimeter()}'\n"
 )
-POLYGON_GOLD = textwrap.dedent('''\
+POLYGON_GOLD = textwrap.dedent("""\
     from geometry.points import distance
 
 
@@ -75,7 +75,7 @@ POLYGON_GOLD = textwrap.dedent('''\
 
         def perimeter(self):
             return sum(distance(a, b) for a, b in zip(self.points, self.points[1:] + self.points[:1]))
-    ''')
+    """)
 
 
 @dataclass(frozen=True)
@@ -90,10 +90,16 @@ class ToyClassTask:
 
 
 def polygon_task(task_id: str = "toy::geometry/shapes.py::Polygon") -> ToyClassTask:
-    return ToyClassTask(task_id, "toy", "geometry/shapes.py", "Polygon",
-                        "Polygon keeps a list of Points (its points attribute). perimeter() returns the sum of the "
-                        "distances between consecutive points, the last one joined to the first.",
-                        POLYGON_CHECKS, POLYGON_GOLD)  # fmt: skip
+    return ToyClassTask(
+        task_id,
+        "toy",
+        "geometry/shapes.py",
+        "Polygon",
+        "Polygon keeps a list of Points (its points attribute). perimeter() returns the sum of the "
+        "distances between consecutive points, the last one joined to the first.",
+        POLYGON_CHECKS,
+        POLYGON_GOLD,
+    )
 
 
 class ToyClasses(Benchmark[ToyClassTask]):
@@ -107,11 +113,19 @@ class ToyClasses(Benchmark[ToyClassTask]):
     def project_of(self, record: ToyClassTask) -> str:
         return record.project
 
-    def generation_items(self, records: list[ToyClassTask], strategy: str, description: str | None,
-                         dataset: Path) -> tuple[list[GenerationItem], str]:  # fmt: skip
-        return [GenerationItem(t.task_id, 1, lambda answers, t=t: (Message("user", t.description),),
-                               lambda text, t=t: extract_python_class(text, t.class_name), "basic")
-                for t in records], ""  # fmt: skip
+    def generation_items(
+        self, records: list[ToyClassTask], strategy: str, description: str | None, dataset: Path
+    ) -> tuple[list[GenerationItem], str]:
+        return [
+            GenerationItem(
+                t.task_id,
+                1,
+                lambda answers, t=t: (Message("user", t.description),),
+                lambda text, t=t: extract_python_class(text, t.class_name),
+                "basic",
+            )
+            for t in records
+        ], ""
 
     def dedup_key(self, code: str) -> str:
         return code.strip()
@@ -120,12 +134,24 @@ class ToyClasses(Benchmark[ToyClassTask]):
         return lambda task, slot, logs: _Runner(task)
 
     def reference_candidates(self, records: list[ToyClassTask], mutants: int, seed: int) -> list[ReferenceCandidate]:
-        return [c for t in records for c in (ReferenceCandidate(t.task_id, "gold", t.gold),
-                                             ReferenceCandidate(t.task_id, "empty", f"class {t.class_name}:\n    pass\n"))]  # fmt: skip
+        return [
+            c
+            for t in records
+            for c in (
+                ReferenceCandidate(t.task_id, "gold", t.gold),
+                ReferenceCandidate(t.task_id, "empty", f"class {t.class_name}:\n    pass\n"),
+            )
+        ]
 
     def agent_task(self, record: ToyClassTask, description: str | None) -> AgentTask:
-        return AgentTask(record.task_id, "python", record.file_path, record.class_name, record.description,
-                         lambda text: extract_python_class(text, record.class_name))  # fmt: skip
+        return AgentTask(
+            record.task_id,
+            "python",
+            record.file_path,
+            record.class_name,
+            record.description,
+            lambda text: extract_python_class(text, record.class_name),
+        )
 
     def agent_environment(self, record: ToyClassTask, options: AgentOptions) -> tuple[Toolbox, CheckOracle]:
         return toolbox(record), CheckOracle(record)
@@ -141,8 +167,10 @@ def run_checks(task: ToyClassTask, code: str) -> tuple[bool, str]:
         # -I keeps the user's site and environment out, and the script's folder off sys.path: put the repository on
         # it. The error is printed as "Type: message", which unlike a traceback's last line is the same in every
         # Python (no "Did you mean" suggestions), so pinned transcripts hold.
-        check = (f"import sys\nsys.path.insert(0, {str(root)!r})\ntry:\n{textwrap.indent(task.checks, '    ')}\n"
-                 "except Exception as exc:\n    sys.exit(f'{type(exc).__name__}: {exc}')\n")  # fmt: skip
+        check = (
+            f"import sys\nsys.path.insert(0, {str(root)!r})\ntry:\n{textwrap.indent(task.checks, '    ')}\n"
+            "except Exception as exc:\n    sys.exit(f'{type(exc).__name__}: {exc}')\n"
+        )
         (root / "check.py").write_text(check, encoding="utf-8")
         ran = subprocess.run([sys.executable, "-I", "check.py"], cwd=root, capture_output=True, text=True, timeout=60)
     lines = ran.stderr.strip().splitlines()
@@ -171,15 +199,22 @@ class _Runner:
     def evaluate(self, code: str, name: str) -> Verdict:
         started = time.monotonic()
         passed, error = run_checks(self.task, code)
-        return Verdict("plausible" if passed else "wrong", compiled=True, tests_passed=int(passed),
-                       tests_failed=int(not passed), failing_tests=[] if passed else ["check.py"], reason=error,
-                       seconds=time.monotonic() - started)  # fmt: skip
+        return Verdict(
+            "plausible" if passed else "wrong",
+            compiled=True,
+            tests_passed=int(passed),
+            tests_failed=int(not passed),
+            failing_tests=[] if passed else ["check.py"],
+            reason=error,
+            seconds=time.monotonic() - started,
+        )
 
     def close(self) -> None:
         pass
 
 
 # --- the toolbox ----------------------------------------------------------------------------------------------------
+
 
 def _classes() -> dict[str, tuple[str, ast.ClassDef]]:
     found = {}
@@ -218,8 +253,13 @@ def toolbox(task: ToyClassTask) -> Toolbox:
         for item in node.body:
             if isinstance(item, ast.FunctionDef):
                 lines.append(f"    def {item.name}({ast.unparse(item.args)})")
-                lines += [f"    {ast.unparse(t)}: attribute" for s in ast.walk(item) if isinstance(s, ast.Assign)
-                          for t in s.targets if isinstance(t, ast.Attribute)]  # fmt: skip
+                lines += [
+                    f"    {ast.unparse(t)}: attribute"
+                    for s in ast.walk(item)
+                    if isinstance(s, ast.Assign)
+                    for t in s.targets
+                    if isinstance(t, ast.Attribute)
+                ]
         return "\n".join(lines)
 
     def signature(class_name: str, method_name: str, thought: str = "") -> str:
@@ -227,38 +267,62 @@ def toolbox(task: ToyClassTask) -> Toolbox:
         if found is None:
             return f"no class {class_name} in the repository"
         methods = [m for m in found[1].body if isinstance(m, ast.FunctionDef) and m.name == method_name]
-        return "\n".join(f"def {m.name}({ast.unparse(m.args)})" for m in methods) or f"no method {class_name}.{method_name}"
+        return (
+            "\n".join(f"def {m.name}({ast.unparse(m.args)})" for m in methods)
+            or f"no method {class_name}.{method_name}"
+        )
 
     def imports(thought: str = "") -> str:
         try:
             tree = ast.parse(latest["code"])
         except SyntaxError as exc:
             return f"the latest attempt does not parse: {exc}"
-        bound = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom) for a in n.names}
+        bound = {
+            a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom) for a in n.names
+        }
         bound |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef)}
         bound |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments) for a in n.args}
         used = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)})
         undefined = [name for name in used if name not in bound and not hasattr(builtins, name)]
         known = _functions()
-        lines = [f"{name}: from {known[name]} import {name}" if name in known else f"{name}: not defined in the repository"
-                 for name in undefined]  # fmt: skip
+        lines = [
+            f"{name}: from {known[name]} import {name}" if name in known else f"{name}: not defined in the repository"
+            for name in undefined
+        ]
         return "\n".join(lines) or "no undefined symbols"
 
     tools = {
-        "get_related_snippets": Tool("get_related_snippets", "snippets of the repository similar to the description",
-                                     {"type": "object", "properties": {"query": {"type": "string"}}},
-                                     related_snippets, independent=True),
-        "get_imports": Tool("get_imports", "import statements for the undefined symbols of the latest attempt",
-                            {"type": "object", "properties": {}}, imports),
-        "get_class_info": Tool("get_class_info", "the members of a class",
-                               {"type": "object", "properties": {"class_name": {"type": "string"}},
-                                "required": ["class_name"]}, class_info),
-        "get_signature": Tool("get_signature", "the signature of a method",
-                              {"type": "object", "properties": {"class_name": {"type": "string"},
-                                                                "method_name": {"type": "string"}},
-                               "required": ["class_name", "method_name"]}, signature),
-    }  # fmt: skip
+        "get_related_snippets": Tool(
+            "get_related_snippets",
+            "snippets of the repository similar to the description",
+            {"type": "object", "properties": {"query": {"type": "string"}}},
+            related_snippets,
+            independent=True,
+        ),
+        "get_imports": Tool(
+            "get_imports",
+            "import statements for the undefined symbols of the latest attempt",
+            {"type": "object", "properties": {}},
+            imports,
+        ),
+        "get_class_info": Tool(
+            "get_class_info",
+            "the members of a class",
+            {"type": "object", "properties": {"class_name": {"type": "string"}}, "required": ["class_name"]},
+            class_info,
+        ),
+        "get_signature": Tool(
+            "get_signature",
+            "the signature of a method",
+            {
+                "type": "object",
+                "properties": {"class_name": {"type": "string"}, "method_name": {"type": "string"}},
+                "required": ["class_name", "method_name"],
+            },
+            signature,
+        ),
+    }
     return Toolbox(tools, attempt=lambda code: latest.__setitem__("code", code))
 
 

@@ -173,12 +173,19 @@ def serve_github_531(server: TrackerServer) -> None:
     server.add(path, Reply(200, server.load("github/jackson-core-531.json").encode(), json_type))
     page2 = f"{server.base}{path}/comments?per_page=100&page=2"
     link = f'<{page2}>; rel="next", <{page2}>; rel="last"'
-    server.add(f"{path}/comments", Reply(200, server.load("github/jackson-core-531-comments-1.json").encode(),
-                                         {**json_type, "Link": link}))  # fmt: skip
+    server.add(
+        f"{path}/comments",
+        Reply(200, server.load("github/jackson-core-531-comments-1.json").encode(), {**json_type, "Link": link}),
+    )
     first = f"{server.base}{path}/comments?per_page=100&page=1"
-    server.add(f"{path}/comments?per_page=100&page=2",
-               Reply(200, server.load("github/jackson-core-531-comments-2.json").encode(),
-                     {**json_type, "Link": f'<{first}>; rel="prev", <{first}>; rel="first"'}))  # fmt: skip
+    server.add(
+        f"{path}/comments?per_page=100&page=2",
+        Reply(
+            200,
+            server.load("github/jackson-core-531-comments-2.json").encode(),
+            {**json_type, "Link": f'<{first}>; rel="prev", <{first}>; rel="first"'},
+        ),
+    )
 
 
 ALL_URLS = [
@@ -195,12 +202,16 @@ def serve_all(server: TrackerServer) -> None:
     json_type = {"Content-Type": "application/json"}
     serve_jira(server, "CLI-13", "jira/CLI-13.json")
     serve_jira(server, "MATH-100", "jira/MATH-100.json")
-    server.add("/jira/rest/api/2/issue/MATH-100/comment?startAt=2&maxResults=100",
-               Reply(200, server.load("jira/MATH-100-comments-2.json").encode(), json_type))  # fmt: skip
+    server.add(
+        "/jira/rest/api/2/issue/MATH-100/comment?startAt=2&maxResults=100",
+        Reply(200, server.load("jira/MATH-100-comments-2.json").encode(), json_type),
+    )
     serve_github_531(server)
     server.add("/sf/p/jfreechart/bugs/983/", html(server.load("sourceforge/jfreechart-bugs-983.html")))
     server.add(
         "/sf/p/jfreechart/bugs/983/?limit=25&page=1", html(server.load("sourceforge/jfreechart-bugs-983-page1.html"))
     )
-    server.add("/gcode/v2/code.google.com/mockito/issues/issue-5.json",
-               Reply(200, server.load("googlecode/mockito-issue-5.json").encode(), json_type))  # fmt: skip
+    server.add(
+        "/gcode/v2/code.google.com/mockito/issues/issue-5.json",
+        Reply(200, server.load("googlecode/mockito-issue-5.json").encode(), json_type),
+    )

@@ -40,8 +40,9 @@ def passed_tests(junit: Path) -> set[str]:
     return passed
 
 
-def run_tests(python: Path, cwd: Path, tests: list[str], pythonpath: str | None, extra: list[str],
-              junit: Path) -> set[str]:  # fmt: skip
+def run_tests(
+    python: Path, cwd: Path, tests: list[str], pythonpath: str | None, extra: list[str], junit: Path
+) -> set[str]:
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     env.pop("PYTHONPATH", None)
     if pythonpath:
@@ -55,8 +56,22 @@ def run_tests(python: Path, cwd: Path, tests: list[str], pythonpath: str | None,
 
 def fetch_sdist(spec: str, workdir: Path) -> Path:
     downloads = workdir / "downloads"
-    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", spec,
-                    "-d", str(downloads)], check=True)  # fmt: skip
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            spec,
+            "-d",
+            str(downloads),
+        ],
+        check=True,
+    )
     archive = next(p for p in downloads.iterdir() if p.name.endswith((".tar.gz", ".tgz")))
     with tarfile.open(archive) as tar:
         tar.extractall(workdir / "src", filter="data")
@@ -71,9 +86,16 @@ def make_venv(workdir: Path) -> Path:
     return venv / "bin" / "python"
 
 
-def check(spec: str, workdir: Path, tests: list[str], pythonpath: str | None = None,
-          pytest_args: list[str] | None = None, seed: int = 0, classes: list[str] | None = None,
-          strict: bool = False) -> dict:  # fmt: skip
+def check(
+    spec: str,
+    workdir: Path,
+    tests: list[str],
+    pythonpath: str | None = None,
+    pytest_args: list[str] | None = None,
+    seed: int = 0,
+    classes: list[str] | None = None,
+    strict: bool = False,
+) -> dict:
     workdir.mkdir(parents=True, exist_ok=True)
     source = fetch_sdist(spec, workdir)
     python = make_venv(workdir)
@@ -83,8 +105,10 @@ def check(spec: str, workdir: Path, tests: list[str], pythonpath: str | None = N
     report = paraphrase_classes(source, out, seed=seed, classes=classes, strict=strict)
     reverse = {flipped: name for name, flipped in report.mapping.items()}
     # test ids spell parameters' names too (``test_x[LRU]``): compare them under the original names
-    after = {IDENTIFIER.sub(lambda m: reverse.get(m.group(0), m.group(0)), test_id)
-             for test_id in run_tests(python, out, tests, pythonpath, extra, workdir / "after.xml")}  # fmt: skip
+    after = {
+        IDENTIFIER.sub(lambda m: reverse.get(m.group(0), m.group(0)), test_id)
+        for test_id in run_tests(python, out, tests, pythonpath, extra, workdir / "after.xml")
+    }
     kept = before & after
     return {
         "package": spec,
@@ -117,8 +141,16 @@ def main(argv: list[str] | None = None) -> int:
     workdir = args.workdir / f"{args.spec.replace('==', '-')}-seed{args.seed}{'-strict' if args.strict else ''}"
     if workdir.exists():
         parser.error(f"{workdir} exists; remove it or choose another --workdir")
-    result = check(args.spec, workdir, args.tests, args.pythonpath, args.pytest_args.split(), args.seed,
-                   [args.classes] if args.classes else None, args.strict)  # fmt: skip
+    result = check(
+        args.spec,
+        workdir,
+        args.tests,
+        args.pythonpath,
+        args.pytest_args.split(),
+        args.seed,
+        [args.classes] if args.classes else None,
+        args.strict,
+    )
     print(json.dumps(result, indent=2))
     return 0
 

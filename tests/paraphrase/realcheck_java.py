@@ -44,8 +44,18 @@ def _javac(sources: list[Path], output: Path, classpath: list[Path], release: st
     output.mkdir(parents=True, exist_ok=True)
     listing = output.with_suffix(".sources")
     listing.write_text("\n".join(str(s) for s in sources) + "\n")
-    command = ["javac", "-nowarn", "-encoding", "UTF-8", "-proc:none", "-d", str(output),
-               "-cp", os.pathsep.join(map(str, classpath)) or ".", f"@{listing}"]  # fmt: skip
+    command = [
+        "javac",
+        "-nowarn",
+        "-encoding",
+        "UTF-8",
+        "-proc:none",
+        "-d",
+        str(output),
+        "-cp",
+        os.pathsep.join(map(str, classpath)) or ".",
+        f"@{listing}",
+    ]
     if release:
         command[1:1] = ["--release", release]
     completed = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -58,8 +68,11 @@ def test_classes(repo: Path) -> list[str]:
     names = []
     for path in sorted((repo / "src/test/java").rglob("*.java")):
         text = path.read_text(encoding="utf-8", errors="replace")
-        if _TEST_CLASS.match(path.stem) and ("@Test" in text or "TestCase" in text) and \
-                not re.search(rf"abstract\s+class\s+{re.escape(path.stem)}\b", text):  # fmt: skip
+        if (
+            _TEST_CLASS.match(path.stem)
+            and ("@Test" in text or "TestCase" in text)
+            and not re.search(rf"abstract\s+class\s+{re.escape(path.stem)}\b", text)
+        ):
             names.append(path.relative_to(repo / "src/test/java").with_suffix("").as_posix().replace("/", "."))
     return names
 
@@ -74,13 +87,26 @@ def build_and_test(repo: Path, work: Path, jars: list[Path] = JUNIT4, release: s
     _javac([RUNNER], runner, jars, None)
     resources = [d for d in (repo / "src/main/resources", repo / "src/test/resources") if d.is_dir()]
     classpath = [tests, main, *resources, *jars, runner]
-    completed = subprocess.run(["java", "-Xmx512m", "-cp", os.pathsep.join(map(str, classpath)), "PassingTests",
-                                *test_classes(repo)], cwd=repo, capture_output=True, text=True, timeout=1800, check=False)  # fmt: skip
+    completed = subprocess.run(
+        ["java", "-Xmx512m", "-cp", os.pathsep.join(map(str, classpath)), "PassingTests", *test_classes(repo)],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
     return {line.split("\t", 1)[1] for line in completed.stdout.splitlines() if line.startswith("PASS\t")}
 
 
-def check(mirror: Path, tag: str, classes: list[str], work: Path, seed: int = 0, jars: list[Path] = JUNIT4,
-          release: str | None = None) -> dict:  # fmt: skip
+def check(
+    mirror: Path,
+    tag: str,
+    classes: list[str],
+    work: Path,
+    seed: int = 0,
+    jars: list[Path] = JUNIT4,
+    release: str | None = None,
+) -> dict:
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     clone = work / "original"

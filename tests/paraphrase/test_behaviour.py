@@ -3,7 +3,6 @@
 import shutil
 
 from benchsmith.paraphrase.python.run import paraphrase_classes
-
 from tests.helpers.paraphrase import TINYREPO, run_repo_tests
 
 

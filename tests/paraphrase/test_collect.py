@@ -2,10 +2,9 @@ import pytest
 
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.paraphrase.python.collect import collect_identifiers
-from benchsmith.paraphrase.python.run import default_classes
 from benchsmith.paraphrase.python.index import build_index
+from benchsmith.paraphrase.python.run import default_classes
 from benchsmith.paraphrase.python.source import load_repository
-
 from tests.helpers.paraphrase import TINYREPO
 
 

@@ -6,7 +6,6 @@ import pytest
 
 from benchsmith.paraphrase.python.repository import paraphrase_repository
 from benchsmith.paraphrase.python.run import paraphrase_classes
-
 from tests.helpers.paraphrase import GOLDEN_SEED, TINYREPO
 
 
@@ -261,5 +260,10 @@ def test_paraphrase_repository_with_explicit_names(tmp_path):
     report = paraphrase_repository(TINYREPO, tmp_path / "out", {"Encoder", "get", "nowhere"}, seed=3)
     assert set(report.mapping) == {"Encoder"}
     assert {n: e.rule for n, e in report.excluded.items()} == {"get": "common-attribute", "nowhere": "absent"}
-    assert report.files_changed == ["tests/conftest.py", "tests/test_codec.py", "tinycodec/__init__.py",
-                                    "tinycodec/core.py", "tinycodec/fancy.py"]  # fmt: skip
+    assert report.files_changed == [
+        "tests/conftest.py",
+        "tests/test_codec.py",
+        "tinycodec/__init__.py",
+        "tinycodec/core.py",
+        "tinycodec/fancy.py",
+    ]

@@ -2,8 +2,7 @@ import keyword
 
 import pytest
 
-from benchsmith.paraphrase.flip import build_mapping, flip_case, flippable_positions, variants
-from benchsmith.paraphrase.flip import BUILTIN_NAMES
+from benchsmith.paraphrase.flip import BUILTIN_NAMES, build_mapping, flip_case, flippable_positions, variants
 
 NAMES = ["encode", "Encoder", "DEFAULT_WIDTH", "_cache", "x", "test_encode", "TestEncoder", "a1", "merge_cookies"]
 

@@ -6,8 +6,10 @@ import pytest
 
 from tests.helpers.paraphrase import GOLDEN, TINYREPO
 
-GOLDEN_FILES = sorted(p.relative_to(GOLDEN / "tinyrepo").as_posix().removesuffix(".golden")
-                      for p in (GOLDEN / "tinyrepo").rglob("*.golden"))  # fmt: skip
+GOLDEN_FILES = sorted(
+    p.relative_to(GOLDEN / "tinyrepo").as_posix().removesuffix(".golden")
+    for p in (GOLDEN / "tinyrepo").rglob("*.golden")
+)
 
 
 @pytest.mark.parametrize("rel", GOLDEN_FILES)

@@ -122,7 +122,10 @@ def test_a_lone_surrogate_in_a_string_loses_no_occurrence(flipped, tmp_path):
     repo = tmp_path / "repo"
     shutil.copytree(JAVAREPO, repo)
     first = repo / "src/main/java/org/tiny/AHalf.java"  # first in the sources' order
-    first.write_text('package org.tiny;\n\npublic class AHalf {\n    public static final String HALF = "\\ud83c|\\u2028|\\u001c";\n}\n')
+    first.write_text(
+        "package org.tiny;\n\npublic class AHalf "
+        '{\n    public static final String HALF = "\\ud83c|\\u2028|\\u001c";\n}\n'
+    )
     report = paraphrase_java_repository(repo, CLASSES, tmp_path / "out", SEED, classpath=JUNIT4)
     assert report.mapping == flipped[1].mapping
     for rel in GOLDEN_FILES:
@@ -134,8 +137,23 @@ def test_cli_writes_the_report(tmp_path, capsys):
     from benchsmith.cli import main
 
     out = tmp_path / "cli"
-    code = main(["paraphrase", "--language", "java", "--repo", str(JAVAREPO), "--out", str(out), "--seed", str(SEED),
-                 "--classes", ",".join(CLASSES), "--classpath", ":".join(map(str, JUNIT4))])  # fmt: skip
+    code = main(
+        [
+            "paraphrase",
+            "--language",
+            "java",
+            "--repo",
+            str(JAVAREPO),
+            "--out",
+            str(out),
+            "--seed",
+            str(SEED),
+            "--classes",
+            ",".join(CLASSES),
+            "--classpath",
+            ":".join(map(str, JUNIT4)),
+        ]
+    )
     assert code in (0, None)
     report = json.loads((tmp_path / "cli.paraphrase.json").read_text())
     assert report["language"] == "java" and report["mapping"] == json.loads(GOLDEN_REPORT.read_text())["mapping"]

@@ -4,46 +4,46 @@ module attributes and strings, and kept where another package spells them (parap
 import pytest
 
 from benchsmith.paraphrase.python.repository import paraphrase_repository
-
 from tests.helpers.paraphrase import run_repo_tests
 
 # A package whose Module is also ast's, whose postinit is looked up by a string, whose frame is also inspect's:
 # each of those names is kept by a rule; each is spelled through a re-export, __all__, `from . import x`, a module
 # attribute, a dotted patch target and a string annotation.
 ASTROLITE = {
-    "astrolite/__init__.py": 'from astrolite.nodes import Module, Const\nfrom . import nodes\n\n__all__ = ["Module", "Const", "nodes"]\n',
+    "astrolite/__init__.py": 'from astrolite.nodes import Module, Const\nfrom . import nodes\n\n__all__ = ["Module", '
+    '"Const", "nodes"]\n',
     "astrolite/nodes.py": (
         "import ast\nimport inspect\n\n\n"
         "class Const:\n    def __init__(self, value):\n        self.value = value\n\n"
-        "    def __repr__(self):\n        return f\"{type(self).__name__}({self.value})\"\n\n\n"
+        '    def __repr__(self):\n        return f"{type(self).__name__}({self.value})"\n\n\n'
         "class Module:\n"
         "    def __init__(self):\n        self.body = []\n\n"
         "    def postinit(self, body):\n        self.body = body\n\n"
-        "    def __repr__(self):\n        return f\"<{type(self).__name__} body={len(self.body)}>\"\n\n"
-        "    def frame(self) -> \"Module\":\n        return self\n\n\n"
+        '    def __repr__(self):\n        return f"<{type(self).__name__} body={len(self.body)}>"\n\n'
+        '    def frame(self) -> "Module":\n        return self\n\n\n'
         "def parse(text):\n"
         "    tree = ast.parse(text)\n"
         "    assert isinstance(tree, ast.Module)  # ast's: kept\n"
         "    caller = inspect.stack()[0].frame  # inspect's frame: kept\n"
         "    node = Module()\n"
-        "    if hasattr(node, \"postinit\") and caller is not None:\n"
+        '    if hasattr(node, "postinit") and caller is not None:\n'
         "        node.postinit([Const(s.value.value) for s in tree.body])\n"
         "    return node\n"
     ),
     "astrolite/manager.py": (
         "from __future__ import annotations\n\nfrom astrolite import nodes\nfrom ast import Module as AstModule\n\n\n"
-        "def build(text) -> \"nodes.Module\":\n"
+        'def build(text) -> "nodes.Module":\n'
         "    node = nodes.parse(text)\n"
-        "    assert getattr(node, \"frame\")() is node and not isinstance(node, AstModule)\n"
+        '    assert getattr(node, "frame")() is node and not isinstance(node, AstModule)\n'
         "    assert next(iter([node])).frame() is node  # a builtin's result is no other package's object\n"
-        "    assert type(node.body[0]).__name__ == \"Const\"\n"
+        '    assert type(node.body[0]).__name__ == "Const"\n'
         "    return node\n"
     ),
     "tests/test_astrolite.py": (
         "import astrolite\nimport astrolite.nodes\nfrom astrolite import *\nfrom astrolite.manager import build\n\n\n"
         "def test_build():\n    assert [c.value for c in build('1\\n2').body] == [1, 2]\n"
         "    assert repr(build('3').body) == \"[Const(3)]\"  # an expected repr: changes with the class\n"
-        "    assert repr(build('3')) == \"<Module body=1>\" and \"<Module\" + \"s>\" != repr(build('3'))\n\n\n"
+        '    assert repr(build(\'3\')) == "<Module body=1>" and "<Module" + "s>" != repr(build(\'3\'))\n\n\n'
         "def test_reexports():\n    assert astrolite.Module is astrolite.nodes.Module is Module and Const\n\n\n"
         "def test_python_messages_spell_the_class():\n"
         "    import pytest\n\n"
@@ -54,7 +54,7 @@ ASTROLITE = {
         "        Const(1) < Const(2)\n"
         "    assert \"the 'Module' keyword\" != 'the \\'Const\\' object'  # a quoted word, not a type's message\n\n\n"
         "def test_patch_target(monkeypatch):\n"
-        "    monkeypatch.setattr(\"astrolite.nodes.Module.frame\", lambda self: None)\n"
+        '    monkeypatch.setattr("astrolite.nodes.Module.frame", lambda self: None)\n'
         "    assert astrolite.nodes.Module().frame() is None\n"
     ),
 }

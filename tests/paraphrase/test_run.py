@@ -5,7 +5,6 @@ import pytest
 
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.paraphrase.python.run import paraphrase_classes, parse_class_specs, report_path
-
 from tests.helpers.paraphrase import TINYREPO
 
 

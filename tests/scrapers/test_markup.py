@@ -4,7 +4,14 @@ import time
 
 import pytest
 
-from benchsmith.scrapers.markup import decode_bytes, fence, googlecode_to_text, html_to_text, jira_to_text, markdown_to_text
+from benchsmith.scrapers.markup import (
+    decode_bytes,
+    fence,
+    googlecode_to_text,
+    html_to_text,
+    jira_to_text,
+    markdown_to_text,
+)
 
 pytestmark = pytest.mark.timeout(60)
 

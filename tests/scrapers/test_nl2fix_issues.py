@@ -18,17 +18,41 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def build(out: Path, repos: Path) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "benchsmith.cli", "nl2fix", "build", "--defects4j", str(FIXTURE_D4J),
-               "--repos", str(repos), "--projects", "Ledger", "--workers", "1", "--out", str(out)]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "benchsmith.cli",
+        "nl2fix",
+        "build",
+        "--defects4j",
+        str(FIXTURE_D4J),
+        "--repos",
+        str(repos),
+        "--projects",
+        "Ledger",
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+    ]
     return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=100)
 
 
 def jira_issue(key: str, summary: str, description: str, comments: list[str]) -> dict:
-    return {"key": key, "fields": {
-        "summary": summary, "description": description, "status": {"name": "Closed"},
-        "comment": {"comments": [{"body": body, "author": {"displayName": "dev"}} for body in comments],
-                    "total": len(comments), "startAt": 0, "maxResults": len(comments)},
-    }}  # fmt: skip
+    return {
+        "key": key,
+        "fields": {
+            "summary": summary,
+            "description": description,
+            "status": {"name": "Closed"},
+            "comment": {
+                "comments": [{"body": body, "author": {"displayName": "dev"}} for body in comments],
+                "total": len(comments),
+                "startAt": 0,
+                "maxResults": len(comments),
+            },
+        },
+    }
 
 
 def github_issue(server, number: int, title: str, body: str) -> dict:
@@ -54,11 +78,17 @@ def test_the_build_fills_issue_columns_and_a_rebuild_sends_no_request(trackers, 
     serve_jira(trackers, "LEDGER-1", refunds)
     serve_jira(trackers, "LEDGER-3", jira_issue("LEDGER-3", "Rounding *error*", "Off by one cent.", []))
     # Ledger-7 is a near miss (its fix adds a helper method): the lenient rule, the default, keeps it.
-    serve_jira(trackers, "LEDGER-7", jira_issue("LEDGER-7", "Self transfers", "A transfer to the same account moves money.", []))
+    serve_jira(
+        trackers,
+        "LEDGER-7",
+        jira_issue("LEDGER-7", "Self transfers", "A transfer to the same account moves money.", []),
+    )
     trackers.add("/jira/rest/api/2/issue/LEDGER-9", json_reply({"errorMessages": ["Issue Does Not Exist"]}, 404))
     for number, title in ((2, "Negative amounts accepted"), (8, "Report header wrong")):
-        trackers.add(github_issue_path("benchsmith", "ledger", number),
-                     json_reply(github_issue(trackers, number, title, f"**{title}** in `Ledger`")))  # fmt: skip
+        trackers.add(
+            github_issue_path("benchsmith", "ledger", number),
+            json_reply(github_issue(trackers, number, title, f"**{title}** in `Ledger`")),
+        )
     trackers.add(github_issue_path("benchsmith", "ledger", 10), json_reply({"message": "This issue was deleted"}, 410))
 
     out = tmp_path / "nl2fix.parquet"
@@ -76,10 +106,15 @@ def test_the_build_fills_issue_columns_and_a_rebuild_sends_no_request(trackers, 
     assert instances["Ledger-9"].issue_title == "" and instances["Ledger-10"].issue_title == ""
     card = json.loads(out.with_suffix(".card.json").read_text())
     assert instances["Ledger-7"].issue_title == "Self transfers"
-    assert card["issue_text"] == {"requested": True, "filled": 5,
-                                  "missing": {"not found (HTTP 404)": 1, "deleted (HTTP 410)": 1}}  # fmt: skip
-    assert "Filled for 5 instances; missing: {'not found (HTTP 404)': 1, 'deleted (HTTP 410)': 1}." in \
-        out.with_suffix(".card.md").read_text()  # fmt: skip
+    assert card["issue_text"] == {
+        "requested": True,
+        "filled": 5,
+        "missing": {"not found (HTTP 404)": 1, "deleted (HTTP 410)": 1},
+    }
+    assert (
+        "Filled for 5 instances; missing: {'not found (HTTP 404)': 1, 'deleted (HTTP 410)': 1}."
+        in out.with_suffix(".card.md").read_text()
+    )
 
     sent = trackers.hits()
     assert sent == 7  # one request per instance: the seven selected bugs

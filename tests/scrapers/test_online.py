@@ -28,8 +28,12 @@ REAL = {
 
 @pytest.fixture(autouse=True)
 def _real_trackers(tmp_path, monkeypatch):
-    for variable in ("BENCHSMITH_JIRA_URL", "BENCHSMITH_GITHUB_API_URL", "BENCHSMITH_SOURCEFORGE_URL",
-                     "BENCHSMITH_GOOGLECODE_URL"):  # fmt: skip
+    for variable in (
+        "BENCHSMITH_JIRA_URL",
+        "BENCHSMITH_GITHUB_API_URL",
+        "BENCHSMITH_SOURCEFORGE_URL",
+        "BENCHSMITH_GOOGLECODE_URL",
+    ):
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("BENCHSMITH_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("BENCHSMITH_HTTP_MAX_WAIT", "60")

@@ -66,8 +66,9 @@ def test_a_killed_scrape_resumes_from_what_it_had_fetched(trackers, tmp_path):
     trackers.add(jira_issue_path("MATH-100"), Reply(200, b"{}", hold=held))  # hangs until the process is killed
     order = [ALL_URLS[0], ALL_URLS[2], ALL_URLS[3], ALL_URLS[1], ALL_URLS[4]]
     out = tmp_path / "issues.parquet"
-    process = benchsmith("scrape", "--urls", str(url_list(tmp_path, order)), "--out", str(out), "--workers", "1",
-                         wait=False)  # fmt: skip
+    process = benchsmith(
+        "scrape", "--urls", str(url_list(tmp_path, order)), "--out", str(out), "--workers", "1", wait=False
+    )
     try:
         deadline = time.monotonic() + 30
         while trackers.hits(jira_issue_path("MATH-100")) == 0 and time.monotonic() < deadline:
@@ -88,9 +89,10 @@ def test_a_killed_scrape_resumes_from_what_it_had_fetched(trackers, tmp_path):
     assert completed.returncode == 0, completed.stderr
     second_run = trackers.paths()[len(first_run) :]
     assert [urlsplit_path(p) for p in second_run] == [
-        jira_issue_path("MATH-100"), jira_issue_path("MATH-100") + "/comment",
+        jira_issue_path("MATH-100"),
+        jira_issue_path("MATH-100") + "/comment",
         "/gcode/v2/code.google.com/mockito/issues/issue-5.json",
-    ]  # fmt: skip
+    ]
     assert [len(i.comments) for i in read_records(out, IssueText)] == [2, 3, 2, 4, 2]
 
 
@@ -118,12 +120,17 @@ def test_parallel_scraping_keeps_to_the_per_host_limit(trackers, monkeypatch):
     assert trackers.max_in_flight == 2
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    ("https://issues.apache.org/jira/browse/CLI-1\nhttps://bugs.example.org/show_bug.cgi?id=7\n",
-     "urls.txt:2: https://bugs.example.org/show_bug.cgi?id=7: no issue tracker registered for this URL"),
-    ("# only a comment\n", "urls.txt: no URLs in the list"),
-    ("CLI-13\n", "urls.txt:1: not an http(s) URL: 'CLI-13'"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            "https://issues.apache.org/jira/browse/CLI-1\nhttps://bugs.example.org/show_bug.cgi?id=7\n",
+            "urls.txt:2: https://bugs.example.org/show_bug.cgi?id=7: no issue tracker registered for this URL",
+        ),
+        ("# only a comment\n", "urls.txt: no URLs in the list"),
+        ("CLI-13\n", "urls.txt:1: not an http(s) URL: 'CLI-13'"),
+    ],
+)
 def test_a_bad_url_list_is_a_one_line_error_and_writes_nothing(trackers, tmp_path, content, message):
     (tmp_path / "urls.txt").write_text(content)
     out = tmp_path / "issues.parquet"

@@ -13,8 +13,14 @@ import pytest
 from benchsmith import scrapers
 from benchsmith.scrapers import TrackerUnavailable, UnknownTracker, fetch_issue, tracker_name
 from tests.helpers.trackers import (
-    Reply, github_issue_path, html, jira_issue_path, json_reply, serve_github_531, serve_jira,
-)  # fmt: skip
+    Reply,
+    github_issue_path,
+    html,
+    jira_issue_path,
+    json_reply,
+    serve_github_531,
+    serve_jira,
+)
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -62,8 +68,10 @@ def test_a_jira_issue_through_the_jira_client(trackers):
 
 def test_jira_comments_past_the_issue_s_first_page_are_fetched(trackers):
     serve_jira(trackers, "MATH-100", "jira/MATH-100.json")
-    trackers.add("/jira/rest/api/2/issue/MATH-100/comment?startAt=2&maxResults=100",
-                 Reply(200, trackers.load("jira/MATH-100-comments-2.json").encode(), JSON))  # fmt: skip
+    trackers.add(
+        "/jira/rest/api/2/issue/MATH-100/comment?startAt=2&maxResults=100",
+        Reply(200, trackers.load("jira/MATH-100-comments-2.json").encode(), JSON),
+    )
     issue = fetch_issue(MATH_100)
     assert issue.comments == ["comment one", "comment two", "comment three", "comment four"]
     assert issue.comment_authors == ["First", "Second", "Third", "Fourth"]
@@ -132,8 +140,11 @@ def test_a_github_issue_and_its_paginated_comments_through_pygithub(trackers):
         "Stack trace:\n\n    java.lang.AssertionError: expected:<1> but was:<7>\n"
         "        at org.junit.Assert.fail(Assert.java:88)"
     )
-    assert issue.comments == ["Thanks! Could you try with `2.9.9`?", "Same with 2.9.9:\n\n```\ncolumn 7\n```",
-                              "Fixed for 2.10.0."]  # fmt: skip
+    assert issue.comments == [
+        "Thanks! Could you try with `2.9.9`?",
+        "Same with 2.9.9:\n\n```\ncolumn 7\n```",
+        "Fixed for 2.10.0.",
+    ]
     assert issue.comment_authors == ["maintainer", "octo-reporter", "maintainer"]
     assert (issue.status, issue.author, issue.created, issue.tracker) == (
         "closed",
@@ -174,9 +185,12 @@ def test_a_github_429_is_retried_after_its_wait(trackers):
 
 def test_a_github_rate_limit_reset_beyond_max_wait_is_an_error_not_a_hang(trackers):
     reset = str(int(time.time()) + 3600)
-    trackers.add(github_issue_path("FasterXML", "jackson-core", 531),
-                 json_reply({"message": "API rate limit exceeded"}, 403,
-                            **{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset}))  # fmt: skip
+    trackers.add(
+        github_issue_path("FasterXML", "jackson-core", 531),
+        json_reply(
+            {"message": "API rate limit exceeded"}, 403, **{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset}
+        ),
+    )
     started = time.monotonic()
     with pytest.raises(
         TrackerUnavailable, match=rf"^{JACKSON_531}: rate limit exhausted .*more than BENCHSMITH_HTTP_MAX_WAIT"
@@ -245,11 +259,14 @@ def test_a_missing_sourceforge_ticket_is_recorded(trackers):
 # ---------------------------------------------------------------- Google Code archive
 
 
-@pytest.mark.parametrize("url", [
-    MOCKITO_5,
-    "https://code.google.com/p/mockito/issues/detail?id=5",
-    "https://storage.googleapis.com/google-code-archive/v2/code.google.com/mockito/issues/issue-5.json",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "url",
+    [
+        MOCKITO_5,
+        "https://code.google.com/p/mockito/issues/detail?id=5",
+        "https://storage.googleapis.com/google-code-archive/v2/code.google.com/mockito/issues/issue-5.json",
+    ],
+)
 def test_a_google_code_issue_from_the_archive_s_json(trackers, url):
     trackers.add(
         GC_EXPORT,
@@ -298,20 +315,20 @@ def test_the_registry_picks_the_tracker_from_the_url():
     assert [tracker_name(u) for u in urls] == ["jira", "github", "github", "sourceforge", "googlecode"]
 
 
-@pytest.mark.parametrize("url", ["https://bugs.example.org/show_bug.cgi?id=7", "https://github.com/FasterXML/jackson-core",
-                                 "not a url", ""])  # fmt: skip
+@pytest.mark.parametrize(
+    "url", ["https://bugs.example.org/show_bug.cgi?id=7", "https://github.com/FasterXML/jackson-core", "not a url", ""]
+)
 def test_an_unknown_url_is_an_error_naming_it(url):
     with pytest.raises(UnknownTracker, match=f"^{re.escape(url)}: no issue tracker registered for this URL"):
         fetch_issue(url)
 
 
 def test_importing_the_scrapers_has_no_side_effects(tmp_path):
-    code = (
-        "import sys, scrapers, benchsmith.scrapers.scrape; print(sorted(m for m in ('jira', 'github', 'bs4') if m in sys.modules))"
-    )
+    code = "import sys, benchsmith.scrapers, benchsmith.scrapers.scrape; print(sorted(m for m in ('jira', 'github', 'bs4') if m in sys.modules))"
     env = {**os.environ, "BENCHSMITH_CACHE": str(tmp_path / "cache")}
-    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                               cwd=Path(scrapers.__file__).parents[1])  # fmt: skip
+    completed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=Path(scrapers.__file__).parents[1]
+    )
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.strip() == "['bs4']"  # bs4 is light; the tracker clients load on first use
     assert not (tmp_path / "cache").exists()

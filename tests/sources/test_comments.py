@@ -25,7 +25,7 @@ def test_tricky_method_matches_golden():
         ("x = 1;\n\ny = 2;", "x = 1;\n\ny = 2;"),  # blank lines that held no comment stay
         ('s = "a\\\\"; // c', 's = "a\\\\";'),  # an escaped backslash ends the literal
         ("/* unterminated", ""),
-        ("url = \"http://x\"", "url = \"http://x\""),
+        ('url = "http://x"', 'url = "http://x"'),
     ],
 )
 def test_strip_comments_cases(source, expected):

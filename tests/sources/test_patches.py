@@ -58,9 +58,12 @@ def test_garbage_is_a_patch_error():
 
 
 def test_a_patch_applied_at_an_offset_is_renumbered_on_the_files_in_hand():
-    fixed = "package p;\r\n\r\nclass A {\r\n    int f() {\r\n        return 1;\r\n    }\r\n}\r\n"  # CRLF, as JFreeChart's sources
-    patch = ("diff --git a/src/A.java b/src/A.java\n--- a/src/A.java\n+++ b/src/A.java\n@@ -3,5 +3,5 @@\n"
-             " class A {\r\n     int f() {\r\n-        return 1;\r\n+        return 2;\r\n     }\r\n }\r\n")  # fmt: skip
+    # CRLF, as JFreeChart's sources
+    fixed = "package p;\r\n\r\nclass A {\r\n    int f() {\r\n        return 1;\r\n    }\r\n}\r\n"
+    patch = (
+        "diff --git a/src/A.java b/src/A.java\n--- a/src/A.java\n+++ b/src/A.java\n@@ -3,5 +3,5 @@\n"
+        " class A {\r\n     int f() {\r\n-        return 1;\r\n+        return 2;\r\n     }\r\n }\r\n"
+    )
     shifted = "// two lines Defects4J's file lacks\r\n//\r\n" + fixed
     path = "src/A.java"
     assert states_lines_of(patch, {path: fixed}, "p")

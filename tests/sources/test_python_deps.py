@@ -1,11 +1,17 @@
-"""Test dependencies wherever projects declare them (benchsmith/sources/python/deps.py), each format on a small project."""
+"""Test dependencies wherever projects declare them (benchsmith/sources/python/deps.py), each format on a small
+project."""
 
 from pathlib import Path
 from textwrap import dedent
 
 import pytest
 
-from benchsmith.sources.python.deps import poetry_constraint, requires_python, runtime_requirements, declarations_for_tests
+from benchsmith.sources.python.deps import (
+    declarations_for_tests,
+    poetry_constraint,
+    requires_python,
+    runtime_requirements,
+)
 
 
 def project(tmp_path: Path, **files: str) -> Path:
@@ -21,7 +27,10 @@ def declared(tree: Path) -> dict[str, list[str]]:
 
 
 def test_extras_in_pyproject_with_self_references(tmp_path):
-    tree = project(tmp_path, **{"pyproject.toml": """
+    tree = project(
+        tmp_path,
+        **{
+            "pyproject.toml": """
         [project]
         name = "Demo_Pkg"
         dependencies = ["attrs>=22"]
@@ -29,14 +38,18 @@ def test_extras_in_pyproject_with_self_references(tmp_path):
         socks = ["PySocks>=1.5"]
         test = ["pytest-mock", "demo-pkg[socks]"]
         docs = ["sphinx"]
-    """})
+    """
+        },
+    )
     assert declared(tree) == {"extra test": ["pytest-mock", "PySocks>=1.5"]}
     assert runtime_requirements(tree) == ("pyproject.toml [project]", ["attrs>=22"])
 
 
 def test_requirements_files_follow_includes_and_skip_options(tmp_path):
-    tree = project(tmp_path, **{
-        "requirements-dev.txt": """
+    tree = project(
+        tmp_path,
+        **{
+            "requirements-dev.txt": """
             -r requirements/base.txt
             -c constraints.txt
             -e .[extra]
@@ -45,30 +58,44 @@ def test_requirements_files_follow_includes_and_skip_options(tmp_path):
             httpbin~=0.10.0 ; python_version >= "3.8"
             ./vendored/thing
         """,
-        "requirements/base.txt": "trustme\n",
-        "requirements/docs.txt": "sphinx\n",
-        "requirements/test.in": "unpinned\n",
-        "requirements/test.txt": "pinned==1.0\n",
-        "setup.cfg": "[options.extras_require]\nextra = toolz\n",
-    })
+            "requirements/base.txt": "trustme\n",
+            "requirements/docs.txt": "sphinx\n",
+            "requirements/test.in": "unpinned\n",
+            "requirements/test.txt": "pinned==1.0\n",
+            "setup.cfg": "[options.extras_require]\nextra = toolz\n",
+        },
+    )
     found = declared(tree)
-    assert found["requirements-dev.txt"] == ["trustme", "toolz", "pytest>=7", 'httpbin~=0.10.0 ; python_version >= "3.8"']
+    assert found["requirements-dev.txt"] == [
+        "trustme",
+        "toolz",
+        "pytest>=7",
+        'httpbin~=0.10.0 ; python_version >= "3.8"',
+    ]
     assert found["requirements/test.txt"] == ["pinned==1.0"]  # the compiled .txt, not its .in
     assert "requirements/docs.txt" not in found and "requirements/test.in" not in found
 
 
 def test_pep735_groups_with_include_group(tmp_path):
-    tree = project(tmp_path, **{"pyproject.toml": """
+    tree = project(
+        tmp_path,
+        **{
+            "pyproject.toml": """
         [dependency-groups]
         coverage = ["coverage[toml]"]
         test = ["pytest", {include-group = "coverage"}]
         lint = ["ruff"]
-    """})
+    """
+        },
+    )
     assert declared(tree) == {"pyproject.toml [dependency-groups] test": ["pytest", "coverage[toml]"]}
 
 
 def test_poetry_groups_and_dev_dependencies(tmp_path):
-    tree = project(tmp_path, **{"pyproject.toml": """
+    tree = project(
+        tmp_path,
+        **{
+            "pyproject.toml": """
         [tool.poetry]
         name = "demo"
         [tool.poetry.dependencies]
@@ -82,39 +109,64 @@ def test_poetry_groups_and_dev_dependencies(tmp_path):
         local = {path = "../local"}
         [tool.poetry.group.docs.dependencies]
         sphinx = "*"
-    """})
+    """
+        },
+    )
     assert declared(tree) == {
         "pyproject.toml [tool.poetry.dev-dependencies]": ["pytest>=7.1,<7.2"],
-        "pyproject.toml [tool.poetry.group.test]": ['freezegun>=0.3.2,<0.4; python_version >= "3.8"', "hypothesis[cli]"],
+        "pyproject.toml [tool.poetry.group.test]": [
+            'freezegun>=0.3.2,<0.4; python_version >= "3.8"',
+            "hypothesis[cli]",
+        ],
     }
     assert runtime_requirements(tree) == ("pyproject.toml [tool.poetry.dependencies]", ["requests>=2.28,<3"])
     assert requires_python(tree) == ">=3.8,<4"
 
 
-@pytest.mark.parametrize("spec, pep440", [
-    ("^1.2.3", ">=1.2.3,<2"), ("^0.2.3", ">=0.2.3,<0.3"), ("^0.0.3", ">=0.0.3,<0.0.4"), ("^1.2", ">=1.2,<2"),
-    ("~1.2.3", ">=1.2.3,<1.3"), ("~1", ">=1,<2"), ("1.2.3", "==1.2.3"), ("1.2.*", "==1.2.*"), ("*", ""),
-    (">=1.2,<2", ">=1.2,<2"), ("~=1.4", "~=1.4"), ("^1.0 || ^2.0", ""),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "spec, pep440",
+    [
+        ("^1.2.3", ">=1.2.3,<2"),
+        ("^0.2.3", ">=0.2.3,<0.3"),
+        ("^0.0.3", ">=0.0.3,<0.0.4"),
+        ("^1.2", ">=1.2,<2"),
+        ("~1.2.3", ">=1.2.3,<1.3"),
+        ("~1", ">=1,<2"),
+        ("1.2.3", "==1.2.3"),
+        ("1.2.*", "==1.2.*"),
+        ("*", ""),
+        (">=1.2,<2", ">=1.2,<2"),
+        ("~=1.4", "~=1.4"),
+        ("^1.0 || ^2.0", ""),
+    ],
+)
 def test_poetry_constraints_become_pep440(spec, pep440):
     assert poetry_constraint(spec) == pep440
 
 
 def test_pdm_dev_dependencies(tmp_path):
-    tree = project(tmp_path, **{"pyproject.toml": """
+    tree = project(
+        tmp_path,
+        **{
+            "pyproject.toml": """
         [project]
         name = "demo"
         dynamic = ["dependencies"]
         [tool.pdm.dev-dependencies]
         test = ["pytest>=7", "-e file:///${PROJECT_ROOT}/plugins/x#egg=x"]
         lint = ["flake8"]
-    """})
+    """
+        },
+    )
     assert declared(tree) == {"pyproject.toml [tool.pdm.dev-dependencies] test": ["pytest>=7"]}
     assert runtime_requirements(tree) is None  # dynamic: only a build can tell
 
 
 def test_hatch_environments(tmp_path):
-    tree = project(tmp_path, **{"pyproject.toml": """
+    tree = project(
+        tmp_path,
+        **{
+            "pyproject.toml": """
         [project]
         name = "demo"
         [project.optional-dependencies]
@@ -126,7 +178,9 @@ def test_hatch_environments(tmp_path):
         features = ["cli"]
         [tool.hatch.envs.docs]
         dependencies = ["mkdocs"]
-    """})
+    """
+        },
+    )
     assert declared(tree) == {
         "pyproject.toml [tool.hatch.envs.default]": ["pytest", "pytest-cov"],
         "pyproject.toml [tool.hatch.envs.hatch-test]": ["pytest-asyncio", "click"],
@@ -134,8 +188,10 @@ def test_hatch_environments(tmp_path):
 
 
 def test_tox_deps_extras_references_and_substitutions(tmp_path):
-    tree = project(tmp_path, **{
-        "tox.ini": """
+    tree = project(
+        tmp_path,
+        **{
+            "tox.ini": """
             [base]
             deps = mock
             [testenv]
@@ -150,9 +206,10 @@ def test_tox_deps_extras_references_and_substitutions(tmp_path):
             [testenv:lint]
             deps = flake8
         """,
-        "requirements/ci.txt": "coverage\n",
-        "setup.cfg": "[options.extras_require]\ntest = responses\n",
-    })
+            "requirements/ci.txt": "coverage\n",
+            "setup.cfg": "[options.extras_require]\ntest = responses\n",
+        },
+    )
     found = declared(tree)
     assert found["tox.ini [testenv]"] == ["coverage", "mock", "pytest>=6", "responses"]
     assert "tox.ini [testenv:lint]" not in found
@@ -161,8 +218,10 @@ def test_tox_deps_extras_references_and_substitutions(tmp_path):
 def test_tox_environments_of_another_python_are_left_out(tmp_path):
     """python-dateutil 2.9.0's ``py33`` environment pins pytest<3.3 for Python 3.3; resolved for 3.11 with the rest,
     it installed a pytest that cannot start there, and the suite collected nothing."""
-    tree = project(tmp_path, **{
-        "tox.ini": """
+    tree = project(
+        tmp_path,
+        **{
+            "tox.ini": """
             [testenv]
             deps = -rrequirements-dev.txt
             [testenv:py33]
@@ -176,18 +235,25 @@ def test_tox_environments_of_another_python_are_left_out(tmp_path):
             [testenv:pypy39]
             deps = cffi
         """,
-        "requirements-dev.txt": "pytest >= 3.0\n",
-        "requirements/3.3/requirements-dev.txt": "pytest<3.3\n",
-    })
+            "requirements-dev.txt": "pytest >= 3.0\n",
+            "requirements/3.3/requirements-dev.txt": "pytest<3.3\n",
+        },
+    )
     found = {d.source: list(d.requirements) for d in declarations_for_tests(tree, "3.11.7")}
-    assert found == {"requirements-dev.txt": ["pytest >= 3.0"], "tox.ini [testenv]": ["pytest >= 3.0"],
-                     "tox.ini [testenv:py311-django]": ["django"], "tox.ini [testenv:py3]": ["hypothesis"]}
+    assert found == {
+        "requirements-dev.txt": ["pytest >= 3.0"],
+        "tox.ini [testenv]": ["pytest >= 3.0"],
+        "tox.ini [testenv:py311-django]": ["django"],
+        "tox.ini [testenv:py3]": ["hypothesis"],
+    }
     assert "tox.ini [testenv:py33]" in declared(tree)  # without the interpreter's version, every environment
 
 
 def test_nox_session_installs_are_read_without_running(tmp_path):
-    tree = project(tmp_path, **{
-        "noxfile.py": """
+    tree = project(
+        tmp_path,
+        **{
+            "noxfile.py": """
             import nox
             raise SystemExit("a noxfile is parsed, never run")
             TEST_DEPS = ["pytest", "hypothesis>=6"]
@@ -203,15 +269,19 @@ def test_nox_session_installs_are_read_without_running(tmp_path):
             def lint(session):
                 session.install("ruff")
         """,
-        "requirements/tests.txt": "freezegun\n",
-        "pyproject.toml": '[project]\nname = "demo"\n[project.optional-dependencies]\nspeedups = ["ujson"]\n',
-    })
+            "requirements/tests.txt": "freezegun\n",
+            "pyproject.toml": '[project]\nname = "demo"\n[project.optional-dependencies]\nspeedups = ["ujson"]\n',
+        },
+    )
     assert declared(tree)["noxfile.py session tests"] == ["freezegun", "pytest", "hypothesis>=6", "ujson"]
     assert "noxfile.py session lint" not in declared(tree)
 
 
 def test_setup_cfg_extras_tests_require_and_python_requires(tmp_path):
-    tree = project(tmp_path, **{"setup.cfg": """
+    tree = project(
+        tmp_path,
+        **{
+            "setup.cfg": """
         [metadata]
         name = demo
         [options]
@@ -223,21 +293,28 @@ def test_setup_cfg_extras_tests_require_and_python_requires(tmp_path):
         testing =
             pytest
             pytest-xdist
-    """})
+    """
+        },
+    )
     assert declared(tree) == {"extra test": ["nose"], "extra testing": ["pytest", "pytest-xdist"]}
     assert runtime_requirements(tree) == ("setup.cfg [options]", ["six"])
     assert requires_python(tree) == ">=3.7"
 
 
 def test_sdist_metadata_gives_runtime_requirements_and_extras(tmp_path):
-    tree = project(tmp_path, **{"PKG-INFO": """\
+    tree = project(
+        tmp_path,
+        **{
+            "PKG-INFO": """\
         Metadata-Version: 2.2
         Name: requests
         Requires-Python: >=3.7
         Requires-Dist: idna<4,>=2.5
         Requires-Dist: PySocks!=1.5.7,>=1.5.6; extra == "socks"
         Requires-Dist: pytest>=7; python_version >= "3.8" and extra == "test"
-    """})
+    """
+        },
+    )
     assert runtime_requirements(tree) == ("PKG-INFO", ["idna<4,>=2.5"])
     assert declared(tree) == {"extra test": ['pytest>=7; python_version >= "3.8"']}
     assert requires_python(tree) == ">=3.7"
@@ -248,8 +325,10 @@ def test_sdist_metadata_gives_runtime_requirements_and_extras(tmp_path):
 
 
 def test_extras_that_provide_what_the_tests_import(tmp_path):
-    tree = project(tmp_path, **{
-        "pyproject.toml": """
+    tree = project(
+        tmp_path,
+        **{
+            "pyproject.toml": """
             [project]
             name = "web"
             [project.optional-dependencies]
@@ -262,18 +341,20 @@ def test_extras_that_provide_what_the_tests_import(tmp_path):
             dev-contrib = ["httpx-sse"]
             linting = ["ruff"]
         """,
-        "web/__init__.py": "",
-        "tests/conftest.py": "import redis\nimport web\nimport os\n",
-        "tests/unit/test_token.py": "def test_it():\n    from jose import jwt\n",
-        "web/contrib.py": "from opentelemetry.instrumentation.asgi import OpenTelemetryMiddleware\n",
-        "tests/unit/test_yaml.py": "import yaml\n",
-    })
+            "web/__init__.py": "",
+            "tests/conftest.py": "import redis\nimport web\nimport os\n",
+            "tests/unit/test_token.py": "def test_it():\n    from jose import jwt\n",
+            "web/contrib.py": "from opentelemetry.instrumentation.asgi import OpenTelemetryMiddleware\n",
+            "tests/unit/test_yaml.py": "import yaml\n",
+        },
+    )
     assert declared(tree) == {
         "pyproject.toml [tool.pdm.dev-dependencies] dev-contrib": ["httpx-sse"],
         "extra redis: redis[hiredis]>=4.4.4 (tests/conftest.py imports it)": ["redis[hiredis]>=4.4.4"],
         "extra jwt: python-jose (tests/unit/test_token.py imports it)": ["python-jose"],
-        "extra otel: opentelemetry-instrumentation-asgi (web/contrib.py imports it)":
-            ["opentelemetry-instrumentation-asgi"],
+        "extra otel: opentelemetry-instrumentation-asgi (web/contrib.py imports it)": [
+            "opentelemetry-instrumentation-asgi"
+        ],
         "extra full: pyyaml (tests/unit/test_yaml.py imports it)": ["pyyaml"],
     }
 
@@ -281,16 +362,22 @@ def test_extras_that_provide_what_the_tests_import(tmp_path):
 def test_the_package_itself_is_no_test_requirement(tmp_path):
     # MarkupSafe 2.1.5's pip-compiled requirements/dev.txt pins markupsafe==2.1.4 (through jinja2): resolved for 2.1.5's
     # tests it left the whole file out
-    tree = project(tmp_path, **{
-        "pyproject.toml": '[project]\nname = "MarkupSafe"\nversion = "2.1.5"\n',
-        "requirements/dev.txt": "jinja2==3.1.3\nmarkupsafe==2.1.4\n    # via jinja2\npytest==7.4.4\n",
-    })
+    tree = project(
+        tmp_path,
+        **{
+            "pyproject.toml": '[project]\nname = "MarkupSafe"\nversion = "2.1.5"\n',
+            "requirements/dev.txt": "jinja2==3.1.3\nmarkupsafe==2.1.4\n    # via jinja2\npytest==7.4.4\n",
+        },
+    )
     assert declared(tree)["requirements/dev.txt"] == ["jinja2==3.1.3", "pytest==7.4.4"]
 
 
 def test_tox_configuration_inside_pyproject(tmp_path):
     # tqdm declares its test requirements only in [tool.tox] legacy_tox_ini (pytest-asyncio among them)
-    tree = project(tmp_path, **{"pyproject.toml": """
+    tree = project(
+        tmp_path,
+        **{
+            "pyproject.toml": """
         [project]
         name = "demo"
         [tool.tox]
@@ -308,15 +395,21 @@ def test_tox_configuration_inside_pyproject(tmp_path):
         [testenv:check]
         deps = twine
         \"\"\"
-    """})
-    assert declared(tree) == {"pyproject.toml [tool.tox] legacy_tox_ini [testenv]": ["pytest", "pytest-asyncio", "numpy"]}
+    """
+        },
+    )
+    assert declared(tree) == {
+        "pyproject.toml [tool.tox] legacy_tox_ini [testenv]": ["pytest", "pytest-asyncio", "numpy"]
+    }
 
 
 def test_the_conda_environment_of_the_tests_under_pypi_names(tmp_path):
     # As xarray's ci/requirements/environment.yml, the only place it names iris, hypothesis and sparse: conda names
     # that PyPI spells otherwise are renamed, conda-only and non-Python packages declared with the reason.
-    tree = project(tmp_path, **{
-        "ci/requirements/environment.yml": """
+    tree = project(
+        tmp_path,
+        **{
+            "ci/requirements/environment.yml": """
             name: demo-tests
             channels: [conda-forge, nodefaults]
             dependencies:
@@ -336,10 +429,11 @@ def test_the_conda_environment_of_the_tests_under_pypi_names(tmp_path):
                 - -r ../../requirements-pip.txt
                 - sparse>=0.13
         """,
-        "ci/requirements/environment-py311.yml": "dependencies:\n  - pint\n",  # a variant: never read
-        "ci/requirements/min-all-deps.yml": "dependencies:\n  - numpy=1.21\n",
-        "requirements-pip.txt": "toolz\n",
-    })
+            "ci/requirements/environment-py311.yml": "dependencies:\n  - pint\n",  # a variant: never read
+            "ci/requirements/min-all-deps.yml": "dependencies:\n  - numpy=1.21\n",
+            "requirements-pip.txt": "toolz\n",
+        },
+    )
     found = {d.source: (list(d.requirements), d.left_out) for d in declarations_for_tests(tree)}
     where = "ci/requirements/environment.yml"
     assert found == {
@@ -358,11 +452,14 @@ def test_the_conda_environment_of_the_tests_under_pypi_names(tmp_path):
 
 
 def test_the_default_conda_environment_before_one_for_the_tests_and_the_root_first(tmp_path):
-    tree = project(tmp_path, **{
-        "ci/environment.yml": "dependencies:\n  - pytest-cov\n",
-        "environment-dev.yml": "dependencies:\n  - pytest-xdist\n",
-        "environment-docs.yml": "dependencies:\n  - sphinx\n",
-    })
+    tree = project(
+        tmp_path,
+        **{
+            "ci/environment.yml": "dependencies:\n  - pytest-cov\n",
+            "environment-dev.yml": "dependencies:\n  - pytest-xdist\n",
+            "environment-docs.yml": "dependencies:\n  - sphinx\n",
+        },
+    )
     assert declared(tree) == {"ci/environment.yml: pytest-cov": ["pytest-cov"]}
     (tree / "environment.yaml").write_text("name: x\ndependencies:\n  - pytest-mock\n")
     assert declared(tree) == {"environment.yaml: pytest-mock": ["pytest-mock"]}

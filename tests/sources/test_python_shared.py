@@ -24,8 +24,12 @@ def _hidden_interpreter() -> Path:
 
 def test_an_interpreter_others_cannot_run_is_copied_where_they_can():
     python = _hidden_interpreter()
-    version = subprocess.run([str(python), "-c", "import platform; print(platform.python_version())"],
-                             capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    version = subprocess.run(
+        [str(python), "-c", "import platform; print(platform.python_version())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     with leased_slot() as slot:
         _copied_and_run(python, version, str(sandbox_uid(slot, 0)))
 
@@ -37,9 +41,17 @@ def _copied_and_run(python: Path, version: str, uid: str) -> None:
 
     copy = shareable(python)
     assert copy != python and runnable_by_others(copy)
-    started = subprocess.run([*as_sandbox, str(copy), "-I", "-c",
-                              "import platform, ssl, sqlite3, sys; print(platform.python_version(), sys.prefix)"],
-                             capture_output=True, text=True)  # fmt: skip
+    started = subprocess.run(
+        [
+            *as_sandbox,
+            str(copy),
+            "-I",
+            "-c",
+            "import platform, ssl, sqlite3, sys; print(platform.python_version(), sys.prefix)",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert started.returncode == 0, started.stderr
     found_version, prefix = started.stdout.split()
     assert found_version == version and Path(prefix) == copy.parent.parent  # its own standard library, not the old one
@@ -54,6 +66,7 @@ def test_an_environment_the_sandbox_cannot_reach_is_refused_up_front_naming_the_
     """A clone inside a folder only root may enter (mktemp -d's mode 0700) keeps its environments there: refused in
     one line naming the folder to open, before anything is resolved, instead of a suite run without pytest."""
     from benchsmith.sources.python import environment as python_env
+
     private = Path(tempfile.mkdtemp(prefix="benchsmith-private-"))  # mode 0700, as mktemp -d makes it
     try:
         (private / "clone").mkdir()

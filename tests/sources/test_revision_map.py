@@ -19,9 +19,19 @@ OLD_HASH = "0da657a65c92b086a301a6ffe9e34ec272f8889c"
 
 
 def git(repo, *args, data=None):
-    completed = subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, input=data,
-                               env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-                                    "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"})  # fmt: skip
+    completed = subprocess.run(
+        ["git", "-C", str(repo), *args],
+        check=True,
+        capture_output=True,
+        input=data,
+        env={
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+            "PATH": "/usr/bin:/bin",
+        },
+    )
     return completed.stdout.decode().strip()
 
 
@@ -36,8 +46,10 @@ def commit(repo, message, files):
 
 def patch_for(repo, fixed_text, path="src/A.java"):
     blob = git(repo, "hash-object", "--stdin", data=fixed_text.encode())
-    return (f"diff --git a/{path} b/{path}\nindex {blob[:7]}..1111111 100644\n--- a/{path}\n+++ b/{path}\n"
-            "@@ -1,5 +1,5 @@\n class A {\n   int f() {\n-    return 2;\n+    return 1;\n   }\n }\n")  # fmt: skip
+    return (
+        f"diff --git a/{path} b/{path}\nindex {blob[:7]}..1111111 100644\n--- a/{path}\n+++ b/{path}\n"
+        "@@ -1,5 +1,5 @@\n class A {\n   int f() {\n-    return 2;\n+    return 1;\n   }\n }\n"
+    )
 
 
 @pytest.fixture
@@ -75,5 +87,6 @@ def test_the_source_reads_the_fix_under_its_new_hash(rewritten, tmp_path, monkey
     assert fixed == {"src/A.java": FIXED} and buggy == {"src/A.java": BUGGY}
     assert (tmp_path / "cache" / "revision-maps" / "P.json").is_file()
     with pytest.raises(SourceUnavailable, match="no commit brings"):
-        UpstreamGitSource(repo / ".git").files(Bug("P", 2, "a", "b" * 40, "", ""), ["src/A.java"],
-                                               patch_for(repo, "nothing\n"), "2.src.patch")  # fmt: skip
+        UpstreamGitSource(repo / ".git").files(
+            Bug("P", 2, "a", "b" * 40, "", ""), ["src/A.java"], patch_for(repo, "nothing\n"), "2.src.patch"
+        )

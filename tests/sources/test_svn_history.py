@@ -25,9 +25,20 @@ SVN = SvnImport(ref="refs/import/raw", folder="branches/b", first_revision=1, wi
 
 
 def git(repo, *args, env=None):
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True,
-                          env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-                               "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin", **(env or {})}).stdout.strip()  # fmt: skip
+    return subprocess.run(
+        ["git", "-C", str(repo), *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+            "PATH": "/usr/bin:/bin",
+            **(env or {}),
+        },
+    ).stdout.strip()
 
 
 def commit(repo, revision, message, files=None):
@@ -42,9 +53,11 @@ def commit(repo, revision, message, files=None):
 
 def patch_for(fixed_blob: str = "0000000") -> str:
     """Defects4J's way round: from the fixed file to the buggy one."""
-    return (f"diff --git a/{PATH} b/{PATH}\nindex {fixed_blob}..1111111 100644\n--- a/{PATH}\n+++ b/{PATH}\n"
-            "@@ -1,6 +1,6 @@\n class Foo {\n   int check(Object o) {\n-    if (o == null) {\n+    if (o != null) {\n"
-            "       return 0;\n     }\n     return 1;\n")  # fmt: skip
+    return (
+        f"diff --git a/{PATH} b/{PATH}\nindex {fixed_blob}..1111111 100644\n--- a/{PATH}\n+++ b/{PATH}\n"
+        "@@ -1,6 +1,6 @@\n class Foo {\n   int check(Object o) {\n-    if (o == null) {\n+    if (o != null) {\n"
+        "       return 0;\n     }\n     return 1;\n"
+    )
 
 
 @pytest.fixture
@@ -71,7 +84,9 @@ def svn_repo(tmp_path):
 
 
 def rewritten_commit_with_tree(repo, tree):
-    return next(line.split()[1] for line in git(repo, "log", "--all", "--format=%T %H").splitlines() if line.split()[0] == tree)
+    return next(
+        line.split()[1] for line in git(repo, "log", "--all", "--format=%T %H").splitlines() if line.split()[0] == tree
+    )
 
 
 def test_a_revision_is_its_position_and_its_fix_is_found_on_the_branch(svn_repo):
@@ -123,12 +138,19 @@ def test_the_map_is_stored_with_its_evidence_and_read_by_the_source(svn_repo, tm
 def test_a_revision_number_that_abbreviates_some_commit_hash_is_still_a_revision(svn_repo, tmp_path, monkeypatch):
     """Chart's revision 1166 is also the start of an unrelated commit's hash in jfree/jfreechart."""
     noise = 0
-    while not (number := next((sha[:4] for sha in git(svn_repo, "rev-list", "--all").split()
-                               if sha[:4].isdigit() and sha[0] != "0"), None)):  # fmt: skip
+    while not (
+        number := next(
+            (sha[:4] for sha in git(svn_repo, "rev-list", "--all").split() if sha[:4].isdigit() and sha[0] != "0"), None
+        )
+    ):
         noise += 1
         git(svn_repo, "commit", "-q", "--allow-empty", "-m", f"noise {noise}")
-    assert subprocess.run(["git", "-C", str(svn_repo), "rev-parse", "-q", "--verify", f"{number}^{{commit}}"],
-                          capture_output=True).returncode == 0  # fmt: skip
+    assert (
+        subprocess.run(
+            ["git", "-C", str(svn_repo), "rev-parse", "-q", "--verify", f"{number}^{{commit}}"], capture_output=True
+        ).returncode
+        == 0
+    )
     monkeypatch.setenv("BENCHSMITH_CACHE", str(tmp_path / "cache"))
     monkeypatch.setitem(REVISION_MAPS, "P", SvnImport(SVN.ref, SVN.folder, first_revision=int(number) - 3, window=5))
     bug = Bug("P", 1, str(int(number) - 2), number, "UNKNOWN", "UNKNOWN")  # revision 4 of the fixture, renumbered

@@ -1,4 +1,5 @@
-"""RepoClassBench for Java (RepoClassBench paper): a class's description in, its whole file out, judged by the repository's tests.
+"""RepoClassBench for Java (RepoClassBench paper): a class's description in, its whole file out, judged by the
+repository's tests.
 
 The records are classbench's (``ClassBenchTask``, language "java"); what
 differs is the runner (``benchsmith.runners.java.class_runner``: the warm JVM of NL2Fix,
@@ -67,15 +68,25 @@ class ClassBenchJava(ClassTasks):
 
         level = description or "detailed"
         text = prompts.task_description(record, level)  # an undescribed task fails before any request
-        return AgentTask(record.task_id, "java", record.file_path, record.class_name, text,
-                         lambda answer: extract_java_class(answer, record.class_name))  # fmt: skip
+        return AgentTask(
+            record.task_id,
+            "java",
+            record.file_path,
+            record.class_name,
+            text,
+            lambda answer: extract_java_class(answer, record.class_name),
+        )
 
     def agent_environment(self, record: ClassBenchTask, options: AgentOptions) -> tuple[Toolbox, Oracle]:
         from benchsmith.generation.agents.java.tools import java_toolbox
         from benchsmith.runners.java.jvm import release_api
 
-        toolbox = java_toolbox(record, visible_files(record, relatives=not options.no_relatives), jdk_api=release_api(),
-                               description=prompts.task_description(record, options.description))  # fmt: skip
+        toolbox = java_toolbox(
+            record,
+            visible_files(record, relatives=not options.no_relatives),
+            jdk_api=release_api(),
+            description=prompts.task_description(record, options.description),
+        )
         logs = options.logs / "".join(c if c.isalnum() or c in "-_." else "_" for c in record.task_id)
         return toolbox, java_oracle(record, options.limits, logs, slot=options.slot)
 
@@ -107,15 +118,21 @@ class _Candidates:
 
 def _item(task: ClassBenchTask, level: str) -> GenerationItem:
     messages = prompts.basic(task, level)
-    return GenerationItem(task.task_id, 1, lambda answers: messages, lambda text: extract_java_class(text, task.class_name),
-                          f"basic-{level}")  # fmt: skip
+    return GenerationItem(
+        task.task_id,
+        1,
+        lambda answers: messages,
+        lambda text: extract_java_class(text, task.class_name),
+        f"basic-{level}",
+    )
 
 
 register(ClassBenchJava())
 
 
 def visible_files(task: ClassBenchTask, relatives: bool = True) -> dict[str, str]:
-    """The Java files an agent's tools show: the task's public view (the tree candidates are judged in) without the directives' test files (and the relatives')."""
+    """The Java files an agent's tools show: the task's public view (the tree candidates are judged in) without the
+    directives' test files (and the relatives')."""
     from benchsmith.runners.java.class_runner import task_workspace
     from benchsmith.runners.java.defects4j_workspace import java_public_view
 
@@ -132,8 +149,9 @@ def visible_files(task: ClassBenchTask, relatives: bool = True) -> dict[str, str
     return files
 
 
-def java_oracle(task: ClassBenchTask, limits: Limits, logs: Path, *, slot: int = 0,
-                budget: int = FEEDBACK_BUDGET) -> HarnessOracle:  # fmt: skip
+def java_oracle(
+    task: ClassBenchTask, limits: Limits, logs: Path, *, slot: int = 0, budget: int = FEEDBACK_BUDGET
+) -> HarnessOracle:
     """A Java task's oracle: the class harness (compiler errors, or failing directives with their messages)."""
     from benchsmith.runners.java.class_runner import ClassTaskRunner, task_workspace
 

@@ -43,7 +43,9 @@ class ClassBench(ClassTasks):
     def runners(self, options: EvalOptions) -> Callable[[ClassBenchTask, int, Path], CandidateRunner]:
         from benchsmith.runners.python.class_runner import TaskRunner
 
-        return lambda task, slot, logs: TaskRunner(task, slot, options.limits, logs, second_opinion=options.second_opinion)
+        return lambda task, slot, logs: TaskRunner(
+            task, slot, options.limits, logs, second_opinion=options.second_opinion
+        )
 
     def agent_task(self, record: ClassBenchTask, description: str | None) -> AgentTask:
         return _agent_task(record, description or "detailed")
@@ -52,9 +54,14 @@ class ClassBench(ClassTasks):
         from benchsmith.generation.agents.python.tools import python_toolbox
 
         if record.language != "python":
-            raise BenchsmithError(f"{record.task_id}: repository tools exist for python tasks only, not {record.language}")
-        toolbox = python_toolbox(record, visible_repository_of(record, relatives=not options.no_relatives),
-                                 description=prompts.task_description(record, options.description))  # fmt: skip
+            raise BenchsmithError(
+                f"{record.task_id}: repository tools exist for python tasks only, not {record.language}"
+            )
+        toolbox = python_toolbox(
+            record,
+            visible_repository_of(record, relatives=not options.no_relatives),
+            description=prompts.task_description(record, options.description),
+        )
         logs = options.logs / "".join(c if c.isalnum() or c in "-_." else "_" for c in record.task_id)
         return toolbox, python_oracle(record, options.limits, logs, slot=options.slot)
 
@@ -73,16 +80,27 @@ def _agent_task(task: ClassBenchTask, level: str) -> AgentTask:
     if task.language != "python":
         raise BenchsmithError(f"{task.task_id}: agents support python tasks only, not {task.language}")
     description = prompts.task_description(task, level)  # an undescribed task fails before any request
-    return AgentTask(task.task_id, task.language, task.file_path, task.class_name, description,
-                     lambda text: extract_python_class(text, task.class_name))  # fmt: skip
+    return AgentTask(
+        task.task_id,
+        task.language,
+        task.file_path,
+        task.class_name,
+        description,
+        lambda text: extract_python_class(text, task.class_name),
+    )
 
 
 def _item(task: ClassBenchTask, level: str) -> GenerationItem:
     if task.language != "python":
         raise BenchsmithError(f"{task.task_id}: generation supports python tasks only, not {task.language}")
     messages = prompts.basic(task, level)  # renders now, so an undescribed task fails before any request
-    return GenerationItem(task.task_id, 1, lambda answers: messages, lambda text: extract_python_class(text, task.class_name),
-                          f"basic-{level}")  # fmt: skip
+    return GenerationItem(
+        task.task_id,
+        1,
+        lambda answers: messages,
+        lambda text: extract_python_class(text, task.class_name),
+        f"basic-{level}",
+    )
 
 
 register(ClassBench())
@@ -98,8 +116,9 @@ def visible_repository_of(task: ClassBenchTask, relatives: bool = True) -> Visib
     return visible_repository(task, repo, python_public_view(repo, task.file_path, task.class_name), relatives)
 
 
-def python_oracle(task: ClassBenchTask, limits: Limits, logs: Path, *, slot: int = 0,
-                  budget: int = FEEDBACK_BUDGET) -> HarnessOracle:  # fmt: skip
+def python_oracle(
+    task: ClassBenchTask, limits: Limits, logs: Path, *, slot: int = 0, budget: int = FEEDBACK_BUDGET
+) -> HarnessOracle:
     """The oracle of *task*: its class harness in sandbox *slot*, run logs under *logs*, feedback within *budget*."""
     from benchsmith.runners.python.class_runner import TaskRunner
 

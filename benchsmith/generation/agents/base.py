@@ -81,4 +81,6 @@ class AgentTask:
     file_path: str  # where the class goes
     class_name: str
     description: str  # DETAILED or SKETCHY
-    extract: Callable[[str], Any]  # an answer → benchsmith.generation.prompts.extraction.Extraction (code, found, reason)
+    extract: Callable[
+        [str], Any
+    ]  # an answer → benchsmith.generation.prompts.extraction.Extraction (code, found, reason)

@@ -1,4 +1,5 @@
-"""The oracle of the RepoClassBench paper (Algorithm 1, O): an attempt judged by the benchmark's own class harness, in words.
+"""The oracle of the RepoClassBench paper (Algorithm 1, O): an attempt judged by the benchmark's own class harness, in
+words.
 
 :class:`HarnessOracle` wraps the runner a benchmark judges a task's candidates with (its ``agent_environment``
 makes it): each attempt runs sandboxed exactly as ``eval`` runs a candidate, and the verdict (decided by the
@@ -44,7 +45,7 @@ def feedback_text(verdict: Verdict, total: int, budget: int = FEEDBACK_BUDGET) -
             if share <= 20:
                 break
             if len(message) > share:
-                message = "..." + message[-(share - 3):]  # the end: where the assertion or the exception is
+                message = "..." + message[-(share - 3) :]  # the end: where the assertion or the exception is
             parts.append(f"--- {', '.join(directives)}\n{message}")
         text += "\n\n" + "\n".join(parts)
     return _cut(text, budget)
@@ -68,9 +69,13 @@ class HarnessOracle:
         self.attempts += 1
         verdict = self.runner.evaluate(code, f"attempt-{self.attempts}")
         self.last_verdict = verdict
-        return Feedback(passed=verdict.status == "plausible", compiled=verdict.compiled,
-                        tests_passed=verdict.tests_passed, tests_failed=verdict.tests_failed,
-                        text=feedback_text(verdict, self.total, self.budget))  # fmt: skip
+        return Feedback(
+            passed=verdict.status == "plausible",
+            compiled=verdict.compiled,
+            tests_passed=verdict.tests_passed,
+            tests_failed=verdict.tests_failed,
+            text=feedback_text(verdict, self.total, self.budget),
+        )
 
     def close(self) -> None:
         self.runner.close()

@@ -1,4 +1,5 @@
-"""The agents' prompts (RepoClassBench paper, appendix G): initial generation, tool invocation, reflection, improved generation.
+"""The agents' prompts (RepoClassBench paper, appendix G): initial generation, tool invocation, reflection, improved
+generation.
 
 Each prompt opens with a few-shot question in the task's language, read from
 ``templates/agent-shot-<language>.txt`` (sections after ``@@ NAME`` lines).
@@ -14,7 +15,10 @@ from benchsmith.generation.models.base import Message
 from benchsmith.generation.prompts.renderer import TEMPLATES, prompt_hash, render, template_body
 
 AGENT_TEMPLATES = ("agent-initial", "agent-tools", "agent-reflect", "agent-improve")
-_WITH_CONTEXT = "Below are some potentially relevant pieces of information.\n{observations}\nBased on the above, generate the following class"
+_WITH_CONTEXT = (
+    "Below are some potentially relevant pieces of information.\n{observations}\n"
+    "Based on the above, generate the following class"
+)
 _WITHOUT_CONTEXT = "Generate the following class"
 NO_TOOL_OUTPUT = "(no tool was called)"
 
@@ -47,48 +51,110 @@ def agents_prompt_hash(language: str) -> str:
 
 def basic(task: AgentTask) -> tuple[Message, ...]:
     """BASICPROMPTING and REFLEXION's first attempt: the description alone (the existing classbench prompt)."""
-    return (Message("user", render("classbench-basic", FILE_PATH=task.file_path, DESCRIPTION=task.description,
-                                   LANGUAGE=task.language)),)  # fmt: skip
+    return (
+        Message(
+            "user",
+            render("classbench-basic", FILE_PATH=task.file_path, DESCRIPTION=task.description, LANGUAGE=task.language),
+        ),
+    )
 
 
 def initial(task: AgentTask, snippets: str) -> tuple[Message, ...]:
     example = shot(task.language)
-    return (Message("user", render(
-        "agent-initial", LANGUAGE=task.language, SHOT_SNIPPETS=example["SNIPPETS"], SHOT_FILE_PATH=example["FILE_PATH"],
-        SHOT_DESCRIPTION=example["DESCRIPTION"], SHOT_CODE=example["CODE"], SNIPPETS=snippets or "(none)",
-        FILE_PATH=task.file_path, DESCRIPTION=task.description)),)  # fmt: skip
+    return (
+        Message(
+            "user",
+            render(
+                "agent-initial",
+                LANGUAGE=task.language,
+                SHOT_SNIPPETS=example["SNIPPETS"],
+                SHOT_FILE_PATH=example["FILE_PATH"],
+                SHOT_DESCRIPTION=example["DESCRIPTION"],
+                SHOT_CODE=example["CODE"],
+                SNIPPETS=snippets or "(none)",
+                FILE_PATH=task.file_path,
+                DESCRIPTION=task.description,
+            ),
+        ),
+    )
 
 
 def tool_invocation(task: AgentTask, previous: str, feedback: str, tools: str, tool_names: str) -> tuple[Message, ...]:
     """*tools*: the numbered list of the dependent tools; *tool_names*: their call shapes on one line."""
     example = shot(task.language)
-    return (Message("user", render(
-        "agent-tools", LANGUAGE=task.language, TOOLS=tools, TOOL_NAMES=tool_names, SHOT_FILE_PATH=example["FILE_PATH"],
-        SHOT_DESCRIPTION=example["DESCRIPTION"], SHOT_PREVIOUS=example["PREVIOUS"], SHOT_FEEDBACK=example["FEEDBACK"],
-        SHOT_TOOL_USAGE=example["TOOL_USAGE"], FILE_PATH=task.file_path, DESCRIPTION=task.description,
-        PREVIOUS=previous, FEEDBACK=feedback)),)  # fmt: skip
+    return (
+        Message(
+            "user",
+            render(
+                "agent-tools",
+                LANGUAGE=task.language,
+                TOOLS=tools,
+                TOOL_NAMES=tool_names,
+                SHOT_FILE_PATH=example["FILE_PATH"],
+                SHOT_DESCRIPTION=example["DESCRIPTION"],
+                SHOT_PREVIOUS=example["PREVIOUS"],
+                SHOT_FEEDBACK=example["FEEDBACK"],
+                SHOT_TOOL_USAGE=example["TOOL_USAGE"],
+                FILE_PATH=task.file_path,
+                DESCRIPTION=task.description,
+                PREVIOUS=previous,
+                FEEDBACK=feedback,
+            ),
+        ),
+    )
 
 
 def reflection(task: AgentTask, previous: str, feedback: str, observations: str | None) -> tuple[Message, ...]:
     """*observations* None: no repository context at all (REFLEXION), in the example too."""
     example = shot(task.language)
-    return (Message("user", render(
-        "agent-reflect", LANGUAGE=task.language, SHOT_CONTEXT=_context(example["OBSERVATIONS"], observations),
-        SHOT_FILE_PATH=example["FILE_PATH"], SHOT_DESCRIPTION=example["DESCRIPTION"], SHOT_PREVIOUS=example["PREVIOUS"],
-        SHOT_FEEDBACK=example["FEEDBACK"], SHOT_REFLECTION=example["REFLECTION"],
-        CONTEXT=_context(observations, observations), FILE_PATH=task.file_path, DESCRIPTION=task.description,
-        PREVIOUS=previous, FEEDBACK=feedback)),)  # fmt: skip
+    return (
+        Message(
+            "user",
+            render(
+                "agent-reflect",
+                LANGUAGE=task.language,
+                SHOT_CONTEXT=_context(example["OBSERVATIONS"], observations),
+                SHOT_FILE_PATH=example["FILE_PATH"],
+                SHOT_DESCRIPTION=example["DESCRIPTION"],
+                SHOT_PREVIOUS=example["PREVIOUS"],
+                SHOT_FEEDBACK=example["FEEDBACK"],
+                SHOT_REFLECTION=example["REFLECTION"],
+                CONTEXT=_context(observations, observations),
+                FILE_PATH=task.file_path,
+                DESCRIPTION=task.description,
+                PREVIOUS=previous,
+                FEEDBACK=feedback,
+            ),
+        ),
+    )
 
 
-def improvement(task: AgentTask, previous: str, feedback: str, observations: str | None,
-                reflection_text: str) -> tuple[Message, ...]:  # fmt: skip
+def improvement(
+    task: AgentTask, previous: str, feedback: str, observations: str | None, reflection_text: str
+) -> tuple[Message, ...]:
     example = shot(task.language)
-    return (Message("user", render(
-        "agent-improve", LANGUAGE=task.language, SHOT_CONTEXT=_context(example["OBSERVATIONS"], observations),
-        SHOT_FILE_PATH=example["FILE_PATH"], SHOT_DESCRIPTION=example["DESCRIPTION"], SHOT_PREVIOUS=example["PREVIOUS"],
-        SHOT_FEEDBACK=example["FEEDBACK"], SHOT_REFLECTION=example["REFLECTION"], SHOT_CODE=example["CODE"],
-        CONTEXT=_context(observations, observations), FILE_PATH=task.file_path, DESCRIPTION=task.description,
-        PREVIOUS=previous, FEEDBACK=feedback, REFLECTION=reflection_text or "(none)")),)  # fmt: skip
+    return (
+        Message(
+            "user",
+            render(
+                "agent-improve",
+                LANGUAGE=task.language,
+                SHOT_CONTEXT=_context(example["OBSERVATIONS"], observations),
+                SHOT_FILE_PATH=example["FILE_PATH"],
+                SHOT_DESCRIPTION=example["DESCRIPTION"],
+                SHOT_PREVIOUS=example["PREVIOUS"],
+                SHOT_FEEDBACK=example["FEEDBACK"],
+                SHOT_REFLECTION=example["REFLECTION"],
+                SHOT_CODE=example["CODE"],
+                CONTEXT=_context(observations, observations),
+                FILE_PATH=task.file_path,
+                DESCRIPTION=task.description,
+                PREVIOUS=previous,
+                FEEDBACK=feedback,
+                REFLECTION=reflection_text or "(none)",
+            ),
+        ),
+    )
 
 
 def _context(observations: str | None, present: str | None) -> str:

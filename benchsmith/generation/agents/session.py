@@ -38,8 +38,10 @@ from benchsmith.generation.models.base import Backend, ChatRequest, Message, Too
 
 log = logging.getLogger(__name__)
 TOOL_FORMATS = ("auto", "openai", "text")
-NO_CODE_FEEDBACK = ("No {language} code was found in the answer, so it could not be run. "
-                    "Answer with the whole class {class_name} in one ```{language} code block.")  # fmt: skip
+NO_CODE_FEEDBACK = (
+    "No {language} code was found in the answer, so it could not be run. "
+    "Answer with the whole class {class_name} in one ```{language} code block."
+)
 
 
 @dataclass(frozen=True)
@@ -71,8 +73,16 @@ class RunSettings:
 
 
 class Session:
-    def __init__(self, task: AgentTask, backend: Backend, settings: RunSettings, toolbox: Toolbox | None,
-                 oracle: Oracle | None, replay: Sequence[Mapping[str, Any]], record: Callable[[dict], None]) -> None:  # fmt: skip
+    def __init__(
+        self,
+        task: AgentTask,
+        backend: Backend,
+        settings: RunSettings,
+        toolbox: Toolbox | None,
+        oracle: Oracle | None,
+        replay: Sequence[Mapping[str, Any]],
+        record: Callable[[dict], None],
+    ) -> None:
         self.task = task
         self.backend = backend
         self.settings = settings
@@ -88,33 +98,60 @@ class Session:
 
     # --- the model -----------------------------------------------------------------------------------------------
 
-    def ask(self, stage: str, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]] = (),
-            iteration: int = 0) -> Answer:  # fmt: skip
+    def ask(
+        self, stage: str, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]] = (), iteration: int = 0
+    ) -> Answer:
         """The model's answer to *messages* (with *tools* offered through the API, when given)."""
         purpose = f"agent/{self.settings.agent}/{stage}"
-        self.events.append({"kind": "request", "iteration": iteration, "purpose": purpose,
-                            "messages": [_message_event(m) for m in messages],
-                            "tools": [t["function"]["name"] for t in tools]})  # fmt: skip
-        key = _key({"purpose": purpose, "messages": [_message_event(m) for m in messages],
-                    "tools": list(tools), "temperature": self.settings.temperature})  # fmt: skip
+        self.events.append(
+            {
+                "kind": "request",
+                "iteration": iteration,
+                "purpose": purpose,
+                "messages": [_message_event(m) for m in messages],
+                "tools": [t["function"]["name"] for t in tools],
+            }
+        )
+        key = _key(
+            {
+                "purpose": purpose,
+                "messages": [_message_event(m) for m in messages],
+                "tools": list(tools),
+                "temperature": self.settings.temperature,
+            }
+        )
         value = self._replayed("answer", key)
         if value is None:
-            request = ChatRequest(messages=tuple(messages), n=1, temperature=self.settings.temperature,
-                                  max_tokens=self.settings.max_tokens, item_id=self.task.task_id, purpose=purpose,
-                                  context={"iteration": str(iteration), "agent": self.settings.agent},
-                                  tools=tuple(tools))  # fmt: skip
+            request = ChatRequest(
+                messages=tuple(messages),
+                n=1,
+                temperature=self.settings.temperature,
+                max_tokens=self.settings.max_tokens,
+                item_id=self.task.task_id,
+                purpose=purpose,
+                context={"iteration": str(iteration), "agent": self.settings.agent},
+                tools=tuple(tools),
+            )
             response = self.backend.complete(request)
             if not response.texts:
                 raise BenchsmithError(f"{self.task.task_id}: {self.backend.name} returned no answer to {purpose}")
             calls = response.tool_calls[0] if response.tool_calls else ()
-            value = {"content": response.texts[0], "tool_calls": [_call_event(c) for c in calls],
-                     "model": response.model or self.backend.model,
-                     "usage": {"requests": response.usage.requests, "prompt_tokens": response.usage.prompt_tokens,
-                               "completion_tokens": response.usage.completion_tokens,
-                               "cost_usd": response.usage.cost_usd}}  # fmt: skip
+            value = {
+                "content": response.texts[0],
+                "tool_calls": [_call_event(c) for c in calls],
+                "model": response.model or self.backend.model,
+                "usage": {
+                    "requests": response.usage.requests,
+                    "prompt_tokens": response.usage.prompt_tokens,
+                    "completion_tokens": response.usage.completion_tokens,
+                    "cost_usd": response.usage.cost_usd,
+                },
+            }
             self._journal("answer", key, value)
         usage = value["usage"]
-        self.usage.add(Usage(usage["requests"], 0, usage["prompt_tokens"], usage["completion_tokens"], usage["cost_usd"]))
+        self.usage.add(
+            Usage(usage["requests"], 0, usage["prompt_tokens"], usage["completion_tokens"], usage["cost_usd"])
+        )
         self.model = value["model"]
         self.events.append({"kind": "answer", "iteration": iteration, **value})
         calls = tuple(ToolCall(c["id"], c["name"], c["arguments"]) for c in value["tool_calls"])
@@ -126,12 +163,28 @@ class Session:
         code = extraction.code if extraction.found else answer.text
         attempt = Attempt(iteration, code, bool(extraction.found), extraction.reason)
         candidate_id = f"{self.settings.agent}-{self.settings.level}-it{iteration}"
-        self.candidates.append({"instance_id": self.task.task_id, "candidate_id": candidate_id, "code": code,
-                                "model": self.model, "strategy": self.settings.agent,
-                                "temperature": self.settings.temperature, "sample": 0, "iteration": iteration,
-                                "extraction": extraction.reason})  # fmt: skip
-        self.events.append({"kind": "attempt", "iteration": iteration, "candidate_id": candidate_id,
-                            "code_found": attempt.found, "extraction": extraction.reason})  # fmt: skip
+        self.candidates.append(
+            {
+                "instance_id": self.task.task_id,
+                "candidate_id": candidate_id,
+                "code": code,
+                "model": self.model,
+                "strategy": self.settings.agent,
+                "temperature": self.settings.temperature,
+                "sample": 0,
+                "iteration": iteration,
+                "extraction": extraction.reason,
+            }
+        )
+        self.events.append(
+            {
+                "kind": "attempt",
+                "iteration": iteration,
+                "candidate_id": candidate_id,
+                "code_found": attempt.found,
+                "extraction": extraction.reason,
+            }
+        )
         if self.toolbox is not None and attempt.found:
             self.toolbox.attempt(code)
         return attempt
@@ -141,8 +194,13 @@ class Session:
     def judge(self, attempt: Attempt) -> Feedback:
         """The oracle's verdict on *attempt*; an answer without code fails without being run."""
         if not attempt.found:
-            feedback = Feedback(False, False, 0, 0, NO_CODE_FEEDBACK.format(language=self.task.language,
-                                                                           class_name=self.task.class_name))  # fmt: skip
+            feedback = Feedback(
+                False,
+                False,
+                0,
+                0,
+                NO_CODE_FEEDBACK.format(language=self.task.language, class_name=self.task.class_name),
+            )
         else:
             if self.oracle is None:
                 raise BenchsmithError(f"agent {self.settings.agent} judged an attempt without an oracle")
@@ -150,14 +208,27 @@ class Session:
             value = self._replayed("verdict", key)
             if value is None:
                 judged = self.oracle.judge(attempt.code)
-                value = {"passed": judged.passed, "compiled": judged.compiled, "tests_passed": judged.tests_passed,
-                         "tests_failed": judged.tests_failed, "text": judged.text}  # fmt: skip
+                value = {
+                    "passed": judged.passed,
+                    "compiled": judged.compiled,
+                    "tests_passed": judged.tests_passed,
+                    "tests_failed": judged.tests_failed,
+                    "text": judged.text,
+                }
                 self._journal("verdict", key, value)
             feedback = Feedback(**value)
-        self.events.append({"kind": "verdict", "iteration": attempt.iteration, "passed": feedback.passed,
-                            "compiled": feedback.compiled, "tests_passed": feedback.tests_passed,
-                            "tests_failed": feedback.tests_failed, "text": feedback.text,
-                            "oracle": attempt.found})  # fmt: skip
+        self.events.append(
+            {
+                "kind": "verdict",
+                "iteration": attempt.iteration,
+                "passed": feedback.passed,
+                "compiled": feedback.compiled,
+                "tests_passed": feedback.tests_passed,
+                "tests_failed": feedback.tests_failed,
+                "text": feedback.text,
+                "oracle": attempt.found,
+            }
+        )
         return feedback
 
     # --- the tools -----------------------------------------------------------------------------------------------
@@ -171,37 +242,64 @@ class Session:
         tool = independent[0]
         arguments = {} if query is None else {"query": query}
         output = toolbox.call(tool.name, arguments)
-        self.events.append({"kind": "tool", "iteration": iteration, "name": tool.name, "arguments": arguments,
-                            "thought": "", "output": output, "error": "", "independent": True})  # fmt: skip
+        self.events.append(
+            {
+                "kind": "tool",
+                "iteration": iteration,
+                "name": tool.name,
+                "arguments": arguments,
+                "thought": "",
+                "output": output,
+                "error": "",
+                "independent": True,
+            }
+        )
         return output
 
-    def use_tools(self, iteration: int, previous: str, feedback: str,
-                  prompt: Callable[[str, str], Sequence[Message]]) -> str:  # fmt: skip
+    def use_tools(
+        self, iteration: int, previous: str, feedback: str, prompt: Callable[[str, str], Sequence[Message]]
+    ) -> str:
         """RRR's tool phase: the model asks for at most three tool calls; their outputs, as the observations text.
 
         *prompt* makes the tool invocation prompt from the list of tools and their call shapes.
         """
         tools = self._toolbox().tools
         listing = describe_tools(tools)
-        shapes = ", ".join(f"{t.name}({', '.join((t.parameters.get('properties') or {}))})"
-                           for t in tools.values() if not t.independent)  # fmt: skip
+        shapes = ", ".join(
+            f"{t.name}({', '.join((t.parameters.get('properties') or {}))})"
+            for t in tools.values()
+            if not t.independent
+        )
         conversation = list(prompt(listing, shapes))
         budget = MAX_CALLS_PER_ITERATION
         observations: list[str] = []
         while budget > 0:
             offered = openai_tools(tools) if self.settings.tool_format == "openai" else ()
             answer = self._ask_for_tools(conversation, offered, iteration)
-            calls = (from_openai(answer.tool_calls, answer.text, tools) if answer.tool_calls
-                     else from_text(answer.text, tools))  # fmt: skip
+            calls = (
+                from_openai(answer.tool_calls, answer.text, tools)
+                if answer.tool_calls
+                else from_text(answer.text, tools)
+            )
             if not calls:
                 break
             outputs = []
             for call in calls:
                 if budget == 0:
                     output = f"not run: at most {MAX_CALLS_PER_ITERATION} tool calls per iteration"
-                    self.events.append({"kind": "tool", "iteration": iteration, "name": call.name,
-                                        "arguments": call.arguments, "thought": call.thought, "output": output,
-                                        "error": "over budget", "raw": call.raw, "skipped": True})  # fmt: skip
+                    self.events.append(
+                        {
+                            "kind": "tool",
+                            "iteration": iteration,
+                            "name": call.name,
+                            "arguments": call.arguments,
+                            "thought": call.thought,
+                            "output": output,
+                            "error": "over budget",
+                            "raw": call.raw,
+                            "skipped": True,
+                        }
+                    )
                 else:
                     output = self._run(call, iteration)
                     observations.append(f"{_shape(call)}:\n{output}")
@@ -238,8 +336,18 @@ class Session:
             except (BenchsmithError, ValueError, KeyError, LookupError) as exc:  # the model's arguments, not our bug
                 error = f"{type(exc).__name__}: {exc}"
                 output = f"error: {call.name} failed: {exc}"
-        self.events.append({"kind": "tool", "iteration": iteration, "name": call.name, "arguments": call.arguments,
-                            "thought": call.thought, "output": output, "error": error, "raw": call.raw})  # fmt: skip
+        self.events.append(
+            {
+                "kind": "tool",
+                "iteration": iteration,
+                "name": call.name,
+                "arguments": call.arguments,
+                "thought": call.thought,
+                "output": output,
+                "error": error,
+                "raw": call.raw,
+            }
+        )
         return output
 
     def _toolbox(self) -> Toolbox:
@@ -253,16 +361,19 @@ class Session:
         while self._replay and self._replay[0]["kind"] == "fallback":  # the run resumed in text format already
             fallback = self._replay.popleft()
             self._step += 1
-            self.events.append({"kind": "tool-format", "iteration": 0, "format": "text",
-                                "reason": fallback["value"]["reason"]})  # fmt: skip
+            self.events.append(
+                {"kind": "tool-format", "iteration": 0, "format": "text", "reason": fallback["value"]["reason"]}
+            )
         if not self._replay:
             return None
         step = self._replay.popleft()
         self._step += 1
         if step["kind"] != kind or step["key"] != key:
-            raise BenchsmithError(f"{self.task.task_id}: step {self._step} of the interrupted run was a {step['kind']} "
-                                  f"for other input than this run's {kind}; the journal belongs to another run "
-                                  "(delete it to start over)")  # fmt: skip
+            raise BenchsmithError(
+                f"{self.task.task_id}: step {self._step} of the interrupted run was a {step['kind']} "
+                f"for other input than this run's {kind}; the journal belongs to another run "
+                "(delete it to start over)"
+            )
         return dict(step["value"])
 
     def _journal(self, kind: str, key: str, value: dict[str, Any]) -> None:
@@ -278,10 +389,14 @@ class Session:
             "tool_format": self.settings.tool_format,
             "passed": bool(verdicts and verdicts[-1]["passed"]),
             "iterations": len({c["iteration"] for c in self.candidates}),
-            "usage": {"requests": self.usage.requests, "prompt_tokens": self.usage.prompt_tokens,
-                      "completion_tokens": self.usage.completion_tokens, "cost_usd": round(self.usage.cost_usd, 6)},
+            "usage": {
+                "requests": self.usage.requests,
+                "prompt_tokens": self.usage.prompt_tokens,
+                "completion_tokens": self.usage.completion_tokens,
+                "cost_usd": round(self.usage.cost_usd, 6),
+            },
             "events": self.events,
-        }  # fmt: skip
+        }
 
 
 def _key(payload: Mapping[str, Any]) -> str:

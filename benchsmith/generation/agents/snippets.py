@@ -1,4 +1,5 @@
-"""Snippets of a repository and their ranking by embedding similarity (RepoClassBench paper: get_related_snippets, the RAG baselines).
+"""Snippets of a repository and their ranking by embedding similarity (RepoClassBench paper: get_related_snippets, the
+RAG baselines).
 
 A file is cut into windows of ``WINDOW`` lines every ``STRIDE`` lines, as
 RepoCoder (which the RepoClassBench paper compares against) cuts its retrieval corpus. Texts

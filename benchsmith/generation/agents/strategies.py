@@ -1,4 +1,5 @@
-"""The RepoClassBench paper's RRR and its four baselines (section 5.1, Table 8), each a few lines over a :class:`Session`.
+"""The RepoClassBench paper's RRR and its four baselines (section 5.1, Table 8), each a few lines over a
+:class:`Session`.
 
 Iterations are numbered from 1, and each writes a candidate (``<agent>-<level>-it<i>``):
 
@@ -101,11 +102,18 @@ def _refine(session: Session, attempt: Attempt, max_calls: int, with_tools: bool
             return
         observations = None
         if with_tools:
-            observations = session.use_tools(iteration, attempt.code, feedback.text,
-                                             lambda tools, shapes: prompts.tool_invocation(
-                                                 task, attempt.code, feedback.text, tools, shapes))  # fmt: skip
-        reflection = session.ask("reflect", prompts.reflection(task, attempt.code, feedback.text, observations),
-                                 iteration=iteration).text.strip()  # fmt: skip
-        improved = session.ask("improve", prompts.improvement(task, attempt.code, feedback.text, observations, reflection),
-                               iteration=iteration)  # fmt: skip
+            observations = session.use_tools(
+                iteration,
+                attempt.code,
+                feedback.text,
+                lambda tools, shapes: prompts.tool_invocation(task, attempt.code, feedback.text, tools, shapes),
+            )
+        reflection = session.ask(
+            "reflect", prompts.reflection(task, attempt.code, feedback.text, observations), iteration=iteration
+        ).text.strip()
+        improved = session.ask(
+            "improve",
+            prompts.improvement(task, attempt.code, feedback.text, observations, reflection),
+            iteration=iteration,
+        )
         attempt = session.attempt(iteration + 1, improved)

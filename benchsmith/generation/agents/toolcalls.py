@@ -38,7 +38,8 @@ _INVOCATION = re.compile(r"^`*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*\((?P<arguments
 
 @dataclass(frozen=True)
 class Call:
-    """One tool call as the model made it: the tool, its arguments (when they could be read) and the thought before it."""
+    """One tool call as the model made it: the tool, its arguments (when they could be read) and the thought before
+    it."""
 
     name: str
     arguments: dict[str, Any] = field(default_factory=dict)
@@ -50,9 +51,14 @@ class Call:
 
 def openai_tools(tools: Mapping[str, Tool]) -> tuple[dict[str, Any], ...]:
     """The dependent tools as the tools API's function declarations (the independent one runs unasked)."""
-    return tuple({"type": "function", "function": {"name": t.name, "description": t.description,
-                                                   "parameters": dict(t.parameters)}}
-                 for t in tools.values() if not t.independent)  # fmt: skip
+    return tuple(
+        {
+            "type": "function",
+            "function": {"name": t.name, "description": t.description, "parameters": dict(t.parameters)},
+        }
+        for t in tools.values()
+        if not t.independent
+    )
 
 
 def describe_tools(tools: Mapping[str, Tool]) -> str:
@@ -74,12 +80,28 @@ def from_openai(calls: tuple[ToolCall, ...], thought: str, tools: Mapping[str, T
         try:
             arguments = json.loads(call.arguments) if call.arguments.strip() else {}
         except ValueError as exc:
-            read.append(Call(call.name, {}, thought, f"the arguments of {call.name} are not JSON ({exc}); "
-                             "send a JSON object", call.arguments, call.id))  # fmt: skip
+            read.append(
+                Call(
+                    call.name,
+                    {},
+                    thought,
+                    f"the arguments of {call.name} are not JSON ({exc}); send a JSON object",
+                    call.arguments,
+                    call.id,
+                )
+            )
             continue
         if not isinstance(arguments, dict):
-            read.append(Call(call.name, {}, thought, f"the arguments of {call.name} must be a JSON object, "
-                             f"got {call.arguments}", call.arguments, call.id))  # fmt: skip
+            read.append(
+                Call(
+                    call.name,
+                    {},
+                    thought,
+                    f"the arguments of {call.name} must be a JSON object, got {call.arguments}",
+                    call.arguments,
+                    call.id,
+                )
+            )
             continue
         read.append(Call(call.name, arguments, thought, _check(call.name, arguments, tools), call.arguments, call.id))
     return read
@@ -108,7 +130,9 @@ def from_text(answer: str, tools: Mapping[str, Tool]) -> list[Call]:
 def _parse_action(action: str, thought: str, tools: Mapping[str, Tool]) -> Call:
     invocation = _INVOCATION.match(action.strip())
     if invocation is None:
-        return Call("", {}, thought, f"could not read the action {action!r}: write it as tool_name(argument, ...)", action)
+        return Call(
+            "", {}, thought, f"could not read the action {action!r}: write it as tool_name(argument, ...)", action
+        )
     name = invocation["name"]
     try:
         positional, keywords = _arguments(invocation["arguments"])

@@ -1,6 +1,7 @@
 """The RepoClassBench paper's six repository tools (Table 2, appendix F) as a model sees them, in both languages: their
 names, descriptions, JSON-schema parameters and limits. Each language implements them over its visible repository
-(:mod:`benchsmith.generation.agents.python.tools`, :mod:`benchsmith.generation.agents.java.tools`), so an agent speaks to
+(:mod:`benchsmith.generation.agents.python.tools`, :mod:`benchsmith.generation.agents.java.tools`), so an agent speaks
+to
 both alike."""
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ class RepositoryTools(Protocol):
 
 
 def no_class(name: str) -> str:
-    return (f"Class `{name}` was not found in the repository. Note that the class you are asked to write does not "
-            "exist yet, so the tools cannot show it.")  # fmt: skip
+    return (
+        f"Class `{name}` was not found in the repository. Note that the class you are asked to write does not "
+        "exist yet, so the tools cannot show it."
+    )
 
 
 def truncated(source: str, lines: int = BODY_LINES, chars: int = BODY_CHARS) -> str:
@@ -43,8 +46,14 @@ def truncated(source: str, lines: int = BODY_LINES, chars: int = BODY_CHARS) -> 
     return text if shown >= len(kept) else text + f"\n    # ... ({len(kept) - shown} more lines truncated)"
 
 
-def _tool(name: str, description: str, call: Callable[..., str], properties: dict, required: list[str],
-          independent: bool = False) -> Tool:  # fmt: skip
+def _tool(
+    name: str,
+    description: str,
+    call: Callable[..., str],
+    properties: dict,
+    required: list[str],
+    independent: bool = False,
+) -> Tool:
     parameters = {"type": "object", "properties": properties, "required": required}
     return Tool(name, description, parameters, call, independent)
 
@@ -52,22 +61,59 @@ def _tool(name: str, description: str, call: Callable[..., str], properties: dic
 def repository_tools(tools: RepositoryTools) -> dict[str, Tool]:
     """The six tools by name, each answering through *tools*, the language's implementation."""
     class_name = {"type": "string", "description": "the class's name"}
-    method = {"class_name": {"type": ["string", "null"], "description": "the class of the method; null for a "
-                             "module-level function"}, "method_name": {"type": "string"}}  # fmt: skip
+    method = {
+        "class_name": {
+            "type": ["string", "null"],
+            "description": "the class of the method; null for a module-level function",
+        },
+        "method_name": {"type": "string"},
+    }
     made = [
-        _tool("get_related_snippets", "Returns the 5 snippets of the repository most similar to the class "
-              "description (or to `query` when given).", tools.related_snippets,
-              {"query": {**_STRING, "description": "defaults to the class description"}}, [], independent=True),  # fmt: skip
-        _tool("get_imports", "Returns import suggestions for all the undefined symbols in the code of the latest "
-              "attempt.", tools.imports, {}, []),  # fmt: skip
-        _tool("get_class_info", "Retrieves the methods (with parameters and return types), properties and variables "
-              "of a class, inherited ones included; also returns the constructor.", tools.class_info,
-              {"class_name": class_name}, ["class_name"]),  # fmt: skip
-        _tool("get_signature", "Returns the signature of a method (every overload), with its parameter names and "
-              "types.", tools.signature, method, ["class_name", "method_name"]),  # fmt: skip
-        _tool("get_method_body", "Returns the definition of a method (its signature only when it is defined outside "
-              "the repository).", tools.method_body, method, ["class_name", "method_name"]),  # fmt: skip
-        _tool("get_relevant_code", "Returns potentially relevant pieces of code (classes, functions, snippets) of the "
-              "repository for a search string.", tools.relevant_code, {"search_string": _STRING}, ["search_string"]),  # fmt: skip
+        _tool(
+            "get_related_snippets",
+            "Returns the 5 snippets of the repository most similar to the class "
+            "description (or to `query` when given).",
+            tools.related_snippets,
+            {"query": {**_STRING, "description": "defaults to the class description"}},
+            [],
+            independent=True,
+        ),
+        _tool(
+            "get_imports",
+            "Returns import suggestions for all the undefined symbols in the code of the latest attempt.",
+            tools.imports,
+            {},
+            [],
+        ),
+        _tool(
+            "get_class_info",
+            "Retrieves the methods (with parameters and return types), properties and variables "
+            "of a class, inherited ones included; also returns the constructor.",
+            tools.class_info,
+            {"class_name": class_name},
+            ["class_name"],
+        ),
+        _tool(
+            "get_signature",
+            "Returns the signature of a method (every overload), with its parameter names and types.",
+            tools.signature,
+            method,
+            ["class_name", "method_name"],
+        ),
+        _tool(
+            "get_method_body",
+            "Returns the definition of a method (its signature only when it is defined outside the repository).",
+            tools.method_body,
+            method,
+            ["class_name", "method_name"],
+        ),
+        _tool(
+            "get_relevant_code",
+            "Returns potentially relevant pieces of code (classes, functions, snippets) of the "
+            "repository for a search string.",
+            tools.relevant_code,
+            {"search_string": _STRING},
+            ["search_string"],
+        ),
     ]
     return {t.name: t for t in made}

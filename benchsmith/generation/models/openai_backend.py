@@ -157,8 +157,10 @@ class OpenAIBackend(BackendBase):
             if len(choices) < wanted:
                 log.debug(
                     "%s returned %d of the %d samples asked for; asking again for the rest",
-                    self._url("chat/completions"), len(choices), wanted,
-                )  # fmt: skip
+                    self._url("chat/completions"),
+                    len(choices),
+                    wanted,
+                )
             texts += [choice.message.content or "" for choice in choices]
             calls += [_tool_calls(choice.message) for choice in choices]
             served_by = completion.model or served_by
@@ -168,9 +170,12 @@ class OpenAIBackend(BackendBase):
                 usage.completion_tokens += completion.usage.completion_tokens or 0
         usage.cost_usd = self._cost(usage.prompt_tokens, usage.completion_tokens)
         entry: dict[str, Any] = {
-            "model": served_by, "texts": texts, "requests": usage.requests,
-            "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
-        }  # fmt: skip
+            "model": served_by,
+            "texts": texts,
+            "requests": usage.requests,
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+        }
         if any(calls):
             entry["tool_calls"] = [[[c.id, c.name, c.arguments] for c in sample] for sample in calls]
         self._cache.put(payload, entry)
@@ -194,8 +199,10 @@ class OpenAIBackend(BackendBase):
         usage = Usage(cache_hits=hits)
         for start in range(0, len(missing), EMBED_BATCH):
             batch = missing[start : start + EMBED_BATCH]
-            answer = self._call("embeddings", lambda c, b=batch: c.embeddings.create(
-                model=self.embedding_model, input=b, encoding_format="float"))  # fmt: skip
+            answer = self._call(
+                "embeddings",
+                lambda c, b=batch: c.embeddings.create(model=self.embedding_model, input=b, encoding_format="float"),
+            )
             data = sorted(answer.data or [], key=lambda item: item.index)
             if len(data) != len(batch):
                 raise BenchsmithError(f"{self._url('embeddings')}: {len(data)} embeddings for {len(batch)} inputs")
@@ -203,8 +210,10 @@ class OpenAIBackend(BackendBase):
             usage.prompt_tokens += answer.usage.prompt_tokens if answer.usage is not None else 0
             for text, item in zip(batch, data):
                 vectors[text] = [float(x) for x in item.embedding]
-                self._cache.put(self._embed_payload(text), {"model": answer.model or self.embedding_model,
-                                                            "embedding": vectors[text]})  # fmt: skip
+                self._cache.put(
+                    self._embed_payload(text),
+                    {"model": answer.model or self.embedding_model, "embedding": vectors[text]},
+                )
         self._account(usage)
         return [vectors[text] for text in texts]
 
@@ -223,8 +232,11 @@ class OpenAIBackend(BackendBase):
             arguments["n"] = n
         if request.max_tokens is not None:
             arguments["max_tokens"] = request.max_tokens
-        return self._call("chat/completions", lambda client: client.chat.completions.create(**arguments),
-                          with_tools=bool(request.tools))  # fmt: skip
+        return self._call(
+            "chat/completions",
+            lambda client: client.chat.completions.create(**arguments),
+            with_tools=bool(request.tools),
+        )
 
     def _call(self, route: str, send: Any, with_tools: bool = False) -> Any:
         import openai
@@ -279,8 +291,10 @@ def _api_message(message: Message) -> dict[str, Any]:
     """A message as the chat completions API takes it."""
     sent: dict[str, Any] = {"role": message.role, "content": message.content}
     if message.tool_calls:
-        sent["tool_calls"] = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-                              for c in message.tool_calls]  # fmt: skip
+        sent["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for c in message.tool_calls
+        ]
     if message.tool_call_id:
         sent["tool_call_id"] = message.tool_call_id
     return sent
@@ -288,8 +302,11 @@ def _api_message(message: Message) -> dict[str, Any]:
 
 def _tool_calls(message: Any) -> tuple[ToolCall, ...]:
     """The function calls of a choice's message (other kinds of tool call are not ours to answer)."""
-    return tuple(ToolCall(call.id or "", call.function.name or "", call.function.arguments or "")
-                 for call in (message.tool_calls or []) if getattr(call, "function", None) is not None)  # fmt: skip
+    return tuple(
+        ToolCall(call.id or "", call.function.name or "", call.function.arguments or "")
+        for call in (message.tool_calls or [])
+        if getattr(call, "function", None) is not None
+    )
 
 
 def create(model: str | None = None, **options: Any) -> OpenAIBackend:

@@ -64,8 +64,9 @@ class ScriptedBackend(BackendBase):
             turns = self.turns.setdefault(item, [])
             turn = row.get("turn")
             if turn is not None and turn != len(turns) + 1:
-                raise BenchsmithError(f"{where}: turn {turn} of {item} follows {len(turns)} turns of it; "
-                                      "an item's turns go in order")  # fmt: skip
+                raise BenchsmithError(
+                    f"{where}: turn {turn} of {item} follows {len(turns)} turns of it; an item's turns go in order"
+                )
             turns.append(_turn(row, where))
             if isinstance(row.get("model"), str):
                 models.add(row["model"])
@@ -95,25 +96,38 @@ class ScriptedBackend(BackendBase):
             self._asked[request.item_id] = index + 1
         turns = self.turns.get(request.item_id)
         if turns is None:
-            raise BenchsmithError(f"{self.path}: the script has no turns for {request.item_id!r} "
-                                  f"(it scripts {', '.join(sorted(self.turns))})")  # fmt: skip
+            raise BenchsmithError(
+                f"{self.path}: the script has no turns for {request.item_id!r} "
+                f"(it scripts {', '.join(sorted(self.turns))})"
+            )
         if index >= len(turns):
-            raise BenchsmithError(f"{self.path}: the script ran out: {request.item_id} asked a turn {index + 1} "
-                                  f"({request.purpose or 'no purpose'}) but the script holds {len(turns)}")  # fmt: skip
+            raise BenchsmithError(
+                f"{self.path}: the script ran out: {request.item_id} asked a turn {index + 1} "
+                f"({request.purpose or 'no purpose'}) but the script holds {len(turns)}"
+            )
         turn = turns[index]
         if turn.purpose and not _purpose_matches(turn.purpose, request.purpose):
-            raise BenchsmithError(f"{turn.where}: turn {index + 1} of {request.item_id} expects a request for "
-                                  f"{turn.purpose!r}, got {request.purpose!r}")  # fmt: skip
+            raise BenchsmithError(
+                f"{turn.where}: turn {index + 1} of {request.item_id} expects a request for "
+                f"{turn.purpose!r}, got {request.purpose!r}"
+            )
         if turn.tool_calls and not request.tools:
-            raise BenchsmithError(f"{turn.where}: turn {index + 1} of {request.item_id} calls tools, but the request "
-                                  "offered none (a text-format run needs Thought/Action text instead)")  # fmt: skip
-        return ChatResponse(texts=[turn.content], model=self.model, tool_calls=[turn.tool_calls] if turn.tool_calls else [])
+            raise BenchsmithError(
+                f"{turn.where}: turn {index + 1} of {request.item_id} calls tools, but the request "
+                "offered none (a text-format run needs Thought/Action text instead)"
+            )
+        return ChatResponse(
+            texts=[turn.content], model=self.model, tool_calls=[turn.tool_calls] if turn.tool_calls else []
+        )
 
     def remaining(self) -> dict[str, int]:
         """Turns not asked for yet, per item: a finished run that leaves some behind asked less than scripted."""
         with self._lock:
-            return {item: len(turns) - self._asked.get(item, 0) for item, turns in self.turns.items()
-                    if len(turns) > self._asked.get(item, 0)}  # fmt: skip
+            return {
+                item: len(turns) - self._asked.get(item, 0)
+                for item, turns in self.turns.items()
+                if len(turns) > self._asked.get(item, 0)
+            }
 
 
 def _purpose_matches(expected: str, purpose: str) -> bool:

@@ -92,7 +92,9 @@ def _describe_java(metadata: ClassMetadata, detailed: bool, name: str, package: 
     from benchsmith.generation.models import template_java  # javalang is loaded for Java metadata only
 
     kind = template_java.class_kind(metadata.signature)
-    intro = f"`{name}` is a Java {kind} defined in `{metadata.file_path}`" + (f" (package `{package}`)." if package else ".")
+    intro = f"`{name}` is a Java {kind} defined in `{metadata.file_path}`" + (
+        f" (package `{package}`)." if package else "."
+    )
     intro += template_java.parents_sentence(metadata.signature, metadata.parents, _join)
     if metadata.decorators:
         intro += f" It is annotated with {_join(metadata.decorators)}."
@@ -105,8 +107,9 @@ def _describe_java(metadata: ClassMetadata, detailed: bool, name: str, package: 
     counted += [f"{methods} method{_plural(methods)}"] if methods or not constructors else []
     paragraphs.append(f"It declares {' and '.join(counted).replace('0 methods', 'no methods')}.")
     for method in metadata.methods:
-        sentence = template_java.method_sentence(method.name, method.signature, method.body, detailed, name, _join,
-                                                 kind)  # fmt: skip
+        sentence = template_java.method_sentence(
+            method.name, method.signature, method.body, detailed, name, _join, kind
+        )
         if method.decorators:
             sentence += f" It is annotated with {_join(method.decorators)}."
         summary = _collapse(re.split(r"\n\s*\n", method.docstring, maxsplit=1)[0])
@@ -165,10 +168,11 @@ def _describe_method(method: MethodMetadata, detailed: bool, class_name: str) ->
         parts = [
             f"calls {_join(facts.calls)}" if facts.calls else "",
             f"uses the member variable{_plural(len(facts.self_attributes))} {_join(facts.self_attributes)}"
-            if facts.self_attributes else "",
+            if facts.self_attributes
+            else "",
             f"refers to {_join(facts.external_names)} from outside the method" if facts.external_names else "",
             f"may raise {_join(facts.raises)}" if facts.raises else "",
-        ]  # fmt: skip
+        ]
         if any(parts):
             sentence += " In its body it " + "; it ".join(p for p in parts if p) + "."
     return sentence
@@ -230,15 +234,24 @@ def _body_facts(body: str) -> BodyFacts | None:
     return BodyFacts(
         calls=_unique(_dotted(call.func) for call in calls if _dotted(call.func) != "super"),
         self_attributes=_unique(
-            node.attr for node in nodes if isinstance(node, ast.Attribute) and id(node) not in methods
-            and isinstance(node.value, ast.Name) and node.value.id == "self"
+            node.attr
+            for node in nodes
+            if isinstance(node, ast.Attribute)
+            and id(node) not in methods
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
         ),
         external_names=_unique(
-            node.id for node in nodes if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
-            and node.id not in local and node.id not in _BUILTINS and node.id not in ("self", "cls")
+            node.id
+            for node in nodes
+            if isinstance(node, ast.Name)
+            and isinstance(node.ctx, ast.Load)
+            and node.id not in local
+            and node.id not in _BUILTINS
+            and node.id not in ("self", "cls")
         ),
         raises=_unique(_dotted(exc.func if isinstance(exc, ast.Call) else exc) for exc in raised),
-    )  # fmt: skip
+    )
 
 
 def _dotted(node: ast.expr) -> str:
@@ -297,7 +310,7 @@ def _cap(text: str) -> str:
 
 
 def _join(items: list[str], quote: bool = True, cap: bool = True) -> str:
-    """"`a`, `b` and `c`"; phrases already written (quote=False) are joined as they are."""
+    """ "`a`, `b` and `c`"; phrases already written (quote=False) are joined as they are."""
     shown = [f"`{item}`" if quote else item for item in items]
     if cap and len(shown) > _LIST_CAP:
         return ", ".join(shown[:_LIST_CAP]) + f" and {len(shown) - _LIST_CAP} more"

@@ -17,8 +17,20 @@ import javalang
 
 from benchsmith.core.metadata import split_top_level
 
-_MODIFIERS = ("public", "protected", "private", "static", "final", "abstract", "default", "synchronized", "native",
-              "strictfp", "transient", "volatile")  # fmt: skip
+_MODIFIERS = (
+    "public",
+    "protected",
+    "private",
+    "static",
+    "final",
+    "abstract",
+    "default",
+    "synchronized",
+    "native",
+    "strictfp",
+    "transient",
+    "volatile",
+)
 _SIGNATURE = re.compile(r"(?P<before>.*?)\b(?P<name>[A-Za-z_$][\w$]*)\s*\((?P<rest>.*)", re.DOTALL)
 _KIND = re.compile(r"(@interface|\bclass|\binterface|\benum)\s+[A-Za-z_$]")
 
@@ -40,18 +52,21 @@ def class_kind(signature: str) -> str:
 
 
 def parents_sentence(signature: str, parents: list[str], join: Callable[[list[str]], str]) -> str:
-    """"It extends `A` and implements `B`", as the signature says; nothing when it has no parents."""
+    """ "It extends `A` and implements `B`", as the signature says; nothing when it has no parents."""
     if not parents:
         return ""
     implements = signature.split(" implements ", 1)[1] if " implements " in signature else ""
     implemented = [p for p in parents if p in split_types(implements)]
     extended = [p for p in parents if p not in implemented]
-    parts = ([f"extends {join(extended)}"] if extended else []) + ([f"implements {join(implemented)}"] if implemented else [])
+    parts = ([f"extends {join(extended)}"] if extended else []) + (
+        [f"implements {join(implemented)}"] if implemented else []
+    )
     return " It " + " and ".join(parts) + "."
 
 
-def members_sentence(members: list[str], detailed: bool, join: Callable[..., str], cap: Callable[[str], str],
-                     kind: str = "class") -> str:  # fmt: skip
+def members_sentence(
+    members: list[str], detailed: bool, join: Callable[..., str], cap: Callable[[str], str], kind: str = "class"
+) -> str:
     constants, static, instance = [], [], []
     for member in members:
         text = " ".join(member.split())
@@ -72,9 +87,13 @@ def members_sentence(members: list[str], detailed: bool, join: Callable[..., str
     if constants:
         sentences.append(f"Its constant{'s are' if len(constants) > 1 else ' is'} {join(constants, quote=False)}.")
     if static:
-        sentences.append(f"Its static field{'s are' if len(static) > 1 else ' is'} {join(static, quote=False, cap=False)}.")
+        sentences.append(
+            f"Its static field{'s are' if len(static) > 1 else ' is'} {join(static, quote=False, cap=False)}."
+        )
     if instance:
-        sentences.append(f"Its instances keep the field{'s' if len(instance) > 1 else ''} {join(instance, quote=False, cap=False)}.")
+        sentences.append(
+            f"Its instances keep the field{'s' if len(instance) > 1 else ''} {join(instance, quote=False, cap=False)}."
+        )
     return " ".join(sentences)
 
 
@@ -124,8 +143,9 @@ def parse_signature(signature: str, name: str, class_name: str) -> JavaSignature
             break
         inside += char
     throws = after.split("throws", 1)[1] if "throws" in after else ""
-    return JavaSignature(modifiers, type_parameters, "" if name == class_name else rest, split_types(inside),
-                         split_types(throws))  # fmt: skip
+    return JavaSignature(
+        modifiers, type_parameters, "" if name == class_name else rest, split_types(inside), split_types(throws)
+    )
 
 
 def split_types(text: str) -> list[str]:
@@ -133,8 +153,15 @@ def split_types(text: str) -> list[str]:
     return split_top_level(text, "(<[{", ")>]}")
 
 
-def method_sentence(name: str, signature: str, body: str | None, detailed: bool, class_name: str,
-                    join: Callable[..., str], class_kind: str = "class") -> str:  # fmt: skip
+def method_sentence(
+    name: str,
+    signature: str,
+    body: str | None,
+    detailed: bool,
+    class_name: str,
+    join: Callable[..., str],
+    class_kind: str = "class",
+) -> str:
     parsed = parse_signature(signature, name, class_name)
     if parsed is None:
         return f"The method `{name}` has the signature `{' '.join(signature.split())}`."
@@ -187,5 +214,4 @@ def body_facts(declaration: str) -> tuple[list[str], list[str], list[str]] | Non
             creator = node.expression
             if isinstance(creator, javalang.tree.ClassCreator):
                 thrown.append(creator.type.name)
-    unique = lambda names: list(dict.fromkeys(names))
-    return unique(calls), unique(fields), unique(thrown)
+    return list(dict.fromkeys(calls)), list(dict.fromkeys(fields)), list(dict.fromkeys(thrown))

@@ -11,7 +11,8 @@ DESCRIPTION_LEVELS = ("detailed", "sketchy")
 
 
 def basic(task: ClassBenchTask, level: str = "detailed") -> tuple[Message, ...]:
-    """The RepoClassBench paper's BASICPROMPTING: the task's DETAILED or SKETCHY description and its file; the answer is the class."""
+    """The RepoClassBench paper's BASICPROMPTING: the task's DETAILED or SKETCHY description and its file; the answer is
+    the class."""
     description = _description(task, level)
     text = render("classbench-basic", FILE_PATH=task.file_path, DESCRIPTION=description, LANGUAGE=task.language)
     return (Message("user", text),)

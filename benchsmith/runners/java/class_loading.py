@@ -47,8 +47,9 @@ class Loaders:
     timed_out: tuple[str, ...] = ()
 
 
-def classes_loading(runner: InstanceRunner, code: str, types: tuple[str, ...], test_classes: list[str],
-                    name: str) -> Loaders:  # fmt: skip
+def classes_loading(
+    runner: InstanceRunner, code: str, types: tuple[str, ...], test_classes: list[str], name: str
+) -> Loaders:
     """The classes among *test_classes* that load one of *types* (binary names of top-level types) when they run on
     the runner's workspace with *code* as the candidate's method (trusted: the ground truth); the runs logged to
     ``<runner logs>/<name>.log``. Raises BenchsmithError when that version does not compile."""
@@ -59,8 +60,9 @@ def classes_loading(runner: InstanceRunner, code: str, types: tuple[str, ...], t
     try:
         compiled = runner.compile_whole(code, folder, log_path)
         if isinstance(compiled, Verdict):
-            raise BenchsmithError(f"{runner.label}: the version whose class loading is listed does not compile: "
-                                  f"{compiled.reason}")  # fmt: skip
+            raise BenchsmithError(
+                f"{runner.label}: the version whose class loading is listed does not compile: {compiled.reason}"
+            )
         run = _on_platform if runner.platform else _on_junit4
         loaded, timed_out = run(runner, _Classes(*compiled, folder), types, test_classes, log_path)
         return Loaders(tuple(c for c in test_classes if loaded.get(c)), tuple(timed_out))
@@ -75,8 +77,9 @@ class _Classes:
     folder: Path
 
 
-def _on_junit4(runner: InstanceRunner, classes: _Classes, types: tuple[str, ...], test_classes: list[str],
-               log_path: Path) -> tuple[dict[str, list[str]], list[str]]:  # fmt: skip
+def _on_junit4(
+    runner: InstanceRunner, classes: _Classes, types: tuple[str, ...], test_classes: list[str], log_path: Path
+) -> tuple[dict[str, list[str]], list[str]]:
     loaded: dict[str, list[str]] = {}
     timed_out: list[str] = []
     remaining = list(test_classes)
@@ -87,7 +90,9 @@ def _on_junit4(runner: InstanceRunner, classes: _Classes, types: tuple[str, ...]
         done = {test: hits.split(",") if hits else [] for test, hits in _PROBE_LINE.findall(text)}
         loaded.update(done)
         with log_path.open("a") as out:
-            out.writelines(f"{test}: {'loads ' + ', '.join(hits) if hits else 'loads none'}\n" for test, hits in done.items())
+            out.writelines(
+                f"{test}: {'loads ' + ', '.join(hits) if hits else 'loads none'}\n" for test, hits in done.items()
+            )
         remaining = [c for c in remaining if c not in done]
         if remaining:  # the JVM was killed, or ended, with this class at work: the next one goes on after it
             timed_out.append(remaining.pop(0))
@@ -96,8 +101,9 @@ def _on_junit4(runner: InstanceRunner, classes: _Classes, types: tuple[str, ...]
     return loaded, timed_out
 
 
-def _on_platform(runner: InstanceRunner, classes: _Classes, types: tuple[str, ...], test_classes: list[str],
-                 log_path: Path) -> tuple[dict[str, list[str]], list[str]]:  # fmt: skip
+def _on_platform(
+    runner: InstanceRunner, classes: _Classes, types: tuple[str, ...], test_classes: list[str], log_path: Path
+) -> tuple[dict[str, list[str]], list[str]]:
     loaded: dict[str, list[str]] = {}
     timed_out: list[str] = []
     project, system = _classpaths(runner, classes)
@@ -109,14 +115,17 @@ def _on_platform(runner: InstanceRunner, classes: _Classes, types: tuple[str, ..
         if killed:
             timed_out.append(test_class)
         with log_path.open("a") as out:
-            out.write(f"{test_class}: {'loads ' + ', '.join(loaded[test_class]) if loaded[test_class] else 'loads none'}"
-                      f"{' (killed for its time)' if killed else ''}\n{_said(text)}")  # fmt: skip
+            out.write(
+                f"{test_class}: {'loads ' + ', '.join(loaded[test_class]) if loaded[test_class] else 'loads none'}"
+                f"{' (killed for its time)' if killed else ''}\n{_said(text)}"
+            )
     return loaded, timed_out
 
 
 def _classpaths(runner: InstanceRunner, classes: _Classes) -> tuple[list[Path], list[Path]]:
     """The project's class path (its classes, its tests, their resources) and the shared one (libraries, JUnit).
-    Resource folders are on both: tests read them through ClassLoader.getSystemResource too (Csv's CSVFileParserTest)."""
+    Resource folders are on both: tests read them through ClassLoader.getSystemResource too (Csv's
+    CSVFileParserTest)."""
     cwd = classes.folder / "tree"
     resources = [cwd / p.relative_to(runner.workspace.tree) for p in runner.workspace.resource_dirs()]
     engine = [*junit_classpath(), *(platform_classpath() if runner.platform else [])]
@@ -130,9 +139,16 @@ def _run(runner: InstanceRunner, classes: _Classes, classpath: list[str], argume
     cwd = classes.folder / "tree"
     runtime = runner.runtime
     argv = [runtime.java, *runtime.options(), "-cp", os.pathsep.join(classpath), *arguments]
-    read_only = [runtime.home, runner_classes(), classes.main, classes.tests, *map(Path, runner.workspace.libraries),
-                 *map(Path, runner.workspace.junit_hamcrest), *junit_classpath(),
-                 *([*platform_classpath(), *CONSOLE_JARS] if runner.platform else [])]  # fmt: skip
+    read_only = [
+        runtime.home,
+        runner_classes(),
+        classes.main,
+        classes.tests,
+        *map(Path, runner.workspace.libraries),
+        *map(Path, runner.workspace.junit_hamcrest),
+        *junit_classpath(),
+        *([*platform_classpath(), *CONSOLE_JARS] if runner.platform else []),
+    ]
     jail = sandbox.Jail(read_only=tuple(dict.fromkeys(read_only)), trees=((runner.test_tree, cwd),))
     output = classes.folder / "probe.log"
     output.unlink(missing_ok=True)

@@ -43,21 +43,36 @@ class ClassTaskRunner(InstanceRunner):
         workspace = prepared.workspace
         if not (workspace.tree / task.file_path).is_file():
             # a task imported from elsewhere (the published ones) whose class the workspace left out as not compiling
-            qualified = ".".join(Path(task.file_path).relative_to(workspace.source_dir).with_suffix("").parts) \
-                if Path(task.file_path).is_relative_to(workspace.source_dir) else task.file_path  # fmt: skip
+            qualified = (
+                ".".join(Path(task.file_path).relative_to(workspace.source_dir).with_suffix("").parts)
+                if Path(task.file_path).is_relative_to(workspace.source_dir)
+                else task.file_path
+            )
             why = prepared.excluded_main.get(qualified, "it is not in the module")
             raise BenchsmithError(f"{task.task_id}: its class was left out of the workspace {workspace.root}: {why}")
         for directive in task.test_directives:
             test_class = directive.split("::")[0]
             if test_class in prepared.excluded_tests:
-                raise BenchsmithError(f"{task.task_id}: its test class {test_class} was left out of the workspace "
-                                      f"{workspace.root}: {prepared.excluded_tests[test_class]}")  # fmt: skip
+                raise BenchsmithError(
+                    f"{task.task_id}: its test class {test_class} was left out of the workspace "
+                    f"{workspace.root}: {prepared.excluded_tests[test_class]}"
+                )
         host = (workspace.tree / task.file_path).read_text(encoding=workspace.encoding, errors="surrogateescape")
         self.package = java_unit(host, task.file_path).package
         self.allowed_types = {t.name for t in java_unit(host, task.file_path).types}
-        self._open(task.task_id, task.file_path, task.ground_truth_class,
-                   Tests(list(task.test_directives), [], stop_early=False), workspace, slot, limits, logs,
-                   platform=True, release=prepared.setup.release or "8", runtime=test_runtime(prepared))  # fmt: skip
+        self._open(
+            task.task_id,
+            task.file_path,
+            task.ground_truth_class,
+            Tests(list(task.test_directives), [], stop_early=False),
+            workspace,
+            slot,
+            limits,
+            logs,
+            platform=True,
+            release=prepared.setup.release or "8",
+            runtime=test_runtime(prepared),
+        )
         self._dependents = _dependents(self.view.tree, workspace, task.file_path, task.class_name)
 
     def source_with(self, code: str) -> str:
@@ -133,11 +148,25 @@ def run_suite(prepared: JavaWorkspace, slot: int, limits: sandbox.Limits, log_pa
     box.chmod(0o711)
     libraries = [*map(Path, workspace.libraries), *junit_classpath(), *platform_classpath()]
     resources = [str(p.relative_to(workspace.tree)) for p in workspace.resource_dirs()]
-    jvms = TestJvms(slot, box, workspace.tree, [workspace.classes, workspace.test_classes, *libraries], limits,
-                    TEST_JVM_OPTIONS, resources, platform=True, runtime=test_runtime(prepared))  # fmt: skip
+    jvms = TestJvms(
+        slot,
+        box,
+        workspace.tree,
+        [workspace.classes, workspace.test_classes, *libraries],
+        limits,
+        TEST_JVM_OPTIONS,
+        resources,
+        platform=True,
+        runtime=test_runtime(prepared),
+    )
     jvm = jvms.fresh()
     try:
-        classpath = [workspace.classes, workspace.test_classes, *(jvm.cwd / r for r in resources), *map(Path, workspace.libraries)]
+        classpath = [
+            workspace.classes,
+            workspace.test_classes,
+            *(jvm.cwd / r for r in resources),
+            *map(Path, workspace.libraries),
+        ]
         report, why = jvm.run(classpath, True, (), prepared.test_classes, [])
         log_path.parent.mkdir(parents=True, exist_ok=True)
         log_path.write_text((why + "\n" if why else "") + jvm.log_text())

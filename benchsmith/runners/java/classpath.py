@@ -3,7 +3,8 @@
 * ``maven``: ``mvn dependency:build-classpath`` of the module, offline against the user's local repository
   (``~/.m2``), or online (``BENCHSMITH_MAVEN_ONLINE``) where Maven can reach its repositories;
 * ``folder``: every jar of a folder the user names (``--classpath-dir``);
-* ``maven-repo``: the dependencies the module's model (:mod:`benchsmith.sources.java.maven`) declares, one jar each, looked up in
+* ``maven-repo``: the dependencies the module's model (:mod:`benchsmith.sources.java.maven`) declares, one jar each,
+looked up in
   Debian's ``/usr/share/maven-repo`` (the version the pom names, else the nearest below it, else the newest), with
   what those jars' own poms need at run time.
 
@@ -31,7 +32,9 @@ CLASSPATH_SOURCES = ("maven", "folder", "maven-repo")
 DEBIAN_MAVEN_REPO = Path("/usr/share/maven-repo")
 # Artifacts the runner brings itself, whatever version a pom names: two copies of JUnit on one class path would
 # decide which engine runs a test by class path order.
-TEST_FRAMEWORK = re.compile(r"^(junit|junit-jupiter.*|junit-platform.*|junit-vintage.*|hamcrest.*|opentest4j|apiguardian-api)$")
+TEST_FRAMEWORK = re.compile(
+    r"^(junit|junit-jupiter.*|junit-platform.*|junit-vintage.*|hamcrest.*|opentest4j|apiguardian-api)$"
+)
 
 
 @dataclass(frozen=True)
@@ -41,8 +44,9 @@ class ClassPath:
     missing: list[str] = field(default_factory=list)  # group:artifact:version declared, no jar found (maven-repo)
 
 
-def resolve_classpath(module: Path, model: MavenModel, source: str = "", folder: str = "",
-                      skip: frozenset[tuple[str, str]] = frozenset()) -> ClassPath:  # fmt: skip
+def resolve_classpath(
+    module: Path, model: MavenModel, source: str = "", folder: str = "", skip: frozenset[tuple[str, str]] = frozenset()
+) -> ClassPath:
     """The module's dependency jars, test scope, without the test frameworks; *skip* names (group, artifact) pairs
     the build provides itself (the reactor's sibling modules)."""
     tried = []
@@ -80,7 +84,15 @@ def _maven(module: Path) -> list[str]:
         raise BenchsmithError("no pom.xml")
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "classpath.txt"
-        argv = [mvn, "-B", "-q", "-o", "dependency:build-classpath", "-Dmdep.includeScope=test", f"-Dmdep.outputFile={out}"]
+        argv = [
+            mvn,
+            "-B",
+            "-q",
+            "-o",
+            "dependency:build-classpath",
+            "-Dmdep.includeScope=test",
+            f"-Dmdep.outputFile={out}",
+        ]
         if os.environ.get("BENCHSMITH_MAVEN_ONLINE"):
             argv.remove("-o")
         completed = subprocess.run(argv, cwd=module, capture_output=True, text=True, timeout=600)
@@ -102,8 +114,14 @@ def maven_repo_classpath(model: MavenModel, skip: frozenset[tuple[str, str]] = f
     Debian's Maven repository, then what those jars' poms need at run time (Mockito needs Byte Buddy, Objenesis)."""
     if not DEBIAN_MAVEN_REPO.is_dir():
         raise BenchsmithError(f"{DEBIAN_MAVEN_REPO} does not exist (Debian's maven-repo-helper packages)")
-    queue = [d for d in model.dependencies if d.scope != "system" and d.kind in ("jar", "bundle", "test-jar")
-             and (d.group, d.artifact) not in skip and not TEST_FRAMEWORK.match(d.artifact)]  # fmt: skip
+    queue = [
+        d
+        for d in model.dependencies
+        if d.scope != "system"
+        and d.kind in ("jar", "bundle", "test-jar")
+        and (d.group, d.artifact) not in skip
+        and not TEST_FRAMEWORK.match(d.artifact)
+    ]
     seen = {d.artifact for d in queue}
     found, missing = [], []
     while queue:
@@ -116,8 +134,12 @@ def maven_repo_classpath(model: MavenModel, skip: frozenset[tuple[str, str]] = f
         found.append(str(jar))
         for pom in sorted(jar.parent.glob("*.pom"))[:1]:
             for needed in read_pom(pom, (DEBIAN_MAVEN_REPO,)).dependencies:
-                if needed.scope in ("compile", "runtime") and not needed.optional and needed.artifact not in seen \
-                        and not TEST_FRAMEWORK.match(needed.artifact):  # fmt: skip
+                if (
+                    needed.scope in ("compile", "runtime")
+                    and not needed.optional
+                    and needed.artifact not in seen
+                    and not TEST_FRAMEWORK.match(needed.artifact)
+                ):
                     seen.add(needed.artifact)
                     queue.append(Dependency(needed.group, needed.artifact, needed.version, "transitive"))
     return ClassPath("maven-repo", found, missing)
@@ -126,10 +148,17 @@ def maven_repo_classpath(model: MavenModel, skip: frozenset[tuple[str, str]] = f
 def _debian_jar(dependency: Dependency) -> Path | None:
     folder = DEBIAN_MAVEN_REPO.joinpath(*dependency.group.split("."), dependency.artifact)
     # Debian files some artifacts under another group (hamcrest's, asm's): the artifact's folder anywhere then.
-    folders = [folder] if folder.is_dir() else [p for p in DEBIAN_MAVEN_REPO.rglob(dependency.artifact)
-                                                if p.is_dir() and p.name == dependency.artifact]  # fmt: skip
+    folders = (
+        [folder]
+        if folder.is_dir()
+        else [p for p in DEBIAN_MAVEN_REPO.rglob(dependency.artifact) if p.is_dir() and p.name == dependency.artifact]
+    )
     version = dependency.version if "${" not in dependency.version else ""
     # library_jars reads a group's folder (<group>/<artifact>/<version>/): the artifact's own jar is kept.
-    jars = [jar for f in folders for jar in library_jars(f.parent, {dependency.artifact: version})
-            if jar.parent.parent.name == dependency.artifact and jar.resolve().is_file()]  # fmt: skip
+    jars = [
+        jar
+        for f in folders
+        for jar in library_jars(f.parent, {dependency.artifact: version})
+        if jar.parent.parent.name == dependency.artifact and jar.resolve().is_file()
+    ]
     return jars[0] if jars else None

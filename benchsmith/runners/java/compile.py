@@ -12,8 +12,15 @@ from benchsmith.core.errors import BenchsmithError
 from benchsmith.runners.java.defects4j_workspace import compile_main
 
 
-def leave_out_uncompilable_main(building: Path, source_dir: str, more_dirs: tuple[str, ...], libraries: tuple[str, ...],
-                                 release: str, engine: tuple, missing: list[str]) -> dict[str, str]:  # fmt: skip
+def leave_out_uncompilable_main(
+    building: Path,
+    source_dir: str,
+    more_dirs: tuple[str, ...],
+    libraries: tuple[str, ...],
+    release: str,
+    engine: tuple,
+    missing: list[str],
+) -> dict[str, str]:
     """Main sources that cannot compile against the class path (an optional dependency no repository here has, such
     as Compress's Brotli decoder) are deleted from the workspace's tree, with the first error of each; what depends on
     them goes too, round by round. Their tests then fail to compile and are left out as well."""

@@ -144,9 +144,12 @@ def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) ->
         except ValueError as exc:
             raise BenchsmithError(f"{manifest}: corrupt workspace manifest ({exc}); delete {root}") from exc
         made_by = record.pop("format", None)
-        if made_by == 6 and not shutil.which("defects4j") and not any(_more_source_dirs(
-                root / "tree", record["source_dir"], record["test_dir"])) and \
-                list(_libraries(instance, d4j, root / "tree")) == record["libraries"]:  # fmt: skip
+        if (
+            made_by == 6
+            and not shutil.which("defects4j")
+            and not any(_more_source_dirs(root / "tree", record["source_dir"], record["test_dir"]))
+            and list(_libraries(instance, d4j, root / "tree")) == record["libraries"]
+        ):
             # format 7 adds the jars and source folders a revision's Gradle build names (Mockito's byte-buddy): a
             # workspace whose build names none needs no rebuild
             made_by = 7
@@ -189,15 +192,18 @@ def _from_defects4j(instance: NL2FixInstance, executable: str, root: Path) -> Wo
 
     d4j("checkout", "-p", instance.project, "-v", f"{instance.bug_id}f", "-w", str(tree))
     d4j("compile", "-w", str(tree))
-    prop = {name: d4j("export", "-p", name, "-w", str(tree)) for name in
-            ("dir.src.classes", "dir.src.tests", "dir.bin.classes", "dir.bin.tests", "cp.test")}  # fmt: skip
+    prop = {
+        name: d4j("export", "-p", name, "-w", str(tree))
+        for name in ("dir.src.classes", "dir.src.tests", "dir.bin.classes", "dir.bin.tests", "cp.test")
+    }
     shutil.copytree(tree / prop["dir.bin.classes"], root / "classes")
     shutil.copytree(tree / prop["dir.bin.tests"], root / "test-classes")
     own = {(tree / prop["dir.bin.classes"]).resolve(), (tree / prop["dir.bin.tests"]).resolve()}
     libraries = tuple(
-        entry for entry in prop["cp.test"].split(os.pathsep)
+        entry
+        for entry in prop["cp.test"].split(os.pathsep)
         if entry and Path(entry).resolve() not in own and not _RUNNER_JARS.search(Path(entry).name)
-    )  # fmt: skip
+    )
     return Workspace(root, prop["dir.src.classes"], prop["dir.src.tests"], "UTF-8", "UTF-8", libraries, ())
 
 
@@ -227,8 +233,18 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
     platform = uses_jupiter(tree / test_dir)
     engine = tuple(platform_classpath()) if platform else ()
     try:
-        test_encoding, excluded = compile_tests(instance.instance_id, needed, tree, test_dir, root, libraries, encoding,
-                                                release, engine, more_dirs=more_tests)  # fmt: skip
+        test_encoding, excluded = compile_tests(
+            instance.instance_id,
+            needed,
+            tree,
+            test_dir,
+            root,
+            libraries,
+            encoding,
+            release,
+            engine,
+            more_dirs=more_tests,
+        )
     except BenchsmithError:
         # Tests written for Java 5 and 6 that Java 8's inference finds ambiguous (Mockito's when(mock.oneArg(
         # anyObject())), with oneArg(Double) and oneArg(String)): compiled at the oldest level javac 17 has, as for
@@ -236,12 +252,35 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
         log_text = (root / "compile-tests.log").read_text(errors="replace")
         if release == OLDEST_RELEASE or not re.search(r"is ambiguous|incompatible types", log_text):
             raise
-        test_encoding, excluded = compile_tests(instance.instance_id, needed, tree, test_dir, root, libraries, encoding,
-                                                OLDEST_RELEASE, engine, more_dirs=more_tests)  # fmt: skip
-        log.info("%s: tests compiled for Java %s: Java 8's type inference rejects them", instance.instance_id, OLDEST_RELEASE)
+        test_encoding, excluded = compile_tests(
+            instance.instance_id,
+            needed,
+            tree,
+            test_dir,
+            root,
+            libraries,
+            encoding,
+            OLDEST_RELEASE,
+            engine,
+            more_dirs=more_tests,
+        )
+        log.info(
+            "%s: tests compiled for Java %s: Java 8's type inference rejects them", instance.instance_id, OLDEST_RELEASE
+        )
     extra = _buggy_only_imports(instance, d4j, tree, encoding)
-    return Workspace(root, source_dir, test_dir, encoding, test_encoding, libraries, tuple(excluded), tuple(missing), extra,
-                     release, platform=platform)  # fmt: skip
+    return Workspace(
+        root,
+        source_dir,
+        test_dir,
+        encoding,
+        test_encoding,
+        libraries,
+        tuple(excluded),
+        tuple(missing),
+        extra,
+        release,
+        platform=platform,
+    )
 
 
 _JUPITER_IMPORT = re.compile(r"^\s*import\s+(?:static\s+)?org\.junit\.jupiter\.", re.M)
@@ -250,16 +289,24 @@ _JUPITER_IMPORT = re.compile(r"^\s*import\s+(?:static\s+)?org\.junit\.jupiter\."
 def uses_jupiter(test_root: Path) -> bool:
     """Whether any test source under *test_root* is written for JUnit 5 (Jupiter): Defects4J's projects never are;
     projects mined from recent history (builders/mine) often are. The JUnit Platform runs JUnit 3 and 4 tests too."""
-    return any(_JUPITER_IMPORT.search(path.read_text(encoding="utf-8", errors="replace"))
-               for path in _java_files(test_root)) if test_root.is_dir() else False  # fmt: skip
+    return (
+        any(
+            _JUPITER_IMPORT.search(path.read_text(encoding="utf-8", errors="replace"))
+            for path in _java_files(test_root)
+        )
+        if test_root.is_dir()
+        else False
+    )
 
 
 def _more_source_dirs(tree: Path, source_dir: str, test_dir: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Source folders besides Defects4J's layout that the revision's Gradle build compiles (main, test): Mockito 2's
     betas keep the default mock maker, which every mock needs, in ``mockmaker/bytebuddy/main/java``."""
     found = gradle_source_dirs(tree)
-    return tuple(tuple(d for d in found.get(kind, ()) if d not in (source_dir, test_dir) and (tree / d).is_dir())
-                 for kind in ("main", "test"))  # fmt: skip
+    return tuple(
+        tuple(d for d in found.get(kind, ()) if d not in (source_dir, test_dir) and (tree / d).is_dir())
+        for kind in ("main", "test")
+    )
 
 
 def _lib_dir(instance: NL2FixInstance, d4j: Defects4JRoot, tree: Path) -> Path:
@@ -271,13 +318,20 @@ def _lib_dir(instance: NL2FixInstance, d4j: Defects4JRoot, tree: Path) -> Path:
 def _libraries(instance: NL2FixInstance, d4j: Defects4JRoot, tree: Path) -> tuple[str, ...]:
     """The jars *instance*'s revision compiles and runs with: Defects4J's ``lib/`` at the versions the revision pins."""
     # Defects4J's own Maven resolution of the revision, where it keeps one, pins transitive jars the pom never names
-    pinned = {**gradle_versions(tree), **pom_versions(tree / "pom.xml"),
-              **d4j.resolved_versions(instance.project, instance.revision_fixed)}  # fmt: skip
+    pinned = {
+        **gradle_versions(tree),
+        **pom_versions(tree / "pom.xml"),
+        **d4j.resolved_versions(instance.project, instance.revision_fixed),
+    }
     lib_dir = _lib_dir(instance, d4j, tree)
-    return tuple(str(jar) for jar in [*library_jars(lib_dir, pinned, pom_coordinates(tree / "pom.xml")),
-                                      *debian_substitutes(lib_dir, pinned),
-                                      *(jar for folder in d4j.versioned_lib_dirs(instance.project)
-                                        for jar in pinned_jars(folder, pinned))])  # fmt: skip
+    return tuple(
+        str(jar)
+        for jar in [
+            *library_jars(lib_dir, pinned, pom_coordinates(tree / "pom.xml")),
+            *debian_substitutes(lib_dir, pinned),
+            *(jar for folder in d4j.versioned_lib_dirs(instance.project) for jar in pinned_jars(folder, pinned)),
+        ]
+    )
 
 
 def copy_test_resources(tree: Path) -> None:
@@ -295,7 +349,8 @@ def copy_test_resources(tree: Path) -> None:
 
 
 def _generate_from_templates(tree: Path, source_dir: str) -> None:
-    """The sources Maven generates before compiling, as the classbench build makes them (:mod:`benchsmith.sources.java.maven_generate`):
+    """The sources Maven generates before compiling, as the classbench build makes them
+    (:mod:`benchsmith.sources.java.maven_generate`):
     each ``X.java.in`` of *source_dir* filled in beside it as ``X.java`` (the Jackson projects' PackageVersion, which
     maven-replacer-plugin writes from the pom's coordinates; without it their main sources do not compile)."""
     if any((tree / source_dir).rglob("*.java.in")):
@@ -318,7 +373,14 @@ def _buggy_only_imports(instance: NL2FixInstance, d4j: Defects4JRoot, tree: Path
 
 
 def _bug_of(instance: NL2FixInstance) -> Bug:
-    return Bug(instance.project, instance.bug_id, instance.revision_buggy, instance.revision_fixed, instance.report_id, instance.report_url)
+    return Bug(
+        instance.project,
+        instance.bug_id,
+        instance.revision_buggy,
+        instance.revision_fixed,
+        instance.report_id,
+        instance.report_url,
+    )
 
 
 def _export(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, tree: Path) -> list[str]:
@@ -331,11 +393,14 @@ def _export(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, tr
     history = GitHistory(locate_upstream(instance.project, repos))
     bug = _bug_of(instance)
     patch_path = d4j.patch_path(bug)
-    revision = fixed_commit(bug, history.git_dir, patch_path.read_bytes().decode("utf-8", errors="surrogateescape"), str(patch_path))
+    revision = fixed_commit(
+        bug, history.git_dir, patch_path.read_bytes().decode("utf-8", errors="surrogateescape"), str(patch_path)
+    )
     if not history.has_revision(revision):
         raise BenchsmithError(f"{instance.instance_id}: revision {revision} is not in {history.git_dir}")
-    listing = subprocess.run(["git", "--git-dir", str(history.git_dir), "ls-tree", "-r", "-z", revision],
-                             capture_output=True, check=True).stdout  # fmt: skip
+    listing = subprocess.run(
+        ["git", "--git-dir", str(history.git_dir), "ls-tree", "-r", "-z", revision], capture_output=True, check=True
+    ).stdout
     entries = []
     for record in listing.split(b"\0"):
         if record:
@@ -344,8 +409,9 @@ def _export(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, tr
             if kind == b"blob":
                 entries.append((mode.decode(), sha.decode(), os.fsdecode(path)))
     missing = []
-    with subprocess.Popen(["git", "--git-dir", str(history.git_dir), "cat-file", "--batch"],
-                          stdin=subprocess.PIPE, stdout=subprocess.PIPE) as batch:  # fmt: skip
+    with subprocess.Popen(
+        ["git", "--git-dir", str(history.git_dir), "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    ) as batch:
         for mode, sha, path in entries:
             batch.stdin.write(sha.encode() + b"\n")
             batch.stdin.flush()
@@ -363,8 +429,13 @@ def _export(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, tr
                 target.write_bytes(data)
         batch.stdin.close()
     if missing:
-        log.warning("%s: %d file(s) missing from %s, left out: %s", instance.instance_id, len(missing), history.git_dir,
-                    ", ".join(missing[:3]))  # fmt: skip
+        log.warning(
+            "%s: %d file(s) missing from %s, left out: %s",
+            instance.instance_id,
+            len(missing),
+            history.git_dir,
+            ", ".join(missing[:3]),
+        )
     return missing
 
 
@@ -385,8 +456,15 @@ def _java_files(folder: Path) -> list[Path]:
 _ENCODINGS = ("UTF-8", "ISO-8859-1")
 
 
-def compile_main(tree: Path, source_dir: str, root: Path, libraries: tuple[str, ...], release: str = JAVA_RELEASE,
-                 test_libraries: tuple[Path, ...] = (), more_dirs: tuple[str, ...] = ()) -> str:  # fmt: skip
+def compile_main(
+    tree: Path,
+    source_dir: str,
+    root: Path,
+    libraries: tuple[str, ...],
+    release: str = JAVA_RELEASE,
+    test_libraries: tuple[Path, ...] = (),
+    more_dirs: tuple[str, ...] = (),
+) -> str:
     """Compile the main sources (of *source_dir* and *more_dirs*) into ``root/classes``; their encoding (UTF-8, else
     Latin-1)."""
     classpath = [*map(Path, libraries), *junit_classpath(), *test_libraries]
@@ -403,9 +481,18 @@ def compile_main(tree: Path, source_dir: str, root: Path, libraries: tuple[str, 
     raise BenchsmithError(f"{root}: the main sources do not compile{first}; see {log_path}")
 
 
-def compile_tests(label: str, needed: set[str], tree: Path, test_dir: str, root: Path, libraries: tuple[str, ...],
-                  encoding: str, release: str = JAVA_RELEASE, test_libraries: tuple[Path, ...] = (),
-                  more_dirs: tuple[str, ...] = ()) -> tuple[str, list[str]]:  # fmt: skip
+def compile_tests(
+    label: str,
+    needed: set[str],
+    tree: Path,
+    test_dir: str,
+    root: Path,
+    libraries: tuple[str, ...],
+    encoding: str,
+    release: str = JAVA_RELEASE,
+    test_libraries: tuple[Path, ...] = (),
+    more_dirs: tuple[str, ...] = (),
+) -> tuple[str, list[str]]:
     """The test sources' (of *test_dir* and *more_dirs*) encoding and the test classes left out because they do not
     compile (never one of *needed*: that is an error naming *label*)."""
     classpath = [root / "classes", *map(Path, libraries), *junit_classpath(), *test_libraries]
@@ -427,7 +514,9 @@ def compile_tests(label: str, needed: set[str], tree: Path, test_dir: str, root:
         # Each round's log is kept: it holds the errors of the classes that round leaves out.
         shutil.copyfile(log_path, root / f"compile-tests.round{round_number + 1}.log")
         if names & needed:
-            raise BenchsmithError(f"{label}: test classes it needs do not compile: {sorted(names & needed)}; see {log_path}")
+            raise BenchsmithError(
+                f"{label}: test classes it needs do not compile: {sorted(names & needed)}; see {log_path}"
+            )
         excluded.extend(sorted(names))
         sources = [s for s in sources if s not in broken]
     errors = [line for line in log_path.read_text(errors="replace").splitlines() if ": error: " in line]
@@ -477,7 +566,11 @@ def java_public_view(workspace: Workspace, file_path: str) -> PublicView:
     for stale in views.glob(f"{prefix}*"):  # views of an earlier build of this workspace
         if (stale / ".complete").is_file() and (stale / ".complete").read_text() == file_path:
             shutil.rmtree(stale, ignore_errors=True)
-    relative = Path(file_path).relative_to(workspace.source_dir) if Path(file_path).is_relative_to(workspace.source_dir) else None
+    relative = (
+        Path(file_path).relative_to(workspace.source_dir)
+        if Path(file_path).is_relative_to(workspace.source_dir)
+        else None
+    )
     if relative is None:
         raise BenchsmithError(f"{file_path}: not under the workspace's source folder {workspace.source_dir}")
     package, stem = relative.parent, relative.stem
@@ -488,7 +581,11 @@ def java_public_view(workspace: Workspace, file_path: str) -> PublicView:
         if path.suffix != ".class" or inside.parent != package:
             return False
         source = class_source_file(path)
-        return source == relative.name if source is not None else (inside.stem == stem or inside.stem.startswith(stem + "$"))
+        return (
+            source == relative.name
+            if source is not None
+            else (inside.stem == stem or inside.stem.startswith(stem + "$"))
+        )
 
     building = Path(tempfile.mkdtemp(prefix=f".{root.name}.", dir=views))
     link_tree(workspace.tree, building / "tree", lambda path: path == workspace.tree / file_path)
@@ -503,7 +600,24 @@ def java_public_view(workspace: Workspace, file_path: str) -> PublicView:
     return PublicView(root)
 
 
-_CONSTANT_SIZES = {3: 4, 4: 4, 5: 8, 6: 8, 7: 2, 8: 2, 9: 4, 10: 4, 11: 4, 12: 4, 15: 3, 16: 2, 17: 4, 18: 4, 19: 2, 20: 2}
+_CONSTANT_SIZES = {
+    3: 4,
+    4: 4,
+    5: 8,
+    6: 8,
+    7: 2,
+    8: 2,
+    9: 4,
+    10: 4,
+    11: 4,
+    12: 4,
+    15: 3,
+    16: 2,
+    17: 4,
+    18: 4,
+    19: 2,
+    20: 2,
+}
 
 
 def class_source_file(path: Path) -> str | None:
@@ -515,25 +629,28 @@ def class_source_file(path: Path) -> str | None:
         while index < count:
             tag = data[at]
             if tag == 1:
-                length = int.from_bytes(data[at + 1:at + 3], "big")
-                utf8[index] = data[at + 3:at + 3 + length].decode("utf-8", errors="replace")
+                length = int.from_bytes(data[at + 1 : at + 3], "big")
+                utf8[index] = data[at + 3 : at + 3 + length].decode("utf-8", errors="replace")
                 at += 3 + length
             else:
                 at += 1 + _CONSTANT_SIZES[tag]
             index += 2 if tag in (5, 6) else 1  # longs and doubles take two entries
         at += 6
-        at += 2 + 2 * int.from_bytes(data[at:at + 2], "big")  # interfaces
+        at += 2 + 2 * int.from_bytes(data[at : at + 2], "big")  # interfaces
         for _ in range(2):  # fields, then methods
-            members, at = int.from_bytes(data[at:at + 2], "big"), at + 2
+            members, at = int.from_bytes(data[at : at + 2], "big"), at + 2
             for _ in range(members):
-                attributes, at = int.from_bytes(data[at + 6:at + 8], "big"), at + 8
+                attributes, at = int.from_bytes(data[at + 6 : at + 8], "big"), at + 8
                 for _ in range(attributes):
-                    at += 6 + int.from_bytes(data[at + 2:at + 6], "big")
-        attributes, at = int.from_bytes(data[at:at + 2], "big"), at + 2
+                    at += 6 + int.from_bytes(data[at + 2 : at + 6], "big")
+        attributes, at = int.from_bytes(data[at : at + 2], "big"), at + 2
         for _ in range(attributes):
-            name, length = utf8.get(int.from_bytes(data[at:at + 2], "big")), int.from_bytes(data[at + 2:at + 6], "big")
+            name, length = (
+                utf8.get(int.from_bytes(data[at : at + 2], "big")),
+                int.from_bytes(data[at + 2 : at + 6], "big"),
+            )
             if name == "SourceFile":
-                return utf8.get(int.from_bytes(data[at + 6:at + 8], "big"))
+                return utf8.get(int.from_bytes(data[at + 6 : at + 8], "big"))
             at += 6 + length
     except (IndexError, KeyError) as exc:
         raise BenchsmithError(f"{path}: not a class file that can be read ({exc!r})") from exc

@@ -21,7 +21,8 @@ class UnreadableJava(ValueError):
 
 
 def javac_text(code: str) -> str:
-    """*code* as javac's lexer receives it: Unicode escapes translated (JLS 3.3), every line terminator ``\\n`` (JLS 3.4).
+    """*code* as javac's lexer receives it: Unicode escapes translated (JLS 3.3), every line terminator ``\\n`` (JLS
+    3.4).
 
     The translation is javac 17's (``UnicodeReader``): a backslash begins an
     escape unless an odd number of raw backslashes precede it; a backslash an
@@ -58,7 +59,9 @@ def javac_text(code: str) -> str:
             was_escape = was_backslash = False
             i += 1
     text = "".join(out).replace("\r\n", "\n").replace("\r", "\n")
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")  # escaped surrogate pairs joined
+    return text.encode("utf-16-le", "surrogatepass").decode(
+        "utf-16-le", "surrogatepass"
+    )  # escaped surrogate pairs joined
 
 
 class _JavacTokenizer(javalang.tokenizer.JavaTokenizer):
@@ -106,7 +109,9 @@ def is_single_method(code: str) -> tuple[bool, str]:
     if len(unit.types) != 1:  # the candidate closed the wrapper and declared a type of its own
         return False, f"expected one method declaration, found {len(unit.types) - 1} more top-level type(s) after it"
     members = unit.types[0].body
-    kinds = ["InitializerBlock" if isinstance(m, list) else type(m).__name__ for m in members]  # javalang: a block is a list
+    kinds = [
+        "InitializerBlock" if isinstance(m, list) else type(m).__name__ for m in members
+    ]  # javalang: a block is a list
     if len(members) != 1:
         return False, f"expected one method declaration, found {len(members)} members ({', '.join(kinds) or 'none'})"
     if kinds[0] not in ("MethodDeclaration", "ConstructorDeclaration"):
@@ -132,17 +137,22 @@ def dedup_key(code: str) -> str:
 
 
 def add_imports(host_text: str, imports: tuple[str, ...] | list[str]) -> str:
-    """*host_text* with *imports* appended to its last import line (no line moves), skipping names it already imports."""
+    """*host_text* with *imports* appended to its last import line (no line moves), skipping names it already
+    imports."""
     lines = lines_with_ends(host_text)
-    present = {line.strip().rstrip(";").split()[-1].rsplit(".", 1)[-1] for line in lines if line.lstrip().startswith("import ")}
-    wanted = [i for i in imports if i.rstrip(";").split()[-1].rsplit(".", 1)[-1] not in present or i.rstrip(";").endswith("*")]
+    present = {
+        line.strip().rstrip(";").split()[-1].rsplit(".", 1)[-1] for line in lines if line.lstrip().startswith("import ")
+    }
+    wanted = [
+        i for i in imports if i.rstrip(";").split()[-1].rsplit(".", 1)[-1] not in present or i.rstrip(";").endswith("*")
+    ]
     if not wanted:
         return host_text
     anchor = max((n for n, line in enumerate(lines) if line.lstrip().startswith(("import ", "package "))), default=None)
     if anchor is None:
         return " ".join(wanted) + " " + host_text
     line = lines[anchor]
-    ending = line[len(line.rstrip("\r\n")):]
+    ending = line[len(line.rstrip("\r\n")) :]
     lines[anchor] = line.rstrip("\r\n") + " " + " ".join(wanted) + ending
     return "".join(lines)
 

@@ -1,4 +1,5 @@
-"""A Java 8 runtime for Defects4J's tests, from Debian's packages: ``make java8`` (``python -m benchsmith.runners.java.java8``).
+"""A Java 8 runtime for Defects4J's tests, from Debian's packages: ``make java8`` (``python -m
+benchsmith.runners.java.java8``).
 
 Defects4J runs its projects on Java 8, and some of their tests hold only there: JacksonDatabind's read
 ``Field.modifiers`` (hidden from 12 on) and compare ``StackTraceElement`` strings (a module name since 9). PyPI
@@ -42,8 +43,10 @@ def java8_home(root: Path = HOME) -> Path | None:
     if not (home / "bin" / "java").is_file():
         return None
     if not _patched_for(root):
-        raise BenchsmithError(f"{root}: this Java 8 runtime was made for another folder and copied or moved here; "
-                              "run `make java8` again to make it for this one")  # fmt: skip
+        raise BenchsmithError(
+            f"{root}: this Java 8 runtime was made for another folder and copied or moved here; "
+            "run `make java8` again to make it for this one"
+        )
     return home
 
 
@@ -131,8 +134,13 @@ def _patch(staging: Path, final: Path) -> None:
     home = staging / JRE
     for program in (home / "bin").iterdir():
         if program.is_file() and not program.is_symlink():
-            _patchelf(program, "--set-interpreter", str(loader), "--set-rpath",
-                      f"{libraries}:$ORIGIN/../lib/amd64/jli:$ORIGIN/../lib/amd64")  # fmt: skip
+            _patchelf(
+                program,
+                "--set-interpreter",
+                str(loader),
+                "--set-rpath",
+                f"{libraries}:$ORIGIN/../lib/amd64/jli:$ORIGIN/../lib/amd64",
+            )
     for library in (home / "lib").rglob("*.so"):
         if not library.is_symlink():
             _patchelf(library, "--set-rpath", f"{libraries}:$ORIGIN:$ORIGIN/..:$ORIGIN/server:$ORIGIN/jli")
@@ -141,11 +149,15 @@ def _patch(staging: Path, final: Path) -> None:
 def _patchelf(path: Path, *arguments: str) -> None:
     completed = subprocess.run(["patchelf", *arguments, str(path)], capture_output=True, text=True)
     if completed.returncode != 0:
-        raise BenchsmithError(f"{path.name}: patchelf cannot point it at the folder's C library: {completed.stderr.strip()}")
+        raise BenchsmithError(
+            f"{path.name}: patchelf cannot point it at the folder's C library: {completed.stderr.strip()}"
+        )
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchsmith.runners.java.java8", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchsmith.runners.java.java8", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--into", type=Path, default=HOME)
     args = parser.parse_args()
     try:

@@ -48,7 +48,9 @@ COMPILER_LANE = 0
 TEST_LANES = (1, 2, 3)  # a JVM at work, the next one starting, and a plain path's: never two in one uid
 _SEPARATOR = "\x1f"  # between source files in a compile request
 AHEAD_NICENESS = 10
-REPORT_LINE_LIMIT = 16 << 20  # a test JVM's output line longer than this is no report (benchsmith.runners.sandbox.streams)
+REPORT_LINE_LIMIT = (
+    16 << 20
+)  # a test JVM's output line longer than this is no report (benchsmith.runners.sandbox.streams)
 READY_SECONDS = 1.5  # what a test JVM started ahead takes to boot, warm JUnit up and prepare its class loaders
 Announce = Callable[["TestJvm"], "list[Path]"]  # a JVM → the class path its request will name
 
@@ -64,7 +66,8 @@ def fresh_folder(parent: Path, owner_lane: int | None, slot: int) -> Path:
 
 @functools.cache
 def release_api() -> Path | None:
-    """The Java ``JAVA_RELEASE`` API that ``javac --release`` reads from the JDK's ``lib/ct.sym``, as plain class files in
+    """The Java ``JAVA_RELEASE`` API that ``javac --release`` reads from the JDK's ``lib/ct.sym``, as plain class files
+    in
     a folder (cached by the ct.sym's hash); None where the JDK has no ct.sym.
 
     javac 17 opens ct.sym afresh (a zip of 15,000 entries) for every ``--release`` compile, which was 40% of a warm
@@ -104,21 +107,40 @@ def release_api() -> Path | None:
 
 
 class Compiler:
-    """A warm javac (``BenchsmithRunner compile``) in a jail: reads sources, writes classes, executes nothing of theirs."""
+    """A warm javac (``BenchsmithRunner compile``) in a jail: reads sources, writes classes, executes nothing of
+    theirs."""
 
     READY_SECONDS = 60
 
-    def __init__(self, slot: int, box: Path, read_only: list[Path], log_path: Path, limits: sandbox.Limits,
-                 release: str = JAVA_RELEASE):  # fmt: skip
+    def __init__(
+        self,
+        slot: int,
+        box: Path,
+        read_only: list[Path],
+        log_path: Path,
+        limits: sandbox.Limits,
+        release: str = JAVA_RELEASE,
+    ):
         self.slot = slot
         self.release = release
         self.platform = release_api() if release == JAVA_RELEASE else None
         extra = [self.platform] if self.platform is not None else []
         jail = sandbox.Jail(read_only=tuple(dict.fromkeys([runner_classes(), *extra, *read_only])), writable=(box,))
         argv = [tool("java"), "-Xmx1g", "-XX:+UseSerialGC", "-cp", runner_classpath(), "BenchsmithRunner", "compile"]
-        server_limits = dataclasses.replace(limits, cpu_seconds=limits.cpu_seconds * 100)  # it lives for every candidate
-        self.process = sandbox.start(argv, box, slot, server_limits, log_path, jail=jail, lane=COMPILER_LANE,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)  # fmt: skip
+        server_limits = dataclasses.replace(
+            limits, cpu_seconds=limits.cpu_seconds * 100
+        )  # it lives for every candidate
+        self.process = sandbox.start(
+            argv,
+            box,
+            slot,
+            server_limits,
+            log_path,
+            jail=jail,
+            lane=COMPILER_LANE,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
         self._lines: queue.Queue = queue.Queue()
         threading.Thread(target=_pump, args=(self.process.stdout, self._lines), daemon=True).start()
         self._ids = 0
@@ -139,8 +161,16 @@ class Compiler:
         """``{"compiled": bool, "diagnostics": str, "compile_ms": int}``; OSError when the compiler is gone."""
         self._ids += 1
         request = f"c{self._ids}"
-        line = "\t".join([request, _SEPARATOR.join(map(str, sources)), str(output), os.pathsep.join(map(str, classpath)),
-                          str(self.platform or ""), self.release])  # fmt: skip
+        line = "\t".join(
+            [
+                request,
+                _SEPARATOR.join(map(str, sources)),
+                str(output),
+                os.pathsep.join(map(str, classpath)),
+                str(self.platform or ""),
+                self.release,
+            ]
+        )
         try:
             self.process.stdin.write((line + "\n").encode())
             self.process.stdin.flush()
@@ -150,7 +180,7 @@ class Compiler:
         while (answer := self._next(max(0.1, deadline - time.monotonic()))) is not None:
             prefix = f"BENCHSMITH {request} "
             if answer.startswith(prefix):
-                return json.loads(answer[len(prefix):])
+                return json.loads(answer[len(prefix) :])
             if time.monotonic() > deadline:
                 break
         self.close()
@@ -167,10 +197,22 @@ class Compiler:
 class TestJvm:
     """One ``BenchsmithRunner test`` JVM for one candidate: started ahead, used once, then killed with its jail."""
 
-    def __init__(self, slot: int, lane: int, box: Path, tree: Path, read_only: list[Path], system_classpath: list[Path],
-                 limits: sandbox.Limits, jvm_options: list[str], announce: Announce | None = None,
-                 platform: bool = False, runtime: JavaRuntime | None = None, merged: Path | None = None,
-                 runner_jars: tuple[Path, ...] = ()):  # fmt: skip
+    def __init__(
+        self,
+        slot: int,
+        lane: int,
+        box: Path,
+        tree: Path,
+        read_only: list[Path],
+        system_classpath: list[Path],
+        limits: sandbox.Limits,
+        jvm_options: list[str],
+        announce: Announce | None = None,
+        platform: bool = False,
+        runtime: JavaRuntime | None = None,
+        merged: Path | None = None,
+        runner_jars: tuple[Path, ...] = (),
+    ):
         self.slot = slot
         runtime = runtime or default_runtime()
         self.lane = lane
@@ -182,14 +224,17 @@ class TestJvm:
         self.cwd = self.folder / "tree"
         # *platform*: tests run on the JUnit Platform (Jupiter, and JUnit 3 and 4 through vintage), else on JUnit 4.
         engine = platform_classpath() if platform else []
-        jail = sandbox.Jail(read_only=tuple(dict.fromkeys([runtime.home, runner_classes(platform), *engine, *runner_jars,
-                                                           *read_only,
-                                                           self.output])),  # fmt: skip
-                            trees=((tree, self.cwd),))  # fmt: skip
+        jail = sandbox.Jail(
+            read_only=tuple(
+                dict.fromkeys([runtime.home, runner_classes(platform), *engine, *runner_jars, *read_only, self.output])
+            ),
+            trees=((tree, self.cwd),),
+        )
         # Relative entries lie in the candidate's tree as this JVM sees it (resource folders, see TestJvms).
         # *runner_jars* go ahead of the runner's own: a project's Hamcrest 1.3, which JUnit then runs with too.
-        system = os.pathsep.join([*map(str, runner_jars), runner_classpath(platform),
-                                  *(str(self.cwd / p) for p in system_classpath)])  # fmt: skip
+        system = os.pathsep.join(
+            [*map(str, runner_jars), runner_classpath(platform), *(str(self.cwd / p) for p in system_classpath)]
+        )
         # *merged*: the project's class folder, which the runner mirrors into a folder of its own at once, for the
         # candidate's classes to join (main_classes).
         # *announce*: the class path this JVM's request will name; the runner makes its class loaders on it while it
@@ -197,13 +242,22 @@ class TestJvm:
         self.merged = None if platform else merged
         announced = os.pathsep.join(map(str, announce(self))) if announce is not None and not platform else ""
         main = ["PlatformRunner"] if platform else ["BenchsmithRunner", "test", announced, str(self.merged or "")]
-        argv = [runtime.java, *runtime.options(), *jvm_options, "-cp", system, *main]  # fmt: skip
+        argv = [runtime.java, *runtime.options(), *jvm_options, "-cp", system, *main]
         self.started = time.monotonic()
         # It boots at a low priority, beside the candidate at work, and gets the normal one when its own arrives.
         self.niced = sandbox.sandbox_uid(slot, lane) is not None
-        self.process = sandbox.start(argv, self.cwd, slot, limits, self.log_path, jail=jail, lane=lane,
-                                     nice=AHEAD_NICENESS if self.niced else 0, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE)  # fmt: skip
+        self.process = sandbox.start(
+            argv,
+            self.cwd,
+            slot,
+            limits,
+            self.log_path,
+            jail=jail,
+            lane=lane,
+            nice=AHEAD_NICENESS if self.niced else 0,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
         self._report: dict | None = None  # the first report line it wrote
         self._read = threading.Event()  # set at that line, or at the end of its output
         self._reader = threading.Thread(target=self._read_report, daemon=True)
@@ -234,14 +288,31 @@ class TestJvm:
         finally:
             self._read.set()
 
-    def run(self, classpath: list[Path], run_all: bool, excluded: tuple[str, ...], phase1: list[str],
-            phase2: list[str], candidate: tuple[str, ...] = (), rights: str = "") -> tuple[dict | None, str]:  # fmt: skip
+    def run(
+        self,
+        classpath: list[Path],
+        run_all: bool,
+        excluded: tuple[str, ...],
+        phase1: list[str],
+        phase2: list[str],
+        candidate: tuple[str, ...] = (),
+        rights: str = "",
+    ) -> tuple[dict | None, str]:
         """The first report line the JVM wrote, or None when it wrote none in time; and why not, when None.
 
         *candidate*: the top-level types of the candidate's file (binary names), confined with their nested classes
         to the rights *rights* (comma-separated, ``audit`` for the ground truth's run: see Confinement.java)."""
-        request = "\t".join([os.pathsep.join(map(str, classpath)), "all" if run_all else "stop", ",".join(excluded),
-                             ",".join(phase1), ",".join(phase2), ",".join(candidate), rights])  # fmt: skip
+        request = "\t".join(
+            [
+                os.pathsep.join(map(str, classpath)),
+                "all" if run_all else "stop",
+                ",".join(excluded),
+                ",".join(phase1),
+                ",".join(phase2),
+                ",".join(candidate),
+                rights,
+            ]
+        )
         if self.niced:
             sandbox.renice(self.slot, self.lane, 0)
         try:
@@ -252,7 +323,8 @@ class TestJvm:
         # The first report line is the one judged, and the JVM's halt is not waited for (that waits for the JIT's
         # compiler threads, 10 to 30 ms). What the candidate writes before the runner's report is read too: a forged
         # report there is the one judged, as when the candidate halts the JVM after writing it, and must pass the
-        # checks of benchsmith.runners.sandbox.outcomes, which its tests' sentinels keep out of its reach. What comes after the
+        # checks of benchsmith.runners.sandbox.outcomes, which its tests' sentinels keep out of its reach. What comes
+        # after the
         # runner's report cannot change the verdict.
         if not self._read.wait(self.limits.wall_seconds):
             self.close()
@@ -297,10 +369,21 @@ class TestJvms:
     in a lane no living JVM of this runner holds: stopping a JVM kills its whole lane.
     """
 
-    def __init__(self, slot: int, box: Path, tree: Path, read_only: list[Path], limits: sandbox.Limits,
-                 jvm_options: list[str], system_resources: list[str] = (), platform: bool = False,
-                 runtime: JavaRuntime | None = None, merged: Path | None = None,
-                 runner_jars: tuple[Path, ...] = (), announce: Announce | None = None):  # fmt: skip
+    def __init__(
+        self,
+        slot: int,
+        box: Path,
+        tree: Path,
+        read_only: list[Path],
+        limits: sandbox.Limits,
+        jvm_options: list[str],
+        system_resources: list[str] = (),
+        platform: bool = False,
+        runtime: JavaRuntime | None = None,
+        merged: Path | None = None,
+        runner_jars: tuple[Path, ...] = (),
+        announce: Announce | None = None,
+    ):
         self.slot, self.box, self.tree, self.read_only = slot, box, tree, read_only
         self.announce = announce  # the class path of a JVM's request, announced to the JVMs started ahead (TestJvm)
         self.runner_jars = runner_jars  # on every JVM's own class path, ahead of the runner's (TestJvm)
@@ -349,9 +432,21 @@ class TestJvms:
         try:
             # Only a JVM started ahead prepares: the plain path's starts when its candidate is there.
             merged = self.merged if read_only is self.read_only else None  # the plain path compiles its own
-            jvm = TestJvm(self.slot, lane, self.box, self.tree, read_only, self.system_resources, self.limits,
-                          self.jvm_options, self.announce if ahead else None, self.platform, self.runtime, merged,
-                          self.runner_jars)  # fmt: skip
+            jvm = TestJvm(
+                self.slot,
+                lane,
+                self.box,
+                self.tree,
+                read_only,
+                self.system_resources,
+                self.limits,
+                self.jvm_options,
+                self.announce if ahead else None,
+                self.platform,
+                self.runtime,
+                merged,
+                self.runner_jars,
+            )
         except BaseException:
             self._free(lane)
             raise

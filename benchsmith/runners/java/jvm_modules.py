@@ -32,7 +32,9 @@ public class ListModules {
     public static void main(String[] args) {
         for (java.lang.module.ModuleReference m : java.lang.module.ModuleFinder.ofSystem().findAll()) {
             StringBuilder line = new StringBuilder(m.descriptor().name());
-            for (java.lang.module.ModuleDescriptor.Requires r : m.descriptor().requires()) line.append(' ').append(r.name());
+            for (java.lang.module.ModuleDescriptor.Requires r : m.descriptor().requires()) {
+                line.append(' ').append(r.name());
+            }
             System.out.println(line);
         }
     }
@@ -49,14 +51,17 @@ def system_modules(java: str) -> dict[str, frozenset[str]]:
     with tempfile.TemporaryDirectory() as folder:
         source = Path(folder) / "ListModules.java"
         source.write_text(_LIST_MODULES)
-        compiled = subprocess.run([tool("javac"), "--release", "11", "-d", folder, str(source)], capture_output=True,
-                                  text=True, timeout=120)  # fmt: skip
+        compiled = subprocess.run(
+            [tool("javac"), "--release", "11", "-d", folder, str(source)], capture_output=True, text=True, timeout=120
+        )
         if compiled.returncode != 0:
             raise OSError(f"{tool('javac')}: cannot compile the module lister: {compiled.stderr.strip()[:300]}")
         completed = subprocess.run([java, "-cp", folder, "ListModules"], capture_output=True, text=True, timeout=120)
     if completed.returncode != 0:
         raise OSError(f"{java}: cannot list its modules: {completed.stderr.strip()[:300]}")
-    return {parts[0]: frozenset(parts[1:]) for parts in (line.split() for line in completed.stdout.splitlines()) if parts}
+    return {
+        parts[0]: frozenset(parts[1:]) for parts in (line.split() for line in completed.stdout.splitlines()) if parts
+    }
 
 
 def modules_named(paths: Iterable[Path]) -> set[str]:

@@ -26,8 +26,9 @@ def lombok_jar(libraries: list[str]) -> str | None:
     return next((jar for jar in libraries if _LOMBOK_JAR.match(Path(jar).name)), None)
 
 
-def delombok(module: Path, main_roots: list[str], test_roots: list[str], libraries: list[str],
-             encoding: str = "UTF-8") -> list[str]:
+def delombok(
+    module: Path, main_roots: list[str], test_roots: list[str], libraries: list[str], encoding: str = "UTF-8"
+) -> list[str]:
     """Expand Lombok in place in *module*'s source roots (relative folders, as the Maven model gives them), main then
     test; the roots expanded (none without a Lombok jar on the class path or a file importing it). Each root's output
     is logged beside *module*."""
@@ -37,8 +38,13 @@ def delombok(module: Path, main_roots: list[str], test_roots: list[str], librari
     expanded = []
     for folder in [*main_roots, *test_roots]:
         sources = module / folder
-        if not _below(folder) or not sources.is_dir() or not any(
-                _USES_LOMBOK.search(p.read_text(encoding=encoding, errors="replace")) for p in sources.rglob("*.java")):
+        if (
+            not _below(folder)
+            or not sources.is_dir()
+            or not any(
+                _USES_LOMBOK.search(p.read_text(encoding=encoding, errors="replace")) for p in sources.rglob("*.java")
+            )
+        ):
             continue
         # the other roots a root's code refers to: a main root's sibling roots; a test root's, and every main root
         others = [r for r in (main_roots if folder in main_roots else [*main_roots, *test_roots]) if r != folder]
@@ -46,8 +52,17 @@ def delombok(module: Path, main_roots: list[str], test_roots: list[str], librari
         name = "delombok-" + folder.replace("/", "-")
         out, log_path = module.parent / name, module.parent / f"{name}.log"
         shutil.rmtree(out, ignore_errors=True)
-        command = [tool("java"), "-jar", jar, "delombok", str(sources), "-d", str(out),
-                   f"--classpath={':'.join(libraries)}", f"--encoding={encoding}"]  # fmt: skip
+        command = [
+            tool("java"),
+            "-jar",
+            jar,
+            "delombok",
+            str(sources),
+            "-d",
+            str(out),
+            f"--classpath={':'.join(libraries)}",
+            f"--encoding={encoding}",
+        ]
         if sourcepath:
             command.append(f"--sourcepath={':'.join(sourcepath)}")
         try:
@@ -59,7 +74,9 @@ def delombok(module: Path, main_roots: list[str], test_roots: list[str], librari
         # still writes every file: those are left to the compile, which leaves out what does not build
         if not out.is_dir() or len(list(out.rglob("*.java"))) != len(list(sources.rglob("*.java"))):
             # the log goes with the failed build's folder: its first error travels in the message
-            first = next((line for line in log_path.read_text().splitlines() if "error" in line.lower()), "no error shown")
+            first = next(
+                (line for line in log_path.read_text().splitlines() if "error" in line.lower()), "no error shown"
+            )
             raise BenchsmithError(f"{sources}: Lombok's delombok did not write every file: {first.strip()[:300]}")
         shutil.rmtree(sources)
         out.rename(sources)

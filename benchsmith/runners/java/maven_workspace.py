@@ -105,8 +105,10 @@ def java_workspace(tree: Path, key: str, setup: JavaSetup) -> JavaWorkspace:
     model = read_pom(module / "pom.xml")  # without one, Maven's default layout
     source_dir, test_dir = model.source_roots[0], model.test_roots[0]
     if not (module / source_dir).is_dir():
-        raise BenchsmithError(f"{module}: no {source_dir}; a Maven module with main sources is expected (name one with "
-                              f"--module{'; its modules: ' + ', '.join(model.modules) if model.modules else ''})")  # fmt: skip
+        raise BenchsmithError(
+            f"{module}: no {source_dir}; a Maven module with main sources is expected (name one with "
+            f"--module{'; its modules: ' + ', '.join(model.modules) if model.modules else ''})"
+        )
     if not (module / test_dir).is_dir():
         raise BenchsmithError(f"{module}: no {test_dir}; the shortlist needs the repository's tests")
     _check_release(module, setup.release or model.release, bool(setup.release))
@@ -133,10 +135,13 @@ def _build(tree: Path, module: Path, model: MavenModel, setup: JavaSetup, buildi
     generated = generate_sources(local)
     filtered = filter_resources(local)
     siblings = sibling_modules(tree, model)
-    classpath = resolve_classpath(module, model, setup.classpath, setup.classpath_dir,
-                                  frozenset((s.group, s.artifact) for _, s, _ in siblings))  # fmt: skip
+    classpath = resolve_classpath(
+        module, model, setup.classpath, setup.classpath_dir, frozenset((s.group, s.artifact) for _, s, _ in siblings)
+    )
     release = setup.release or model.release
-    resolved = JavaSetup(setup.module, classpath.source, setup.classpath_dir if classpath.source == "folder" else "", release)
+    resolved = JavaSetup(
+        setup.module, classpath.source, setup.classpath_dir if classpath.source == "folder" else "", release
+    )
     engine = tuple(platform_classpath())
     built = compile_siblings(siblings, building, classpath, engine)
     libraries = [*(str(building / entry) for entry in built.entries), *built.jars]
@@ -144,28 +149,60 @@ def _build(tree: Path, module: Path, model: MavenModel, setup: JavaSetup, buildi
     test_dirs = [d for d in [*model.test_roots[1:], *generated.test_roots] if (building / "tree" / d).is_dir()]
     source_dir, test_dir = model.source_roots[0], model.test_roots[0]
     main_roots, test_roots = [source_dir, *main_dirs], [test_dir, *test_dirs]
-    for_imports = (jars_for_imports(building / "tree", [*main_roots, *test_roots], libraries)
-                   if classpath.source == "maven-repo" else {})  # fmt: skip
+    for_imports = (
+        jars_for_imports(building / "tree", [*main_roots, *test_roots], libraries)
+        if classpath.source == "maven-repo"
+        else {}
+    )
     libraries = [*libraries, *for_imports]
     merge_packages(for_imports, built.for_imports)
     delomboked = [*built.delomboked, *delombok(building / "tree", main_roots, test_roots, libraries)]
     missing = [*classpath.missing, *built.missing]
-    left_out = leave_out_uncompilable_main(building, source_dir, tuple(main_dirs), tuple(libraries), release, engine,
-                                           missing)  # fmt: skip
+    left_out = leave_out_uncompilable_main(
+        building, source_dir, tuple(main_dirs), tuple(libraries), release, engine, missing
+    )
     left_out.update(built.left_out)
-    encoding = compile_main(building / "tree", source_dir, building, tuple(libraries), release, engine, tuple(main_dirs))
-    test_encoding, excluded = compile_tests(label, set(), building / "tree", test_dir, building, tuple(libraries),
-                                            encoding, release, engine, tuple(test_dirs))  # fmt: skip
+    encoding = compile_main(
+        building / "tree", source_dir, building, tuple(libraries), release, engine, tuple(main_dirs)
+    )
+    test_encoding, excluded = compile_tests(
+        label,
+        set(),
+        building / "tree",
+        test_dir,
+        building,
+        tuple(libraries),
+        encoding,
+        release,
+        engine,
+        tuple(test_dirs),
+    )
     reasons = exclusion_reasons(building / "compile-tests.log", excluded, missing)
-    suite = [name for folder in (test_dir, *test_dirs) for name in suite_classes(building / "tree" / folder, set(excluded))]
-    return {"format": JAVA_WORKSPACE_FORMAT, "setup": asdict(resolved), "source_dir": source_dir, "test_dir": test_dir,
-            "libraries": [str(Path(entry).relative_to(building)) if Path(entry).is_relative_to(building) else entry
-                          for entry in libraries],
-            "excluded_main": left_out, "encoding": encoding, "test_encoding": test_encoding, "excluded_tests": reasons,
-            "test_classes": suite, "missing_artifacts": missing, "siblings": built.modules,
-            "generated": [*generated.files, *filtered], "missing_parent": model.missing_parent,
-            "missing_imports": model.missing_imports,
-            "libraries_for_imports": for_imports, "delomboked": delomboked}  # fmt: skip
+    suite = [
+        name for folder in (test_dir, *test_dirs) for name in suite_classes(building / "tree" / folder, set(excluded))
+    ]
+    return {
+        "format": JAVA_WORKSPACE_FORMAT,
+        "setup": asdict(resolved),
+        "source_dir": source_dir,
+        "test_dir": test_dir,
+        "libraries": [
+            str(Path(entry).relative_to(building)) if Path(entry).is_relative_to(building) else entry
+            for entry in libraries
+        ],
+        "excluded_main": left_out,
+        "encoding": encoding,
+        "test_encoding": test_encoding,
+        "excluded_tests": reasons,
+        "test_classes": suite,
+        "missing_artifacts": missing,
+        "siblings": built.modules,
+        "generated": [*generated.files, *filtered],
+        "missing_parent": model.missing_parent,
+        "missing_imports": model.missing_imports,
+        "libraries_for_imports": for_imports,
+        "delomboked": delomboked,
+    }
 
 
 def _check_release(module: Path, release: str, chosen: bool) -> None:
@@ -175,14 +212,21 @@ def _check_release(module: Path, release: str, chosen: bool) -> None:
     if release.isdigit() and jdk.version and int(release) > jdk.version:
         asked = f"--release {release}:" if chosen else f"{module / 'pom.xml'}: the pom asks for Java {release};"
         # the confinement of the tests' JVM is a security manager, which Java 24 removed
-        newer = (f"put a JDK {release} to {LAST_JDK} first on PATH (Java 24 on has no security manager, which the "
-                 "tests' confinement needs), or " if int(release) <= LAST_JDK else "")  # fmt: skip
-        raise BenchsmithError(f"{asked} the JDK on PATH ({jdk.home}) compiles up to Java {jdk.version}: {newer}pass "
-                              f"--release {jdk.version} to try this one")
+        newer = (
+            f"put a JDK {release} to {LAST_JDK} first on PATH (Java 24 on has no security manager, which the "
+            "tests' confinement needs), or "
+            if int(release) <= LAST_JDK
+            else ""
+        )
+        raise BenchsmithError(
+            f"{asked} the JDK on PATH ({jdk.home}) compiles up to Java {jdk.version}: {newer}pass "
+            f"--release {jdk.version} to try this one"
+        )
 
 
 def _keep_failed(building: Path, root: Path) -> Path:
-    """The folder of a build that failed, logs and all, under ``failed/`` beside the workspaces, for the user to read."""
+    """The folder of a build that failed, logs and all, under ``failed/`` beside the workspaces, for the user to
+    read."""
     kept = cache_dir("classbench-java", "failed") / root.name
     shutil.rmtree(kept, ignore_errors=True)
     building.rename(kept)
@@ -200,12 +244,29 @@ def _from_manifest(root: Path, record: dict) -> JavaWorkspace:
     if record.get("format") != JAVA_WORKSPACE_FORMAT:
         raise ValueError(f"format {record.get('format')}, expected {JAVA_WORKSPACE_FORMAT}")
     libraries = [entry if Path(entry).is_absolute() else str(root / entry) for entry in record["libraries"]]
-    workspace = Workspace(root, record["source_dir"], record["test_dir"], record["encoding"], record["test_encoding"],
-                          tuple(libraries), tuple(record["excluded_tests"]), release=record["setup"]["release"])  # fmt: skip
-    return JavaWorkspace(workspace, JavaSetup(**record["setup"]), libraries, record["excluded_tests"],
-                         record["excluded_main"], record["test_classes"], record["missing_artifacts"],
-                         record["siblings"], record["generated"], record.get("missing_parent", ""),
-                         record.get("missing_imports", []))  # fmt: skip
+    workspace = Workspace(
+        root,
+        record["source_dir"],
+        record["test_dir"],
+        record["encoding"],
+        record["test_encoding"],
+        tuple(libraries),
+        tuple(record["excluded_tests"]),
+        release=record["setup"]["release"],
+    )
+    return JavaWorkspace(
+        workspace,
+        JavaSetup(**record["setup"]),
+        libraries,
+        record["excluded_tests"],
+        record["excluded_main"],
+        record["test_classes"],
+        record["missing_artifacts"],
+        record["siblings"],
+        record["generated"],
+        record.get("missing_parent", ""),
+        record.get("missing_imports", []),
+    )
 
 
 def suite_classes(test_root: Path, excluded: set[str]) -> list[str]:

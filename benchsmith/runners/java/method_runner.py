@@ -73,7 +73,9 @@ class Tests:
         excluded = tuple(excluded)
         whole = {e.removesuffix("::*") for e in excluded if e.endswith("::*")}
         relevant = [c for c in instance.relevant_tests if c not in whole]
-        return cls(list(instance.trigger_tests), relevant, stop_early, tuple(e for e in excluded if not e.endswith("::*")))
+        return cls(
+            list(instance.trigger_tests), relevant, stop_early, tuple(e for e in excluded if not e.endswith("::*"))
+        )
 
     @property
     def key(self) -> tuple:
@@ -83,18 +85,47 @@ class Tests:
 class InstanceRunner:
     """Runs candidates of one instance in one sandbox slot."""
 
-    def __init__(self, instance: NL2FixInstance, workspace: Workspace, slot: int, limits: sandbox.Limits, logs: Path,
-                 excluded: Iterable[str] = ()):  # fmt: skip
+    def __init__(
+        self,
+        instance: NL2FixInstance,
+        workspace: Workspace,
+        slot: int,
+        limits: sandbox.Limits,
+        logs: Path,
+        excluded: Iterable[str] = (),
+    ):
         self.instance = instance
         self.excluded = tuple(excluded)
         host = (workspace.tree / instance.file_path).read_bytes().decode(workspace.encoding, errors="surrogateescape")
         self.prefix, self.suffix = split_host(add_imports(host, workspace.buggy_only_imports), instance)
-        self._open(instance.instance_id, instance.file_path, instance.fixed_method, Tests.for_instance(instance, excluded),
-                   workspace, slot, limits, logs, workspace.platform, workspace.release, defects4j_runtime())  # fmt: skip
+        self._open(
+            instance.instance_id,
+            instance.file_path,
+            instance.fixed_method,
+            Tests.for_instance(instance, excluded),
+            workspace,
+            slot,
+            limits,
+            logs,
+            workspace.platform,
+            workspace.release,
+            defects4j_runtime(),
+        )
 
-    def _open(self, label: str, file_path: str, reference_code: str, default_tests: Tests, workspace: Workspace,
-              slot: int, limits: sandbox.Limits, logs: Path, platform: bool = False, release: str = JAVA_RELEASE,
-              runtime: JavaRuntime | None = None) -> None:  # fmt: skip
+    def _open(
+        self,
+        label: str,
+        file_path: str,
+        reference_code: str,
+        default_tests: Tests,
+        workspace: Workspace,
+        slot: int,
+        limits: sandbox.Limits,
+        logs: Path,
+        platform: bool = False,
+        release: str = JAVA_RELEASE,
+        runtime: JavaRuntime | None = None,
+    ) -> None:
         """What every Java runner holds: the workspace's public view without *file_path*, the scratch box, the
         sentinels; *reference_code* is the ground truth's candidate (trusted, run once for the expected test names),
         *platform* runs the tests on the JUnit Platform, *release* is the Java release compiled for."""
@@ -113,7 +144,9 @@ class InstanceRunner:
         self.candidate_types = tuple(f"{unit.package}.{t.name}" if unit.package else t.name for t in unit.types)
         self.rights: str | None = None  # what the candidate's classes hold: what the ground truth's run used
         self.confined = True  # False: the layer a JVM without a security manager lacks (the red team's tests)
-        self.modules_left_out: list[str] = []  # JDK modules the test JVMs start without (benchsmith.runners.java.jvm_modules)
+        self.modules_left_out: list[
+            str
+        ] = []  # JDK modules the test JVMs start without (benchsmith.runners.java.jvm_modules)
         scratch = cache_dir("scratch")
         scratch.chmod(0o711)
         self.box = fresh_folder(scratch, None, slot)  # root's; its subfolders are handed out one by one
@@ -132,7 +165,11 @@ class InstanceRunner:
 
     # What every JVM of this instance may read, besides its own folders.
     def _libraries(self) -> list[Path]:
-        return [*map(Path, self.workspace.libraries), *junit_classpath(), *(platform_classpath() if self.platform else [])]
+        return [
+            *map(Path, self.workspace.libraries),
+            *junit_classpath(),
+            *(platform_classpath() if self.platform else []),
+        ]
 
     def _compile_classpath(self) -> list[Path]:
         """What the fast path compiles a candidate against."""
@@ -172,13 +209,20 @@ class InstanceRunner:
 
     def _compiler_ready(self) -> Compiler:
         if self._compiler is None or not self._compiler.alive():
-            self._compiler = Compiler(self.slot, self.box, [self.view.tree, self.view.test_classes, *self._compile_classpath()],
-                                      self.logs / "compiler.log", self.limits, self.release)  # fmt: skip
+            self._compiler = Compiler(
+                self.slot,
+                self.box,
+                [self.view.tree, self.view.test_classes, *self._compile_classpath()],
+                self.logs / "compiler.log",
+                self.limits,
+                self.release,
+            )
             self._warm_up(self._compiler)
         return self._compiler
 
     def _warm_up(self, compiler: Compiler) -> None:
-        """A few compiles of the ground truth's file before the first candidate's: javac is slow until the JIT knows it."""
+        """A few compiles of the ground truth's file before the first candidate's: javac is slow until the JIT knows
+        it."""
         folder = fresh_folder(self.box, None, self.slot)
         try:
             sources = self.candidate_sources(folder, self.reference_code)
@@ -205,14 +249,26 @@ class InstanceRunner:
         if self._jvms is None:
             self._sentinels.ensure(self._compiler_ready())
             resources = [str(p.relative_to(self.workspace.tree)) for p in self.workspace.resource_dirs()]
-            used = modules_named([self.view.classes, self.view.test_classes, *map(Path, self.workspace.libraries)]) \
-                if self.runtime.version >= 11 else set()  # fmt: skip
+            used = (
+                modules_named([self.view.classes, self.view.test_classes, *map(Path, self.workspace.libraries)])
+                if self.runtime.version >= 11
+                else set()
+            )
             modules, self.modules_left_out = limit_modules(self.runtime, used)
-            self._jvms = TestJvms(self.slot, self.box, self._sentinels.tree,
-                                  [self.view.classes, self._sentinels.test_classes, *self._libraries()], self.limits,
-                                  [*TEST_JVM_OPTIONS, *modules], resources, self.platform, self.runtime,
-                                  merged=self.view.classes, runner_jars=tuple(map(Path, self.workspace.junit_hamcrest)),
-                                  announce=self._fast_classpath)  # fmt: skip
+            self._jvms = TestJvms(
+                self.slot,
+                self.box,
+                self._sentinels.tree,
+                [self.view.classes, self._sentinels.test_classes, *self._libraries()],
+                self.limits,
+                [*TEST_JVM_OPTIONS, *modules],
+                resources,
+                self.platform,
+                self.runtime,
+                merged=self.view.classes,
+                runner_jars=tuple(map(Path, self.workspace.junit_hamcrest)),
+                announce=self._fast_classpath,
+            )
         return self._jvms
 
     def _fast(self, code: str, name: str, tests: Tests) -> Verdict | None:
@@ -255,8 +311,9 @@ class InstanceRunner:
         it when it started: its class loaders, made ahead, serve only a request naming the same."""
         return self._runtime_classpath(jvm.main_classes(self.view.classes), self._sentinels.test_classes, jvm.cwd)
 
-    def _judge(self, jvm: TestJvm, classpath: list[Path], tests: Tests, expected: dict[str, list[str]],
-               path: str) -> tuple[Verdict, str]:  # fmt: skip
+    def _judge(
+        self, jvm: TestJvm, classpath: list[Path], tests: Tests, expected: dict[str, list[str]], path: str
+    ) -> tuple[Verdict, str]:
         """Send the request to *jvm* (naming *classpath*) and hold its report against what was asked; the verdict
         and, for the log, the outcomes of the real tests."""
         rng = random.Random(secrets.randbits(64))
@@ -265,18 +322,35 @@ class InstanceRunner:
         phase2 = list(tests.relevant)
         for spec in sentinels.specs:
             phase2 = placed_among(phase2, spec, rng)
-        report, why = jvm.run(classpath, not tests.stop_early, tests.excluded, phase1, phase2, self.candidate_types,
-                              (self.rights or "") if self.confined else "off")  # fmt: skip
+        report, why = jvm.run(
+            classpath,
+            not tests.stop_early,
+            tests.excluded,
+            phase1,
+            phase2,
+            self.candidate_types,
+            (self.rights or "") if self.confined else "off",
+        )
         if report is None:
-            return Verdict("timeout" if why.startswith("killed") else "wrong", compiled=True, reason=why, path=path), why + "\n"
+            return Verdict(
+                "timeout" if why.startswith("killed") else "wrong", compiled=True, reason=why, path=path
+            ), why + "\n"
         names = {**expected, **sentinels.names}
-        wanted = Expected([[tuple(f"{number}|{n}" for n in names[spec]) for spec in phase]
-                           for number, phase in ((1, phase1), (2, phase2))],
-                          [Sentinel(f"{phase}|{s.name}", s.passes, twin_of=s.twin_of) for phase, s in sentinels.tests],
-                          run_all=not tests.stop_early, strict_names=True,
-                          also_allowed=frozenset(f"{number}|{name}" for number, phase in ((1, phase1), (2, phase2))
-                                                 for spec in phase
-                                                 for name in (spec, *self._reported.get(tests.key, {}).get(spec, ()))))  # fmt: skip
+        wanted = Expected(
+            [
+                [tuple(f"{number}|{n}" for n in names[spec]) for spec in phase]
+                for number, phase in ((1, phase1), (2, phase2))
+            ],
+            [Sentinel(f"{phase}|{s.name}", s.passes, twin_of=s.twin_of) for phase, s in sentinels.tests],
+            run_all=not tests.stop_early,
+            strict_names=True,
+            also_allowed=frozenset(
+                f"{number}|{name}"
+                for number, phase in ((1, phase1), (2, phase2))
+                for spec in phase
+                for name in (spec, *self._reported.get(tests.key, {}).get(spec, ()))
+            ),
+        )
         entries = report["tests"]
         reported = [(f"{t.get('phase')}|{t.get('name')}", t.get("outcome", "")) for t in entries]
         checked = check_report(reported, wanted)
@@ -284,9 +358,14 @@ class InstanceRunner:
             return _forged(checked.forged, path)
         failing = [name.split("|", 1)[1] for name in checked.failing]
         messages = {f"{t.get('phase')}|{t.get('name')}": t.get("message", "") for t in entries}
-        verdict = Verdict("wrong" if failing or not checked.outcomes else "plausible", compiled=True,
-                          tests_passed=len(checked.outcomes) - len(failing), tests_failed=len(failing),
-                          failing_tests=list(dict.fromkeys(failing)), path=path)  # fmt: skip
+        verdict = Verdict(
+            "wrong" if failing or not checked.outcomes else "plausible",
+            compiled=True,
+            tests_passed=len(checked.outcomes) - len(failing),
+            tests_failed=len(failing),
+            failing_tests=list(dict.fromkeys(failing)),
+            path=path,
+        )
         verdict.messages = {name.split("|", 1)[1]: messages.get(name, "") for name in checked.failing}
         trigger_failed = any(name.startswith("1|") for name in checked.failing)
         regression = {n: o for n, o in checked.outcomes.items() if n.startswith("2|") and n[2:] not in tests.trigger}
@@ -296,14 +375,20 @@ class InstanceRunner:
             first = checked.failing[0]
             what = checked.outcomes[first]
             detail = messages.get(first) or ("did not report" if what == "missing" else what)
-            verdict.reason = f"{'trigger' if first.startswith('1|') else 'relevant'} test fails: {failing[0]}: {detail[:200]}"
+            verdict.reason = (
+                f"{'trigger' if first.startswith('1|') else 'relevant'} test fails: {failing[0]}: {detail[:200]}"
+            )
         elif not checked.outcomes:
             verdict.reason = "no test ran"
-        lines = [f"{outcome:10} {name.split('|', 1)[1]} {messages.get(name, '')[:500]}".rstrip()
-                 for name, outcome in checked.outcomes.items()]  # fmt: skip
+        lines = [
+            f"{outcome:10} {name.split('|', 1)[1]} {messages.get(name, '')[:500]}".rstrip()
+            for name, outcome in checked.outcomes.items()
+        ]
         confined = report.get("confinement", {})
-        lines.append(f"confinement: the candidate's classes {', '.join(confined.get('candidate', [])) or '(none)'} "
-                     f"held {', '.join(confined.get('rights', [])) or 'none of the rights withheld from them'}")
+        lines.append(
+            f"confinement: the candidate's classes {', '.join(confined.get('candidate', [])) or '(none)'} "
+            f"held {', '.join(confined.get('rights', [])) or 'none of the rights withheld from them'}"
+        )
         return verdict, "\n".join(lines) + "\n"
 
     def _expected_names(self, tests: Tests) -> dict[str, list[str]]:
@@ -314,24 +399,41 @@ class InstanceRunner:
         jvm = jvms.take()
         try:
             sources = self.candidate_sources(jvm.folder, self.reference_code)
-            answer = self._compiler_ready().compile(sources, jvm.output, self._compile_classpath(), self.limits.wall_seconds)
+            answer = self._compiler_ready().compile(
+                sources, jvm.output, self._compile_classpath(), self.limits.wall_seconds
+            )
             if not answer.get("compiled"):
-                raise BenchsmithError(f"{self.label}: the ground truth does not compile: {answer.get('diagnostics', '')[:300]}")
+                raise BenchsmithError(
+                    f"{self.label}: the ground truth does not compile: {answer.get('diagnostics', '')[:300]}"
+                )
             controls = self._sentinels.unverified_specs()  # checked on the ground truth, once
-            report, why = jvm.run(self._fast_classpath(jvm), True, tests.excluded, list(tests.trigger),
-                                  [*tests.relevant, *controls], self.candidate_types, "audit")  # fmt: skip
+            report, why = jvm.run(
+                self._fast_classpath(jvm),
+                True,
+                tests.excluded,
+                list(tests.trigger),
+                [*tests.relevant, *controls],
+                self.candidate_types,
+                "audit",
+            )
             if report is None:
                 tail = " | ".join(jvm.log_text().strip().splitlines()[-5:])
-                raise BenchsmithError(f"{self.label}: the ground truth's reference run failed: "
-                                      f"{why}; the JVM's last words: {tail}")  # fmt: skip
+                raise BenchsmithError(
+                    f"{self.label}: the ground truth's reference run failed: {why}; the JVM's last words: {tail}"
+                )
         finally:
             jvms.retire(jvm)
         if self.rights is None:
             self.rights = ",".join(report.get("confinement", {}).get("rights", []))
-            log.info("%s: the candidate's classes (%s) hold %s; the test JVMs leave out %s", self.label,
-                     ", ".join(self.candidate_types),
-                     f"what the ground truth used: {self.rights}" if self.rights else "none of the rights withheld from them",
-                     ", ".join(self.modules_left_out) or "no module")  # fmt: skip
+            log.info(
+                "%s: the candidate's classes (%s) hold %s; the test JVMs leave out %s",
+                self.label,
+                ", ".join(self.candidate_types),
+                f"what the ground truth used: {self.rights}"
+                if self.rights
+                else "none of the rights withheld from them",
+                ", ".join(self.modules_left_out) or "no module",
+            )
         self._sentinels.verify([e for e in report["tests"] if e.get("phase") == 2 or e.get("spec") in tests.trigger])
         names: dict[str, list[str]] = {spec: [] for spec in [*tests.trigger, *tests.relevant]}
         # What the ground truth skips here is not asked of anyone, as under Defects4J, whose runs count skips as
@@ -344,8 +446,11 @@ class InstanceRunner:
         reported = {entry.get("spec") for entry in report["tests"]}  # a spec reported but left empty skipped all
         for spec, found in names.items():
             if not found:  # a class whose tests are all excluded reports nothing; a method that cannot run, itself
-                names[spec] = [] if "::" not in spec and (spec in reported or any(e.startswith(spec + "::")
-                                                                                  for e in tests.excluded)) else [spec]  # fmt: skip
+                names[spec] = (
+                    []
+                    if "::" not in spec and (spec in reported or any(e.startswith(spec + "::") for e in tests.excluded))
+                    else [spec]
+                )
         self._expected[tests.key] = names
         self._reported[tests.key] = {}
         for entry in report["tests"]:
@@ -397,25 +502,56 @@ class InstanceRunner:
         main_sources = [p for p in sorted((tree / self.workspace.source_dir).rglob("*.java"))]
         excluded = set(self.workspace.excluded_tests)
         test_root = tree / self.workspace.test_dir
-        test_sources = [p for p in sorted(test_root.rglob("*.java"))
-                        if ".".join(p.relative_to(test_root).with_suffix("").parts) not in excluded]  # fmt: skip
+        test_sources = [
+            p
+            for p in sorted(test_root.rglob("*.java"))
+            if ".".join(p.relative_to(test_root).with_suffix("").parts) not in excluded
+        ]
         classes = fresh_folder(folder, COMPILER_LANE, self.slot)
         test_classes = fresh_folder(folder, COMPILER_LANE, self.slot)
         libraries = self._libraries()
-        steps = (([*main_sources, source], classes, libraries, self.workspace.encoding),
-                 (test_sources, test_classes, [classes, *libraries], self.workspace.test_encoding))  # fmt: skip
+        steps = (
+            ([*main_sources, source], classes, libraries, self.workspace.encoding),
+            (test_sources, test_classes, [classes, *libraries], self.workspace.test_encoding),
+        )
         for sources, output, classpath, encoding in steps:
             if not self._sandboxed_javac(sources, output, classpath, folder, tree, log_path, encoding):
-                errors = "\n".join(line for line in log_path.read_text(errors="replace").splitlines()[1:] if line.strip())
-                return Verdict("uncompilable", reason=_first_error(log_path), path="plain", messages={"compiler": errors[:4000]})
+                errors = "\n".join(
+                    line for line in log_path.read_text(errors="replace").splitlines()[1:] if line.strip()
+                )
+                return Verdict(
+                    "uncompilable", reason=_first_error(log_path), path="plain", messages={"compiler": errors[:4000]}
+                )
         return classes, test_classes
 
-    def _sandboxed_javac(self, sources: list[Path], output: Path, classpath: list[Path], folder: Path, tree: Path,
-                         log_path: Path, encoding: str) -> bool:  # fmt: skip
+    def _sandboxed_javac(
+        self,
+        sources: list[Path],
+        output: Path,
+        classpath: list[Path],
+        folder: Path,
+        tree: Path,
+        log_path: Path,
+        encoding: str,
+    ) -> bool:
         argfile = folder / f"{output.name}.args"
         argfile.write_text("\n".join(f'"{s}"' for s in sources))
-        argv = [tool("javac"), "-J-Xmx1g", "-nowarn", "-proc:none", "-g", "-encoding", encoding,
-                "--release", self.release, "-cp", os.pathsep.join(map(str, classpath)), "-d", str(output), f"@{argfile}"]  # fmt: skip
+        argv = [
+            tool("javac"),
+            "-J-Xmx1g",
+            "-nowarn",
+            "-proc:none",
+            "-g",
+            "-encoding",
+            encoding,
+            "--release",
+            self.release,
+            "-cp",
+            os.pathsep.join(map(str, classpath)),
+            "-d",
+            str(output),
+            f"@{argfile}",
+        ]
         jail = sandbox.Jail(read_only=(tree, folder / "src", argfile, *classpath), writable=(output,))
         outcome = sandbox.run(argv, output, self.slot, self.limits, log_path, jail=jail, lane=COMPILER_LANE)
         return outcome.returncode == 0

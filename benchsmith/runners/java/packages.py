@@ -61,8 +61,13 @@ def jar_packages(jar: Path) -> dict[str, int]:
             names = archive.namelist()
     except (OSError, zipfile.BadZipFile):
         return {}
-    return dict(Counter(name.rpartition("/")[0].replace("/", ".") for name in names
-                        if name.endswith(".class") and "/" in name and not name.startswith("META-INF/")))  # fmt: skip
+    return dict(
+        Counter(
+            name.rpartition("/")[0].replace("/", ".")
+            for name in names
+            if name.endswith(".class") and "/" in name and not name.startswith("META-INF/")
+        )
+    )
 
 
 def package_index(repo: Path = DEBIAN_MAVEN_REPO) -> dict[str, str]:
@@ -96,8 +101,9 @@ def merge_packages(into: dict[str, list[str]], more: dict[str, list[str]]) -> No
         known.extend(p for p in packages if p not in known)
 
 
-def jars_for_imports(module: Path, roots: list[str], libraries: list[str],
-                     repo: Path = DEBIAN_MAVEN_REPO) -> dict[str, list[str]]:
+def jars_for_imports(
+    module: Path, roots: list[str], libraries: list[str], repo: Path = DEBIAN_MAVEN_REPO
+) -> dict[str, list[str]]:
     """jar -> the packages it was added for: packages the sources under *module*'s *roots* (its main and test roots,
     relative, as the Maven model gives them) import that neither its own sources, *libraries* nor the runner's JUnit
     hold, and *repo* does."""

@@ -65,8 +65,9 @@ def sibling_modules(tree: Path, model: MavenModel) -> list[tuple[str, MavenModel
     return [(folder, reactor[folder], folder in tests) for folder in order]
 
 
-def compile_siblings(siblings: list[tuple[str, MavenModel, bool]], building: Path, classpath: ClassPath,
-                     engine: tuple[Path, ...]) -> BuiltSiblings:  # fmt: skip
+def compile_siblings(
+    siblings: list[tuple[str, MavenModel, bool]], building: Path, classpath: ClassPath, engine: tuple[Path, ...]
+) -> BuiltSiblings:
     """Compile each sibling's main sources (a copy of its module, its sources generated) into
     ``building/siblings/<folder>/classes``, with its resources beside its classes, and its tests where a test-jar of
     it is needed. What does not compile is left out as in the module itself (a ``module-info.java`` that Maven
@@ -79,7 +80,9 @@ def compile_siblings(siblings: list[tuple[str, MavenModel, bool]], building: Pat
     for folder, model, with_tests in siblings:
         if classpath.source == "maven-repo":  # their own dependencies (mvn's class path has them already)
             own = maven_repo_classpath(model, skip)
-            jars += [jar for jar in own.jars if _artifact(jar) not in artifacts and not TEST_FRAMEWORK.match(_artifact(jar))]
+            jars += [
+                jar for jar in own.jars if _artifact(jar) not in artifacts and not TEST_FRAMEWORK.match(_artifact(jar))
+            ]
             artifacts |= {_artifact(jar) for jar in own.jars}
             missing += [m for m in own.missing if m not in missing]
         home = building / "siblings" / folder.replace("/", "+")
@@ -92,28 +95,49 @@ def compile_siblings(siblings: list[tuple[str, MavenModel, bool]], building: Pat
         test_roots = [d for d in model.test_roots if with_tests and (home / "tree" / d).is_dir()]
         # as the module itself (maven_workspace): the jars of the packages its sources import, then Lombok expanded
         if classpath.source == "maven-repo":
-            found = jars_for_imports(home / "tree", [*main_roots, *test_roots], [*(str(building / e) for e in entries), *jars])
+            found = jars_for_imports(
+                home / "tree", [*main_roots, *test_roots], [*(str(building / e) for e in entries), *jars]
+            )
             jars += [jar for jar in found if jar not in jars]
             merge_packages(for_imports, found)
         libraries = tuple(str(building / e) for e in entries) + tuple(jars)
         delomboked += [f"{folder}/{root}" for root in delombok(home / "tree", main_roots, test_roots, list(libraries))]
-        dropped = leave_out_uncompilable_main(home, model.source_roots[0], more, libraries, model.release, engine, missing)
+        dropped = leave_out_uncompilable_main(
+            home, model.source_roots[0], more, libraries, model.release, engine, missing
+        )
         left_out.update({f"{folder}:{name}": why for name, why in dropped.items()})
         encoding = _compile_main(folder, model, home, libraries, engine, more, missing)
         _copy_resources(model, home, test=False)
         entries.append(str((home / "classes").relative_to(building)))
         tests = [d for d in model.test_roots if (home / "tree" / d).is_dir()]
         if with_tests and tests:
-            _, excluded = compile_tests(folder, set(), home / "tree", tests[0], home, libraries, encoding, model.release,
-                                        engine, tuple(tests[1:]))  # fmt: skip
+            _, excluded = compile_tests(
+                folder,
+                set(),
+                home / "tree",
+                tests[0],
+                home,
+                libraries,
+                encoding,
+                model.release,
+                engine,
+                tuple(tests[1:]),
+            )
             left_out.update({f"{folder}:{name} (test-jar)": "does not compile" for name in excluded})
             _copy_resources(model, home, test=True)
             entries.append(str((home / "test-classes").relative_to(building)))
     return BuiltSiblings([f for f, _, _ in siblings], entries, jars, missing, left_out, for_imports, delomboked)
 
 
-def _compile_main(folder: str, model: MavenModel, home: Path, libraries: tuple[str, ...], engine: tuple[Path, ...],
-                  more: tuple[str, ...], missing: list[str]) -> str:  # fmt: skip
+def _compile_main(
+    folder: str,
+    model: MavenModel,
+    home: Path,
+    libraries: tuple[str, ...],
+    engine: tuple[Path, ...],
+    more: tuple[str, ...],
+    missing: list[str],
+) -> str:
     """A sibling's main classes into ``home/classes``; their encoding. A module left with no source compiles to an
     empty folder, as Maven builds one."""
     if not any(True for d in (model.source_roots[0], *more) for _ in (home / "tree" / d).rglob("*.java")):
@@ -125,15 +149,18 @@ def _compile_main(folder: str, model: MavenModel, home: Path, libraries: tuple[s
         log_path = home / "compile-main.log"
         text = log_path.read_text(errors="replace")
         first = re.search(r"^/\S+\.java:\d+: error: ", text, re.M)
-        where = f"{Path(first[0].split(': error')[0]).name}: {explain_error(text, first.start(), missing)}" if first else ""
+        where = (
+            f"{Path(first[0].split(': error')[0]).name}: {explain_error(text, first.start(), missing)}" if first else ""
+        )
         raise BenchsmithError(f"sibling module {folder} does not compile ({where}); see {log_path}") from None
 
 
 def _copy_resources(model: MavenModel, home: Path, test: bool) -> None:
     for resource in model.resources:
         if resource.test == test and (home / "tree" / resource.directory).is_dir():
-            shutil.copytree(home / "tree" / resource.directory, home / ("test-classes" if test else "classes"),
-                            dirs_exist_ok=True)  # fmt: skip
+            shutil.copytree(
+                home / "tree" / resource.directory, home / ("test-classes" if test else "classes"), dirs_exist_ok=True
+            )
 
 
 def _artifact(jar: str) -> str:
@@ -158,6 +185,8 @@ def gradle_note(module: Path) -> str:
     if not scripts:
         return ""
     installed = shutil.which("gradle")
-    return (f"{module}: builds with Gradle ({scripts[0]}), which Java classbench does not drive yet"
-            f"{'' if installed else ' (and gradle is not installed)'}; give it a pom.xml, or name a Maven module with "
-            "--module")  # fmt: skip
+    return (
+        f"{module}: builds with Gradle ({scripts[0]}), which Java classbench does not drive yet"
+        f"{'' if installed else ' (and gradle is not installed)'}; give it a pom.xml, or name a Maven module with "
+        "--module"
+    )

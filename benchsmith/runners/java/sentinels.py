@@ -65,6 +65,7 @@ class InstanceRunner(Protocol):
     def candidate_sources(self, work: Path, code: str) -> Any: ...
     def _compile_classpath(self) -> list[Path]: ...
 
+
 PAIRS = 3  # twin pairs per request, from as many requested test methods
 
 
@@ -133,10 +134,10 @@ class JavaSentinels:
         def all_fail(spec: str) -> bool:
             return bool(by_spec.get(spec)) and all(o == "failed" for _, o in by_spec[spec])
 
-        planted.twins = [t for t in planted.twins
-                         if t.original in passed and all_pass(t.passing) and all_fail(t.failing)]  # fmt: skip
-        planted.fixed = [(name, passes) for name, passes in planted.fixed
-                         if (all_pass if passes else all_fail)(name)]  # fmt: skip
+        planted.twins = [
+            t for t in planted.twins if t.original in passed and all_pass(t.passing) and all_fail(t.failing)
+        ]
+        planted.fixed = [(name, passes) for name, passes in planted.fixed if (all_pass if passes else all_fail)(name)]
         planted.names = {spec: [n for n, _ in by_spec[spec]] for spec in self._all_specs()}
         planted.verified = True
 
@@ -146,7 +147,10 @@ class JavaSentinels:
         tests: list[tuple[int, Sentinel]] = []
         specs: list[str] = []
         for twin in planted.twins:
-            tests += [(2, Sentinel(name, True, twin_of=f"{twin.phase}|{twin.original}")) for name in planted.names[twin.passing]]
+            tests += [
+                (2, Sentinel(name, True, twin_of=f"{twin.phase}|{twin.original}"))
+                for name in planted.names[twin.passing]
+            ]
             tests += [(2, Sentinel(name, False)) for name in planted.names[twin.failing]]
             specs += [twin.passing, twin.failing]
         if not planted.twins:
@@ -165,8 +169,13 @@ class JavaSentinels:
         runner, view = self.runner, self.runner.view
         test_root = view.tree / runner.workspace.test_dir
         existing_classes = [p.stem.removesuffix("Test") for p in test_root.rglob("*.java")]  # names end in Test
-        methods = sorted({m for p in list(test_root.rglob("*.java"))[:200]
-                          for m in re.findall(r"public\s+void\s+(\w+)\s*\(", p.read_text(errors="replace"))})  # fmt: skip
+        methods = sorted(
+            {
+                m
+                for p in list(test_root.rglob("*.java"))[:200]
+                for m in re.findall(r"public\s+void\s+(\w+)\s*\(", p.read_text(errors="replace"))
+            }
+        )
         rng = random.Random(secrets.randbits(64))
         picks = self._picks(test_root, rng)
         class_names = [n + "Test" for n in plausible_names(existing_classes, 2 * len(picks) + 1, rng, "camel")]
@@ -182,11 +191,20 @@ class JavaSentinels:
         link_tree(view.test_classes, self.test_classes, lambda path: False)
         sources: list[tuple[str, str, str, object]] = []  # (package, class, text, Twins or fixed tests)
         for number, (original, phase, package, text) in enumerate(picks):
-            names = class_names[2 * number:2 * number + 2]
+            names = class_names[2 * number : 2 * number + 2]
             words = [method_name(method_words.pop(), original.split("::")[1]) for _ in range(2)]
-            texts = [twin_class(text, original.rsplit("::", 1)[0].rsplit(".", 1)[-1], original.split("::")[1], name,
-                                word, holds, rng)
-                     for name, word, holds in zip(names, words, (True, False))]  # fmt: skip
+            texts = [
+                twin_class(
+                    text,
+                    original.rsplit("::", 1)[0].rsplit(".", 1)[-1],
+                    original.split("::")[1],
+                    name,
+                    word,
+                    holds,
+                    rng,
+                )
+                for name, word, holds in zip(names, words, (True, False))
+            ]
             if None in texts:
                 continue
             prefix = f"{package}." if package else ""
@@ -198,8 +216,14 @@ class JavaSentinels:
         fixed = [(method_name(method_words.pop()), True), (method_name(method_words.pop()), False)]
         rng.shuffle(fixed)
         prefix = f"{package}." if package else ""
-        sources.append((package, fixed_class, fixed_class_text(package, fixed_class, fixed, rng),
-                        [(f"{prefix}{fixed_class}::{m}", passes) for m, passes in fixed]))
+        sources.append(
+            (
+                package,
+                fixed_class,
+                fixed_class_text(package, fixed_class, fixed, rng),
+                [(f"{prefix}{fixed_class}::{m}", passes) for m, passes in fixed],
+            )
+        )
         compiled = self._compile(compiler, sources)
         planted = _Planted()
         for _, _, _, what in compiled:
@@ -245,7 +269,9 @@ class JavaSentinels:
                 found.append((original, phase, class_name.rsplit(".", 1)[0] if "." in class_name else "", text))
         return found
 
-    def _compile(self, compiler: Compiler, sources: list[tuple[str, str, str, object]]) -> list[tuple[str, str, str, object]]:
+    def _compile(
+        self, compiler: Compiler, sources: list[tuple[str, str, str, object]]
+    ) -> list[tuple[str, str, str, object]]:
         """Compile the sources (with the ground truth, which the twins call) and copy their classes, and only
         theirs, beside the view's test classes; a twin that does not compile is left out."""
         runner, view = self.runner, self.runner.view
@@ -266,8 +292,9 @@ class JavaSentinels:
 
             def attempt(group: list[tuple[str, str, str, object]]) -> Path | None:
                 output = fresh_folder(work, COMPILER_LANE, runner.slot)
-                answer = compiler.compile([written[s[1]] for s in group] + reference, output, classpath,
-                                          runner.limits.wall_seconds)  # fmt: skip
+                answer = compiler.compile(
+                    [written[s[1]] for s in group] + reference, output, classpath, runner.limits.wall_seconds
+                )
                 return output if answer.get("compiled") else None
 
             output = attempt(kept)
@@ -286,7 +313,9 @@ class JavaSentinels:
                 if all(s[1] != name for s in kept):
                     written[name].unlink()
             kept_files = [written[s[1]] for s in kept]
-            _blend_in(kept_files + [self.test_classes / s[0].replace(".", "/") / f"{s[1]}.class" for s in kept], self.root)
+            _blend_in(
+                kept_files + [self.test_classes / s[0].replace(".", "/") / f"{s[1]}.class" for s in kept], self.root
+            )
             return kept
         finally:
             shutil.rmtree(work, ignore_errors=True)
@@ -329,8 +358,13 @@ def _methods(text: str, class_name: str) -> tuple[list[_Method], list] | None:
         value = token.value
         if value == "{":
             depth += 1
-            if class_depth is None and i >= 2 and any(tokens[j].value == class_name and tokens[j - 1].value == "class"
-                                                      for j in range(max(1, i - 40), i)):  # fmt: skip
+            if (
+                class_depth is None
+                and i >= 2
+                and any(
+                    tokens[j].value == class_name and tokens[j - 1].value == "class" for j in range(max(1, i - 40), i)
+                )
+            ):
                 class_depth = depth
             continue
         if value == "}":
@@ -358,10 +392,18 @@ def _methods(text: str, class_name: str) -> tuple[list[_Method], list] | None:
             if parens == 0 and v in (";", "}", "{"):
                 break
             back -= 1
-        modifiers = [t.value for t in tokens[back:i - 1]]
-        found.append(_Method(name.value, offset(name), offset(tokens[back]), offset(tokens[k]) + 1, offset(tokens[k]),
-                             "Test" in modifiers and "@" in modifiers,
-                             "public" in modifiers and "static" not in modifiers and tokens[i + 1].value == ")"))  # fmt: skip
+        modifiers = [t.value for t in tokens[back : i - 1]]
+        found.append(
+            _Method(
+                name.value,
+                offset(name),
+                offset(tokens[back]),
+                offset(tokens[k]) + 1,
+                offset(tokens[k]),
+                "Test" in modifiers and "@" in modifiers,
+                "public" in modifiers and "static" not in modifiers and tokens[i + 1].value == ")",
+            )
+        )
     return found, tokens
 
 
@@ -375,8 +417,9 @@ def declared_tests(text: str, class_name: str) -> list[str]:
     return annotated or [m.name for m in methods if m.public_void_no_args and m.name.startswith("test")]
 
 
-def twin_class(text: str, class_name: str, method: str, twin_name: str, copy_name: str, holds: bool,
-               rng: random.Random) -> str | None:
+def twin_class(
+    text: str, class_name: str, method: str, twin_name: str, copy_name: str, holds: bool, rng: random.Random
+) -> str | None:
     """*text* (the class *class_name*) renamed *twin_name*, its test *method* replaced by a copy named *copy_name* that
     passes as the original does (*holds*) or cannot pass; None where the method is not found."""
     parsed = _methods(text, class_name)
@@ -386,15 +429,15 @@ def twin_class(text: str, class_name: str, method: str, twin_name: str, copy_nam
     if len(found) != 1:  # not declared here (inherited), or overloaded
         return None
     m = found[0]
-    declaration = text[m.start:m.end]
+    declaration = text[m.start : m.end]
     name_at = m.name_at - m.start
     filler = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789 -") for _ in range(rng.randint(6, 24)))
     length = len(filler) if holds else len(filler) + rng.choice((-1, 1, 2))
-    renamed = declaration[:name_at] + copy_name + declaration[name_at + len(method):]
+    renamed = declaration[:name_at] + copy_name + declaration[name_at + len(method) :]
     body_end = len(renamed) - 1  # its closing brace
-    check = f"org.junit.Assert.assertEquals({length}, \"{filler}\".length());"
+    check = f'org.junit.Assert.assertEquals({length}, "{filler}".length());'
     copy = renamed[:body_end].rstrip() + "\n        " + check + "\n    }"
-    replaced = text[:m.start] + copy + text[m.end:]
+    replaced = text[: m.start] + copy + text[m.end :]
     return re.sub(rf"\b{re.escape(class_name)}\b", twin_name, replaced)
 
 
@@ -403,11 +446,15 @@ def fixed_class_text(package: str, name: str, methods: list[tuple[str, bool]], r
     for method, passes in methods:
         text = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789 -") for _ in range(rng.randint(6, 24)))
         length = len(text) if passes else len(text) + rng.choice((-1, 1, 2))
-        body.append(f"    @Test\n    public void {method}() {{\n        String value = \"{text}\";\n"
-                    f"        assertEquals({length}, value.length());\n    }}\n")  # fmt: skip
+        body.append(
+            f'    @Test\n    public void {method}() {{\n        String value = "{text}";\n'
+            f"        assertEquals({length}, value.length());\n    }}\n"
+        )
     header = f"package {package};\n\n" if package else ""
-    return (header + "import static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\n"
-            f"public class {name} {{\n\n" + "\n".join(body) + "}\n")  # fmt: skip
+    return (
+        header + "import static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\n"
+        f"public class {name} {{\n\n" + "\n".join(body) + "}\n"
+    )
 
 
 def _blend_in(files: list[Path], private: Path) -> None:
@@ -419,7 +466,9 @@ def _blend_in(files: list[Path], private: Path) -> None:
     for path in files:
         if not path.exists():
             continue
-        neighbour = next((p for p in path.parent.iterdir() if p != path and p.is_file() and p.suffix == path.suffix), None)
+        neighbour = next(
+            (p for p in path.parent.iterdir() if p != path and p.is_file() and p.suffix == path.suffix), None
+        )
         if neighbour is None:
             continue
         info = neighbour.stat()

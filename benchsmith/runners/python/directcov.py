@@ -11,7 +11,8 @@ passed, failed, error (setup or teardown failed), skipped, xfailed or xpassed;
 a module that fails to collect sends ``{"nodeid": <its id>, "outcome":
 "error"}``. With ``BENCHSMITH_REPORT_COLLECTED`` set, the first line is
 ``{"collected": [node id, ...]}``: every test the session is about to run,
-so that a run that dies part way tells which tests never reported. The descriptor is written with ``os.write``: a sandbox uid cannot
+so that a run that dies part way tells which tests never reported. The descriptor is written with ``os.write``: a
+sandbox uid cannot
 reopen ``/dev/fd/N`` of a pipe that root made, but it can write to the
 descriptor it inherited. Nothing is written to files: whatever the tests'
 process can write, the candidate under test can write too. The harness does
@@ -61,21 +62,41 @@ import threading
 import pytest
 
 # Refused wherever the candidate's code is on the stack: nothing honest in a class under repair needs them.
-_ANYWHERE = frozenset({
-    "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames", "sys._current_exceptions",
-    "sys.settrace", "sys.setprofile", "sys.monitoring.register_callback", "sys.monitoring.use_tool_id",
-    "sys.monitoring.set_events", "sys.monitoring.set_local_events", "code.__new__", "function.__new__",
-    "sys.addaudithook",
-})  # fmt: skip
+_ANYWHERE = frozenset(
+    {
+        "gc.get_objects",
+        "gc.get_referrers",
+        "gc.get_referents",
+        "sys._current_frames",
+        "sys._current_exceptions",
+        "sys.settrace",
+        "sys.setprofile",
+        "sys.monitoring.register_callback",
+        "sys.monitoring.use_tool_id",
+        "sys.monitoring.set_events",
+        "sys.monitoring.set_local_events",
+        "code.__new__",
+        "function.__new__",
+        "sys.addaudithook",
+    }
+)
 # ctypes' events are refused when the candidate's frame calls into ctypes (its own wrappers may come between).
 # Refused when the candidate's own frame asks, or one of the helpers that hand frames back (inspect.currentframe,
 # traceback.walk_stack, ...) right above it: the standard library calls them for itself too (warnings.warn, logging,
 # formatting a traceback or a stack), handing no frame back.
 _DIRECT = frozenset({"sys._getframe", "sys._getframemodulename", "object.__getattr__", "marshal.loads", "marshal.load"})
 _CHANGES = frozenset({"compile", "object.__setattr__", "object.__delattr__"})  # judged by what they change
-_FRAME_HELPERS = frozenset({("inspect.py", "currentframe"), ("inspect.py", "stack"), ("inspect.py", "trace"),
-                            ("inspect.py", "getouterframes"), ("inspect.py", "getinnerframes"),
-                            ("traceback.py", "walk_stack"), ("traceback.py", "walk_tb")})  # fmt: skip
+_FRAME_HELPERS = frozenset(
+    {
+        ("inspect.py", "currentframe"),
+        ("inspect.py", "stack"),
+        ("inspect.py", "trace"),
+        ("inspect.py", "getouterframes"),
+        ("inspect.py", "getinnerframes"),
+        ("traceback.py", "walk_stack"),
+        ("traceback.py", "walk_tb"),
+    }
+)
 _FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 _FUNCTION_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
 _DEFAULTS = frozenset({"__defaults__", "__kwdefaults__"})
@@ -101,7 +122,12 @@ def _install_guard(candidate: str) -> set[str]:
         raise RuntimeError(f"benchsmith: {event} is refused to the candidate's code")
 
     def hook(event, args):
-        if event not in _ANYWHERE and event not in _DIRECT and event not in _CHANGES and not event.startswith("ctypes."):
+        if (
+            event not in _ANYWHERE
+            and event not in _DIRECT
+            and event not in _CHANGES
+            and not event.startswith("ctypes.")
+        ):
             return
         ident = get_ident()
         if ident in busy:
@@ -109,8 +135,11 @@ def _install_guard(candidate: str) -> set[str]:
         busy.add(ident)
         try:
             caller = getframe(1)  # the frame whose call raised the event (C functions have none)
-            if event == "code.__new__" and caller is not None and _IMPORTING_BYTECODE == \
-                    (caller.f_code.co_filename, caller.f_code.co_name):  # fmt: skip
+            if (
+                event == "code.__new__"
+                and caller is not None
+                and _IMPORTING_BYTECODE == (caller.f_code.co_filename, caller.f_code.co_name)
+            ):
                 return  # Python 3.8 unmarshalling a cached module; later ones raise marshal.loads there, allowed too
             if event == "compile":
                 source, filename = args
@@ -127,8 +156,9 @@ def _install_guard(candidate: str) -> set[str]:
                 return
             if event in _DIRECT:
                 helper = (os.path.basename(caller.f_code.co_filename), caller.f_code.co_name) if caller else ("", "")
-                if caller is not None and (caller.f_code.co_filename in own or
-                                           (helper in _FRAME_HELPERS and candidate_frames(caller, 4))):  # fmt: skip
+                if caller is not None and (
+                    caller.f_code.co_filename in own or (helper in _FRAME_HELPERS and candidate_frames(caller, 4))
+                ):
                     refuse(event)
                 return
             if event in _CHANGES and args[1] not in _FUNCTION_ATTRIBUTES:
@@ -173,11 +203,14 @@ def _is_file_with(filename, source) -> bool:
 
 
 # A task whose directives leave hundreds of threads alive (litestar's test clients) runs out of a run's address space at
-# glibc's 8 MiB of stack per thread; the harness gives its runs smaller thread stacks (benchsmith.runners.python.class_runner).
+# glibc's 8 MiB of stack per thread; the harness gives its runs smaller thread stacks
+# (benchsmith.runners.python.class_runner).
 if os.environ.get("BENCHSMITH_THREAD_STACK", "").isdigit():
     threading.stack_size(int(os.environ["BENCHSMITH_THREAD_STACK"]))
 
-_candidate_files = _install_guard(os.environ["BENCHSMITH_CANDIDATE"]) if os.environ.get("BENCHSMITH_CANDIDATE") else set()
+_candidate_files = (
+    _install_guard(os.environ["BENCHSMITH_CANDIDATE"]) if os.environ.get("BENCHSMITH_CANDIDATE") else set()
+)
 
 MESSAGE_LIMIT = 2000
 TAMPERED = "benchsmith::tampered"  # a record naming no test: the candidate took a collected test's place
@@ -198,7 +231,7 @@ def _send(record: dict, _fd=_report_fd(), _write=os.write, _dumps=json.dumps) ->
         return
     data = (_dumps(record) + "\n").encode("utf-8", errors="surrogateescape")
     while data:  # a pipe takes at most its buffer's worth per call
-        data = data[_write(_fd, data):]
+        data = data[_write(_fd, data) :]
 
 
 def pytest_collection_modifyitems(config, items, _send=_send, _own=_candidate_files):
@@ -363,7 +396,8 @@ def _constructed_class(frame, target):
 
 
 def _phase_outcome(report) -> str:
-    """What one phase says of the test; a skip or an expected failure is no pass (see ``benchsmith.runners.sandbox.outcomes``)."""
+    """What one phase says of the test; a skip or an expected failure is no pass (see
+    ``benchsmith.runners.sandbox.outcomes``)."""
     xfail = hasattr(report, "wasxfail")
     if report.when == "call":
         if report.passed:
@@ -378,8 +412,15 @@ def _phase_outcome(report) -> str:
     return "passed"
 
 
-def pytest_runtest_logreport(report, _send=_send, _phase_outcome=_phase_outcome, _message=_message,
-                             _outcomes=_outcomes, _messages=_messages, _calls=_calls):  # fmt: skip
+def pytest_runtest_logreport(
+    report,
+    _send=_send,
+    _phase_outcome=_phase_outcome,
+    _message=_message,
+    _outcomes=_outcomes,
+    _messages=_messages,
+    _calls=_calls,
+):
     outcome = _phase_outcome(report)
     if report.when == "setup" or _outcomes.get(report.nodeid, "passed") == "passed":
         _outcomes[report.nodeid] = outcome  # the first phase that does not pass decides

@@ -104,8 +104,20 @@ def has_own_config(tree: Path) -> bool:
 def pytest_argv(repo: Repository, rootdir: Path, config: Path | None) -> list[str]:
     """The pytest command line, without its targets: our plugin in, the tree's own addopts and cache out, but the
     plugins its addopts load (:func:`addopts_plugins`)."""
-    argv = [str(repo.python), "-m", "pytest", "-q", "--tb=short", "-p", "no:cacheprovider", "-o", "addopts=", "-W",
-            "ignore::DeprecationWarning", f"--rootdir={rootdir}"]  # fmt: skip
+    argv = [
+        str(repo.python),
+        "-m",
+        "pytest",
+        "-q",
+        "--tb=short",
+        "-p",
+        "no:cacheprovider",
+        "-o",
+        "addopts=",
+        "-W",
+        "ignore::DeprecationWarning",
+        f"--rootdir={rootdir}",
+    ]
     if config is not None:
         argv += ["-c", str(config)]
     if "pytest-timeout" in repo.installed and not runs_its_own_pytest(repo):  # autoloaded plugins are off there
@@ -120,8 +132,10 @@ def installed_as_in_tox(repo: Repository, tree: Path) -> dict[str, str]:
     environment's scripts first, as in an activated environment (pytest-mypy-plugins runs ``mypy`` by name), and
     MYPYPATH at the copy's import root, since mypy looks for the package among installed ones, never on
     PYTHONPATH, and the environment holds only its metadata (attrs's typing tests import ``attrs``)."""
-    return {"PATH": os.pathsep.join([str(repo.python.parent), os.environ.get("PATH", "/usr/bin:/bin")]),
-            "MYPYPATH": str(tree / repo.import_root)}  # fmt: skip
+    return {
+        "PATH": os.pathsep.join([str(repo.python.parent), os.environ.get("PATH", "/usr/bin:/bin")]),
+        "MYPYPATH": str(tree / repo.import_root),
+    }
 
 
 def runs_its_own_pytest(repo: Repository) -> bool:
@@ -147,7 +161,8 @@ def refused_calls(messages: dict[str, str]) -> dict[str, str]:
 
 def is_runner_module(repo: Repository, file_path: str) -> bool:
     """Whether *file_path* (relative to the tree) is a module of the test runner itself (on ``PYTHONPATH``, it shadows
-    the environment's): a class of pytest's own ``_pytest`` is code the session runs on (it formats tracebacks, rewrites every test module, reports every
+    the environment's): a class of pytest's own ``_pytest`` is code the session runs on (it formats tracebacks, rewrites
+    every test module, reports every
     outcome). The candidate guard of ``benchsmith_directcov`` cannot tell such a candidate's frames from the
     runner's, and refuses the runner what it needs; there, only the sentinels and twins hold the outcomes."""
     parts = Path(file_path).parts
@@ -227,21 +242,26 @@ def _importable_plugin(repo: Repository, name: str) -> bool:
     roots = [repo.tree / repo.import_root, repo.tree, *sites]
     if "." not in name and any((root / "_pytest" / f"{name}.py").is_file() for root in roots):
         return True
-    return any((root / top).is_dir() or (root / f"{top}.py").is_file() or any(root.glob(f"{top}.*.so"))
-               for root in roots)  # fmt: skip
+    return any(
+        (root / top).is_dir() or (root / f"{top}.py").is_file() or any(root.glob(f"{top}.*.so")) for root in roots
+    )
 
 
-def trusted_command(repo: Repository, copy: Path, node_ids: list[str] | None, coverage: bool = False,
-                    targets: list[str] | None = None) -> tuple[list[str], dict[str, str]]:  # fmt: skip
+def trusted_command(
+    repo: Repository, copy: Path, node_ids: list[str] | None, coverage: bool = False, targets: list[str] | None = None
+) -> tuple[list[str], dict[str, str]]:
     """The pytest command and environment of a build's trusted run in *copy*: all tests (of *targets*, default the
     tree's test folder), or exactly *node_ids*."""
     config = None
     if not has_own_config(copy):
         config = copy / OWN_CONFIG
         config.write_text("[pytest]\n")
-    env = {"PYTHONPATH": os.pathsep.join([str(plugin_dir()), str(copy / repo.import_root)]),
-           "PYTHONDONTWRITEBYTECODE": "1", **installed_as_in_tox(repo, copy),
-           **pytest_environ(repo)}  # fmt: skip
+    env = {
+        "PYTHONPATH": os.pathsep.join([str(plugin_dir()), str(copy / repo.import_root)]),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        **installed_as_in_tox(repo, copy),
+        **pytest_environ(repo),
+    }
     if coverage:
         env["BENCHSMITH_DIRECTCOV"] = "1"
     # A module that cannot be collected (a git submodule a source archive leaves out, a conftest-less import) must
@@ -257,10 +277,20 @@ def trusted_command(repo: Repository, copy: Path, node_ids: list[str] | None, co
     return argv, env
 
 
-def run_reporting(argv: list[str], cwd: Path, slot: int, limits: sandbox.Limits, log_path: Path, env: dict[str, str],
-                  jail: sandbox.Jail | None = None, lane: int = 0, stall_seconds: float | None = None,
-                  complete_lines_only: bool = False, report_limit: int = REPORT_LIMIT,
-                  log_limit: int = streams.LOG_BYTES) -> tuple[sandbox.ProcessExit, PluginReport]:  # fmt: skip
+def run_reporting(
+    argv: list[str],
+    cwd: Path,
+    slot: int,
+    limits: sandbox.Limits,
+    log_path: Path,
+    env: dict[str, str],
+    jail: sandbox.Jail | None = None,
+    lane: int = 0,
+    stall_seconds: float | None = None,
+    complete_lines_only: bool = False,
+    report_limit: int = REPORT_LIMIT,
+    log_limit: int = streams.LOG_BYTES,
+) -> tuple[sandbox.ProcessExit, PluginReport]:
     """Run *argv* sandboxed with the write end of a pipe as ``BENCHSMITH_REPORT_FD``; what came through it, parsed.
 
     Its stdout and stderr come through another pipe into a :class:`streams.BoundedLog` at *log_path* (at most
@@ -276,20 +306,34 @@ def run_reporting(argv: list[str], cwd: Path, slot: int, limits: sandbox.Limits,
     output = streams.BoundedLog(log_path, log_limit)
     try:
         try:
-            process = sandbox.start(argv, cwd, slot, limits, log_path, env=env, jail=jail, lane=lane,
-                                    stdin=subprocess.DEVNULL, stdout=output_write, stderr=output_write,
-                                    pass_fds=(write_end,))  # fmt: skip
+            process = sandbox.start(
+                argv,
+                cwd,
+                slot,
+                limits,
+                log_path,
+                env=env,
+                jail=jail,
+                lane=lane,
+                stdin=subprocess.DEVNULL,
+                stdout=output_write,
+                stderr=output_write,
+                pass_fds=(write_end,),
+            )
         finally:
             os.close(write_end)  # only the test process holds them now: its end is the pipes' end
             os.close(output_write)
         try:
-            data, timed_out, lingered = _read_until_exit(read_end, output_read, output, process,
-                                                         started + limits.wall_seconds, report_limit, stall_seconds)  # fmt: skip
+            data, timed_out, lingered = _read_until_exit(
+                read_end, output_read, output, process, started + limits.wall_seconds, report_limit, stall_seconds
+            )
         finally:
             sandbox.stop(process, slot)
         if lingered:
-            output.write(f"\nbenchsmith: the process had not exited {FINISHED_GRACE_SECONDS:.0f} s after pytest's session "
-                         f"finished (threads the suite left running): stopped\n".encode())  # fmt: skip
+            output.write(
+                f"\nbenchsmith: the process had not exited {FINISHED_GRACE_SECONDS:.0f} s after pytest's session "
+                f"finished (threads the suite left running): stopped\n".encode()
+            )
     finally:
         os.close(read_end)
         os.close(output_read)
@@ -309,8 +353,15 @@ FINISHED_GRACE_SECONDS = 30.0
 _FINISHED = b'\n{"finished": '
 
 
-def _read_until_exit(fd: int, output_fd: int, output: streams.BoundedLog, process: subprocess.Popen, deadline: float,
-                     limit: int, stall_seconds: float | None = None) -> tuple[bytes, bool, bool]:  # fmt: skip
+def _read_until_exit(
+    fd: int,
+    output_fd: int,
+    output: streams.BoundedLog,
+    process: subprocess.Popen,
+    deadline: float,
+    limit: int,
+    stall_seconds: float | None = None,
+) -> tuple[bytes, bool, bool]:
     """Everything written to *fd* until *process* ends (at most *limit* bytes; beyond it a NUL, which no report of
     ours holds), what came through *output_fd* fed to *output*; whether the deadline (or, once a first report
     byte came, *stall_seconds* without another) came first; and whether, in a run with *stall_seconds* (trusted),
@@ -394,8 +445,11 @@ def parse_report(data: bytes, complete_lines_only: bool = False) -> PluginReport
                 finished = record["finished"]
                 continue
             if isinstance(record, dict) and set(record) == {"collected"}:
-                if collected is not None or not isinstance(record["collected"], list) or \
-                        not all(isinstance(node, str) for node in record["collected"]):
+                if (
+                    collected is not None
+                    or not isinstance(record["collected"], list)
+                    or not all(isinstance(node, str) for node in record["collected"])
+                ):
                     raise TypeError("one list of node ids")
                 collected = record["collected"]
                 continue
@@ -418,7 +472,9 @@ def _has_pytest_section(path: Path) -> bool:
     if not path.is_file():
         return False
     text = path.read_text(encoding="utf-8", errors="replace")
-    return path.name == "pytest.ini" or any(s in text for s in ("[tool.pytest.ini_options]", "[pytest]", "[tool:pytest]"))
+    return path.name == "pytest.ini" or any(
+        s in text for s in ("[tool.pytest.ini_options]", "[pytest]", "[tool:pytest]")
+    )
 
 
 def default_targets(copy: Path) -> list[str]:
@@ -438,8 +494,10 @@ class MissingImport:
 
 _LOADING = re.compile(r"ImportError while (?:loading conftest|importing test module) '([^']+)'")
 _FRAME = re.compile(r"^(\S+\.py):\d+: in ")
-_IMPORT_ERROR = re.compile(r"^E\s+(ModuleNotFoundError: No module named '([^']+)'|ImportError: cannot import name "
-                           r"'([^']+)' from '([^']+)'.*)$")  # fmt: skip
+_IMPORT_ERROR = re.compile(
+    r"^E\s+(ModuleNotFoundError: No module named '([^']+)'|ImportError: cannot import name "
+    r"'([^']+)' from '([^']+)'.*)$"
+)
 
 
 def missing_imports(log: str, tree: Path) -> list[MissingImport]:
@@ -464,5 +522,8 @@ def missing_imports(log: str, tree: Path) -> list[MissingImport]:
 
 def describe_missing(missing: list[MissingImport]) -> str:
     """``tests/conftest.py imports anyio, which the environment lacks; ...`` (one line)."""
-    return "; ".join(f"{m.importer} imports {m.module}{f' (loaded from {m.through})' if m.through else ''}, "
-                     f"which the environment lacks ({m.error})" for m in missing)  # fmt: skip
+    return "; ".join(
+        f"{m.importer} imports {m.module}{f' (loaded from {m.through})' if m.through else ''}, "
+        f"which the environment lacks ({m.error})"
+        for m in missing
+    )

@@ -2,7 +2,8 @@
 
 Public API, by module:
 
-* :mod:`benchsmith.runners.sandbox.jail`: ``Jail``, ``Limits``, ``ProcessExit``, ``run``, ``start``, ``isolation``, ``missing_layers``;
+* :mod:`benchsmith.runners.sandbox.jail`: ``Jail``, ``Limits``, ``ProcessExit``, ``run``, ``start``, ``isolation``,
+``missing_layers``;
 * :mod:`benchsmith.runners.sandbox.outcomes`: ``Sentinel``, ``Expected``, ``check_report`` (counts and sentinels);
 * :mod:`benchsmith.runners.sandbox.streams`: ``BoundedLog``, ``open_ledger``, ``read_tail``;
 * :mod:`benchsmith.runners.sandbox.screen`: ``primitives``, ``suspicious`` (the static screen for tricks);

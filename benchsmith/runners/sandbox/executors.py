@@ -87,8 +87,7 @@ class RayExecutor:
             # Workers read the same cache (prepared workspaces, environments) and settings as the driver.
             env = {key: value for key, value in os.environ.items() if key.startswith("BENCHSMITH_")}
             env["BENCHSMITH_CACHE"] = str(cache_root())
-            ray.init(address=address, runtime_env={"env_vars": env}, log_to_driver=False,
-                     configure_logging=False)  # fmt: skip
+            ray.init(address=address, runtime_env={"env_vars": env}, log_to_driver=False, configure_logging=False)
         self._remote = ray.remote(num_cpus=1, max_retries=0, num_returns="streaming")(_remote_instance)
         self._warned: set[str] = set()
         self._lock = threading.Lock()
@@ -116,9 +115,10 @@ class RayExecutor:
                     raise exc.as_instanceof_cause() from None
                 except RayError as exc:  # a worker or node was lost
                     if attempt == RESTARTS:
-                        raise BenchsmithError(f"an instance was lost {RESTARTS + 1} times on the cluster: {exc}") from exc
-                    log.warning("a worker was lost (%s); the instance starts again elsewhere",
-                                type(exc).__name__)  # fmt: skip
+                        raise BenchsmithError(
+                            f"an instance was lost {RESTARTS + 1} times on the cluster: {exc}"
+                        ) from exc
+                    log.warning("a worker was lost (%s); the instance starts again elsewhere", type(exc).__name__)
 
         _all_done(list(items), one, self.slots())
 
@@ -128,8 +128,11 @@ class RayExecutor:
                 return
             self._warned.add(node)
         if missing:
-            log.warning("node %s cannot apply the sandbox's %s layers; candidates it judges are less isolated",
-                        node, ", ".join(missing))  # fmt: skip
+            log.warning(
+                "node %s cannot apply the sandbox's %s layers; candidates it judges are less isolated",
+                node,
+                ", ".join(missing),
+            )
 
 
 def _remote_instance(work: Work, payload: Any):

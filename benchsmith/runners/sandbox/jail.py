@@ -103,13 +103,19 @@ _OVERLAY_UNSAFE = (",", ":", "\\")  # cannot be spelled in overlayfs mount optio
 @functools.cache
 def isolation() -> dict[str, bool]:
     """Which layers this machine allows; probed once."""
-    network = shutil.which("unshare") is not None and subprocess.run(
-        ["unshare", "-n", "true"], capture_output=True
-    ).returncode == 0
+    network = (
+        shutil.which("unshare") is not None
+        and subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode == 0
+    )
     drop = os.geteuid() == 0 and shutil.which("setpriv") is not None
     jail = drop and _jail_works()
-    layers = {"network_namespace": network or jail, "unprivileged_uid": drop, "mount_namespace": jail,
-              "pid_namespace": jail, "private_tmp": jail}  # fmt: skip
+    layers = {
+        "network_namespace": network or jail,
+        "unprivileged_uid": drop,
+        "mount_namespace": jail,
+        "pid_namespace": jail,
+        "private_tmp": jail,
+    }
     if not all(layers.values()):
         log.warning(missing_layers(layers))
     return layers
@@ -125,9 +131,13 @@ def missing_layers(layers: dict[str, bool] | None = None) -> str:
     if not layers["unprivileged_uid"]:
         why.append("not root, so candidates run as this user and can read what it reads")
     elif not layers["mount_namespace"]:
-        why.append("no bubblewrap or no mount namespaces (apt-get install bubblewrap), so files are guarded by modes only")
-    return (f"sandbox layers missing: {', '.join(missing)} ({'; '.join(why) or 'unshare failed'}); still enforced: "
-            "per-candidate copies, rlimits, sentinel and count checks on every verdict")  # fmt: skip
+        why.append(
+            "no bubblewrap or no mount namespaces (apt-get install bubblewrap), so files are guarded by modes only"
+        )
+    return (
+        f"sandbox layers missing: {', '.join(missing)} ({'; '.join(why) or 'unshare failed'}); still enforced: "
+        "per-candidate copies, rlimits, sentinel and count checks on every verdict"
+    )
 
 
 def _jail_works() -> bool:
@@ -140,9 +150,16 @@ def _jail_works() -> bool:
         probe.chmod(0o755)
         jail = Jail(trees=((probe / "lower", probe / "tree"),))
         completed = subprocess.run(
-            _jailed(["sh", "-c", "echo y > seen.new && test -s seen"], probe / "tree", None, jail, Limits(scratch_bytes=1 << 20)),
-            capture_output=True, timeout=30,
-        )  # fmt: skip
+            _jailed(
+                ["sh", "-c", "echo y > seen.new && test -s seen"],
+                probe / "tree",
+                None,
+                jail,
+                Limits(scratch_bytes=1 << 20),
+            ),
+            capture_output=True,
+            timeout=30,
+        )
         if completed.returncode != 0:
             log.debug("jail probe failed: %s", completed.stderr.decode(errors="replace").strip())
         return completed.returncode == 0 and not (probe / "lower" / "seen.new").exists()
@@ -214,12 +231,27 @@ def _limit(limits: Limits, nice: int = 0) -> None:
 def _drop(argv: list[str], uid: int | None) -> list[str]:
     if uid is None:
         return list(argv)
-    return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs", "--inh-caps=-all",
-            "--bounding-set=-all", "--", *argv]  # fmt: skip
+    return [
+        "setpriv",
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--no-new-privs",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--",
+        *argv,
+    ]
 
 
-def wrap(argv: list[str], slot: int, cwd: Path | None = None, jail: Jail | None = None,
-         limits: Limits | None = None, lane: int = 0) -> list[str]:  # fmt: skip
+def wrap(
+    argv: list[str],
+    slot: int,
+    cwd: Path | None = None,
+    jail: Jail | None = None,
+    limits: Limits | None = None,
+    lane: int = 0,
+) -> list[str]:
     """The command line that runs *argv* inside the isolation layers of *slot* (and *jail*, where one can be built)."""
     layers = isolation()
     uid = sandbox_uid(slot, lane)
@@ -239,13 +271,26 @@ def _jailed(argv: list[str], cwd: Path, uid: int | None, jail: Jail, limits: Lim
     JAIL_MOUNTS.mkdir(mode=0o700, exist_ok=True)
     size = max(limits.scratch_bytes, 1 << 20)
     script = [f"mount -t tmpfs -o size={size},mode=0700 benchsmith {shlex.quote(str(JAIL_MOUNTS))}"]
-    bwrap = ["bwrap", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-net",
-             "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]  # fmt: skip
+    bwrap = [
+        "bwrap",
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-net",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--hostname",
+        "sandbox",
+    ]
     for path in _SYSTEM:
         bwrap += ["--ro-bind", path, path]
     # The jail's /etc/hosts is written into the run's own tmpfs, which vanishes with it: nothing is left on the host.
     hosts = JAIL_MOUNTS / "hosts"
-    script += [f"printf %s {shlex.quote(_jail_hosts())} > {shlex.quote(str(hosts))}", f"chmod 0644 {shlex.quote(str(hosts))}"]
+    script += [
+        f"printf %s {shlex.quote(_jail_hosts())} > {shlex.quote(str(hosts))}",
+        f"chmod 0644 {shlex.quote(str(hosts))}",
+    ]
     bwrap += ["--ro-bind", str(hosts), "/etc/hosts"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
         host = Path("/") / name
@@ -273,8 +318,11 @@ def _jailed(argv: list[str], cwd: Path, uid: int | None, jail: Jail, limits: Lim
         if any(c in str(lower) for c in _OVERLAY_UNSAFE):
             raise BenchsmithError(f"{lower}: a jail's tree may not contain ',', ':' or '\\' in its path")
         upper, work, merged = (shlex.quote(str(JAIL_MOUNTS / f"{kind}{number}")) for kind in ("upper", "work", "tree"))
-        script += [f"mkdir {upper} {work} {merged}", f"chown {owner} {upper}",
-                   f"mount -t overlay overlay -o lowerdir={shlex.quote(str(lower))},upperdir={upper},workdir={work} {merged}"]  # fmt: skip
+        script += [
+            f"mkdir {upper} {work} {merged}",
+            f"chown {owner} {upper}",
+            f"mount -t overlay overlay -o lowerdir={shlex.quote(str(lower))},upperdir={upper},workdir={work} {merged}",
+        ]
         bwrap += ["--bind", str(JAIL_MOUNTS / f"tree{number}"), str(at)]
     for source, at in jail.placed:
         bwrap += ["--ro-bind", str(source), str(at)]
@@ -299,8 +347,18 @@ class Sandboxed(subprocess.Popen):
     lane: int = 0
 
 
-def start(argv: list[str], cwd: Path, slot: int, limits: Limits, log_path: Path, env: dict[str, str] | None = None,
-          jail: Jail | None = None, lane: int = 0, nice: int = 0, **popen) -> Sandboxed:  # fmt: skip
+def start(
+    argv: list[str],
+    cwd: Path,
+    slot: int,
+    limits: Limits,
+    log_path: Path,
+    env: dict[str, str] | None = None,
+    jail: Jail | None = None,
+    lane: int = 0,
+    nice: int = 0,
+    **popen,
+) -> Sandboxed:
     """Start *argv* sandboxed, its output going to *log_path* unless *popen* redirects it.
 
     The environment is minimal (PATH, HOME and TMPDIR in its folder, a UTF-8 locale) plus *env*. With a *jail*,
@@ -312,13 +370,24 @@ def start(argv: list[str], cwd: Path, slot: int, limits: Limits, log_path: Path,
     log_file = log_path.open("ab")
     popen.setdefault("stdout", log_file)
     popen.setdefault("stderr", log_file)
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": private, "LANG": "C.UTF-8", "TMPDIR": private,
-           **(env or {})}  # fmt: skip
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": private,
+        "LANG": "C.UTF-8",
+        "TMPDIR": private,
+        **(env or {}),
+    }
     # bwrap changes into *cwd* itself, inside the jail; the host may not have it yet.
     host_cwd = cwd if jail is None or made else "/"
     try:
-        process = Sandboxed(wrap(argv, slot, cwd, jail, limits, lane), cwd=host_cwd, env=env, start_new_session=True,
-                            preexec_fn=lambda: _limit(limits, nice), **popen)  # fmt: skip
+        process = Sandboxed(
+            wrap(argv, slot, cwd, jail, limits, lane),
+            cwd=host_cwd,
+            env=env,
+            start_new_session=True,
+            preexec_fn=lambda: _limit(limits, nice),
+            **popen,
+        )
     except BaseException:
         _remove(made)
         raise
@@ -411,13 +480,25 @@ def living_processes(uid: int) -> list[int]:
         except OSError:
             continue
         fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        if int(fields.get("Uid", "-1").split()[0]) == uid and not fields.get("State", "").strip().startswith(("Z", "X")):
+        if int(fields.get("Uid", "-1").split()[0]) == uid and not fields.get("State", "").strip().startswith(
+            ("Z", "X")
+        ):
             found.append(int(entry))
     return found
 
 
-def run(argv: list[str], cwd: Path, slot: int, limits: Limits, log_path: Path, stdin_text: str = "",
-        env: dict[str, str] | None = None, jail: Jail | None = None, lane: int = 0, **popen) -> ProcessExit:  # fmt: skip
+def run(
+    argv: list[str],
+    cwd: Path,
+    slot: int,
+    limits: Limits,
+    log_path: Path,
+    stdin_text: str = "",
+    env: dict[str, str] | None = None,
+    jail: Jail | None = None,
+    lane: int = 0,
+    **popen,
+) -> ProcessExit:
     """Run *argv* to completion or to the wall-clock limit."""
     started = time.monotonic()
     process = start(argv, cwd, slot, limits, log_path, env=env, jail=jail, lane=lane, stdin=subprocess.PIPE, **popen)

@@ -52,7 +52,9 @@ class Sentinel:
 
 @dataclass(frozen=True)
 class Checked:
-    outcomes: dict[str, str]  # every real test that was due → its outcome (passed, failed, assumption, skipped, missing, ...)
+    outcomes: dict[
+        str, str
+    ]  # every real test that was due → its outcome (passed, failed, assumption, skipped, missing, ...)
     forged: str = ""  # why the report cannot be believed; "" when it holds up
 
     @property
@@ -102,10 +104,14 @@ def check_report(reported: Sequence[tuple[str, str]], expected: Expected) -> Che
         if sentinels[name].inverts:
             twin = outcome.get(sentinels[name].inverts, "missing")
             if (got == PASSED) == (twin == PASSED):
-                return Checked(real, f"forged: a control test that inverts {sentinels[name].inverts} ({twin}) came out {got}")
+                return Checked(
+                    real, f"forged: a control test that inverts {sentinels[name].inverts} ({twin}) came out {got}"
+                )
             continue
         if (got == PASSED) != sentinels[name].passes:
-            return Checked(real, f"forged: a control test that must {'pass' if sentinels[name].passes else 'fail'} came out {got}")
+            return Checked(
+                real, f"forged: a control test that must {'pass' if sentinels[name].passes else 'fail'} came out {got}"
+            )
     asked = {name for groups in expected.phases for group in groups for name in group}
     undue = [name for name in outcome if name in asked and name not in set(due)]
     if undue:
@@ -135,11 +141,48 @@ def placed_among(items: Sequence[str], extra: str, rng: random.Random) -> list[s
 
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _RESERVED = set(keyword.kwlist) | {
-    "abstract", "boolean", "byte", "case", "catch", "char", "const", "default", "do", "double", "enum", "extends",
-    "final", "float", "goto", "implements", "instanceof", "int", "interface", "long", "native", "new", "package",
-    "private", "protected", "public", "short", "static", "strictfp", "super", "switch", "synchronized", "this",
-    "throw", "throws", "transient", "void", "volatile", "var", "record", "yield",
-}  # fmt: skip
+    "abstract",
+    "boolean",
+    "byte",
+    "case",
+    "catch",
+    "char",
+    "const",
+    "default",
+    "do",
+    "double",
+    "enum",
+    "extends",
+    "final",
+    "float",
+    "goto",
+    "implements",
+    "instanceof",
+    "int",
+    "interface",
+    "long",
+    "native",
+    "new",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "short",
+    "static",
+    "strictfp",
+    "super",
+    "switch",
+    "synchronized",
+    "this",
+    "throw",
+    "throws",
+    "transient",
+    "void",
+    "volatile",
+    "var",
+    "record",
+    "yield",
+}
 
 
 _FILLER = ("value", "case", "input", "result", "order", "empty", "state", "range", "limit", "source", "format", "count")
@@ -150,11 +193,18 @@ def plausible_names(existing: Iterable[str], count: int, rng: random.Random, sty
     none of them in *existing*. *style* is ``camel`` (ParserOptionsTest) or ``snake`` (test_parser_options)."""
     existing = [e for e in existing if e]
     taken = set(existing)
-    words = sorted({w.lower() for name in existing for w in _WORD.findall(name)
-                    if w.lower() not in ("test", "tests") and w.lower() not in _RESERVED})  # fmt: skip
+    words = sorted(
+        {
+            w.lower()
+            for name in existing
+            for w in _WORD.findall(name)
+            if w.lower() not in ("test", "tests") and w.lower() not in _RESERVED
+        }
+    )
     words = words or list(_FILLER[:6])
-    filler = (w for w in itertools.chain(_FILLER, (f"{w}{n}" for n in itertools.count(2) for w in _FILLER))
-              if w not in words)  # fmt: skip
+    filler = (
+        w for w in itertools.chain(_FILLER, (f"{w}{n}" for n in itertools.count(2) for w in _FILLER)) if w not in words
+    )
     names: list[str] = []
     misses = 0
     while len(names) < count:

@@ -21,52 +21,115 @@ import re
 
 # Python: module -> primitive, for ``import m`` / ``from m import ...`` and attribute use ``m.x``
 _PY_MODULES = {
-    "gc": "gc", "ctypes": "ctypes", "_ctypes": "ctypes", "cffi": "ctypes", "_pytest": "pytest-internals",
-    "pluggy": "pytest-internals", "atexit": "atexit", "marshal": "code-objects", "signal": "signals",
-    "subprocess": "process-control", "multiprocessing": "process-control", "builtins": "builtins",
-}  # fmt: skip
+    "gc": "gc",
+    "ctypes": "ctypes",
+    "_ctypes": "ctypes",
+    "cffi": "ctypes",
+    "_pytest": "pytest-internals",
+    "pluggy": "pytest-internals",
+    "atexit": "atexit",
+    "marshal": "code-objects",
+    "signal": "signals",
+    "subprocess": "process-control",
+    "multiprocessing": "process-control",
+    "builtins": "builtins",
+}
 # Python: dotted name (as written, after imports are resolved to their module) -> primitive
 _PY_CALLS = {
-    "os._exit": "process-exit", "sys.exit": "process-exit", "os.abort": "process-exit", "os.kill": "process-exit",
-    "os.killpg": "process-exit", "exit": "process-exit", "quit": "process-exit",
-    "sys._getframe": "frames", "sys._current_frames": "frames", "inspect.currentframe": "frames",
-    "inspect.stack": "frames", "inspect.trace": "frames", "inspect.getouterframes": "frames",
-    "traceback.walk_stack": "frames", "traceback.walk_tb": "frames",
-    "sys.settrace": "trace-hooks", "sys.setprofile": "trace-hooks", "threading.settrace": "trace-hooks",
-    "threading.setprofile": "trace-hooks", "sys.monitoring": "trace-hooks", "sys.addaudithook": "trace-hooks",
-    "os.write": "file-descriptors", "os.dup": "file-descriptors", "os.dup2": "file-descriptors",
-    "os.close": "file-descriptors", "os.closerange": "file-descriptors", "os.fdopen": "file-descriptors",
-    "os.fork": "process-control", "os.system": "process-control", "os.execv": "process-control",
-    "os.execve": "process-control", "os.popen": "process-control", "os.spawnv": "process-control",
-    "types.CodeType": "code-objects", "types.FunctionType": "code-objects",
+    "os._exit": "process-exit",
+    "sys.exit": "process-exit",
+    "os.abort": "process-exit",
+    "os.kill": "process-exit",
+    "os.killpg": "process-exit",
+    "exit": "process-exit",
+    "quit": "process-exit",
+    "sys._getframe": "frames",
+    "sys._current_frames": "frames",
+    "inspect.currentframe": "frames",
+    "inspect.stack": "frames",
+    "inspect.trace": "frames",
+    "inspect.getouterframes": "frames",
+    "traceback.walk_stack": "frames",
+    "traceback.walk_tb": "frames",
+    "sys.settrace": "trace-hooks",
+    "sys.setprofile": "trace-hooks",
+    "threading.settrace": "trace-hooks",
+    "threading.setprofile": "trace-hooks",
+    "sys.monitoring": "trace-hooks",
+    "sys.addaudithook": "trace-hooks",
+    "os.write": "file-descriptors",
+    "os.dup": "file-descriptors",
+    "os.dup2": "file-descriptors",
+    "os.close": "file-descriptors",
+    "os.closerange": "file-descriptors",
+    "os.fdopen": "file-descriptors",
+    "os.fork": "process-control",
+    "os.system": "process-control",
+    "os.execv": "process-control",
+    "os.execve": "process-control",
+    "os.popen": "process-control",
+    "os.spawnv": "process-control",
+    "types.CodeType": "code-objects",
+    "types.FunctionType": "code-objects",
     "__builtins__": "builtins",
-}  # fmt: skip
+}
 _MODULE_TABLE_CHANGES = ("update", "pop", "popitem", "setdefault", "clear", "__setitem__", "__delitem__")
 _PY_ATTRIBUTES = {  # attribute names that are a primitive whatever they are read from
-    "f_back": "frames", "f_locals": "frames", "f_globals": "frames", "tb_frame": "frames", "gi_frame": "frames",
-    "cr_frame": "frames", "ag_frame": "frames", "__code__": "code-objects", "__closure__": "code-objects",
-    "__globals__": "code-objects", "__defaults__": "code-objects", "__subclasses__": "introspection",
+    "f_back": "frames",
+    "f_locals": "frames",
+    "f_globals": "frames",
+    "tb_frame": "frames",
+    "gi_frame": "frames",
+    "cr_frame": "frames",
+    "ag_frame": "frames",
+    "__code__": "code-objects",
+    "__closure__": "code-objects",
+    "__globals__": "code-objects",
+    "__defaults__": "code-objects",
+    "__subclasses__": "introspection",
     "pluginmanager": "pytest-internals",
-}  # fmt: skip
-_PY_STRINGS = {"/proc": "/proc", "/dev/fd": "file-descriptors", "PYTEST_CURRENT_TEST": "pytest-internals",
-               "BENCHSMITH_": "runner-environment"}  # fmt: skip
+}
+_PY_STRINGS = {
+    "/proc": "/proc",
+    "/dev/fd": "file-descriptors",
+    "PYTEST_CURRENT_TEST": "pytest-internals",
+    "BENCHSMITH_": "runner-environment",
+}
 
 # Java: token sequences (dots dropped) -> primitive
 _JAVA_SEQUENCES = {
-    ("System", "exit"): "process-exit", ("getRuntime", "(", ")", "halt"): "process-exit",
+    ("System", "exit"): "process-exit",
+    ("getRuntime", "(", ")", "halt"): "process-exit",
     ("getRuntime", "(", ")", "exit"): "process-exit",
-    ("setAccessible",): "setAccessible", ("trySetAccessible",): "setAccessible", ("privateLookupIn",): "setAccessible",
-    ("Unsafe",): "Unsafe", ("StackWalker",): "stack-walking", ("LiveStackFrame",): "stack-walking",
-    ("getAllStackTraces",): "stack-walking", ("ManagementFactory",): "management-beans",
-    ("MXBean",): "management-beans", ("HotSpotDiagnosticMXBean",): "management-beans",
-    ("MBeanServer",): "management-beans", ("System", "in"): "System.in", ("FileDescriptor",): "file-descriptors",
-    ("System", "setOut"): "std-streams", ("System", "setErr"): "std-streams", ("System", "setIn"): "System.in",
-    ("ProcessBuilder",): "process-control", ("getRuntime", "(", ")", "exec"): "process-control", ("ProcessHandle",): "process-control",
-    ("setSecurityManager",): "security-manager", ("SecurityManager",): "security-manager",
-    ("Instrumentation",): "instrumentation", ("VirtualMachine",): "instrumentation",
-    ("sun", "misc"): "internal-apis", ("jdk", "internal"): "internal-apis", ("com", "sun"): "internal-apis",
-    ("addShutdownHook",): "shutdown-hooks", ("defineClass",): "class-loading",
-}  # fmt: skip
+    ("setAccessible",): "setAccessible",
+    ("trySetAccessible",): "setAccessible",
+    ("privateLookupIn",): "setAccessible",
+    ("Unsafe",): "Unsafe",
+    ("StackWalker",): "stack-walking",
+    ("LiveStackFrame",): "stack-walking",
+    ("getAllStackTraces",): "stack-walking",
+    ("ManagementFactory",): "management-beans",
+    ("MXBean",): "management-beans",
+    ("HotSpotDiagnosticMXBean",): "management-beans",
+    ("MBeanServer",): "management-beans",
+    ("System", "in"): "System.in",
+    ("FileDescriptor",): "file-descriptors",
+    ("System", "setOut"): "std-streams",
+    ("System", "setErr"): "std-streams",
+    ("System", "setIn"): "System.in",
+    ("ProcessBuilder",): "process-control",
+    ("getRuntime", "(", ")", "exec"): "process-control",
+    ("ProcessHandle",): "process-control",
+    ("setSecurityManager",): "security-manager",
+    ("SecurityManager",): "security-manager",
+    ("Instrumentation",): "instrumentation",
+    ("VirtualMachine",): "instrumentation",
+    ("sun", "misc"): "internal-apis",
+    ("jdk", "internal"): "internal-apis",
+    ("com", "sun"): "internal-apis",
+    ("addShutdownHook",): "shutdown-hooks",
+    ("defineClass",): "class-loading",
+}
 _JAVA_TOKEN = re.compile(r"""//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|[A-Za-z_$][\w$]*|\S""", re.S)
 
 
@@ -97,7 +160,9 @@ def _python(code: str) -> list[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                aliases[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+                aliases[alias.asname or alias.name.split(".")[0]] = (
+                    alias.name if alias.asname else alias.name.split(".")[0]
+                )
                 _module(alias.name, found)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             _module(node.module, found)
@@ -117,17 +182,32 @@ def _python(code: str) -> list[str]:
                 found.add(_PY_MODULES[dotted[0]])
         elif isinstance(node, ast.Name):
             name = aliases.get(node.id, node.id)
-            if name in _PY_CALLS and (node.id in aliases or isinstance(node.ctx, ast.Load) and node.id in ("exit", "quit", "__builtins__")):
+            if name in _PY_CALLS and (
+                node.id in aliases or isinstance(node.ctx, ast.Load) and node.id in ("exit", "quit", "__builtins__")
+            ):
                 found.add(_PY_CALLS[name])
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             found.update(kind for mark, kind in _PY_STRINGS.items() if mark in node.value)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("__import__", "eval", "exec", "compile"):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("__import__", "eval", "exec", "compile")
+        ):
             found.add("dynamic-code")
-        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) and \
-                isinstance(node.value, ast.Attribute) and _dotted(node.value, aliases) == ["sys", "modules"]:  # fmt: skip
+        elif (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.ctx, (ast.Store, ast.Del))
+            and isinstance(node.value, ast.Attribute)
+            and _dotted(node.value, aliases) == ["sys", "modules"]
+        ):
             found.add("sys.modules")
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MODULE_TABLE_CHANGES \
-                and isinstance(node.func.value, ast.Attribute) and _dotted(node.func.value, aliases) == ["sys", "modules"]:  # fmt: skip
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _MODULE_TABLE_CHANGES
+            and isinstance(node.func.value, ast.Attribute)
+            and _dotted(node.func.value, aliases) == ["sys", "modules"]
+        ):
             found.add("sys.modules")
     return sorted(found)
 
@@ -165,6 +245,6 @@ def _java(code: str) -> list[str]:
             words.append(token)
     for index in range(len(words)):
         for sequence, kind in _JAVA_SEQUENCES.items():
-            if tuple(words[index:index + len(sequence)]) == sequence:
+            if tuple(words[index : index + len(sequence)]) == sequence:
                 found.add(kind)
     return sorted(found)

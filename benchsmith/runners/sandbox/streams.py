@@ -95,7 +95,7 @@ class BoundedLog:
             taken = data[: self.head_left]
             self.handle.write(taken)
             self.head_left -= len(taken)
-            data = data[len(taken):]
+            data = data[len(taken) :]
         if not data:
             return
         self.tail.append(data)
@@ -123,8 +123,10 @@ class BoundedLog:
             tail = b"".join(self.tail)
             self.cut += len(tail) - keep
             if self.cut:
-                self.handle.write(f"\n[benchsmith: {self.cut} of {self.total} bytes of output left out here]\n".encode())
-            self.handle.write(tail[len(tail) - keep:])
+                self.handle.write(
+                    f"\n[benchsmith: {self.cut} of {self.total} bytes of output left out here]\n".encode()
+                )
+            self.handle.write(tail[len(tail) - keep :])
         finally:
             self.tail.clear()
             self.handle.close()

@@ -81,8 +81,12 @@ def java_unit(code: str, where: str = "<source>") -> JavaUnit:
             kind = None
             if value in _TYPE_KEYWORDS and i + 1 < len(tokens) and type(tokens[i + 1]).__name__ == "Identifier":
                 kind = "@interface" if i > 0 and tokens[i - 1].value == "@" else value
-            elif value == "record" and i + 2 < len(tokens) and type(tokens[i + 1]).__name__ == "Identifier" \
-                    and tokens[i + 2].value in ("(", "<"):  # fmt: skip
+            elif (
+                value == "record"
+                and i + 2 < len(tokens)
+                and type(tokens[i + 1]).__name__ == "Identifier"
+                and tokens[i + 2].value in ("(", "<")
+            ):
                 kind = "record"
             if kind is not None:
                 name = tokens[i + 1].value
@@ -92,8 +96,15 @@ def java_unit(code: str, where: str = "<source>") -> JavaUnit:
                 if j == len(tokens):
                     raise BenchsmithError(f"{where}: the body of {name} never opens")
                 close = _matching(tokens, j, where)
-                types.append(TopLevelType(name, kind, declaration_start if declaration_start is not None else offset(token),
-                                          offset(tokens[j]), offset(tokens[close]) + 1))  # fmt: skip
+                types.append(
+                    TopLevelType(
+                        name,
+                        kind,
+                        declaration_start if declaration_start is not None else offset(token),
+                        offset(tokens[j]),
+                        offset(tokens[close]) + 1,
+                    )
+                )
                 declaration_start = None
                 i = close + 1
                 continue
@@ -130,4 +141,4 @@ def empty_shell(code: str, class_name: str, where: str = "<source>") -> str:
     if found is None:
         raise BenchsmithError(f"{where}: declares no top-level type {class_name}")
     body = "{\n    ;\n}" if found.kind == "enum" else "{\n}"
-    return code[: found.open_brace] + body + code[found.end:]
+    return code[: found.open_brace] + body + code[found.end :]

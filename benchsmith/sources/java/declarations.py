@@ -234,10 +234,15 @@ def analyse_java_class(source: str, class_name: str, where: str = "<source>") ->
         method_annotations, start = _leading_annotations(src, a, parenthesis)
         body = _method_body_open(src, parenthesis, b)
         signature_end = src.start(body) if body is not None else src.start(b)
-        methods.append(JavaMethod(
-            name=src.value(parenthesis - 1), signature=_one_line(src.text[src.start(start) : signature_end]),
-            annotations=method_annotations, javadoc=javadoc, declaration=_dedented(src, start, b),
-        ))  # fmt: skip
+        methods.append(
+            JavaMethod(
+                name=src.value(parenthesis - 1),
+                signature=_one_line(src.text[src.start(start) : signature_end]),
+                annotations=method_annotations,
+                javadoc=javadoc,
+                declaration=_dedented(src, start, b),
+            )
+        )
     package = _package(src)
     outer = _enclosing_names(src, declaration)
     qualified = ".".join(part for part in (package, *outer, class_name) if part)
@@ -309,7 +314,8 @@ def _method_body_open(src: _Source, parenthesis: int, last: int) -> int | None:
 def _member_text(src: _Source, first: int, last: int) -> str:
     """A field or enum constant as written, its annotations on its first line, its further lines indented deeper.
 
-    Deeper indentation is what tells a reader of the metadata (``benchsmith.generation.models.template``) where one member ends.
+    Deeper indentation is what tells a reader of the metadata (``benchsmith.generation.models.template``) where one
+    member ends.
     """
     annotations, start = _leading_annotations(src, first, last)
     lines = _dedented(src, start, last).split("\n")

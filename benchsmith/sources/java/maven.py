@@ -22,8 +22,14 @@ from xml.etree import ElementTree
 
 LOCAL_REPOSITORIES = (Path.home() / ".m2" / "repository", Path("/usr/share/maven-repo"))
 DEFAULT_RELEASE = "8"  # the oldest release javac 17 compiles for without warnings; older poms are raised to it
-_RELEASE_PROPERTIES = ("maven.compiler.release", "maven.compiler.source", "maven.compiler.target",
-                       "commons.compiler.release", "maven.compile.source", "java.version")  # fmt: skip
+_RELEASE_PROPERTIES = (
+    "maven.compiler.release",
+    "maven.compiler.source",
+    "maven.compiler.target",
+    "commons.compiler.release",
+    "maven.compile.source",
+    "java.version",
+)
 _EXPRESSION = re.compile(r"\$\{([^}]+)\}")
 _MAX_PARENTS = 10
 
@@ -128,8 +134,9 @@ def interpolate(text: str, properties: dict[str, str]) -> str:
     return text
 
 
-def read_pom(pom: Path, repositories: tuple[Path, ...] = LOCAL_REPOSITORIES, _importing: frozenset[str] = frozenset()
-             ) -> MavenModel:  # fmt: skip
+def read_pom(
+    pom: Path, repositories: tuple[Path, ...] = LOCAL_REPOSITORIES, _importing: frozenset[str] = frozenset()
+) -> MavenModel:
     """The model of the module whose ``pom.xml`` is *pom*. *repositories* are searched for parents that are not at
     their ``relativePath`` and for the BOMs its dependency management imports; ``()`` reads only the files of the tree
     (as Defects4J's own build does)."""
@@ -180,8 +187,14 @@ def _with_default_profiles(root: ElementTree.Element) -> ElementTree.Element:
     for profile in _children(root, "profiles/profile"):
         if _text(profile, "activation/activeByDefault") != "true":
             continue
-        for section in ("properties", "dependencies", "dependencyManagement/dependencies", "build/plugins",
-                        "build/pluginManagement/plugins", "modules"):  # fmt: skip
+        for section in (
+            "properties",
+            "dependencies",
+            "dependencyManagement/dependencies",
+            "build/plugins",
+            "build/pluginManagement/plugins",
+            "modules",
+        ):
             extra = _child(profile, section)
             if extra is None:
                 continue
@@ -195,16 +208,20 @@ def _with_default_profiles(root: ElementTree.Element) -> ElementTree.Element:
     return root
 
 
-def _find_parent(origin: Path, parent: ElementTree.Element, coordinates: tuple[str, str, str],
-                 repositories: tuple[Path, ...]) -> Path | None:  # fmt: skip
+def _find_parent(
+    origin: Path, parent: ElementTree.Element, coordinates: tuple[str, str, str], repositories: tuple[Path, ...]
+) -> Path | None:
     group, artifact, version = coordinates
     relative = parent.find("relativePath")
     if relative is None or (relative.text or "").strip():
         path = origin.parent / ((relative.text or "").strip() if relative is not None else "../pom.xml")
         path = path / "pom.xml" if path.is_dir() else path
         candidate = _parse(path) if path.is_file() else None
-        if candidate is not None and _text(candidate, "artifactId") == artifact and \
-                (_text(candidate, "groupId") or _text(candidate, "parent/groupId")) == group:  # fmt: skip
+        if (
+            candidate is not None
+            and _text(candidate, "artifactId") == artifact
+            and (_text(candidate, "groupId") or _text(candidate, "parent/groupId")) == group
+        ):
             return path
     return _in_repositories(group, artifact, version, repositories)
 
@@ -218,8 +235,13 @@ def _in_repositories(group: str, artifact: str, version: str, repositories: tupl
     return None
 
 
-def _merge(directory: Path, chain: list[tuple[ElementTree.Element, str]], missing: str,
-           repositories: tuple[Path, ...] = (), importing: frozenset[str] = frozenset()) -> MavenModel:  # fmt: skip
+def _merge(
+    directory: Path,
+    chain: list[tuple[ElementTree.Element, str]],
+    missing: str,
+    repositories: tuple[Path, ...] = (),
+    importing: frozenset[str] = frozenset(),
+) -> MavenModel:
     """Inheritance as Maven does it: the module's own values over its parents', properties and management merged."""
     own = chain[0][0]
     properties: dict[str, str] = {}
@@ -229,9 +251,16 @@ def _merge(directory: Path, chain: list[tuple[ElementTree.Element, str]], missin
     group = _text(own, "groupId") or _text(own, "parent/groupId")
     version = _text(own, "version") or _text(own, "parent/version")
     artifact = _text(own, "artifactId")
-    project = {"groupId": group, "artifactId": artifact, "version": version, "basedir": str(directory),
-               "build.directory": str(directory / "target"), "name": _text(own, "name") or artifact,
-               "parent.version": _text(own, "parent/version"), "parent.groupId": _text(own, "parent/groupId")}  # fmt: skip
+    project = {
+        "groupId": group,
+        "artifactId": artifact,
+        "version": version,
+        "basedir": str(directory),
+        "build.directory": str(directory / "target"),
+        "name": _text(own, "name") or artifact,
+        "parent.version": _text(own, "parent/version"),
+        "parent.groupId": _text(own, "parent/groupId"),
+    }
     for key, value in project.items():
         properties.setdefault(f"project.{key}", value)
         properties.setdefault(f"pom.{key}", value)
@@ -241,7 +270,10 @@ def _merge(directory: Path, chain: list[tuple[ElementTree.Element, str]], missin
     imports: list[tuple[str, str, str]] = []
     for element, _ in chain:  # the nearest pom's management wins
         for dependency in _children(element, "dependencyManagement/dependencies/dependency"):
-            key = (interpolate(_text(dependency, "groupId"), properties), interpolate(_text(dependency, "artifactId"), properties))
+            key = (
+                interpolate(_text(dependency, "groupId"), properties),
+                interpolate(_text(dependency, "artifactId"), properties),
+            )
             version_text = interpolate(_text(dependency, "version"), properties)
             if _text(dependency, "scope") == "import" and _text(dependency, "type") == "pom":
                 imports.append((*key, version_text))
@@ -263,23 +295,53 @@ def _merge(directory: Path, chain: list[tuple[ElementTree.Element, str]], missin
     dependencies: dict[tuple[str, ...], Dependency] = {}
     for element, _ in chain:  # a module inherits its parents' dependencies; its own declaration wins
         for dependency in _children(element, "dependencies/dependency"):
-            key = (interpolate(_text(dependency, "groupId"), properties), interpolate(_text(dependency, "artifactId"), properties))
+            key = (
+                interpolate(_text(dependency, "groupId"), properties),
+                interpolate(_text(dependency, "artifactId"), properties),
+            )
             managed_version, managed_scope = managed.get(key, ("", ""))
             kind, classifier = _text(dependency, "type") or "jar", _text(dependency, "classifier")
-            dependencies.setdefault((*key, kind, classifier), Dependency(
-                key[0], key[1], interpolate(_text(dependency, "version"), properties) or managed_version,
-                _text(dependency, "scope") or managed_scope or "compile", _text(dependency, "optional") == "true",
-                kind, classifier))  # fmt: skip
-    plugins = [plugin for element, _ in chain for section in ("build/plugins/plugin", "build/pluginManagement/plugins/plugin")
-               for plugin in _children(element, section)]  # fmt: skip
+            dependencies.setdefault(
+                (*key, kind, classifier),
+                Dependency(
+                    key[0],
+                    key[1],
+                    interpolate(_text(dependency, "version"), properties) or managed_version,
+                    _text(dependency, "scope") or managed_scope or "compile",
+                    _text(dependency, "optional") == "true",
+                    kind,
+                    classifier,
+                ),
+            )
+    plugins = [
+        plugin
+        for element, _ in chain
+        for section in ("build/plugins/plugin", "build/pluginManagement/plugins/plugin")
+        for plugin in _children(element, section)
+    ]
     declared: dict[str, str] = {}
     for dependency in own.iter("dependency"):  # every one: dependencies, management, plugins' (Defects4J pins by them)
         if _text(dependency, "artifactId") and _text(dependency, "version"):
             declared.setdefault(_text(dependency, "artifactId"), interpolate(_text(dependency, "version"), properties))
-    model = MavenModel(directory, group, artifact, version, _text(own, "packaging") or "jar", properties,
-                       list(dependencies.values()), {k: v for k, (v, _) in managed.items()}, [], [], [],
-                       [m.text.strip() for m in _children(own, "modules/module") if m.text],
-                       [origin for _, origin in chain[1:]], missing, missing_imports, plugins, declared)  # fmt: skip
+    model = MavenModel(
+        directory,
+        group,
+        artifact,
+        version,
+        _text(own, "packaging") or "jar",
+        properties,
+        list(dependencies.values()),
+        {k: v for k, (v, _) in managed.items()},
+        [],
+        [],
+        [],
+        [m.text.strip() for m in _children(own, "modules/module") if m.text],
+        [origin for _, origin in chain[1:]],
+        missing,
+        missing_imports,
+        plugins,
+        declared,
+    )
     model.source_roots, model.test_roots = _roots(model, chain)
     model.resources = _resources(model, chain)
     return model
@@ -296,9 +358,13 @@ def _relative(model: MavenModel, path: str) -> str:
 
 def _roots(model: MavenModel, chain) -> tuple[list[str], list[str]]:
     """Main and test source roots: the build's (default ``src/main/java``, ``src/test/java``), then build-helper's."""
-    main = next((_text(e, "build/sourceDirectory") for e, _ in chain if _text(e, "build/sourceDirectory")), "src/main/java")
-    test = next((_text(e, "build/testSourceDirectory") for e, _ in chain if _text(e, "build/testSourceDirectory")),
-                "src/test/java")  # fmt: skip
+    main = next(
+        (_text(e, "build/sourceDirectory") for e, _ in chain if _text(e, "build/sourceDirectory")), "src/main/java"
+    )
+    test = next(
+        (_text(e, "build/testSourceDirectory") for e, _ in chain if _text(e, "build/testSourceDirectory")),
+        "src/test/java",
+    )
     roots = {"main": [_relative(model, main)], "test": [_relative(model, test)]}
     for goal, kind in (("add-source", "main"), ("add-test-source", "test")):
         for configuration in model.executions("build-helper-maven-plugin", goal):
@@ -310,8 +376,10 @@ def _roots(model: MavenModel, chain) -> tuple[list[str], list[str]]:
 
 def _resources(model: MavenModel, chain) -> list[Resource]:
     found = []
-    for test, section, default in ((False, "resources/resource", "src/main/resources"),
-                                   (True, "testResources/testResource", "src/test/resources")):  # fmt: skip
+    for test, section, default in (
+        (False, "resources/resource", "src/main/resources"),
+        (True, "testResources/testResource", "src/test/resources"),
+    ):
         declared = next((_children(e, f"build/{section}") for e, _ in chain if _children(e, f"build/{section}")), [])
         if not declared:
             found.append(Resource(default, False, test))
@@ -322,12 +390,25 @@ def _resources(model: MavenModel, chain) -> list[Resource]:
 
 
 def _empty(directory: Path) -> MavenModel:
-    return MavenModel(directory, "", "", "", "jar", {}, [], {}, ["src/main/java"], ["src/test/java"],
-                      [Resource("src/main/resources", False, False), Resource("src/test/resources", False, True)], [])  # fmt: skip
+    return MavenModel(
+        directory,
+        "",
+        "",
+        "",
+        "jar",
+        {},
+        [],
+        {},
+        ["src/main/java"],
+        ["src/test/java"],
+        [Resource("src/main/resources", False, False), Resource("src/test/resources", False, True)],
+        [],
+    )
 
 
 def reactor_modules(root: Path, repositories: tuple[Path, ...] = LOCAL_REPOSITORIES) -> dict[str, MavenModel]:
-    """Every module of the reactor whose top ``pom.xml`` is in *root*, by folder relative to it (nested reactors too)."""
+    """Every module of the reactor whose top ``pom.xml`` is in *root*, by folder relative to it (nested reactors
+    too)."""
     found: dict[str, MavenModel] = {}
     root = root.resolve()
     pending = [root]

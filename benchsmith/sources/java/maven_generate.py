@@ -41,11 +41,14 @@ def generate_sources(model: MavenModel, replacer_beside: bool = False) -> Genera
     ``X.java.in`` (the NL2Fix workspaces' layout) instead of under ``target/generated-sources/replacer``."""
     main, test, files = [], [], []
     for kind, goal, default_in, default_out in (
-            ("main", "filter-sources", "src/main/java-templates", "target/generated-sources/java-templates"),
-            ("test", "filter-test-sources", "src/test/java-templates", "target/generated-test-sources/java-templates")):  # fmt: skip
+        ("main", "filter-sources", "src/main/java-templates", "target/generated-sources/java-templates"),
+        ("test", "filter-test-sources", "src/test/java-templates", "target/generated-test-sources/java-templates"),
+    ):
         configurations = model.executions(TEMPLATING, goal)
-        pairs = {(_setting(model, c, "sourceDirectory") or default_in, _setting(model, c, "outputDirectory") or default_out)
-                 for c in configurations}  # fmt: skip
+        pairs = {
+            (_setting(model, c, "sourceDirectory") or default_in, _setting(model, c, "outputDirectory") or default_out)
+            for c in configurations
+        }
         if not configurations and (model.directory / default_in).is_dir():
             pairs.add((default_in, default_out))  # the convention, where the plugin is declared by a parent not at hand
         for source, output in sorted(pairs):
@@ -108,12 +111,18 @@ def fill_replacer_templates(model: MavenModel, roots: list[str], beside: bool) -
         folder = model.directory / root
         for template in sorted(folder.rglob("*.java.in")) if folder.is_dir() else []:
             relative = template.relative_to(folder).with_suffix("")  # X.java.in -> X.java
-            target = template.with_suffix("") if beside else model.directory / "target/generated-sources/replacer" / relative
+            target = (
+                template.with_suffix("") if beside else model.directory / "target/generated-sources/replacer" / relative
+            )
             if beside and target.exists():
                 continue
             text = template.read_text(encoding="utf-8", errors="surrogateescape")
-            for key, value in {"package": ".".join(relative.parent.parts), "projectversion": model.version or "0",
-                               "projectgroupid": model.group, "projectartifactid": model.artifact}.items():  # fmt: skip
+            for key, value in {
+                "package": ".".join(relative.parent.parts),
+                "projectversion": model.version or "0",
+                "projectgroupid": model.group,
+                "projectartifactid": model.artifact,
+            }.items():
                 text = text.replace(f"@{key}@", value)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8", errors="surrogateescape")
@@ -129,8 +138,11 @@ def _replacer_executions(model: MavenModel) -> list[str]:
         if configuration is None:
             continue
         source, output = _setting(model, configuration, "file"), _setting(model, configuration, "outputFile")
-        pairs = [(_setting(model, r, "token"), _setting(model, r, "value")) for r in configuration.findall("replacements/replacement")]
-        if (token := _setting(model, configuration, "token")):
+        pairs = [
+            (_setting(model, r, "token"), _setting(model, r, "value"))
+            for r in configuration.findall("replacements/replacement")
+        ]
+        if token := _setting(model, configuration, "token"):
             pairs.append((token, _setting(model, configuration, "value")))
         source_path = Path(source) if Path(source).is_absolute() else model.directory / source
         if not source or not output or "${" in source + output or not source_path.is_file() or not pairs:

@@ -237,7 +237,11 @@ def _unit_for(node, type_path: str, tokens: list, index_at: dict, file_name: str
 
 def _find_name(tokens: list, i: int, name: str, file_name: str) -> int:
     for j in range(i, len(tokens) - 1):
-        if isinstance(tokens[j], javalang.tokenizer.Identifier) and tokens[j].value == name and tokens[j + 1].value == "(":
+        if (
+            isinstance(tokens[j], javalang.tokenizer.Identifier)
+            and tokens[j].value == name
+            and tokens[j + 1].value == "("
+        ):
             return j
     raise JavaParseError(f"{file_name}: declaration of {name} not found in the token stream")
 
@@ -271,7 +275,9 @@ def _declaration_end(tokens: list, name_index: int, file_name: str) -> int:
         elif depth == 0 and value == "{":
             return _matching_brace(tokens, j, file_name)
         j += 1
-    raise JavaParseError(f"{file_name}: body of the declaration at line {tokens[name_index].position.line} never closes")
+    raise JavaParseError(
+        f"{file_name}: body of the declaration at line {tokens[name_index].position.line} never closes"
+    )
 
 
 def _matching_brace(tokens: list, open_index: int, file_name: str) -> int:
@@ -287,7 +293,8 @@ def _matching_brace(tokens: list, open_index: int, file_name: str) -> int:
 
 
 def _split_declaration_lines(tokens: list, keywords: tuple[str, ...]) -> tuple[frozenset[int], frozenset[int]]:
-    """Lines holding tokens of declarations that start with *keywords* (to their ';'), and lines holding any other token."""
+    """Lines holding tokens of declarations that start with *keywords* (to their ';'), and lines holding any other
+    token."""
     declaration: set[int] = set()
     other: set[int] = set()
     inside = False

@@ -6,7 +6,8 @@
 (``-r`` includes followed), PEP 735 groups (``include-group`` followed), poetry groups and dev-dependencies (their
 ``^``/``~`` constraints turned into PEP 440), pdm dev-dependencies, hatch environments, tox.ini ``deps`` and
 ``extras``, noxfile.py ``session.install(...)`` literals (parsed, never executed), setup.cfg extras and the conda
-environment file the tests run in (benchsmith/sources/python/conda.py). Each declaration names where it came from, so the card
+environment file the tests run in (benchsmith/sources/python/conda.py). Each declaration names where it came from, so
+the card
 and an error can say so; one that gives nothing to install says why, so the card can count it as left out.
 """
 
@@ -73,10 +74,13 @@ def _without_itself(found: list[DeclaredRequirements], name: str) -> list[Declar
     return [dataclasses.replace(d, requirements=tuple(r for r in d.requirements if other(r))) for d in found]
 
 
-def extras_the_tests_import(tree: Path, extras: dict[str, list[str]], declared: list[DeclaredRequirements]) -> list[DeclaredRequirements]:
+def extras_the_tests_import(
+    tree: Path, extras: dict[str, list[str]], declared: list[DeclaredRequirements]
+) -> list[DeclaredRequirements]:
     """The requirements of any extra (``redis = ["redis[hiredis]>=4.4.4"]``) that provide a module the repository's
     tests or code import and that no test declaration names: the suite exercises the optional integrations too
-    (litestar's conftest imports redis, its contrib modules opentelemetry), whatever the extra is called; the RepoClassBench paper's
+    (litestar's conftest imports redis, its contrib modules opentelemetry), whatever the extra is called; the
+    RepoClassBench paper's
     set-up installs litestar's for the same reason. One declaration per requirement, naming the extra and the first
     file that imports it (test files first), so that one which does not resolve is left out alone."""
     named = {_normal(Requirement(r).name) for d in declared for r in _valid(d.requirements)}
@@ -91,7 +95,9 @@ def extras_the_tests_import(tree: Path, extras: dict[str, list[str]], declared: 
             provided = {name, name.removeprefix("python-"), name.removeprefix("py")}
             importer = next((imported[m] for m in imported if m in provided), None)
             if importer is not None:
-                found[name] = DeclaredRequirements(f"extra {extra}: {requirement} ({importer} imports it)", (requirement,))
+                found[name] = DeclaredRequirements(
+                    f"extra {extra}: {requirement} ({importer} imports it)", (requirement,)
+                )
     return list(found.values())
 
 
@@ -100,10 +106,19 @@ def _imports(tree: Path) -> dict[str, str]:
     names), each with the first file that imports it, test files first; the standard library and the tree's own
     modules left out."""
 
-    own = {_normal(p.stem if p.suffix == ".py" else p.name) for root in (tree, tree / "src") if root.is_dir()
-           for p in root.iterdir() if p.suffix == ".py" or (p / "__init__.py").is_file()}  # fmt: skip
-    tests = {*tree.rglob("conftest.py"), *tree.rglob("test_*.py"), *tree.rglob("*_test.py"),
-             *(p for folder in ("tests", "test", "testing") for p in (tree / folder).rglob("*.py"))}  # fmt: skip
+    own = {
+        _normal(p.stem if p.suffix == ".py" else p.name)
+        for root in (tree, tree / "src")
+        if root.is_dir()
+        for p in root.iterdir()
+        if p.suffix == ".py" or (p / "__init__.py").is_file()
+    }
+    tests = {
+        *tree.rglob("conftest.py"),
+        *tree.rglob("test_*.py"),
+        *tree.rglob("*_test.py"),
+        *(p for folder in ("tests", "test", "testing") for p in (tree / folder).rglob("*.py")),
+    }
     code = {p for p in tree.rglob("*.py") if not any(part.startswith(".") for part in p.relative_to(tree).parts)}
     found: dict[str, str] = {}
     for path in [*sorted(tests), *sorted(code - tests)]:
@@ -112,8 +127,13 @@ def _imports(tree: Path) -> dict[str, str]:
         except (SyntaxError, ValueError):
             continue
         for node in ast.walk(module):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else []  # fmt: skip
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module]
+                if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+                else []
+            )
             for dotted in names:
                 top = dotted.split(".")[0]
                 if top in sys.stdlib_module_names or _normal(top) in own:
@@ -130,7 +150,11 @@ def runtime_requirements(tree: Path) -> tuple[str, list[str]] | None:
     text = info.read_text(errors="replace") if info.is_file() else ""
     version = re.search(r"^Metadata-Version: (\d+)\.(\d+)", text, re.M)
     # Before metadata 2.2 an sdist's PKG-INFO may leave its requirements out (setuptools kept them in egg-info)
-    if version and (int(version[1]), int(version[2])) >= (2, 2) and not re.search(r"^Dynamic: Requires-Dist", text, re.M | re.I):
+    if (
+        version
+        and (int(version[1]), int(version[2])) >= (2, 2)
+        and not re.search(r"^Dynamic: Requires-Dist", text, re.M | re.I)
+    ):
         requires = re.findall(r"^Requires-Dist: (.+)$", text, re.M)
         return "PKG-INFO", [r.strip() for r in requires if "extra" not in _marker(r)]
     project = _toml(tree / "pyproject.toml").get("project", {})
@@ -191,7 +215,9 @@ def declared_extras(tree: Path) -> dict[str, list[str]]:
     return expanded
 
 
-def read_requirement_file(path: Path, tree: Path, extras: dict[str, list[str]], seen: set[Path] | None = None) -> list[str]:
+def read_requirement_file(
+    path: Path, tree: Path, extras: dict[str, list[str]], seen: set[Path] | None = None
+) -> list[str]:
     """The requirements of a pip requirements file (``-r`` includes inside *tree* followed; options, constraints,
     editable and local paths left out; ``.[extra]`` replaced by that extra's requirements)."""
     seen = set() if seen is None else seen
@@ -243,18 +269,30 @@ def poetry_constraint(spec: str) -> str:
 
 
 def _requirement_files(tree: Path, extras: dict[str, list[str]]) -> list[DeclaredRequirements]:
-    candidates = [*tree.glob("*requirements*.txt"), *tree.glob("*requirements*.in"), *tree.glob("requirements/*.txt"),
-                  *tree.glob("requirements/*.in"), *tree.glob("tests/requirements*.txt"), *tree.glob("test/requirements*.txt")]  # fmt: skip
+    candidates = [
+        *tree.glob("*requirements*.txt"),
+        *tree.glob("*requirements*.in"),
+        *tree.glob("requirements/*.txt"),
+        *tree.glob("requirements/*.in"),
+        *tree.glob("tests/requirements*.txt"),
+        *tree.glob("test/requirements*.txt"),
+    ]
     chosen: dict[Path, Path] = {}
     for path in sorted(set(candidates)):
         relative = path.relative_to(tree).as_posix()
         stem = path.with_suffix("")
-        if not (_REQUIREMENT_FILE.search(stem.relative_to(tree).as_posix().lower()) or relative in ("requirements.txt", "requirements.in")):
+        if not (
+            _REQUIREMENT_FILE.search(stem.relative_to(tree).as_posix().lower())
+            or relative in ("requirements.txt", "requirements.in")
+        ):
             continue
         if path.suffix == ".in" and stem.with_suffix(".txt").is_file():
             continue  # pip-tools: the compiled .txt beside it holds the versions of the repository's own date
         chosen[stem] = path
-    return [DeclaredRequirements(p.relative_to(tree).as_posix(), tuple(read_requirement_file(p, tree, extras))) for p in chosen.values()]
+    return [
+        DeclaredRequirements(p.relative_to(tree).as_posix(), tuple(read_requirement_file(p, tree, extras)))
+        for p in chosen.values()
+    ]
 
 
 def _dependency_groups(pyproject: dict) -> list[DeclaredRequirements]:
@@ -269,26 +307,42 @@ def _dependency_groups(pyproject: dict) -> list[DeclaredRequirements]:
                 found += members(item["include-group"], seen | {item["include-group"]})
         return found
 
-    return [DeclaredRequirements(f"pyproject.toml [dependency-groups] {g}", tuple(_valid(members(g, frozenset({g})))))
-            for g in groups if _group_for_tests(g)]  # fmt: skip
+    return [
+        DeclaredRequirements(f"pyproject.toml [dependency-groups] {g}", tuple(_valid(members(g, frozenset({g})))))
+        for g in groups
+        if _group_for_tests(g)
+    ]
 
 
 def _poetry_groups(pyproject: dict) -> list[DeclaredRequirements]:
     poetry = pyproject.get("tool", {}).get("poetry", {})
     found = []
     if "dev-dependencies" in poetry:
-        found.append(DeclaredRequirements("pyproject.toml [tool.poetry.dev-dependencies]", tuple(_poetry_table(poetry["dev-dependencies"]))))
+        found.append(
+            DeclaredRequirements(
+                "pyproject.toml [tool.poetry.dev-dependencies]", tuple(_poetry_table(poetry["dev-dependencies"]))
+            )
+        )
     for name, group in poetry.get("group", {}).items():
         if _group_for_tests(name) and isinstance(group, dict):
-            found.append(DeclaredRequirements(f"pyproject.toml [tool.poetry.group.{name}]", tuple(_poetry_table(group.get("dependencies", {})))))
+            found.append(
+                DeclaredRequirements(
+                    f"pyproject.toml [tool.poetry.group.{name}]", tuple(_poetry_table(group.get("dependencies", {})))
+                )
+            )
     return found
 
 
 def _pdm_groups(pyproject: dict) -> list[DeclaredRequirements]:
     groups = pyproject.get("tool", {}).get("pdm", {}).get("dev-dependencies", {})
-    return [DeclaredRequirements(f"pyproject.toml [tool.pdm.dev-dependencies] {name}",
-                        tuple(_valid(r for r in requirements if isinstance(r, str) and "${" not in r)))
-            for name, requirements in groups.items() if _group_for_tests(name)]  # fmt: skip
+    return [
+        DeclaredRequirements(
+            f"pyproject.toml [tool.pdm.dev-dependencies] {name}",
+            tuple(_valid(r for r in requirements if isinstance(r, str) and "${" not in r)),
+        )
+        for name, requirements in groups.items()
+        if _group_for_tests(name)
+    ]
 
 
 def _hatch_envs(pyproject: dict, extras: dict[str, list[str]]) -> list[DeclaredRequirements]:
@@ -307,12 +361,18 @@ def _tox(tree: Path, extras: dict[str, list[str]], python: str = "") -> list[Dec
     config, where = _ini(tree / "tox.ini"), "tox.ini"
     if config is None:  # tox 4 reads the same ini text from pyproject.toml (tqdm's test requirements are only there)
         legacy = _toml(tree / "pyproject.toml").get("tool", {}).get("tox", {}).get("legacy_tox_ini")
-        config, where = (_ini_text(legacy), "pyproject.toml [tool.tox] legacy_tox_ini") if isinstance(legacy, str) else (None, "")
+        config, where = (
+            (_ini_text(legacy), "pyproject.toml [tool.tox] legacy_tox_ini") if isinstance(legacy, str) else (None, "")
+        )
     if config is None:
         return []
     found = []
     for section in config.sections():
-        name = section.removeprefix("testenv:") if section.startswith("testenv:") else ("" if section == "testenv" else None)
+        name = (
+            section.removeprefix("testenv:")
+            if section.startswith("testenv:")
+            else ("" if section == "testenv" else None)
+        )
         if name is None or (name and not _TEST_ENV.match(name)) or python and not _tox_env_runs_on(name, python):
             continue
         requirements: list[str] = []
@@ -322,7 +382,9 @@ def _tox(tree: Path, extras: dict[str, list[str]], python: str = "") -> list[Dec
             line = line.replace("{toxinidir}/", "").replace("{toxinidir}", ".")
             if "{" in line:
                 continue  # a substitution tox fills in at run time (an environment variable, a posarg)
-            requirements += _install_arguments(line.split() if line.startswith("-") else [line], tree, tree, extras, set())
+            requirements += _install_arguments(
+                line.split() if line.startswith("-") else [line], tree, tree, extras, set()
+            )
         for extra in _lines(config.get(section, "extras", fallback="").replace(",", "\n")):
             requirements += extras.get(_normal(extra), [])
         found.append(DeclaredRequirements(f"{where} [{section}]", tuple(requirements)))
@@ -369,7 +431,12 @@ def _nox(tree: Path, extras: dict[str, list[str]]) -> list[DeclaredRequirements]
                     constants[target.id] = strings
     found = []
     for node in module.body:
-        if not isinstance(node, ast.FunctionDef) or not _is_session(node) or "test" not in node.name and not _TEST_ENV.match(node.name):
+        if (
+            not isinstance(node, ast.FunctionDef)
+            or not _is_session(node)
+            or "test" not in node.name
+            and not _TEST_ENV.match(node.name)
+        ):
             continue
         requirements: list[str] = []
         for call in ast.walk(node):
@@ -398,7 +465,11 @@ def _conda(tree: Path, extras: dict[str, list[str]]) -> list[DeclaredRequirement
     for spec in specs:
         source = f"{where}: {spec.spec}" + (f" (on PyPI {Requirement(spec.requirement).name})" if spec.renamed else "")
         found.append(DeclaredRequirements(source, (spec.requirement,) if spec.requirement else (), spec.left_out))
-    requirements = [r for line in pip_lines for r in _install_arguments(line.split() if line.startswith("-") else [line], path.parent, tree, extras, set())]
+    requirements = [
+        r
+        for line in pip_lines
+        for r in _install_arguments(line.split() if line.startswith("-") else [line], path.parent, tree, extras, set())
+    ]
     return found + ([DeclaredRequirements(f"{where} pip", tuple(requirements))] if requirements else [])
 
 
@@ -414,7 +485,9 @@ def _is_session(function: ast.FunctionDef) -> bool:
 # --- helpers -------------------------------------------------------------------------------------------------------
 
 
-def _install_arguments(arguments: list[str], base: Path, tree: Path, extras: dict[str, list[str]], seen: set[Path]) -> list[str]:
+def _install_arguments(
+    arguments: list[str], base: Path, tree: Path, extras: dict[str, list[str]], seen: set[Path]
+) -> list[str]:
     """``pip install`` arguments (from a requirements line, tox deps or a nox session) → requirements."""
     found: list[str] = []
     index = 0

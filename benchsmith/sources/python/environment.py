@@ -40,14 +40,14 @@ from benchsmith.sources.python.shared_interpreter import check_reachable_by_sand
 log = logging.getLogger(__name__)
 
 
-# 11: the conda environment file's packages are declarations (python_conda); 10: an interpreter the sandbox's uid cannot run is copied where it can (python_shared); 7: setuptools in a Python before 3.12; 6: extras the code imports are declarations; a Python released by the date
+# 11: the conda environment file's packages are declarations (python_conda); 10: an interpreter the sandbox's uid cannot
+# run is copied where it can (python_shared); 7: setuptools in a Python before 3.12; 6: extras the code imports are
+# declarations; a Python released by the date
 # (5: uv lock as of the date)
 ENV_FORMAT = 11
 # Before Python 3.12 every virtual environment was made with setuptools (venv and virtualenv seeded it), and suites
 # of their day import it unannounced (pvlib's conftest imports pkg_resources); uv's environments have none.
 SEEDED_SETUPTOOLS_BEFORE = (3, 12)
-
-
 
 
 def build_environ(tree: Path) -> dict[str, str]:
@@ -57,8 +57,9 @@ def build_environ(tree: Path) -> dict[str, str]:
     return {**os.environ, "SETUPTOOLS_SCM_PRETEND_VERSION": version} if version else dict(os.environ)
 
 
-def environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvironment | None = None,
-                 python: str = "") -> tuple[Path, dict, dict]:  # fmt: skip
+def environment(
+    key: str, tree: Path, as_of: str | None, locked: TaskEnvironment | None = None, python: str = ""
+) -> tuple[Path, dict, dict]:
     """The environment of *tree*: its requirements and test requirements resolved by uv (as of *as_of*, or today's
     index when None) into a lock file in the environment's folder, and exactly that lock installed; or, with
     *locked*, the recorded lock installed as it is. *python* asks for that Python version (where one is here)."""
@@ -72,8 +73,9 @@ def environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvironment
         return _built_environment(key, tree, as_of, locked, env, python)
 
 
-def _built_environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvironment | None,
-                       env: Path, python: str = "") -> tuple[Path, dict, dict]:  # fmt: skip
+def _built_environment(
+    key: str, tree: Path, as_of: str | None, locked: TaskEnvironment | None, env: Path, python: str = ""
+) -> tuple[Path, dict, dict]:
     manifest = env / "benchsmith-env.json"
     if manifest.exists():
         record = json.loads(manifest.read_text())
@@ -84,7 +86,7 @@ def _built_environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvi
             log.info("%s holds another lock than the dataset's: installing the dataset's", env)
     choices = _interpreter_choices(tree, key, python, as_of)
     # A recorded Python or lock is kept; a resolution falls back to an older Python when an sdist refuses this one
-    choices = choices[:1] if locked is not None or python else choices[:1 + OLDER_PYTHONS_TRIED]
+    choices = choices[:1] if locked is not None or python else choices[: 1 + OLDER_PYTHONS_TRIED]
     refused: list[dict] = []
     for number, interpreter in enumerate(choices):
         try:
@@ -92,8 +94,13 @@ def _built_environment(key: str, tree: Path, as_of: str | None, locked: TaskEnvi
         except BenchsmithError as exc:
             if number + 1 == len(choices) or not refuses_interpreter(str(exc)):
                 raise
-            log.warning("%s: does not install on Python %s; trying Python %s: %s", key, interpreter[1],
-                        choices[number + 1][1], str(exc)[-300:])  # fmt: skip
+            log.warning(
+                "%s: does not install on Python %s; trying Python %s: %s",
+                key,
+                interpreter[1],
+                choices[number + 1][1],
+                str(exc)[-300:],
+            )
             refused.append({"python": interpreter[1], "reason": str(exc)[-400:]})
     raise AssertionError("unreachable: the last choice raises")
 
@@ -110,13 +117,24 @@ def refuses_interpreter(error: str) -> bool:
     return "uv pip sync failed" in error and bool(_BUILD_FAILURE.search(error))
 
 
-def _install(key: str, tree: Path, as_of: str | None, locked: TaskEnvironment | None, env: Path,
-             interpreter: tuple[Path, str], refused: list[dict]) -> tuple[Path, dict, dict]:  # fmt: skip
+def _install(
+    key: str,
+    tree: Path,
+    as_of: str | None,
+    locked: TaskEnvironment | None,
+    env: Path,
+    interpreter: tuple[Path, str],
+    refused: list[dict],
+) -> tuple[Path, dict, dict]:
     """Resolve (or take *locked*) and install the environment at *env* for *interpreter*; *refused*: the Pythons
     tried before it, each with why it would not install."""
     manifest = env / "benchsmith-env.json"
-    log.info("creating the environment of %s with Python %s (%s)", key, interpreter[1],
-             "the dataset's lock" if locked else f"resolved as of {as_of}" if as_of else "resolved against today's index")  # fmt: skip
+    log.info(
+        "creating the environment of %s with Python %s (%s)",
+        key,
+        interpreter[1],
+        "the dataset's lock" if locked else f"resolved as of {as_of}" if as_of else "resolved against today's index",
+    )
     shutil.rmtree(env, ignore_errors=True)
     _uv(key, "venv", "--quiet", "--python", str(shareable(interpreter[0])), str(env))
     python = env / "bin" / "python"
@@ -133,20 +151,29 @@ def _install(key: str, tree: Path, as_of: str | None, locked: TaskEnvironment | 
     _register_metadata(env, tree)
     installed = _installed(python)
     resolution = {
-        "resolver": "uv", "mode": "latest" if as_of is None else "as-of", "as_of": as_of, "python": interpreter[1],
-        "index": index_url(), "lock": str(lock), "lock_sha256": hashlib.sha256(lock.read_bytes()).hexdigest(),
-        "declarations": used, "dropped": dropped,
-    }  # fmt: skip
+        "resolver": "uv",
+        "mode": "latest" if as_of is None else "as-of",
+        "as_of": as_of,
+        "python": interpreter[1],
+        "index": index_url(),
+        "lock": str(lock),
+        "lock_sha256": hashlib.sha256(lock.read_bytes()).hexdigest(),
+        "declarations": used,
+        "dropped": dropped,
+    }
     if refused:
         resolution["python_refused"] = refused
     if unimportable:
         resolution["unimportable"] = unimportable
-    write_text_atomic(manifest, json.dumps({"format": ENV_FORMAT, "installed": installed, "resolution": resolution}, indent=2))
+    write_text_atomic(
+        manifest, json.dumps({"format": ENV_FORMAT, "installed": installed, "resolution": resolution}, indent=2)
+    )
     return python, installed, resolution
 
 
-def _lock(key: str, tree: Path, env: Path, python: Path, as_of: str | None,
-          seeded: bool = False, version: str = "") -> tuple[Path, list[str], list[dict]]:  # fmt: skip
+def _lock(
+    key: str, tree: Path, env: Path, python: Path, as_of: str | None, seeded: bool = False, version: str = ""
+) -> tuple[Path, list[str], list[dict]]:
     """Resolve pytest, the package's requirements and every test declaration into ``<env>/benchsmith.lock``; with
     *seeded*, setuptools too, as the environments of a Python before 3.12 had it (:data:`SEEDED_SETUPTOOLS_BEFORE`).
 
@@ -165,11 +192,16 @@ def _lock(key: str, tree: Path, env: Path, python: Path, as_of: str | None,
             copy = Path(scratch) / tree.name
             shutil.copytree(tree, copy)
             core.append(f"{copy}[{','.join(python_deps.TEST_NAMES)}]")
-        declarations = [python_deps.DeclaredRequirements("benchsmith: per-test timeouts", ("pytest-timeout",)),
-                        *python_deps.declarations_for_tests(tree, version)]  # fmt: skip
+        declarations = [
+            python_deps.DeclaredRequirements("benchsmith: per-test timeouts", ("pytest-timeout",)),
+            *python_deps.declarations_for_tests(tree, version),
+        ]
         if seeded:
-            declarations.append(python_deps.DeclaredRequirements(
-                "benchsmith: setuptools, in every environment before Python 3.12", ("setuptools",)))
+            declarations.append(
+                python_deps.DeclaredRequirements(
+                    "benchsmith: setuptools, in every environment before Python 3.12", ("setuptools",)
+                )
+            )
         # a declaration with nothing to install (a conda package PyPI does not have) is left out with its reason
         dropped = [{"source": d.source, "reason": d.left_out} for d in declarations if d.left_out]
         declarations = [d for d in declarations if not d.left_out]
@@ -178,11 +210,15 @@ def _lock(key: str, tree: Path, env: Path, python: Path, as_of: str | None,
             return lock, [d.source for d in declarations], dropped
         failure = _compile(key, core, lock, python, as_of, name, scratch, build_env)
         if failure is not None:
-            raise BenchsmithError(f"{key}: its requirements do not resolve{f' as of {as_of}' if as_of else ''}: {failure}")
+            raise BenchsmithError(
+                f"{key}: its requirements do not resolve{f' as of {as_of}' if as_of else ''}: {failure}"
+            )
         kept: list[str] = []
         used: list[str] = []
         for declaration in declarations:
-            failure = _compile(key, core + kept + list(declaration.requirements), lock, python, as_of, name, scratch, build_env)
+            failure = _compile(
+                key, core + kept + list(declaration.requirements), lock, python, as_of, name, scratch, build_env
+            )
             if failure is None:
                 kept += declaration.requirements
                 used.append(declaration.source)
@@ -194,14 +230,35 @@ def _lock(key: str, tree: Path, env: Path, python: Path, as_of: str | None,
     return lock, used, dropped
 
 
-def _compile(key: str, requirements: list[str], lock: Path, python: Path, as_of: str | None, name: str,
-             scratch: str, env: dict[str, str] | None = None) -> str | None:  # fmt: skip
+def _compile(
+    key: str,
+    requirements: list[str],
+    lock: Path,
+    python: Path,
+    as_of: str | None,
+    name: str,
+    scratch: str,
+    env: dict[str, str] | None = None,
+) -> str | None:
     """``uv pip compile`` *requirements* into *lock*; None on success, else uv's reason in one line."""
     source = Path(scratch) / "requirements.in"
     source.write_text("\n".join(dict.fromkeys(requirements)) + "\n")
     output = Path(scratch) / "benchsmith.lock"
-    argv = [uv_bin(), "pip", "compile", "--no-config", "--quiet", "--no-header", "--python", str(python),
-            "--default-index", index_url(), str(source), "-o", str(output)]  # fmt: skip
+    argv = [
+        uv_bin(),
+        "pip",
+        "compile",
+        "--no-config",
+        "--quiet",
+        "--no-header",
+        "--python",
+        str(python),
+        "--default-index",
+        index_url(),
+        str(source),
+        "-o",
+        str(output),
+    ]
     argv += ["--exclude-newer", as_of] if as_of else []
     argv += ["--no-emit-package", name] if name else []
     completed = subprocess.run(argv, capture_output=True, text=True, cwd=scratch, env=env)
@@ -209,7 +266,9 @@ def _compile(key: str, requirements: list[str], lock: Path, python: Path, as_of:
         lines = [line.strip() for line in completed.stderr.splitlines() if line.strip()]
         return " ".join(lines)[-400:] or f"uv exited with {completed.returncode}"
     body = [line for line in output.read_text().splitlines() if scratch not in line]  # the built copy itself
-    header = f"# benchsmith environment of {key}: uv pip compile, " + (f"--exclude-newer {as_of}" if as_of else "latest")
+    header = f"# benchsmith environment of {key}: uv pip compile, " + (
+        f"--exclude-newer {as_of}" if as_of else "latest"
+    )
     write_text_atomic(lock, "\n".join([header, *body]) + "\n")
     return None
 
@@ -220,9 +279,17 @@ def _compile(key: str, requirements: list[str], lock: Path, python: Path, as_of:
 PYTHON_ADOPTED_AFTER = timedelta(days=183)
 
 
-PYTHON_RELEASED = {(3, 6): "2016-12-23", (3, 7): "2018-06-27", (3, 8): "2019-10-14", (3, 9): "2020-10-05",
-                   (3, 10): "2021-10-04", (3, 11): "2022-10-24", (3, 12): "2023-10-02", (3, 13): "2024-10-07",
-                   (3, 14): "2025-10-07"}  # fmt: skip
+PYTHON_RELEASED = {
+    (3, 6): "2016-12-23",
+    (3, 7): "2018-06-27",
+    (3, 8): "2019-10-14",
+    (3, 9): "2020-10-05",
+    (3, 10): "2021-10-04",
+    (3, 11): "2022-10-24",
+    (3, 12): "2023-10-02",
+    (3, 13): "2024-10-07",
+    (3, 14): "2025-10-07",
+}
 
 
 def _interpreter(tree: Path, key: str, recorded: str = "", as_of: str | None = None) -> tuple[Path, str]:
@@ -249,8 +316,13 @@ def _interpreter_choices(tree: Path, key: str, recorded: str = "", as_of: str | 
         if same:
             version, path = max(same, key=lambda m: _version_key(m[0]))
             return [(path, version)]
-        log.warning("%s: its environment is meant for Python %s; no Python %s here, so it is built for another",
-                    key, recorded, ".".join(minor))  # fmt: skip
+        log.warning(
+            "%s: its environment is meant for Python %s; no Python %s here, so it is built for another",
+            key,
+            recorded,
+            ".".join(minor),
+        )
+
     def released(version: str) -> bool:
         minor = tuple(int(x) for x in version.split(".")[:2])
         if as_of is None:
@@ -264,14 +336,19 @@ def _interpreter_choices(tree: Path, key: str, recorded: str = "", as_of: str | 
     if (not requirement or SpecifierSet(requirement).contains(current, prereleases=True)) and released(current) and own:
         choices.append((Path(sys.executable), current))
     found = _interpreters()
-    matching = [(v, p) for p, v in found.items() if v.startswith("3.")
-                and SpecifierSet(requirement or ">=3").contains(v, prereleases=True)]  # fmt: skip
+    matching = [
+        (v, p)
+        for p, v in found.items()
+        if v.startswith("3.") and SpecifierSet(requirement or ">=3").contains(v, prereleases=True)
+    ]
     if any(released(v) for v, _ in matching):
         matching = [(v, p) for v, p in matching if released(v)]
     if not matching and not choices:
-        raise BenchsmithError(f"{key}: requires Python {requirement}; no interpreter here matches "
-                              f"(found {_listed(found)}); "
-                              f"`uv python install '{requirement}'` provides one where python.org builds can be downloaded")  # fmt: skip
+        raise BenchsmithError(
+            f"{key}: requires Python {requirement}; no interpreter here matches "
+            f"(found {_listed(found)}); "
+            f"`uv python install '{requirement}'` provides one where python.org builds can be downloaded"
+        )
     if not choices:  # the newest the sandbox's uid can run (or the newest)
         version, path = max(_runnable_first(matching), key=lambda m: _version_key(m[0]))
         choices.append((path, version))
@@ -293,8 +370,10 @@ def check_python_named(minor: str) -> None:
         raise BenchsmithError(f"--python {minor}: give a minor version of Python 3, as 3.8")
     found = _interpreters()
     if not any(tuple(v.split(".")[:2]) == tuple(minor.split(".")) for v in found.values()):
-        raise BenchsmithError(f"--python {minor}: no Python {minor} here (found {_listed(found)}); "
-                              f"`uv python install {minor}` provides one where python.org builds can be downloaded")  # fmt: skip
+        raise BenchsmithError(
+            f"--python {minor}: no Python {minor} here (found {_listed(found)}); "
+            f"`uv python install {minor}` provides one where python.org builds can be downloaded"
+        )
 
 
 def _listed(found: dict[Path, str]) -> str:
@@ -317,15 +396,22 @@ def _interpreters() -> dict[Path, str]:
     """Interpreters on this machine (pyenv's versions, /usr/bin, /usr/local/bin, uv's), each with its version."""
     candidates = {Path(sys.executable)}
     candidates |= set(Path.home().glob(".pyenv/versions/*/bin/python3"))
-    candidates |= {p for folder in (Path("/usr/bin"), Path("/usr/local/bin")) for p in folder.glob("python3.*")
-                   if re.fullmatch(r"python3\.\d+", p.name)}  # fmt: skip
-    listing = subprocess.run([uv_bin(), "python", "list", "--only-installed", "--output-format", "json"],
-                             capture_output=True, text=True)  # fmt: skip
+    candidates |= {
+        p
+        for folder in (Path("/usr/bin"), Path("/usr/local/bin"))
+        for p in folder.glob("python3.*")
+        if re.fullmatch(r"python3\.\d+", p.name)
+    }
+    listing = subprocess.run(
+        [uv_bin(), "python", "list", "--only-installed", "--output-format", "json"], capture_output=True, text=True
+    )
     if listing.returncode == 0:
         candidates |= {Path(entry["path"]) for entry in json.loads(listing.stdout or "[]") if entry.get("path")}
     found = {}
     for path in candidates:
-        probe = subprocess.run([str(path), "-c", "import platform; print(platform.python_version())"], capture_output=True, text=True)
+        probe = subprocess.run(
+            [str(path), "-c", "import platform; print(platform.python_version())"], capture_output=True, text=True
+        )
         if probe.returncode == 0:
             found[path] = probe.stdout.strip()
     return found
@@ -352,8 +438,10 @@ def _check_package_absent(env: Path, tree: Path, key: str) -> None:
     for site_packages in env.glob("lib/python*/site-packages"):
         left = sorted(n for n in names if (site_packages / n).exists() or (site_packages / f"{n}.py").exists())
         if left:
-            raise BenchsmithError(f"{key}: its environment still holds the package {', '.join(left)} in {site_packages} "
-                                  "after uninstalling it; delete the environment and rebuild")  # fmt: skip
+            raise BenchsmithError(
+                f"{key}: its environment still holds the package {', '.join(left)} in {site_packages} "
+                "after uninstalling it; delete the environment and rebuild"
+            )
 
 
 # Run by the environment's interpreter: every top-level module of every installed distribution imported once; the
@@ -390,8 +478,9 @@ def _drop_unimportable(key: str, python: Path) -> dict[str, str]:
     system library this machine lacks: cfgrib's eccodes; an extension built for another numpy: numba 0.53, which
     xarray's lock of March 2023 pairs with numpy 1.24), so that a suite's ``importorskip`` skips their tests
     instead of its conftest failing; distribution -> the error, as recorded in the resolution."""
-    probe = subprocess.run([str(python), "-I", "-c", _IMPORT_PROBE, *_RUNNER_DISTRIBUTIONS], capture_output=True,
-                           text=True, timeout=900)  # fmt: skip
+    probe = subprocess.run(
+        [str(python), "-I", "-c", _IMPORT_PROBE, *_RUNNER_DISTRIBUTIONS], capture_output=True, text=True, timeout=900
+    )
     try:
         broken = json.loads(probe.stdout.strip().splitlines()[-1]) if probe.returncode == 0 else None
     except (ValueError, IndexError):
@@ -401,7 +490,9 @@ def _drop_unimportable(key: str, python: Path) -> dict[str, str]:
         return {}
     broken = {name: why for name, why in broken.items() if name.lower() not in _RUNNER_DISTRIBUTIONS}
     if broken:
-        log.warning("%s: leaving out what does not import here: %s", key, "; ".join(f"{n} ({w})" for n, w in broken.items()))
+        log.warning(
+            "%s: leaving out what does not import here: %s", key, "; ".join(f"{n} ({w})" for n, w in broken.items())
+        )
         _uv(key, "pip", "uninstall", "--quiet", "--python", str(python), *sorted(broken))
     return broken
 
@@ -426,7 +517,11 @@ def _register_metadata(env: Path, tree: Path) -> None:
 def _own_metadata(tree: Path, name: str, version: str) -> str:
     """The sdist's own PKG-INFO where it has one of this name and version (packages read their summary, authors and
     URLs from it too: attrs's ``__description__``, ``__url__``), else the name and version alone."""
-    for info in (tree / "PKG-INFO", *sorted(tree.glob("*.egg-info/PKG-INFO")), *sorted(tree.glob("src/*.egg-info/PKG-INFO"))):
+    for info in (
+        tree / "PKG-INFO",
+        *sorted(tree.glob("*.egg-info/PKG-INFO")),
+        *sorted(tree.glob("src/*.egg-info/PKG-INFO")),
+    ):
         if not info.is_file():
             continue
         message = email.parser.Parser().parsestr(info.read_text(encoding="utf-8", errors="replace"), headersonly=True)
@@ -449,10 +544,15 @@ class Runtime:
 def runtime(python: Path) -> Runtime:
     """The folders that *python* (``<env>/bin/python``, a link to an interpreter elsewhere, e.g. under
     ``/root/.pyenv``) needs to start, found by asking it; never a whole home folder."""
-    probe = "import json, site, sys; print(json.dumps([sys.base_prefix, sys.base_exec_prefix, site.getsitepackages([sys.base_prefix, sys.base_exec_prefix])]))"
+    probe = (
+        "import json, site, sys; prefixes = [sys.base_prefix, sys.base_exec_prefix]; "
+        "print(json.dumps([*prefixes, site.getsitepackages(prefixes)]))"
+    )
     completed = subprocess.run([str(python), "-I", "-c", probe], capture_output=True, text=True)
     if completed.returncode != 0:
-        raise BenchsmithError(f"{python}: the environment's interpreter does not start: {completed.stderr.strip()[-300:]}")
+        raise BenchsmithError(
+            f"{python}: the environment's interpreter does not start: {completed.stderr.strip()[-300:]}"
+        )
     base, exec_base, base_site = json.loads(completed.stdout)
     real = Path(os.path.realpath(python))
     candidates = [Path(base), Path(exec_base), real.parent.parent]
@@ -462,12 +562,23 @@ def runtime(python: Path) -> Runtime:
             continue
         prefixes = [p for p in prefixes if not p.is_relative_to(prefix)] + [prefix]
     system = [*Path("/usr/lib").glob("python3*/*-packages"), *Path("/usr/local/lib").glob("python3*/*-packages")]
-    hidden = sorted({Path(p) for p in [*base_site, *system] if Path(p).is_dir() and not Path(p).is_symlink()
-                     and any(Path(p).is_relative_to(r) for r in [Path("/usr"), *prefixes])})  # fmt: skip
+    hidden = sorted(
+        {
+            Path(p)
+            for p in [*base_site, *system]
+            if Path(p).is_dir()
+            and not Path(p).is_symlink()
+            and any(Path(p).is_relative_to(r) for r in [Path("/usr"), *prefixes])
+        }
+    )
     return Runtime(python.parent.parent, tuple(prefixes), tuple(hidden))
 
 
 def _installed(python: Path) -> dict:
-    listing = subprocess.run([uv_bin(), "pip", "list", "--format", "json", "--python", str(python)],
-                             capture_output=True, text=True, check=True)  # fmt: skip
+    listing = subprocess.run(
+        [uv_bin(), "pip", "list", "--format", "json", "--python", str(python)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return {p["name"]: p["version"] for p in json.loads(listing.stdout)}

@@ -44,8 +44,9 @@ def declares_extensions(tree: Path) -> bool:
     return any(name in backend for name in _NATIVE_BACKENDS) or (tree / "Cargo.toml").is_file()
 
 
-def build_extensions(tree: Path, import_root: str, env: Path, uv: str, index: str, as_of: str | None,
-                     seconds: int = 900) -> dict:
+def build_extensions(
+    tree: Path, import_root: str, env: Path, uv: str, index: str, as_of: str | None, seconds: int = 900
+) -> dict:
     """Build *tree*'s wheel for the interpreter of *env* and copy its compiled modules under *tree*/*import_root*;
     ``{"built": [relative paths], "error": one line}`` (nothing when the tree declares no extension). Done once per
     environment: *env*'s marker says what was copied, and a tree that still holds those files is not built again."""
@@ -61,8 +62,21 @@ def build_extensions(tree: Path, import_root: str, env: Path, uv: str, index: st
         copy = Path(scratch) / "tree"
         shutil.copytree(tree, copy, symlinks=True)  # builds write into their tree (build/, egg-info)
         dated = ["--exclude-newer", as_of] if as_of else []
-        command = [uv, "build", "--wheel", "--quiet", "--no-config", "--python", str(python), "--default-index", index, *dated,
-                   "--out-dir", str(Path(scratch) / "dist"), str(copy)]  # fmt: skip
+        command = [
+            uv,
+            "build",
+            "--wheel",
+            "--quiet",
+            "--no-config",
+            "--python",
+            str(python),
+            "--default-index",
+            index,
+            *dated,
+            "--out-dir",
+            str(Path(scratch) / "dist"),
+            str(copy),
+        ]
         try:
             completed = subprocess.run(command, capture_output=True, text=True, timeout=seconds)
         except subprocess.TimeoutExpired:
@@ -73,7 +87,10 @@ def build_extensions(tree: Path, import_root: str, env: Path, uv: str, index: st
             if completed.returncode != 0 or not wheels:
                 lines = [line.strip() for line in completed.stderr.splitlines() if re.search(r"error", line, re.I)]
                 reason = lines[0][:200] if lines else f"status {completed.returncode}"
-                record = {"built": [], "error": f"the wheel build failed ({reason}); see {env / 'benchsmith-extensions.log'}"}
+                record = {
+                    "built": [],
+                    "error": f"the wheel build failed ({reason}); see {env / 'benchsmith-extensions.log'}",
+                }
             else:
                 record = {"built": _copy_compiled(wheels[0], tree / import_root, tree)}
                 if not record["built"]:

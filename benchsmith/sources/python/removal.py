@@ -94,7 +94,11 @@ def _prune_imports(statement: cst.CSTNode, only_in_class: set[str], removed: lis
             keep = [a for a in small.names if _bound_name(a) not in only_in_class]
             if len(keep) != len(small.names):
                 gone = [a for a in small.names if _bound_name(a) in only_in_class]
-                removed.append(module.code_for_node(small.with_changes(names=[a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in gone])))
+                removed.append(
+                    module.code_for_node(
+                        small.with_changes(names=[a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in gone])
+                    )
+                )
                 if not keep:
                     continue
                 small = small.with_changes(names=[*keep[:-1], keep[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)])

@@ -22,6 +22,8 @@ from benchsmith.sources.python.extensions import build_extensions
 log = logging.getLogger(__name__)
 
 RESOLVE_MODES = ("as-of", "latest")
+
+
 @dataclass(frozen=True)
 class Repository:
     spec: str
@@ -35,8 +37,13 @@ class Repository:
     resolution: dict = field(default_factory=dict)  # how the environment was resolved: as-of date, lock, sources
 
 
-def resolve(spec: str, commit: str | None = None, as_of: str | None = None, mode: str = "as-of",
-            locked: TaskEnvironment | None = None) -> Repository:  # fmt: skip
+def resolve(
+    spec: str,
+    commit: str | None = None,
+    as_of: str | None = None,
+    mode: str = "as-of",
+    locked: TaskEnvironment | None = None,
+) -> Repository:
     """Fetch and prepare *spec*; cached, so a second call does no work.
 
     The environment is resolved with packages uploaded before *as_of* (default: the sdist's upload time, the
@@ -46,7 +53,9 @@ def resolve(spec: str, commit: str | None = None, as_of: str | None = None, mode
     python = locked.python if locked is not None else ""  # a published task's set-up may name it without a lock
     if locked is not None and locked.lock:
         if hashlib.sha256(locked.lock.encode()).hexdigest() != locked.lock_sha256:
-            raise BenchsmithError(f"{spec}: the dataset's environment lock does not match its sha256 {locked.lock_sha256}")
+            raise BenchsmithError(
+                f"{spec}: the dataset's environment lock does not match its sha256 {locked.lock_sha256}"
+            )
         mode, as_of = locked.resolve or "as-of", locked.as_of or None
     else:
         locked = None
@@ -60,7 +69,9 @@ def resolve(spec: str, commit: str | None = None, as_of: str | None = None, mode
     extensions = build_extensions(tree, import_root, python.parent.parent, uv_bin(), index_url(), when)
     if extensions:  # the card's resolution names the compiled modules put into the tree, or why there are none
         resolution = {**resolution, "compiled_extensions": extensions}
-    package = next((p.parent.name for p in sorted((tree / import_root).glob("*/__init__.py")) if p.parent.name != "tests"), "")
+    package = next(
+        (p.parent.name for p in sorted((tree / import_root).glob("*/__init__.py")) if p.parent.name != "tests"), ""
+    )
     return Repository(spec, commit or "", key, tree, import_root, python, installed, package, resolution)
 
 
@@ -77,12 +88,12 @@ def task_environment(repo: Repository) -> TaskEnvironment:
     """What a task records of *repo*'s environment, for :func:`resolve` to install the same set at evaluation."""
     resolution = repo.resolution
     lock = Path(resolution["lock"]).read_text(encoding="utf-8") if resolution.get("lock") else ""
-    return TaskEnvironment(resolution.get("mode", ""), resolution.get("as_of") or "", resolution.get("python", ""), lock,
-                           hashlib.sha256(lock.encode()).hexdigest() if lock else "")  # fmt: skip
-
+    return TaskEnvironment(
+        resolution.get("mode", ""),
+        resolution.get("as_of") or "",
+        resolution.get("python", ""),
+        lock,
+        hashlib.sha256(lock.encode()).hexdigest() if lock else "",
+    )
 
     #                           may hold another copy of the package under test (pyenv's 3.11 ships a click)
-
-
-
-

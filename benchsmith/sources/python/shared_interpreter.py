@@ -60,9 +60,11 @@ def check_reachable_by_sandbox(path: Path, what: str) -> None:
     then failed far later with "No module named pytest" in its log."""
     barred = barred_folder(path)
     if barred is not None:
-        raise BenchsmithError(f"{path}: {what} is inside {barred} (mode {barred.stat().st_mode & 0o777:o}), which the "
-                              f"sandbox's uid cannot enter; run `chmod o+x {barred}` or set BENCHSMITH_CACHE to a "
-                              "folder every user can reach")
+        raise BenchsmithError(
+            f"{path}: {what} is inside {barred} (mode {barred.stat().st_mode & 0o777:o}), which the "
+            f"sandbox's uid cannot enter; run `chmod o+x {barred}` or set BENCHSMITH_CACHE to a "
+            "folder every user can reach"
+        )
 
 
 def shareable(python: Path) -> Path:
@@ -70,8 +72,10 @@ def shareable(python: Path) -> Path:
     if runnable_by_others(python):
         return python
     if shutil.which("patchelf") is None:
-        raise BenchsmithError(f"{python}: the sandbox's uid cannot run it, and copying it where it can needs patchelf "
-                              "(apt-get install patchelf)")  # fmt: skip
+        raise BenchsmithError(
+            f"{python}: the sandbox's uid cannot run it, and copying it where it can needs patchelf "
+            "(apt-get install patchelf)"
+        )
     asked = "import json, os, sys; print(json.dumps([sys.base_prefix, sys.version, os.path.realpath(sys.executable)]))"
     probe = subprocess.run([str(python), "-I", "-c", asked], capture_output=True, text=True)
     if probe.returncode != 0:
@@ -83,7 +87,9 @@ def shareable(python: Path) -> Path:
     copy = cache_dir("interpreters") / f"{prefix.name}-{hashlib.sha256(str(prefix).encode()).hexdigest()[:12]}"
     with exclusive(copy):
         if not (copy / COMPLETE).exists():
-            log.info("copying %s (Python %s) to %s, where the sandbox's uid can run it", prefix, version.split()[0], copy)
+            log.info(
+                "copying %s (Python %s) to %s, where the sandbox's uid can run it", prefix, version.split()[0], copy
+            )
             shutil.rmtree(copy, ignore_errors=True)
             # Not its site-packages: an environment never reads them (and the jail hides them), and they can weigh
             # more than the interpreter (pyenv's 3.11 here: 964 MB with them, 200 without).
@@ -95,8 +101,10 @@ def shareable(python: Path) -> Path:
         raise BenchsmithError(f"{python}: runs {real}, which is not in its installation {prefix}: cannot copy it")
     moved = copy / Path(real).relative_to(prefix)
     if not runnable_by_others(moved):
-        raise BenchsmithError(f"{moved}: copied from {python}, and still not runnable by others: put BENCHSMITH_CACHE "
-                              "somewhere every user can reach, or run `chmod o+x` on its folders")  # fmt: skip
+        raise BenchsmithError(
+            f"{moved}: copied from {python}, and still not runnable by others: put BENCHSMITH_CACHE "
+            "somewhere every user can reach, or run `chmod o+x` on its folders"
+        )
     return moved
 
 

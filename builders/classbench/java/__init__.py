@@ -1,1 +1,2 @@
-"""RepoClassBench for Java: a Maven repository's classes shortlisted, their metadata, paraphrased and published tasks."""
+"""RepoClassBench for Java: a Maven repository's classes shortlisted, their metadata, paraphrased and published
+tasks."""

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from benchsmith import __version__
+from benchsmith.benchmarks.classbench.java import ClassBenchJava
 from benchsmith.builders.classbench.java.metadata import java_metadata
 from benchsmith.builders.classbench.java.paraphrased import flipped_module
 from benchsmith.builders.classbench.java.shortlist import (
@@ -36,9 +38,6 @@ from benchsmith.builders.classbench.java.shortlist import (
     referencing_tests,
     relatives,
 )
-
-from benchsmith import __version__
-from benchsmith.benchmarks.classbench.java import ClassBenchJava
 from benchsmith.core.atomic import write_text_atomic
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.export import HubSource, write_dataset
@@ -76,34 +75,52 @@ def build_java(options: JavaBuildOptions) -> BuildCard:
     key, tree, _ = source_tree(options.repo, options.commit)
     if options.module:
         key = f"{key}-{options.module.replace('/', '-')}"
-    setup = JavaSetup(options.module, options.classpath, str(Path(options.classpath_dir).resolve()) if options.classpath_dir else "",
-                      options.release)  # fmt: skip
+    setup = JavaSetup(
+        options.module,
+        options.classpath,
+        str(Path(options.classpath_dir).resolve()) if options.classpath_dir else "",
+        options.release,
+    )
     prepared = java_workspace(tree, key, setup)
     tasks, rejections, checks, suite, classes = _tasks(key, prepared, options)
     paraphrase = {"run": False}
     if options.paraphrase and tasks:
-
         flipped = flipped_module(key, prepared, tasks)
-        variant_options = dataclasses.replace(options, repo=str(flipped.folder), commit=None,
-                                              module="", only=flipped.only, shortlisted=True)  # fmt: skip
+        variant_options = dataclasses.replace(
+            options, repo=str(flipped.folder), commit=None, module="", only=flipped.only, shortlisted=True
+        )
         flipped_tasks, rejected, _, flipped_suite, _ = _tasks(flipped.key, flipped.workspace, variant_options)
         paraphrase = flipped.report(suite, flipped_suite, len(tasks), len(flipped_tasks), rejected)
         tasks = [dataclasses.replace(t, paraphrased=True) for t in flipped_tasks]
     card = _card(options, prepared, suite, classes, tasks, rejections, checks, time.monotonic() - started)
     card.paraphrase = paraphrase
-    counts = {"classes": card.classes, "tasks": card.tasks, "directives": card.directives,
-              "rejection_reasons": card.rejection_reasons}  # fmt: skip
+    counts = {
+        "classes": card.classes,
+        "tasks": card.tasks,
+        "directives": card.directives,
+        "rejection_reasons": card.rejection_reasons,
+    }
     url = options.repo if "://" in options.repo else ""
-    write_dataset(tasks, ClassBenchTask, options.out, card.to_dict(), render_card(card), benchmark=ClassBenchJava.name,
-                  sources=[HubSource(options.repo, url, options.commit or "", "unknown")], counts=counts)  # fmt: skip
+    write_dataset(
+        tasks,
+        ClassBenchTask,
+        options.out,
+        card.to_dict(),
+        render_card(card),
+        benchmark=ClassBenchJava.name,
+        sources=[HubSource(options.repo, url, options.commit or "", "unknown")],
+        counts=counts,
+    )
     return card
 
 
 def _tasks(key: str, prepared: JavaWorkspace, options: JavaBuildOptions):
     workspace = prepared.workspace
     main_root, test_root = workspace.tree / workspace.source_dir, workspace.tree / workspace.test_dir
-    texts = {str(p.relative_to(workspace.tree)): p.read_text(encoding=workspace.encoding, errors="surrogateescape")
-             for p in sorted(main_root.rglob("*.java"))}  # fmt: skip
+    texts = {
+        str(p.relative_to(workspace.tree)): p.read_text(encoding=workspace.encoding, errors="surrogateescape")
+        for p in sorted(main_root.rglob("*.java"))
+    }
     repository_types = declared_types(texts.items())
     classes = [info for path, text in texts.items() for info in analyse_main_file(path, text, repository_types)]
     tests = [m for p in sorted(test_root.rglob("*.java")) for m in analyse_test_file(p.read_text(errors="replace"))]
@@ -123,8 +140,15 @@ def _tasks(key: str, prepared: JavaWorkspace, options: JavaBuildOptions):
             if not decision.accepted:
                 rejections.append({"class": info.qualified_name, "reason": decision.reason, "detail": decision.detail})
                 continue
-            task = _task(key, options, prepared, info, texts[info.file_path], decision.directives,
-                         [] if options.no_relatives else relatives(info.qualified_name, parents))  # fmt: skip
+            task = _task(
+                key,
+                options,
+                prepared,
+                info,
+                texts[info.file_path],
+                decision.directives,
+                [] if options.no_relatives else relatives(info.qualified_name, parents),
+            )
             check = _check(task, prepared, slot)
             if check["gold"] != "plausible":
                 rejections.append({"class": info.qualified_name, "reason": GOLD_FAILS, "detail": check["gold_reason"]})
@@ -137,24 +161,48 @@ def _tasks(key: str, prepared: JavaWorkspace, options: JavaBuildOptions):
     return tasks, rejections, checks, suite, classes
 
 
-def _task(key: str, options: JavaBuildOptions, prepared: JavaWorkspace, info, text: str, directives: list[str],
-          related: list[str]) -> ClassBenchTask:  # fmt: skip
+def _task(
+    key: str,
+    options: JavaBuildOptions,
+    prepared: JavaWorkspace,
+    info,
+    text: str,
+    directives: list[str],
+    related: list[str],
+) -> ClassBenchTask:
     detailed, sketchy = java_metadata(text, info.name, info.file_path)
     return ClassBenchTask(
-        task_id=task_id(key, info.file_path, info.name), language="java", repo=options.repo, commit=options.commit or "",
-        file_path=info.file_path, class_name=info.name, module=info.qualified_name.rpartition('.')[0], ground_truth_class=text, imports=[],
-        detailed_metadata=detailed, sketchy_metadata=sketchy, detailed_description="", sketchy_description="",
-        test_directives=directives, external_references=info.external_references, class_tokens=info.tokens,
-        paraphrased=False, relatives=related, setup=prepared.setup.to_json(),
-    )  # fmt: skip
+        task_id=task_id(key, info.file_path, info.name),
+        language="java",
+        repo=options.repo,
+        commit=options.commit or "",
+        file_path=info.file_path,
+        class_name=info.name,
+        module=info.qualified_name.rpartition(".")[0],
+        ground_truth_class=text,
+        imports=[],
+        detailed_metadata=detailed,
+        sketchy_metadata=sketchy,
+        detailed_description="",
+        sketchy_description="",
+        test_directives=directives,
+        external_references=info.external_references,
+        class_tokens=info.tokens,
+        paraphrased=False,
+        relatives=related,
+        setup=prepared.setup.to_json(),
+    )
 
 
 def _check(task: ClassBenchTask, prepared: JavaWorkspace, slot: int) -> dict:
     """The ground truth and the empty class through the class harness: statuses, and the empty class's CR and TR.
 
     Cached by the workspace, the file and the directives: a second build of the same repository judges nothing."""
-    key = hashlib.sha256("\0".join([prepared.workspace.root.name, task.file_path, task.ground_truth_class,
-                                     *task.test_directives]).encode()).hexdigest()[:24]  # fmt: skip
+    key = hashlib.sha256(
+        "\0".join(
+            [prepared.workspace.root.name, task.file_path, task.ground_truth_class, *task.test_directives]
+        ).encode()
+    ).hexdigest()[:24]
     cached = prepared.workspace.root.parent.parent / "checks" / f"{key}.json"
     if cached.is_file():
         return json.loads(cached.read_text())
@@ -171,9 +219,15 @@ def _run_check(task: ClassBenchTask, prepared: JavaWorkspace, slot: int, logs: P
     finally:
         runner.close()
     total = len(task.test_directives)
-    return {"directives": total, "gold": gold.status, "gold_reason": gold.reason, "gold_passed": gold.tests_passed,
-            "empty": empty.status, "empty_compiled": empty.compiled,
-            "empty_TR": round(empty.tests_passed / total, 3) if total else 0.0}  # fmt: skip
+    return {
+        "directives": total,
+        "gold": gold.status,
+        "gold_reason": gold.reason,
+        "gold_passed": gold.tests_passed,
+        "empty": empty.status,
+        "empty_compiled": empty.compiled,
+        "empty_TR": round(empty.tests_passed / total, 3) if total else 0.0,
+    }
 
 
 def _cached_suite(prepared: JavaWorkspace, slot: int, limits: sandbox.Limits) -> dict[str, str]:
@@ -181,8 +235,9 @@ def _cached_suite(prepared: JavaWorkspace, slot: int, limits: sandbox.Limits) ->
     if path.is_file():
         return json.loads(path.read_text())
     if not prepared.test_classes:
-        raise BenchsmithError(f"{prepared.workspace.root}: no test class to run (none compiles, or none is named as "
-                              "Surefire runs them)")  # fmt: skip
+        raise BenchsmithError(
+            f"{prepared.workspace.root}: no test class to run (none compiles, or none is named as Surefire runs them)"
+        )
     log.info("running the test suite once (%d classes)", len(prepared.test_classes))
     outcomes = run_suite(prepared, slot, limits, path.with_suffix(".log"))
     if not outcomes:
@@ -226,17 +281,19 @@ def _card(options, prepared: JavaWorkspace, suite, classes, tasks, rejections, c
 
 
 def render_card(card: BuildCard) -> str:
+    facts = card.facts
     lines = [
         f"# {card.dataset}: {card.repo} {card.commit}{' module ' + card.facts.module if card.facts.module else ''}",
         "",
         f"Built by {card.tool} on {card.built_at} in {card.seconds}s; Java release {card.facts.release}, tests run on "
         f"{card.facts.test_runtime}; "
         f"class path from {card.facts.classpath_source} ({len(card.facts.libraries)} entries"
-        f"{'; sibling modules compiled: ' + ', '.join(card.facts.sibling_modules) if card.facts.sibling_modules else ''}).",
+        f"{'; sibling modules compiled: ' + ', '.join(facts.sibling_modules) if facts.sibling_modules else ''}).",
         f"Generated at build time: {', '.join(card.facts.generated_files) or 'nothing'}.",
         f"Declared dependencies without a jar: {', '.join(card.facts.missing_artifacts) or 'none'}"
         f"{'; parent pom not at hand: ' + card.facts.missing_parent_pom if card.facts.missing_parent_pom else ''}"
-        f"{'; imported BOMs not at hand: ' + ', '.join(card.facts.missing_bom_imports) if card.facts.missing_bom_imports else ''}.",
+        f"{'; imported BOMs not at hand: ' + ', '.join(facts.missing_bom_imports) if facts.missing_bom_imports else ''}"
+        ".",
         "",
         f"{card.tasks} tasks from {card.classes} top-level types; {card.directives} test directives.",
         f"Test suite: {', '.join(f'{k} {v}' for k, v in card.test_suite.items())}; "
@@ -248,7 +305,9 @@ def render_card(card: BuildCard) -> str:
         "| --- | ---: | --- | --- | --- | ---: |",
     ]
     for name, c in card.solution_checks.items():
-        lines.append(f"| {name} | {c['directives']} | {c['gold']} | {c['empty']} | {c['empty_compiled']} | {c['empty_TR']} |")
+        lines.append(
+            f"| {name} | {c['directives']} | {c['gold']} | {c['empty']} | {c['empty_compiled']} | {c['empty_TR']} |"
+        )
     lines += ["", "## Rejected classes", "", "| class | reason | detail |", "| --- | --- | --- |"]
     lines += [f"| {r['class']} | {r['reason']} | {r['detail']} |" for r in card.rejections]
     lines += ["", "## Test classes left out", ""]

@@ -25,7 +25,6 @@ from pathlib import Path
 
 from benchsmith.builders.classbench.java.published import maven_module, under_repository
 from benchsmith.builders.classbench.published_format import ImportSummary, read_entries, repository_of, text_field
-
 from benchsmith.core.atomic import write_text_atomic
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.progress import progress
@@ -74,10 +73,18 @@ def published_files(entries: list, source: str) -> dict[str, list[PublishedFile]
         try:
             repository = text_field(entry["repo_metadata"], "repo_name", where)
             file_path = under_repository(text_field(entry, "file", where), repository, "file", where)
-            test_file = under_repository(text_field(entry["evaluation_metadata"], "test_file", where), repository, "test_file", where)
+            test_file = under_repository(
+                text_field(entry["evaluation_metadata"], "test_file", where), repository, "test_file", where
+            )
             class_name = text_field(entry, "class_name", where)
-            found = PublishedFile(task_id(repository, file_path, class_name), entry.get("task_id", number), class_name,
-                                  file_path, test_file, text_field(entry, "ground_truth_class_body", where))  # fmt: skip
+            found = PublishedFile(
+                task_id(repository, file_path, class_name),
+                entry.get("task_id", number),
+                class_name,
+                file_path,
+                test_file,
+                text_field(entry, "ground_truth_class_body", where),
+            )
         except (KeyError, TypeError, AttributeError) as exc:
             raise BenchsmithError(f"{where}: not a published Java task ({exc})") from None
         grouped.setdefault(repository, []).append(found)
@@ -91,7 +98,9 @@ def _normalised(text: str) -> str:
 def _git(git_dir: Path, *args: str) -> str:
     completed = subprocess.run(["git", "--git-dir", str(git_dir), *args], capture_output=True)
     if completed.returncode != 0:
-        raise BenchsmithError(f"{git_dir}: git {args[0]} failed: {completed.stderr.decode(errors='replace').strip()[:200]}")
+        raise BenchsmithError(
+            f"{git_dir}: git {args[0]} failed: {completed.stderr.decode(errors='replace').strip()[:200]}"
+        )
     return completed.stdout.decode("utf-8", "surrogateescape")
 
 
@@ -105,11 +114,17 @@ def _matching_blobs(git_dir: Path, wanted: PublishedFile, seen: set[str]) -> tup
     return found, (WHITESPACE if found else NONE)
 
 
-def locate_repository(repository: str, git_dir: Path, files: list[PublishedFile], before: datetime | None = None) -> RepositoryMatch:
+def locate_repository(
+    repository: str, git_dir: Path, files: list[PublishedFile], before: datetime | None = None
+) -> RepositoryMatch:
     """The commit of *git_dir* that holds the most of *files* at their ground truths, with the evidence."""
     git_dir = Path(git_dir)
     # --date-order never shows a parent before its children: the reversed position orders commits of one second too
-    dated = [line.split() for line in _git(git_dir, "log", "--all", "--date-order", "--format=%H %ct").splitlines() if line.strip()]
+    dated = [
+        line.split()
+        for line in _git(git_dir, "log", "--all", "--date-order", "--format=%H %ct").splitlines()
+        if line.strip()
+    ]
     dates = {commit: int(stamp) for commit, stamp in dated}
     order = {commit: len(dated) - position for position, (commit, _) in enumerate(dated)}
     default = set(_git(git_dir, "rev-list", "HEAD").split()) if dated else set()
@@ -122,23 +137,33 @@ def locate_repository(repository: str, git_dir: Path, files: list[PublishedFile]
         seen = {row[column[wanted.file_path]] for row in rows.values()} - {None}
         blobs, how = _matching_blobs(git_dir, wanted, seen)
         holding = sorted((c for c, row in rows.items() if row[column[wanted.file_path]] in blobs), key=order.get)
-        result.per_task[wanted.task] = {"published_task_id": wanted.number, "file": wanted.file_path, "match": how,
-                                        "ground_truth_blob": sorted(blobs), "versions_of_the_file": len(seen),
-                                        "commits_holding": len(holding), "first_holding": holding[0] if holding else "",
-                                        "last_holding": holding[-1] if holding else ""}  # fmt: skip
+        result.per_task[wanted.task] = {
+            "published_task_id": wanted.number,
+            "file": wanted.file_path,
+            "match": how,
+            "ground_truth_blob": sorted(blobs),
+            "versions_of_the_file": len(seen),
+            "commits_holding": len(holding),
+            "first_holding": holding[0] if holding else "",
+            "last_holding": holding[-1] if holding else "",
+        }
         matching.append(blobs)
 
     def score(row: tuple) -> tuple[int, int]:
-        return (sum(row[column[f.file_path]] in m for f, m in zip(files, matching)),
-                sum(row[column[f.test_file]] is not None for f in files))  # fmt: skip
+        return (
+            sum(row[column[f.file_path]] in m for f, m in zip(files, matching)),
+            sum(row[column[f.test_file]] is not None for f in files),
+        )
 
     scores = {commit: score(row) for commit, row in rows.items()}
     best = max(scores.values(), default=(0, 0))
     if best[0] == 0:
         first = files[0]
         versions = result.per_task[first.task]["versions_of_the_file"]
-        result.why = (f"task {first.number} ({first.class_name}): no commit of {git_dir} has {first.file_path} equal to "
-                      f"its ground truth ({versions} version(s) of that file in the history)")  # fmt: skip
+        result.why = (
+            f"task {first.number} ({first.class_name}): no commit of {git_dir} has {first.file_path} equal to "
+            f"its ground truth ({versions} version(s) of that file in the history)"
+        )
         return result
     candidates = sorted((c for c, s in scores.items() if s == best), key=order.get)
     eligible = [c for c in candidates if before is None or dates[c] < before.timestamp()] or candidates
@@ -154,8 +179,12 @@ def locate_repository(repository: str, git_dir: Path, files: list[PublishedFile]
         result.per_task[wanted.task]["at_commit"] = blob in blobs
         if blob not in blobs and not result.first_differing:
             state = "absent" if blob is None else f"at blob {blob[:12]}, not its ground truth"
-            result.first_differing = {"task": wanted.task, "published_task_id": wanted.number, "file": wanted.file_path,
-                                      "why": f"{wanted.file_path} is {state} at {chosen[:12]}"}  # fmt: skip
+            result.first_differing = {
+                "task": wanted.task,
+                "published_task_id": wanted.number,
+                "file": wanted.file_path,
+                "why": f"{wanted.file_path} is {state} at {chosen[:12]}",
+            }
     return result
 
 
@@ -169,16 +198,30 @@ def locate_published(source: str, repos: Path, out: Path, before: datetime | Non
         folder = Path(repos) / repository
         git_dir = git_dir_of(folder) if folder.exists() else None
         if git_dir is None:
-            found[repository] = RepositoryMatch(repository, str(folder), None, tasks=len(files),
-                                                why=f"{folder}: {'not a git repository' if folder.exists() else 'no such folder'}")  # fmt: skip
+            found[repository] = RepositoryMatch(
+                repository,
+                str(folder),
+                None,
+                tasks=len(files),
+                why=f"{folder}: {'not a git repository' if folder.exists() else 'no such folder'}",
+            )
             continue
         found[repository] = locate_repository(repository, git_dir, files, before)
     digest = hashlib.sha256(json.dumps(entries, sort_keys=True).encode()).hexdigest()
-    write_text_atomic(Path(out), json.dumps({
-        "format": LOCATE_FORMAT, "source": source, "source_sha256": digest,
-        "before": before.isoformat() if before else "",
-        "repositories": {name: dataclasses.asdict(match) for name, match in found.items()},
-    }, indent=1) + "\n")  # fmt: skip
+    write_text_atomic(
+        Path(out),
+        json.dumps(
+            {
+                "format": LOCATE_FORMAT,
+                "source": source,
+                "source_sha256": digest,
+                "before": before.isoformat() if before else "",
+                "repositories": {name: dataclasses.asdict(match) for name, match in found.items()},
+            },
+            indent=1,
+        )
+        + "\n",
+    )
     return found
 
 
@@ -201,8 +244,11 @@ def read_mapping(path: Path) -> dict[str, LocatedCommit | str]:
             if not match.get("commit"):
                 mapping[name] = match.get("why") or "the mapping names no commit"
                 continue
-            not_matching = {task: f"{how['file']} at {match['commit'][:12]} is not its ground truth"
-                            for task, how in match["per_task"].items() if not how.get("at_commit")}  # fmt: skip
+            not_matching = {
+                task: f"{how['file']} at {match['commit'][:12]} is not its ground truth"
+                for task, how in match["per_task"].items()
+                if not how.get("at_commit")
+            }
             mapping[name] = LocatedCommit(match["commit"], match["git_dir"], not_matching)
         return mapping
     except FileNotFoundError:
@@ -236,7 +282,9 @@ def at_located_commits(tasks: list[ClassBenchTask], mapping_path: Path, summary:
             # the published entry's class_name is not its file's class: the harness checks a candidate declares it
             summary.not_buildable[task.task_id] = f"its class_name {summary.without_metadata[task.task_id]}"
         elif test_module != module:
-            summary.not_buildable[task.task_id] = (f"its test {test_file} is in module {test_module or '(root)'}, the class in "
-                                                   f"{module or '(root)'}: it needs a multi-module build")  # fmt: skip
+            summary.not_buildable[task.task_id] = (
+                f"its test {test_file} is in module {test_module or '(root)'}, the class in "
+                f"{module or '(root)'}: it needs a multi-module build"
+            )
         located.append(dataclasses.replace(task, repo=history, commit=found.commit))
     return located

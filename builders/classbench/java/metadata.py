@@ -11,8 +11,9 @@ from benchsmith.sources.java.declarations import JavaClass, analyse_java_class
 def java_class_metadata(info: JavaClass, file_path: str) -> ClassMetadata:
     """*info*'s metadata; *file_path* is the path shown (the task's file)."""
     methods = [MethodMetadata(m.name, m.signature, m.annotations, m.javadoc, m.declaration) for m in info.methods]
-    return ClassMetadata(info.signature, info.qualified_name, file_path, info.annotations, info.parents, info.members,
-                         methods)  # fmt: skip
+    return ClassMetadata(
+        info.signature, info.qualified_name, file_path, info.annotations, info.parents, info.members, methods
+    )
 
 
 def java_metadata(source: str, class_name: str, file_path: str = "") -> tuple[str, str]:

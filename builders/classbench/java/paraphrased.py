@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchsmith.builders.classbench.paraphrased import SEED, flip_report
-from benchsmith.paraphrase.java.repository import paraphrase_java_repository
-
 from benchsmith.core.config import cache_dir
+from benchsmith.paraphrase.java.repository import paraphrase_java_repository
 from benchsmith.runners.java.maven_workspace import JavaSetup, JavaWorkspace, java_workspace
 from benchsmith.runners.java.toolchain import junit_classpath, platform_classpath
 from benchsmith.sources.checkout import source_tree
@@ -31,8 +30,9 @@ class FlippedModule:
     mapping: dict[str, str]  # name -> flipped name
     excluded: dict  # name -> the exclusion that kept it, with its rule
 
-    def report(self, before: dict[str, str], after: dict[str, str], tasks_before: int, tasks_after: int,
-               rejected_after: dict) -> dict:  # fmt: skip
+    def report(
+        self, before: dict[str, str], after: dict[str, str], tasks_before: int, tasks_after: int, rejected_after: dict
+    ) -> dict:
         """The card's ``paraphrase`` section: what the flip did to names and to the tests (*before*, *after*: the
         suite's outcomes on the module and on its flipped copy)."""
         return {
@@ -62,14 +62,21 @@ def flipped_module(key: str, prepared: JavaWorkspace, tasks: list) -> FlippedMod
         shutil.copytree(prepared.workspace.tree, source, symlinks=True)
         for name in prepared.excluded_tests:
             (source / "src" / "test" / "java" / (name.replace(".", "/") + ".java")).unlink(missing_ok=True)
-        report = paraphrase_java_repository(source, targets, out, SEED, classpath=classpath,
-                                            release=prepared.setup.release or None)  # fmt: skip
+        report = paraphrase_java_repository(
+            source, targets, out, SEED, classpath=classpath, release=prepared.setup.release or None
+        )
     flip = report.mapping
     variant_key, variant_tree, _ = source_tree(str(out), None)
     setup = JavaSetup("", prepared.setup.classpath, prepared.setup.classpath_dir, prepared.setup.release)
-    only = tuple(f"{name.rsplit('.', 1)[0]}.{flip.get(name.rsplit('.', 1)[1], name.rsplit('.', 1)[1])}" if "." in name
-                 else flip.get(name, name) for name in targets)  # fmt: skip
-    return FlippedModule(out, variant_key, java_workspace(variant_tree, variant_key, setup), only, flip, report.excluded)
+    only = tuple(
+        f"{name.rsplit('.', 1)[0]}.{flip.get(name.rsplit('.', 1)[1], name.rsplit('.', 1)[1])}"
+        if "." in name
+        else flip.get(name, name)
+        for name in targets
+    )
+    return FlippedModule(
+        out, variant_key, java_workspace(variant_tree, variant_key, setup), only, flip, report.excluded
+    )
 
 
 def _by_rule(excluded: dict) -> dict[str, int]:

@@ -9,7 +9,6 @@ import re
 from benchsmith.builders.classbench.java.metadata import java_class_metadata
 from benchsmith.builders.classbench.published_format import PUBLISHED, setup_json, text_field
 from benchsmith.builders.classbench.tokens import count_tokens
-
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import ClassBenchTask, task_id
 from benchsmith.runners.java.maven_workspace import JavaSetup
@@ -44,15 +43,29 @@ def java_task(entry: dict, where: str) -> tuple[ClassBenchTask, str]:
             why += f" (it declares: {', '.join(dict.fromkeys(declared))})"
     imports = [m[0].strip() for m in re.finditer(r"^\s*import\s+[\w.*\s]+;", ground_truth, re.MULTILINE)]
     return ClassBenchTask(
-        task_id=task_id(repository, in_repository, class_name), language="java", repo=repository, commit="",
-        file_path=file_path, class_name=class_name, module=package, ground_truth_class=ground_truth, imports=imports,
-        detailed_metadata=detailed, sketchy_metadata=sketchy,
+        task_id=task_id(repository, in_repository, class_name),
+        language="java",
+        repo=repository,
+        commit="",
+        file_path=file_path,
+        class_name=class_name,
+        module=package,
+        ground_truth_class=ground_truth,
+        imports=imports,
+        detailed_metadata=detailed,
+        sketchy_metadata=sketchy,
         detailed_description=text_field(entry, "detailed_description", where),
-        sketchy_description=text_field(entry, "sketchy_description", where), test_directives=[test_class],
-        # paraphrased=False: the RepoClassBench paper (E.1.1) case-flips only the Python SWE-bench repositories; Java's are all Type 2
-        external_references=[], class_tokens=count_tokens(_JAVADOC.sub("", ground_truth)), paraphrased=False,
-        relatives=[], description_backend=PUBLISHED, setup=_java_setup_json(entry, module),
-    ), why  # fmt: skip
+        sketchy_description=text_field(entry, "sketchy_description", where),
+        test_directives=[test_class],
+        # paraphrased=False: the RepoClassBench paper (E.1.1) case-flips only the Python SWE-bench repositories; Java's
+        # are all Type 2
+        external_references=[],
+        class_tokens=count_tokens(_JAVADOC.sub("", ground_truth)),
+        paraphrased=False,
+        relatives=[],
+        description_backend=PUBLISHED,
+        setup=_java_setup_json(entry, module),
+    ), why
 
 
 def maven_module(path: str, root: str) -> tuple[str, str]:
@@ -66,7 +79,9 @@ def maven_module(path: str, root: str) -> tuple[str, str]:
 
 def _java_setup_json(entry: dict, module: str) -> str:
 
-    return json.dumps({**json.loads(setup_json(entry)), **json.loads(JavaSetup(module=module).to_json())}, sort_keys=True)
+    return json.dumps(
+        {**json.loads(setup_json(entry)), **json.loads(JavaSetup(module=module).to_json())}, sort_keys=True
+    )
 
 
 def under_repository(path: str, repository: str, key: str, where: str) -> str:

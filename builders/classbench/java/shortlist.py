@@ -1,4 +1,5 @@
-"""The RepoClassBench paper's shortlist for Java (appendix E.1.2): which classes of ``src/main`` become tasks, and why the others not.
+"""The RepoClassBench paper's shortlist for Java (appendix E.1.2): which classes of ``src/main`` become tasks, and why
+the others not.
 
 A top-level class is kept when at least two-thirds of its methods are named in
 the combined bodies of the passing test methods that reference it, it makes at
@@ -17,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import javalang
-from benchsmith.builders.classbench.tokens import count_tokens
 from javalang import tree as jtree
 
+from benchsmith.builders.classbench.tokens import count_tokens
 from benchsmith.sources.java.class_file import java_unit
 
 MAX_TOKENS = 3000
@@ -105,8 +106,20 @@ def analyse_main_file(path: str, text: str, repository_types: dict[str, str]) ->
     try:
         tree = _parse(text)
     except (javalang.parser.JavaSyntaxError, javalang.tokenizer.LexerError, TypeError, IndexError) as exc:
-        return [JavaClassInfo(f"{unit.package}.{t.name}".lstrip("."), t.name, path, t.kind, [], "", [], 0,
-                              f"javalang: {type(exc).__name__}") for t in unit.types]  # fmt: skip
+        return [
+            JavaClassInfo(
+                f"{unit.package}.{t.name}".lstrip("."),
+                t.name,
+                path,
+                t.kind,
+                [],
+                "",
+                [],
+                0,
+                f"javalang: {type(exc).__name__}",
+            )
+            for t in unit.types
+        ]
     package = unit.package
     imports = {i.path.rsplit(".", 1)[-1]: i.path for i in tree.imports if not i.static and not i.wildcard}
     wildcards = [i.path for i in tree.imports if i.wildcard and not i.static]
@@ -128,8 +141,12 @@ def analyse_main_file(path: str, text: str, repository_types: dict[str, str]) ->
     for declaration in tree.types:
         spans = {t.name: t for t in unit.types}
         span = spans.get(declaration.name)
-        kind = {"ClassDeclaration": "class", "EnumDeclaration": "enum", "InterfaceDeclaration": "interface",
-                "AnnotationDeclaration": "@interface"}.get(type(declaration).__name__, "class")  # fmt: skip
+        kind = {
+            "ClassDeclaration": "class",
+            "EnumDeclaration": "enum",
+            "InterfaceDeclaration": "interface",
+            "AnnotationDeclaration": "@interface",
+        }.get(type(declaration).__name__, "class")
         qualified = f"{package}.{declaration.name}" if package else declaration.name
         methods = [m.name for m in declaration.methods]
         names = _identifiers(declaration)
@@ -144,9 +161,19 @@ def analyse_main_file(path: str, text: str, repository_types: dict[str, str]) ->
         extends = getattr(declaration, "extends", None)
         if isinstance(extends, jtree.ReferenceType):
             parent = (f"{package}.{extends.name}" if extends.name in same_file else resolve(extends.name)) or ""
-        text_of = text[span.start:span.end] if span else ""
-        infos.append(JavaClassInfo(qualified, declaration.name, path, kind, methods, parent, sorted(references),
-                                   count_tokens(_JAVADOC.sub("", text_of))))  # fmt: skip
+        text_of = text[span.start : span.end] if span else ""
+        infos.append(
+            JavaClassInfo(
+                qualified,
+                declaration.name,
+                path,
+                kind,
+                methods,
+                parent,
+                sorted(references),
+                count_tokens(_JAVADOC.sub("", text_of)),
+            )
+        )
     return infos
 
 
@@ -166,8 +193,12 @@ def analyse_test_file(text: str) -> list[TestMethod]:
             if isinstance(member, jtree.FieldDeclaration):
                 for variable in member.declarators:
                     fields[variable.name] = member.type.name
-        junit3 = any(getattr(e, "name", "") == "TestCase" for e in ([declaration.extends] if
-                     isinstance(getattr(declaration, "extends", None), jtree.ReferenceType) else []))  # fmt: skip
+        junit3 = any(
+            getattr(e, "name", "") == "TestCase"
+            for e in (
+                [declaration.extends] if isinstance(getattr(declaration, "extends", None), jtree.ReferenceType) else []
+            )
+        )
         for method in getattr(declaration, "methods", []):
             annotated = any(a.name.rsplit(".", 1)[-1] in TEST_ANNOTATIONS for a in method.annotations)
             if not annotated and not (junit3 and method.name.startswith("test") and not method.parameters):
@@ -214,7 +245,8 @@ def referencing_tests(info: JavaClassInfo, tests: list[TestMethod], passing: set
 
 
 def relatives(qualified: str, parents: dict[str, str]) -> list[str]:
-    """The RepoClassBench paper's relatives (5.3.2): the descendants of the class's grandparent other than its parent (and itself)."""
+    """The RepoClassBench paper's relatives (5.3.2): the descendants of the class's grandparent other than its parent
+    (and itself)."""
     parent = parents.get(qualified, "")
     grandparent = parents.get(parent, "") if parent else ""
     if not grandparent:

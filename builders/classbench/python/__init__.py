@@ -1,1 +1,2 @@
-"""RepoClassBench for Python: a repository's suite run with direct coverage, the shortlist, paraphrased and published tasks."""
+"""RepoClassBench for Python: a repository's suite run with direct coverage, the shortlist, paraphrased and published
+tasks."""

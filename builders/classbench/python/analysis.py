@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
-from benchsmith.builders.classbench.tokens import count_tokens
 from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider, QualifiedNameSource
 
+from benchsmith.builders.classbench.tokens import count_tokens
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.metadata import ClassMetadata, MethodMetadata
 
@@ -107,7 +107,9 @@ def analyse_file(path: Path, tree: Path, import_root: str, packages: set[str]) -
     classes = []
     for statement in module.body:
         if isinstance(statement, cst.ClassDef):
-            classes.append(_class_info(statement, module, positions, qualified, path.relative_to(tree).as_posix(), name, packages))
+            classes.append(
+                _class_info(statement, module, positions, qualified, path.relative_to(tree).as_posix(), name, packages)
+            )
     return classes
 
 
@@ -115,16 +117,28 @@ def _code(module: cst.Module, node: cst.CSTNode) -> str:
     return module.code_for_node(node)
 
 
-def _class_info(node: cst.ClassDef, module, positions, qualified, rel: str, module_dotted: str, packages: set[str]) -> AnalysedClass:
+def _class_info(
+    node: cst.ClassDef, module, positions, qualified, rel: str, module_dotted: str, packages: set[str]
+) -> AnalysedClass:
     position = positions[node]
     bases = [_code(module, arg.value) for arg in node.bases]
-    signature = f"class {node.name.value}" + (f"({', '.join(_code(module, a) for a in node.bases)})" if node.bases else "") + ":"
+    signature = (
+        f"class {node.name.value}"
+        + (f"({', '.join(_code(module, a) for a in node.bases)})" if node.bases else "")
+        + ":"
+    )
     info = AnalysedClass(
-        file_path=rel, module=module_dotted, name=node.name.value,
+        file_path=rel,
+        module=module_dotted,
+        name=node.name.value,
         start_line=positions[node.decorators[0]].start.line if node.decorators else position.start.line,
-        end_line=position.end.line, source=_code(module, node), signature=signature,
-        decorators=[f"@{_code(module, d.decorator)}" for d in node.decorators], bases=bases, members=[],
-    )  # fmt: skip
+        end_line=position.end.line,
+        source=_code(module, node),
+        signature=signature,
+        decorators=[f"@{_code(module, d.decorator)}" for d in node.decorators],
+        bases=bases,
+        members=[],
+    )
     member_references = set()
     for statement in node.body.body:
         if isinstance(statement, cst.FunctionDef):
@@ -141,18 +155,26 @@ def _class_info(node: cst.ClassDef, module, positions, qualified, rel: str, modu
 
 
 def _method_info(node: cst.FunctionDef, module, qualified, class_name: str, packages: set[str]) -> MethodInfo:
-    header = node.with_changes(body=cst.IndentedBlock(body=[cst.SimpleStatementLine([cst.Expr(cst.Ellipsis())])]), decorators=[])
+    header = node.with_changes(
+        body=cst.IndentedBlock(body=[cst.SimpleStatementLine([cst.Expr(cst.Ellipsis())])]), decorators=[]
+    )
     signature = _code(module, header).strip().rsplit("\n", 1)[0].strip()
     # The whole definition is in the class's body (the RepoClassBench paper, E.1.2, counts the references in it): the
     # annotations and defaults of its parameters, its return annotation and its decorators as well as its statements.
-    references = _external_references([*node.decorators, node.params, *([node.returns] if node.returns else []), node.body],
-                                      qualified, class_name, packages)  # fmt: skip
+    references = _external_references(
+        [*node.decorators, node.params, *([node.returns] if node.returns else []), node.body],
+        qualified,
+        class_name,
+        packages,
+    )
     return MethodInfo(
-        name=node.name.value, signature=signature,
+        name=node.name.value,
+        signature=signature,
         decorators=[f"@{_code(module, d.decorator)}" for d in node.decorators],
-        docstring=node.get_docstring() or "", body=_code(module, node.with_changes(decorators=[])).strip(),
+        docstring=node.get_docstring() or "",
+        body=_code(module, node.with_changes(decorators=[])).strip(),
         external_references=sorted(references),
-    )  # fmt: skip
+    )
 
 
 def _external_references(nodes: list[cst.CSTNode], qualified, class_name: str, packages: set[str]) -> set[str]:
@@ -196,12 +218,20 @@ def _self_assignments(init: cst.FunctionDef, module) -> list[str]:
     class Collector(cst.CSTVisitor):
         def visit_Assign(self, node: cst.Assign) -> None:
             for target in node.targets:
-                if isinstance(target.target, cst.Attribute) and isinstance(target.target.value, cst.Name) and target.target.value.value == "self":
+                if (
+                    isinstance(target.target, cst.Attribute)
+                    and isinstance(target.target.value, cst.Name)
+                    and target.target.value.value == "self"
+                ):
                     members.append(f"{_code(module, target.target)} = {_code(module, node.value)}")
 
         def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
             target = node.target
-            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+            if (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == "self"
+            ):
                 value = f" = {_code(module, node.value)}" if node.value else ""
                 members.append(f"{_code(module, target)}: {_code(module, node.annotation.annotation)}{value}")
 
@@ -243,17 +273,23 @@ class _DocstringRemover(cst.CSTTransformer):
 
 
 def _is_string(statement: cst.CSTNode) -> bool:
-    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
-            and isinstance(statement.body[0], cst.Expr)
-            and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))  # fmt: skip
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
 
 
 def _is_assignment(statement: cst.CSTNode) -> bool:
-    return isinstance(statement, cst.SimpleStatementLine) and any(isinstance(s, (cst.Assign, cst.AnnAssign)) for s in statement.body)
+    return isinstance(statement, cst.SimpleStatementLine) and any(
+        isinstance(s, (cst.Assign, cst.AnnAssign)) for s in statement.body
+    )
 
 
 def python_metadata(info: AnalysedClass) -> ClassMetadata:
     """A Python class's DETAILED and SKETCHY metadata, as one record (:meth:`ClassMetadata.render` writes either)."""
     methods = [MethodMetadata(m.name, m.signature, m.decorators, m.docstring, m.body) for m in info.methods]
-    return ClassMetadata(info.signature, info.qualified_name, info.file_path, info.decorators, info.bases, info.members,
-                         methods)  # fmt: skip
+    return ClassMetadata(
+        info.signature, info.qualified_name, info.file_path, info.decorators, info.bases, info.members, methods
+    )

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from benchsmith import __version__
+from benchsmith.benchmarks.classbench.python import ClassBench
 from benchsmith.builders.classbench.paraphrased import flip_report
 from benchsmith.builders.classbench.python.analysis import (
     AnalysedClass,
@@ -44,9 +46,6 @@ from benchsmith.builders.classbench.python.shortlist import (
 )
 from benchsmith.builders.classbench.python.suite import SuitePolicy, SuiteRun, run_suite, run_tests
 from benchsmith.builders.classbench.python.suite import record as suite_record
-
-from benchsmith import __version__
-from benchsmith.benchmarks.classbench.python import ClassBench
 from benchsmith.core.atomic import write_text_atomic
 from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
@@ -59,7 +58,7 @@ from benchsmith.runners.python.pytest_run import (
     is_runner_module,
     missing_imports,
     refused_calls,
-    swapped_module,  # fmt: skip
+    swapped_module,
     work_copy,
 )
 from benchsmith.runners.sandbox import jail as sandbox
@@ -70,7 +69,9 @@ from benchsmith.sources.python.repo import Repository, resolve, task_environment
 
 log = logging.getLogger(__name__)
 ANALYSIS_VERSION = "3"  # 3: references in signatures and fields; attribute docstrings and comments uncounted
-RUNS_FORMAT = 10  # 10: the ground truth checked under the candidate guard; 9: qualified names on Pythons before 3.11; bump when test runs change (the sandbox, the plugin): cached runs are not reused
+# 10: the ground truth checked under the candidate guard; 9: qualified names on Pythons before 3.11; bump when test runs
+# change (the sandbox, the plugin): cached runs are not reused
+RUNS_FORMAT = 10
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,9 @@ class ClassBenchOptions:
     suite_seconds: float = 1800.0
     as_of: str | None = None  # resolve the environment as of this date instead of the repository's own
     resolve: str = "as-of"  # "latest": against today's index, no date
-    python: str = ""  # a minor version ("3.8") to build with, as a benchmark's own set-up names one; default: of its day
+    python: str = (
+        ""  # a minor version ("3.8") to build with, as a benchmark's own set-up names one; default: of its day
+    )
 
 
 def build(options: ClassBenchOptions) -> BuildCard:
@@ -98,16 +101,24 @@ def build(options: ClassBenchOptions) -> BuildCard:
     outcome = _build_tasks(repo, options)
     paraphrase = None
     if options.paraphrase and outcome.tasks:
-
         flipped = flipped_repository(repo, [(t.file_path, t.class_name) for t in outcome.tasks])
         paraphrased = _build_tasks(flipped.repo, options, flipped.only)
         paraphrased.tasks = [dataclasses.replace(t, paraphrased=True) for t in paraphrased.tasks]
-        paraphrase = flip_report(flipped.mapping, flipped.excluded, outcome.suite["outcomes"], paraphrased.suite["outcomes"])
+        paraphrase = flip_report(
+            flipped.mapping, flipped.excluded, outcome.suite["outcomes"], paraphrased.suite["outcomes"]
+        )
         outcome = paraphrased
     card = _card(repo, options, outcome, time.monotonic() - started)
     card.paraphrase = paraphrase or {"run": False}
-    write_dataset(outcome.tasks, ClassBenchTask, options.out, card.to_dict(), render_card(card), benchmark=ClassBench.name,
-                  **hub_card(card))
+    write_dataset(
+        outcome.tasks,
+        ClassBenchTask,
+        options.out,
+        card.to_dict(),
+        render_card(card),
+        benchmark=ClassBench.name,
+        **hub_card(card),
+    )
     return card
 
 
@@ -141,16 +152,25 @@ def _build_tasks(repo: Repository, options: ClassBenchOptions, only: set[str] | 
             candidates = referencing_tests(info, coverage, passed, copy)
             directives = _directives(repo, copy, info, candidates, slot, policy, runs)
             if not directives:
-                rejections.append({"class": info.qualified_name, "reason": NO_DIRECTIVE,
-                                   "detail": f"{len(candidates)} passing tests reference it; none fails without it"})  # fmt: skip
+                rejections.append(
+                    {
+                        "class": info.qualified_name,
+                        "reason": NO_DIRECTIVE,
+                        "detail": f"{len(candidates)} passing tests reference it; none fails without it",
+                    }
+                )
                 continue
             task = _task(repo, options, info, classes, directives)
             # The ground truth is checked as eval judges a candidate: its module's code refused what the guard refuses
             # (the runner's own modules excepted, as in eval)
-            checked = policy if is_runner_module(repo, info.file_path) else \
-                dataclasses.replace(policy, guarded_module=str(copy / info.file_path))  # fmt: skip
-            gold, refused = _solution_check(repo, copy, info, directives, reference_solution(task), "gold", slot,
-                                            checked, runs)  # fmt: skip
+            checked = (
+                policy
+                if is_runner_module(repo, info.file_path)
+                else dataclasses.replace(policy, guarded_module=str(copy / info.file_path))
+            )
+            gold, refused = _solution_check(
+                repo, copy, info, directives, reference_solution(task), "gold", slot, checked, runs
+            )
             # A test id that a second run does not collect (parameters named after object addresses, ...)
             # cannot be selected again: it is no directive.
             stable = [d for d in directives if d in gold]
@@ -168,30 +188,39 @@ def _build_tasks(repo: Repository, options: ClassBenchOptions, only: set[str] | 
             # Passing on the original and failing with the same class once: run again, the same way. One that passes
             # then depends on timing (pykka's test_exception_in_on_start_is_logged caught a record an earlier test's
             # actor thread logged late): it could fail a right candidate, and is no directive.
-            again = _solution_check(repo, copy, info, stable, reference_solution(task), "gold-again", slot, checked,
-                                    runs)[0] if failing else {}  # fmt: skip
+            again = (
+                _solution_check(repo, copy, info, stable, reference_solution(task), "gold-again", slot, checked, runs)[
+                    0
+                ]
+                if failing
+                else {}
+            )
             flaky = [d for d in failing if again.get(d) == "passed"]
             stable = [d for d in stable if d not in flaky]
             failing = [d for d in failing if d not in flaky]
             if failing or not stable:
                 how = ", ".join(f"{o} {n}" for o, n in Counter(gold[d] for d in failing).most_common())
-                detail = f"{len(stable) - len(failing)} of {len(stable)} directives pass with it" + \
-                    (f" (the others: {how})" if how else "")  # fmt: skip
+                detail = f"{len(stable) - len(failing)} of {len(stable)} directives pass with it" + (
+                    f" (the others: {how})" if how else ""
+                )
                 reason = GOLD_FAILS if failing else NO_DIRECTIVE
                 if not failing and refused:
                     reason, detail = GOLD_REFUSED, _refusals(refused)
                 rejections.append({"class": info.qualified_name, "reason": reason, "detail": detail})
                 continue
             task = dataclasses.replace(task, test_directives=stable)
-            empty = _solution_check(repo, copy, info, stable, f"class {info.name}:\n    pass\n", "empty", slot, policy,
-                                    runs)[0]  # fmt: skip
+            empty = _solution_check(
+                repo, copy, info, stable, f"class {info.name}:\n    pass\n", "empty", slot, policy, runs
+            )[0]
             checks[info.qualified_name] = {
                 "directives": len(stable),
                 "unstable_ids_dropped": len(directives) - len(stable) - len(leaning) - len(flaky) - len(refused),
-                "failing_on_the_original_dropped": len(leaning), "flaky_dropped": len(flaky),
+                "failing_on_the_original_dropped": len(leaning),
+                "flaky_dropped": len(flaky),
                 "refused_to_candidates_dropped": len(refused),
-                "passing_with_ground_truth": len(stable), "passing_with_empty_class": sum(v == "passed" for v in empty.values()),
-            }  # fmt: skip
+                "passing_with_ground_truth": len(stable),
+                "passing_with_empty_class": sum(v == "passed" for v in empty.values()),
+            }
             tasks.append(task)
     return BuildOutcome(suite, classes, tasks, rejections, checks)
 
@@ -214,7 +243,9 @@ def analyse_repository(repo: Repository) -> list[AnalysedClass]:
     classes: list[AnalysedClass] = []
     for path in progress(source_files(repo.tree, repo.import_root), "analysing modules", unit="module"):
         text = path.read_bytes()
-        key = hashlib.sha256(ANALYSIS_VERSION.encode() + str(path.relative_to(repo.tree)).encode() + b"\0" + text).hexdigest()[:24]
+        key = hashlib.sha256(
+            ANALYSIS_VERSION.encode() + str(path.relative_to(repo.tree)).encode() + b"\0" + text
+        ).hexdigest()[:24]
         entry = cache / f"{key}.json"
         if entry.exists():
             try:
@@ -250,7 +281,10 @@ def _cached_suite(repo: Repository, copy: Path, slot: int, runs: Path, policy: S
     record = {
         **suite_record(run),
         "not_collected": [dataclasses.asdict(m) for m in missing],
-        "coverage": {n: [(f.removeprefix(prefix), q) for f, q in calls if f.startswith(prefix)] for n, calls in run.coverage.items()},
+        "coverage": {
+            n: [(f.removeprefix(prefix), q) for f, q in calls if f.startswith(prefix)]
+            for n, calls in run.coverage.items()
+        },
     }
     write_text_atomic(path, json.dumps(record))
     return record
@@ -265,12 +299,20 @@ def _run_without(repo, copy, info, replacement: str | None, nodes, slot, policy:
     with swapped_module(copy / info.file_path, text):
         run = run_tests(repo, copy, slot, log_path, nodes, policy)
     for unit in run.crashed_units:
-        log.warning("%s: %s: %d tests did not report (%s); see %s", info.qualified_name, unit.unit, unit.tests,
-                    unit.reason, log_path.parent / unit.log)  # fmt: skip
+        log.warning(
+            "%s: %s: %d tests did not report (%s); see %s",
+            info.qualified_name,
+            unit.unit,
+            unit.tests,
+            unit.reason,
+            log_path.parent / unit.log,
+        )
     return run
 
 
-def _directives(repo, copy, info: AnalysedClass, candidates: list[str], slot, policy: SuitePolicy, runs: Path) -> list[str]:
+def _directives(
+    repo, copy, info: AnalysedClass, candidates: list[str], slot, policy: SuitePolicy, runs: Path
+) -> list[str]:
     """The referencing tests that fail once the class (and the imports only it used) is removed."""
     if not candidates:
         return []
@@ -283,8 +325,9 @@ def _directives(repo, copy, info: AnalysedClass, candidates: list[str], slot, po
     return directives
 
 
-def _solution_check(repo, copy, info: AnalysedClass, directives: list[str], code: str, label: str, slot,
-                    policy: SuitePolicy, runs: Path) -> tuple[dict[str, str], dict[str, str]]:  # fmt: skip
+def _solution_check(
+    repo, copy, info: AnalysedClass, directives: list[str], code: str, label: str, slot, policy: SuitePolicy, runs: Path
+) -> tuple[dict[str, str], dict[str, str]]:
     """The outcome of each directive collected with *code* where the class was; and, of those that did not pass, what
     the candidate guard refused *code* (``policy.guarded_module``), by directive."""
     path = runs / f"check-{label}" / f"{info.file_path.replace('/', '__')}__{info.name}.json"
@@ -293,20 +336,26 @@ def _solution_check(repo, copy, info: AnalysedClass, directives: list[str], code
         return recorded["outcomes"], recorded["refused"]
     run = _run_without(repo, copy, info, code, directives, slot, policy, path.with_suffix(".log"))
     outcomes = {n: run.outcomes[n] for n in directives if n in run.outcomes}
-    refused = {n: call for n, call in refused_calls(run.messages).items()
-               if outcomes.get(n, "passed") != "passed"} if policy.guarded_module else {}  # fmt: skip
+    refused = (
+        {n: call for n, call in refused_calls(run.messages).items() if outcomes.get(n, "passed") != "passed"}
+        if policy.guarded_module
+        else {}
+    )
     write_text_atomic(path, json.dumps({"outcomes": outcomes, "refused": refused}))
     return outcomes, refused
 
 
 def _refusals(refused: dict[str, str]) -> str:
     """``refused`` of :func:`_solution_check`, in one line."""
-    counted = ", ".join(f"{event} ({n} directive{'s' if n > 1 else ''})"
-                        for event, n in Counter(refused.values()).most_common())  # fmt: skip
+    counted = ", ".join(
+        f"{event} ({n} directive{'s' if n > 1 else ''})" for event, n in Counter(refused.values()).most_common()
+    )
     return f"its directives fail with it under the candidate guard, which refuses a candidate's code {counted}"
 
 
-def _original_check(repo, copy, info: AnalysedClass, directives: list[str], slot, policy: SuitePolicy, runs: Path) -> dict:
+def _original_check(
+    repo, copy, info: AnalysedClass, directives: list[str], slot, policy: SuitePolicy, runs: Path
+) -> dict:
     """The outcome of each directive run as the checks run them, on the repository's own code."""
     path = runs / "check-original" / f"{info.file_path.replace('/', '__')}__{info.name}.json"
     if path.exists():
@@ -318,7 +367,8 @@ def _original_check(repo, copy, info: AnalysedClass, directives: list[str], slot
 
 
 def relatives_of(info: AnalysedClass, classes: list[AnalysedClass]) -> list[str]:
-    """Descendants of the class's grandparents other than its parent and itself (RepoClassBench paper, RQ2), by base name."""
+    """Descendants of the class's grandparents other than its parent and itself (RepoClassBench paper, RQ2), by base
+    name."""
     by_name = {c.name: c for c in classes}
 
     def bases(c: AnalysedClass) -> set[str]:
@@ -339,34 +389,62 @@ def relatives_of(info: AnalysedClass, classes: list[AnalysedClass]) -> list[str]
     return sorted(by_name[n].qualified_name for n in found - parents - {info.name} if n in by_name)
 
 
-def _task(repo: Repository, options: ClassBenchOptions, info: AnalysedClass, classes: list[AnalysedClass], directives: list[str]) -> ClassBenchTask:
+def _task(
+    repo: Repository,
+    options: ClassBenchOptions,
+    info: AnalysedClass,
+    classes: list[AnalysedClass],
+    directives: list[str],
+) -> ClassBenchTask:
     original = (repo.tree / info.file_path).read_text(encoding="utf-8", errors="surrogateescape")
     removal = remove_class(original, info.name, info.file_path)
     return ClassBenchTask(
-        task_id=task_id(repo.key, info.file_path, info.name), language="python", repo=repo.spec, commit=repo.commit,
-        file_path=info.file_path, class_name=info.name, module=info.module, ground_truth_class=info.source.strip("\n"),
-        imports=removal.imports, detailed_metadata=python_metadata(info).render(detailed=True),
+        task_id=task_id(repo.key, info.file_path, info.name),
+        language="python",
+        repo=repo.spec,
+        commit=repo.commit,
+        file_path=info.file_path,
+        class_name=info.name,
+        module=info.module,
+        ground_truth_class=info.source.strip("\n"),
+        imports=removal.imports,
+        detailed_metadata=python_metadata(info).render(detailed=True),
         sketchy_metadata=python_metadata(info).render(detailed=False),
-        detailed_description="", sketchy_description="", test_directives=directives,
-        external_references=info.external_references, class_tokens=info.tokens, paraphrased=False,
-        relatives=[] if options.no_relatives else relatives_of(info, classes), environment=task_environment(repo),
-    )  # fmt: skip
+        detailed_description="",
+        sketchy_description="",
+        test_directives=directives,
+        external_references=info.external_references,
+        class_tokens=info.tokens,
+        paraphrased=False,
+        relatives=[] if options.no_relatives else relatives_of(info, classes),
+        environment=task_environment(repo),
+    )
 
 
 def _card(repo, options, outcome: BuildOutcome, seconds) -> BuildCard:
-    suite_run = {"collected": len(outcome.suite.get("collected", [])), "runs": outcome.suite.get("runs", 1),
-                 "crashed_units": outcome.suite.get("crashed_units", []),
-                 "retried_after_exhaustion": dict(Counter(f"{r['first']} then {r['then']} ({r['exhausted']})"
-                                                          for r in outcome.suite.get("retried", {}).values()))}  # fmt: skip
+    suite_run = {
+        "collected": len(outcome.suite.get("collected", [])),
+        "runs": outcome.suite.get("runs", 1),
+        "crashed_units": outcome.suite.get("crashed_units", []),
+        "retried_after_exhaustion": dict(
+            Counter(
+                f"{r['first']} then {r['then']} ({r['exhausted']})" for r in outcome.suite.get("retried", {}).values()
+            )
+        ),
+    }
     return BuildCard(
         dataset="RepoClassBench (python)",
         tool=f"benchsmith {__version__}",
         built_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         repo=repo.spec,
         commit=repo.commit,
-        facts=PythonBuildFacts(license=declared_license(repo.tree), environment=repo.installed,
-                               resolution=repo.resolution, suite_run=suite_run,
-                               not_collected=outcome.suite.get("not_collected", [])),  # fmt: skip
+        facts=PythonBuildFacts(
+            license=declared_license(repo.tree),
+            environment=repo.installed,
+            resolution=repo.resolution,
+            suite_run=suite_run,
+            not_collected=outcome.suite.get("not_collected", []),
+        ),
         test_suite=dict(Counter(outcome.suite["outcomes"].values())),
         classes=len(outcome.classes),
         tasks=len(outcome.tasks),
@@ -386,7 +464,8 @@ def render_card(card: BuildCard) -> str:
         f"Built by {card.tool} on {card.built_at} in {card.seconds}s.",
         "",
         f"{card.tasks} tasks from {card.classes} module-level classes; {card.directives} test directives.",
-        f"Test suite: {card.facts.suite_run['collected']} collected; {', '.join(f'{k} {v}' for k, v in card.test_suite.items())}"
+        f"Test suite: {card.facts.suite_run['collected']} collected; "
+        f"{', '.join(f'{k} {v}' for k, v in card.test_suite.items())}"
         f" ({card.facts.suite_run['runs']} runs of pytest).",
         "",
         "## Tasks: directives, and how many pass with the ground truth and with an empty class",
@@ -395,37 +474,70 @@ def render_card(card: BuildCard) -> str:
         "| --- | ---: | ---: | ---: |",
     ]
     for name, check in card.solution_checks.items():
-        lines.append(f"| {name} | {check['directives']} | {check['passing_with_ground_truth']} | {check['passing_with_empty_class']} |")
+        lines.append(
+            f"| {name} | {check['directives']} | {check['passing_with_ground_truth']} | "
+            f"{check['passing_with_empty_class']} |"
+        )
     if card.facts.suite_run["crashed_units"]:
-        lines += ["", "## Test runs that died, and what was run again", "",
-                  "Tests that had not reported were run again in fresh processes: the one running when its unit died "
-                  "alone, the rest per file.", "", "| unit | tests not reported | reason |", "| --- | ---: | --- |"]  # fmt: skip
+        lines += [
+            "",
+            "## Test runs that died, and what was run again",
+            "",
+            "Tests that had not reported were run again in fresh processes: the one running when its unit died "
+            "alone, the rest per file.",
+            "",
+            "| unit | tests not reported | reason |",
+            "| --- | ---: | --- |",
+        ]
         lines += [f"| {u['unit']} | {u['tests']} | {u['reason']} |" for u in card.facts.suite_run["crashed_units"]]
     if card.facts.suite_run.get("retried_after_exhaustion"):
-        lines += ["", "Tests that failed on an exhausted resource, run again in fresh processes: " + "; ".join(
-            f"{count} {what}" for what, count in card.facts.suite_run["retried_after_exhaustion"].items()) + "."]
+        lines += [
+            "",
+            "Tests that failed on an exhausted resource, run again in fresh processes: "
+            + "; ".join(f"{count} {what}" for what, count in card.facts.suite_run["retried_after_exhaustion"].items())
+            + ".",
+        ]
     lines += ["", "## Rejected classes", "", "| class | reason | detail |", "| --- | --- | --- |"]
     lines += [f"| {r['class']} | {r['reason']} | {r['detail']} |" for r in card.rejections]
     resolution = card.facts.resolution or {}
     lines += ["", "## Environment", ""]
     if resolution:
         when = f"as of {resolution['as_of']}" if resolution.get("as_of") else "against the index of the build's day"
-        lines += [f"Resolved by {resolution['resolver']} {when} for Python {resolution['python']} from "
-                  f"{', '.join(resolution['declarations']) or 'the package alone'}; lock sha256 {resolution['lock_sha256']}.",
-                  *[f"Left out: {d['source']} ({d['reason'][:200]})." for d in resolution.get("dropped", [])], ""]  # fmt: skip
+        lines += [
+            f"Resolved by {resolution['resolver']} {when} for Python {resolution['python']} from "
+            f"{', '.join(resolution['declarations']) or 'the package alone'}; lock sha256 {resolution['lock_sha256']}.",
+            *[f"Left out: {d['source']} ({d['reason'][:200]})." for d in resolution.get("dropped", [])],
+            "",
+        ]
     lines.append(", ".join(f"{k}=={v}" for k, v in sorted(card.facts.environment.items())))
     return "\n".join(lines) + "\n"
 
 
 # Licence texts and classifiers as packages declare them → Hugging Face licence ids.
 _LICENSE_IDS = {
-    "apache-2.0": "apache-2.0", "apache 2.0": "apache-2.0", "apache license 2.0": "apache-2.0",
-    "apache software license": "apache-2.0", "apache license, version 2.0": "apache-2.0",
-    "mit": "mit", "mit license": "mit", "bsd-3-clause": "bsd-3-clause", "bsd-2-clause": "bsd-2-clause",
-    "bsd": "bsd", "bsd license": "bsd", "isc": "isc", "isc license (iscl)": "isc", "mpl-2.0": "mpl-2.0",
-    "mozilla public license 2.0 (mpl 2.0)": "mpl-2.0", "gpl-2.0": "gpl-2.0", "gpl-3.0": "gpl-3.0",
-    "lgpl-2.1": "lgpl-2.1", "lgpl-3.0": "lgpl-3.0", "unlicense": "unlicense", "the unlicense (unlicense)": "unlicense",
-    "cc0-1.0": "cc0-1.0", "agpl-3.0": "agpl-3.0",
+    "apache-2.0": "apache-2.0",
+    "apache 2.0": "apache-2.0",
+    "apache license 2.0": "apache-2.0",
+    "apache software license": "apache-2.0",
+    "apache license, version 2.0": "apache-2.0",
+    "mit": "mit",
+    "mit license": "mit",
+    "bsd-3-clause": "bsd-3-clause",
+    "bsd-2-clause": "bsd-2-clause",
+    "bsd": "bsd",
+    "bsd license": "bsd",
+    "isc": "isc",
+    "isc license (iscl)": "isc",
+    "mpl-2.0": "mpl-2.0",
+    "mozilla public license 2.0 (mpl 2.0)": "mpl-2.0",
+    "gpl-2.0": "gpl-2.0",
+    "gpl-3.0": "gpl-3.0",
+    "lgpl-2.1": "lgpl-2.1",
+    "lgpl-3.0": "lgpl-3.0",
+    "unlicense": "unlicense",
+    "the unlicense (unlicense)": "unlicense",
+    "cc0-1.0": "cc0-1.0",
+    "agpl-3.0": "agpl-3.0",
 }
 
 
@@ -463,6 +575,10 @@ def hub_card(card: BuildCard) -> dict:
     pinned = re.fullmatch(r"pypi:([^=]+)==(.+)", spec)
     url = f"https://pypi.org/project/{pinned[1]}/{pinned[2]}/" if pinned else (spec if "://" in spec else "")
     revision = card.commit or (pinned[2] if pinned else "")
-    counts = {"classes": card.classes, "tasks": card.tasks, "directives": card.directives,
-              "rejection_reasons": card.rejection_reasons}  # fmt: skip
+    counts = {
+        "classes": card.classes,
+        "tasks": card.tasks,
+        "directives": card.directives,
+        "rejection_reasons": card.rejection_reasons,
+    }
     return {"sources": [HubSource(spec, url, revision, card.facts.license)], "counts": counts}

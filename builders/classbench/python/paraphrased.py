@@ -18,7 +18,6 @@ from benchsmith.paraphrase.python.collect import collect_identifiers
 from benchsmith.paraphrase.python.index import build_index
 from benchsmith.paraphrase.python.repository import paraphrase_repository
 from benchsmith.paraphrase.python.source import load_repository
-
 from benchsmith.sources.checkout import private_cache_dir
 from benchsmith.sources.python.repo import Repository
 

@@ -29,7 +29,6 @@ from benchsmith.builders.classbench.python.reconstruct import (
     read_group,
     reconstruct,
 )
-
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.progress import progress
 from benchsmith.core.schema import ClassBenchTask, TaskEnvironment, task_id
@@ -55,24 +54,38 @@ def python_task(entry: dict, where: str) -> tuple[ClassBenchTask, str]:
     detailed, sketchy, tokens, why = _python_metadata(ground_truth, file_path, class_name)
     module = file_path.removeprefix("src/").removesuffix(".py").removesuffix("/__init__").replace("/", ".")
     return ClassBenchTask(
-        task_id=task_id(f"{owner}__{name}", file_path, class_name), language="python",
-        repo=f"https://github.com/{owner}/{name}", commit=commit, file_path=file_path, class_name=class_name,
-        module=module, ground_truth_class=ground_truth, imports=[], detailed_metadata=detailed,
-        sketchy_metadata=sketchy, detailed_description=text_field(entry, "detailed_description", where),
+        task_id=task_id(f"{owner}__{name}", file_path, class_name),
+        language="python",
+        repo=f"https://github.com/{owner}/{name}",
+        commit=commit,
+        file_path=file_path,
+        class_name=class_name,
+        module=module,
+        ground_truth_class=ground_truth,
+        imports=[],
+        detailed_metadata=detailed,
+        sketchy_metadata=sketchy,
+        detailed_description=text_field(entry, "detailed_description", where),
         sketchy_description=text_field(entry, "sketchy_description", where),
         test_directives=list(dict.fromkeys(without_xdist_group(d) for d in directives)),
-        # the RepoClassBench paper, E.1.1: the SWE-bench (Type 1) repositories, those with setup_details, were paraphrased
+        # the RepoClassBench paper, E.1.1: the SWE-bench (Type 1) repositories, those with setup_details, were
+        # paraphrased
         # (pvsYsTem); the newer (Type 2) ones, litestar, were not
-        external_references=[], class_tokens=tokens, paraphrased=bool(setup), relatives=[],
-        description_backend=PUBLISHED, setup=setup_json(entry, "test_directives"),
+        external_references=[],
+        class_tokens=tokens,
+        paraphrased=bool(setup),
+        relatives=[],
+        description_backend=PUBLISHED,
+        setup=setup_json(entry, "test_directives"),
         environment=TaskEnvironment(python="" if setup else TYPE2_PYTHON),
-    ), why  # fmt: skip
+    ), why
 
 
 def without_xdist_group(node_id: str) -> str:
     """*node_id* as pytest names it: pytest-xdist's ``--dist loadgroup`` reports a test marked ``xdist_group("redis")``
     as ``...::test_x[param]@redis`` (litestar's suite, which the paper ran with ``-n auto``). A test's name cannot hold
-    an ``@``, so one after the name and its parameters is always that suffix; one inside the brackets is a parameter's."""
+    an ``@``, so one after the name and its parameters is always that suffix; one inside the brackets is a
+    parameter's."""
     found = re.fullmatch(r"(?P<id>.*::[^@\[\]]+(?:\[.*\])?)@[^\[\]:@]+", node_id, re.DOTALL)
     return found["id"] if found else node_id
 
@@ -121,8 +134,14 @@ def checked_on_the_original(tasks: list[ClassBenchTask], summary: ImportSummary)
     on that commit's code; the rest as they are."""
 
     rebuilt = {how["history"] for how in summary.reconstructed.values()}
-    own = [task for task in tasks if task.language == "python" and repository_of(task) in summary.supplied
-           and task.task_id not in summary.not_buildable and task.repo not in rebuilt]  # fmt: skip
+    own = [
+        task
+        for task in tasks
+        if task.language == "python"
+        and repository_of(task) in summary.supplied
+        and task.task_id not in summary.not_buildable
+        and task.repo not in rebuilt
+    ]
     if not own:
         return tasks
     checked, summary.directives_dropped, unjudgeable = check_on_the_original(own)
@@ -139,12 +158,15 @@ def reconstructed(tasks: list[ClassBenchTask], summary: ImportSummary) -> dict[s
     for task in tasks:
         base = json.loads(task.setup or "{}").get("repo_metadata", {}).get("setup_details", {}).get("base_commit", "")
         if not base or not has_commit(task.repo, base):
-            summary.not_buildable[task.task_id] = (f"commit {task.commit[:12]} is not in {task.repo}"
-                                                   + (f", nor its upstream base commit {base[:12]}" if base else ""))  # fmt: skip
+            summary.not_buildable[task.task_id] = f"commit {task.commit[:12]} is not in {task.repo}" + (
+                f", nor its upstream base commit {base[:12]}" if base else ""
+            )
             continue
         groups.setdefault((task.repo, task.commit, base), []).append(task)
     rebuilt: dict[str, ClassBenchTask] = {}
-    for (history, published, base), members in progress(list(groups.items()), "rebuilding paraphrased repositories", unit="repo"):
+    for (history, published, base), members in progress(
+        list(groups.items()), "rebuilding paraphrased repositories", unit="repo"
+    ):
         name = repository_of(members[0])
         fix = ""
         flips, sites, mixed, readable, unreadable = read_group(history, base, members, None)
@@ -175,17 +197,24 @@ def reconstructed(tasks: list[ClassBenchTask], summary: ImportSummary) -> dict[s
             if kept:
                 kept_by_task[task.task_id] = kept
         summary.reconstructed[f"{name}@{published}"] = {
-            "base_commit": base, "instance_fix": copy.fix, "history": copy.history, "commit": copy.commit, "tasks": len(readable),
-            "names_flipped": len(copy.flips), "files_changed": copy.files_changed, "renamed_by_reference": copy.by_reference,
+            "base_commit": base,
+            "instance_fix": copy.fix,
+            "history": copy.history,
+            "commit": copy.commit,
+            "tasks": len(readable),
+            "names_flipped": len(copy.flips),
+            "files_changed": copy.files_changed,
+            "renamed_by_reference": copy.by_reference,
             "renamed_against_a_rule": copy.overruled,
             "flips_kept": {n: copy.kept[n] for n in sorted(set(flips) & set(copy.kept))},
             "tasks_with_kept_flips": kept_by_task,
-        }  # fmt: skip
+        }
     return rebuilt
 
 
 def removed_imports(task: ClassBenchTask) -> tuple[list[str], str]:
-    """The imports that leave the module with the class, as the builder records them (the RepoClassBench paper's evaluator removes
+    """The imports that leave the module with the class, as the builder records them (the RepoClassBench paper's
+    evaluator removes
     them too: the published ground truth is the class alone), read from the supplied history at the task's commit;
     or why the history cannot give them."""
 
@@ -195,6 +224,8 @@ def removed_imports(task: ClassBenchTask) -> tuple[list[str], str]:
             return [], f"commit {task.commit[:12]} is not in {task.repo}"
         return [], f"{task.file_path} is not in commit {task.commit[:12]} of {task.repo}"
     try:
-        return remove_class(shown.stdout.decode("utf-8", "surrogateescape"), task.class_name, task.file_path).imports, ""
+        return remove_class(
+            shown.stdout.decode("utf-8", "surrogateescape"), task.class_name, task.file_path
+        ).imports, ""
     except BenchsmithError as exc:
         return [], str(exc)

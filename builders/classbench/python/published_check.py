@@ -8,7 +8,8 @@ whatever the class holds, the repository's own included (35 of SchemaCreator's 9
 A test that needs a service this machine lacks (a Redis server) fails the same way. The build drops such tests from
 the tasks it makes (``failing_on_the_original_dropped``); a published task gets the same check wherever its
 repository's own code is at hand, which is where the task's commit is in the supplied history. A copy rebuilt from
-upstream (:mod:`benchsmith.builders.classbench.python.reconstruct`) has no own code to run: its ground truth is what is being checked.
+upstream (:mod:`benchsmith.builders.classbench.python.reconstruct`) has no own code to run: its ground truth is what is
+being checked.
 
 Every directive dropped is counted in the card with its outcome; a task left without one is not buildable.
 """
@@ -23,7 +24,6 @@ from pathlib import Path
 
 from benchsmith.builders.classbench.python.build import trusted_work_copy
 from benchsmith.builders.classbench.python.suite import NO_OUTCOME, SuitePolicy, run_tests
-
 from benchsmith.core.atomic import write_text_atomic
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.progress import progress
@@ -61,19 +61,27 @@ def check_on_the_original(tasks: list[ClassBenchTask]) -> tuple[list[ClassBenchT
                 checked[task.task_id] = dataclasses.replace(task, test_directives=kept)
                 how = Counter(outcomes.get(d, "not collected") for d in failing).most_common()
                 if failing:
-                    dropped[task.task_id] = {"dropped": len(failing), "of": len(task.test_directives),
-                                             "outcomes": dict(how), "directives": failing}  # fmt: skip
+                    dropped[task.task_id] = {
+                        "dropped": len(failing),
+                        "of": len(task.test_directives),
+                        "outcomes": dict(how),
+                        "directives": failing,
+                    }
                 if not kept:
                     counted = ", ".join(f"{outcome} {n}" for outcome, n in how)
-                    unjudgeable[task.task_id] = (f"none of its {len(task.test_directives)} directives passes on the "
-                                                 f"repository's own code at {commit[:12]} here ({counted})")  # fmt: skip
+                    unjudgeable[task.task_id] = (
+                        f"none of its {len(task.test_directives)} directives passes on the "
+                        f"repository's own code at {commit[:12]} here ({counted})"
+                    )
     return [checked.get(task.task_id, task) for task in tasks], dropped, unjudgeable
 
 
 def _outcomes(repo, copy: Path, slot: int, runs: Path, task: ClassBenchTask) -> dict[str, str]:
     """Each directive's outcome, run together as a candidate's are (their files, the ids selected); cached, unless
     a run could not give one (it crashed or timed out: the harness's failure, decided again next time)."""
-    asked = json.dumps([ENV_FORMAT, str(repo.python), repo.resolution.get("lock_sha256", ""), sorted(task.test_directives)])
+    asked = json.dumps(
+        [ENV_FORMAT, str(repo.python), repo.resolution.get("lock_sha256", ""), sorted(task.test_directives)]
+    )
     path = runs / f"{hashlib.sha256(asked.encode()).hexdigest()[:16]}.json"
     if path.exists():
         return json.loads(path.read_text())

@@ -41,12 +41,11 @@ import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchsmith.core.atomic import exclusive
+from benchsmith.core.errors import BenchsmithError
 from benchsmith.paraphrase.python.index import build_index
 from benchsmith.paraphrase.python.repository import paraphrase_repository
 from benchsmith.paraphrase.python.source import load_repository
-
-from benchsmith.core.atomic import exclusive
-from benchsmith.core.errors import BenchsmithError
 from benchsmith.sources.checkout import export_commit, nearest_tag
 
 log = logging.getLogger(__name__)
@@ -55,8 +54,12 @@ log = logging.getLogger(__name__)
 # 6: expected reprs of the <Name ...> form; 7: a class named as Python's messages name a type, "'X' object ...")
 RECONSTRUCTION_FORMAT = 7
 _LAYOUT = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
-_IDENTITY = {"GIT_AUTHOR_NAME": "benchsmith", "GIT_AUTHOR_EMAIL": "benchsmith@localhost",
-             "GIT_COMMITTER_NAME": "benchsmith", "GIT_COMMITTER_EMAIL": "benchsmith@localhost"}  # fmt: skip
+_IDENTITY = {
+    "GIT_AUTHOR_NAME": "benchsmith",
+    "GIT_AUTHOR_EMAIL": "benchsmith@localhost",
+    "GIT_COMMITTER_NAME": "benchsmith",
+    "GIT_COMMITTER_EMAIL": "benchsmith@localhost",
+}
 
 
 @dataclass
@@ -84,7 +87,9 @@ def read_flips(upstream: str, class_name: str, ground_truth: str, where: str) ->
         raise BenchsmithError(f"{where}: the upstream file does not parse: {exc.msg} (line {exc.lineno})") from None
     classes = [n for n in module.body if isinstance(n, ast.ClassDef) and n.name.lower() == class_name.lower()]
     if len(classes) != 1:
-        raise BenchsmithError(f"{where}: the upstream file has {len(classes)} module-level classes named like {class_name}")
+        raise BenchsmithError(
+            f"{where}: the upstream file has {len(classes)} module-level classes named like {class_name}"
+        )
     source = _class_source(upstream, classes[0])
     before, after = _tokens(source, where), _tokens(ground_truth, where)
     folded = difflib.SequenceMatcher(None, [_fold(t) for t in before], [_fold(t) for t in after], autojunk=False)
@@ -92,8 +97,10 @@ def read_flips(upstream: str, class_name: str, ground_truth: str, where: str) ->
         tag, i1, _, j1, _ = next(op for op in folded.get_opcodes() if op[0] != "equal")
         upstream_token = before[i1][1] if i1 < len(before) else "the end"
         published_token = after[j1][1] if j1 < len(after) else "the end"
-        raise BenchsmithError(f"{where}: the ground truth is not the upstream class with identifiers case-flipped "
-                              f"(token {i1}: upstream {upstream_token!r}, published {published_token!r})")  # fmt: skip
+        raise BenchsmithError(
+            f"{where}: the ground truth is not the upstream class with identifiers case-flipped "
+            f"(token {i1}: upstream {upstream_token!r}, published {published_token!r})"
+        )
     spellings: dict[str, set[str]] = {}
     for (kind, old), (_, new) in zip(before, after):
         if kind == tokenize.NAME:
@@ -104,7 +111,9 @@ def read_flips(upstream: str, class_name: str, ground_truth: str, where: str) ->
     for old, spelled in spellings.items():
         flipped = spelled - {old}
         if len(flipped) > 1:
-            raise BenchsmithError(f"{where}: {old} is flipped two ways in the ground truth: {', '.join(sorted(flipped))}")
+            raise BenchsmithError(
+                f"{where}: {old} is flipped two ways in the ground truth: {', '.join(sorted(flipped))}"
+            )
         if flipped:
             flips[old] = flipped.pop()
     return flips, {old for old in flips if old in spellings[old]}
@@ -124,7 +133,9 @@ def _class_source(upstream: str, node: ast.ClassDef) -> str:
 
 def _tokens(source: str, where: str) -> list[tuple[int, str]]:
     try:
-        return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type not in _LAYOUT]
+        return [
+            (t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type not in _LAYOUT
+        ]
     except (tokenize.TokenError, IndentationError, SyntaxError) as exc:
         raise BenchsmithError(f"{where}: does not tokenize: {exc}") from None
 
@@ -167,10 +178,15 @@ def read_group(history: str, base: str, members: list, fixed: Path | None) -> tu
 
 def flipped_sites(upstream: str, class_name: str, names: set[str]) -> list[tuple[int, int, str]]:
     """``(line, column, name)`` of every occurrence of *names* inside the upstream module-level class."""
-    (node,) = [n for n in ast.parse(upstream).body if isinstance(n, ast.ClassDef) and n.name.lower() == class_name.lower()]
+    (node,) = [
+        n for n in ast.parse(upstream).body if isinstance(n, ast.ClassDef) and n.name.lower() == class_name.lower()
+    ]
     first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-    return [(t.start[0], t.start[1], t.string) for t in tokenize.generate_tokens(io.StringIO(upstream).readline)
-            if t.type == tokenize.NAME and t.string in names and first <= t.start[0] <= (node.end_lineno or 0)]  # fmt: skip
+    return [
+        (t.start[0], t.start[1], t.string)
+        for t in tokenize.generate_tokens(io.StringIO(upstream).readline)
+        if t.type == tokenize.NAME and t.string in names and first <= t.start[0] <= (node.end_lineno or 0)
+    ]
 
 
 def instance_fix(upstream: Path, base_commit: str, instance_id: str) -> str:
@@ -180,8 +196,11 @@ def instance_fix(upstream: Path, base_commit: str, instance_id: str) -> str:
     number = instance_id.rsplit("-", 1)[-1]
     if not number.isdigit():
         return ""
-    listed = subprocess.run(["git", "-C", str(upstream), "log", "--ancestry-path", "--reverse", "--format=%H %s",
-                             f"{base_commit}..HEAD"], capture_output=True, text=True)  # fmt: skip
+    listed = subprocess.run(
+        ["git", "-C", str(upstream), "log", "--ancestry-path", "--reverse", "--format=%H %s", f"{base_commit}..HEAD"],
+        capture_output=True,
+        text=True,
+    )
     merged = re.compile(rf"\(#{number}\)\s*$|^Merge pull request #{number}\b")
     for line in listed.stdout.splitlines():
         commit, _, subject = line.partition(" ")
@@ -199,20 +218,34 @@ def export_fixed(upstream: Path, base_commit: str, fix: str, tree: Path) -> None
         return
     diff = subprocess.run(["git", "-C", str(upstream), "diff", "--binary", f"{fix}^1", fix], capture_output=True).stdout
     # GIT_CEILING_DIRECTORIES: the tree is not a repository, and no repository above it may take the patch
-    applied = subprocess.run(["git", "apply", "--whitespace=nowarn", "-"], input=diff, cwd=tree, capture_output=True,
-                             env={**os.environ, "GIT_CEILING_DIRECTORIES": str(tree.parent)})  # fmt: skip
+    applied = subprocess.run(
+        ["git", "apply", "--whitespace=nowarn", "-"],
+        input=diff,
+        cwd=tree,
+        capture_output=True,
+        env={**os.environ, "GIT_CEILING_DIRECTORIES": str(tree.parent)},
+    )
     if applied.returncode != 0:
-        raise BenchsmithError(f"{upstream}: the instance's fix {fix[:12]} does not apply to {base_commit[:12]}: "
-                              f"{applied.stderr.decode(errors='replace').strip()[:200]}")  # fmt: skip
+        raise BenchsmithError(
+            f"{upstream}: the instance's fix {fix[:12]} does not apply to {base_commit[:12]}: "
+            f"{applied.stderr.decode(errors='replace').strip()[:200]}"
+        )
 
 
-def reconstruct(upstream: Path, base_commit: str, flips: dict[str, str], target: Path,
-                sites: dict[str, list[tuple[int, int, str]]] | None = None,
-                mixed: set[str] = frozenset(), fix: str = "") -> Reconstruction:  # fmt: skip
+def reconstruct(
+    upstream: Path,
+    base_commit: str,
+    flips: dict[str, str],
+    target: Path,
+    sites: dict[str, list[tuple[int, int, str]]] | None = None,
+    mixed: set[str] = frozenset(),
+    fix: str = "",
+) -> Reconstruction:
     """The upstream tree at *base_commit* with *flips* applied by benchsmith's renamer, committed into the git
     repository *target* (made once; a second call reads it back). A name the renamer's rules keep (``Module``,
     which astroid also reads off ``ast``) is renamed by spelling anyway, but where an occurrence is another
-    package's (:mod:`benchsmith.paraphrase.python.overrule`): jedi misses imports, re-exports, ``__all__`` and module attributes.
+    package's (:mod:`benchsmith.paraphrase.python.overrule`): jedi misses imports, re-exports, ``__all__`` and module
+    attributes.
     *mixed* names, which the ground truths also spell as upstream (a dict's ``get`` beside the class's own), are
     renamed where the rules allow it, else by reference from their *sites* (file -> :func:`flipped_sites`). *fix*:
     the instance's fix (:func:`instance_fix`), applied first."""
@@ -220,7 +253,6 @@ def reconstruct(upstream: Path, base_commit: str, flips: dict[str, str], target:
     record = target / "benchsmith-reconstruction.json"
     with exclusive(target):
         if record.is_file():
-
             return Reconstruction(**json.loads(record.read_text()))
         date = _git(upstream, "show", "-s", "--format=%cI", f"{base_commit}^{{commit}}").strip()
         with tempfile.TemporaryDirectory(prefix="benchsmith-reconstruct-") as scratch:
@@ -229,8 +261,9 @@ def reconstruct(upstream: Path, base_commit: str, flips: dict[str, str], target:
             index = build_index(load_repository(tree, skip_unparsable=True))  # copied as they are
             # a name the ground truth also spells as upstream (a dict's get beside the class's own) is renamed by
             # spelling only where benchsmith's rules allow it, which they do not where another package spells it
-            report = paraphrase_repository(tree, out, flips, index=index, chosen=flips,
-                                           overrule=set(flips) - set(mixed))  # fmt: skip
+            report = paraphrase_repository(
+                tree, out, flips, index=index, chosen=flips, overrule=set(flips) - set(mixed)
+            )
             kept = {n: e.rule for n, e in sorted(report.excluded.items())}
             by_reference = _rename_by_reference(tree, out, {n: flips[n] for n in kept}, sites or {})
             kept = {n: f"{rule}; jedi placed none of its uses" for n, rule in kept.items() if n not in by_reference}
@@ -241,8 +274,10 @@ def reconstruct(upstream: Path, base_commit: str, flips: dict[str, str], target:
             subprocess.run([*git, "init", "--quiet", "--bare"], check=True)
             work = ["git", f"--git-dir={target}", f"--work-tree={out}"]
             subprocess.run([*work, "add", "--all", "--force"], check=True, env=env)
-            message = (f"benchsmith: {base_commit}{f' with the fix of {fix}' if fix else ''}, {len(report.mapping)} names "
-                       "case-flipped as the published tasks spell them")  # fmt: skip
+            message = (
+                f"benchsmith: {base_commit}{f' with the fix of {fix}' if fix else ''}, {len(report.mapping)} names "
+                "case-flipped as the published tasks spell them"
+            )
             subprocess.run([*work, "commit", "--quiet", "--no-verify", "-m", message], check=True, env=env)
             # its nearest upstream tag too: builds that read their version from git (setuptools-scm) need one
             tag = nearest_tag(upstream, base_commit)
@@ -250,15 +285,25 @@ def reconstruct(upstream: Path, base_commit: str, flips: dict[str, str], target:
                 subprocess.run([*git, "tag", tag], check=True, env=env)
         commit = _git(target, "rev-parse", "HEAD").strip()
         applied = {**report.mapping, **{n: flips[n] for n in by_reference}}
-        result = Reconstruction(str(target), commit, base_commit, dict(sorted(applied.items())), kept,
-                                len(report.files_changed), by_reference, report.overruled, fix)  # fmt: skip
+        result = Reconstruction(
+            str(target),
+            commit,
+            base_commit,
+            dict(sorted(applied.items())),
+            kept,
+            len(report.files_changed),
+            by_reference,
+            report.overruled,
+            fix,
+        )
 
         record.write_text(json.dumps(dataclasses.asdict(result), indent=2, sort_keys=True))
         return result
 
 
-def _rename_by_reference(tree: Path, out: Path, flips: dict[str, str],
-                         sites: dict[str, list[tuple[int, int, str]]]) -> dict[str, int]:  # fmt: skip
+def _rename_by_reference(
+    tree: Path, out: Path, flips: dict[str, str], sites: dict[str, list[tuple[int, int, str]]]
+) -> dict[str, int]:
     """Rename in *out* every reference jedi finds (in the upstream *tree*, whose positions a case flip keeps) to the
     definitions that the *sites* of names in *flips* refer to; occurrences renamed per name."""
     import jedi
@@ -292,7 +337,9 @@ def _rename_by_reference(tree: Path, out: Path, flips: dict[str, str],
                 if (where, definition.line, definition.column) in done:
                     continue
                 done.add((where, definition.line, definition.column))
-                for reference in _jedi(lambda: script(where).get_references(definition.line, definition.column, scope="project")):
+                for reference in _jedi(
+                    lambda: script(where).get_references(definition.line, definition.column, scope="project")
+                ):
                     found = Path(reference.module_path) if reference.module_path else None
                     if found is not None and found.is_relative_to(tree) and reference.name == name:
                         edits.setdefault(found, set()).add((reference.line, reference.column, name))

@@ -29,7 +29,9 @@ class ShortlistDecision:
     detail: str = ""
 
 
-def directly_covered_methods(info: AnalysedClass, coverage: dict[str, list[tuple[str, str]]], passed: set[str], root: Path) -> set[str]:
+def directly_covered_methods(
+    info: AnalysedClass, coverage: dict[str, list[tuple[str, str]]], passed: set[str], root: Path
+) -> set[str]:
     """Methods of the class that passing tests call directly from their own body."""
     prefix = f"{info.name}."
     target = (root / info.file_path).as_posix()
@@ -39,7 +41,7 @@ def directly_covered_methods(info: AnalysedClass, coverage: dict[str, list[tuple
             continue
         for filename, qualname in calls:
             if filename == target and qualname.startswith(prefix):
-                covered.add(qualname[len(prefix):].split(".")[0])
+                covered.add(qualname[len(prefix) :].split(".")[0])
     return covered
 
 
@@ -58,16 +60,28 @@ def is_shortlisted(info: AnalysedClass, covered: set[str]) -> ShortlistDecision:
     if info.tokens > MAX_TOKENS:
         return ShortlistDecision(False, TOO_LONG, f"{info.tokens} tokens without docstrings (limit {MAX_TOKENS})")
     if not info.external_references:
-        return ShortlistDecision(False, NO_EXTERNAL_REFERENCE, "its methods, signatures and fields name nothing of the "
-                                                               "repository outside the class")  # fmt: skip
+        return ShortlistDecision(
+            False,
+            NO_EXTERNAL_REFERENCE,
+            "its methods, signatures and fields name nothing of the repository outside the class",
+        )
     if len(covered) < MIN_COVERED_METHODS:
-        return ShortlistDecision(False, TOO_FEW_METHODS, f"{len(covered)} method(s) directly covered by passing tests"
-                                                         + (f": {', '.join(sorted(covered))}" if covered else ""))
-    return ShortlistDecision(True, detail=f"directly covered: {', '.join(sorted(covered))}; external references: "
-                                          f"{', '.join(info.external_references[:8])}")
+        return ShortlistDecision(
+            False,
+            TOO_FEW_METHODS,
+            f"{len(covered)} method(s) directly covered by passing tests"
+            + (f": {', '.join(sorted(covered))}" if covered else ""),
+        )
+    return ShortlistDecision(
+        True,
+        detail=f"directly covered: {', '.join(sorted(covered))}; external references: "
+        f"{', '.join(info.external_references[:8])}",
+    )
 
 
-def referencing_tests(info: AnalysedClass, coverage: dict[str, list[tuple[str, str]]], passed: set[str], root: Path) -> list[str]:
+def referencing_tests(
+    info: AnalysedClass, coverage: dict[str, list[tuple[str, str]]], passed: set[str], root: Path
+) -> list[str]:
     """Passing tests that call the class directly or name it in their own body."""
     prefix = f"{info.name}."
     target = (root / info.file_path).as_posix()
@@ -82,7 +96,10 @@ def _mentions(source: str, name: str) -> bool:
         tree = ast.parse(source)
     except SyntaxError:
         return name in source
-    return any(isinstance(n, ast.Name) and n.id == name or isinstance(n, ast.Attribute) and n.attr == name for n in ast.walk(tree))
+    return any(
+        isinstance(n, ast.Name) and n.id == name or isinstance(n, ast.Attribute) and n.attr == name
+        for n in ast.walk(tree)
+    )
 
 
 def _test_bodies(root: Path, nodes: set[str]) -> dict[str, str]:

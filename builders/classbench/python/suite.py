@@ -48,15 +48,21 @@ SUITE_ADDRESS_SPACE = 16 << 30
 SUITE_THREADS = 4096
 # A long run can also wear a resource out without dying: its later tests then fail on the exhaustion, not on their
 # code. Tests whose failure ends in one of these get one more run, per file, in fresh processes.
-EXHAUSTION = ("can't start new thread", "MemoryError", "Too many open files", "Cannot allocate memory",
-              "Resource temporarily unavailable")  # fmt: skip
+EXHAUSTION = (
+    "can't start new thread",
+    "MemoryError",
+    "Too many open files",
+    "Cannot allocate memory",
+    "Resource temporarily unavailable",
+)
 
 
 def suite_limits(seconds: float) -> sandbox.Limits:
     """The limits of one trusted run of the build (the suite, a unit of it, the class removed): sized for real
     suites, which the defaults (sized for one candidate's few tests) are not."""
-    return sandbox.Limits(wall_seconds=seconds, cpu_seconds=int(seconds * 2), memory_bytes=SUITE_ADDRESS_SPACE,
-                          processes=SUITE_THREADS)  # fmt: skip
+    return sandbox.Limits(
+        wall_seconds=seconds, cpu_seconds=int(seconds * 2), memory_bytes=SUITE_ADDRESS_SPACE, processes=SUITE_THREADS
+    )
 
 
 @dataclass(frozen=True)
@@ -120,14 +126,25 @@ def run_suite(repo: Repository, copy: Path, slot: int, logs: Path, policy: Suite
     return result
 
 
-def run_tests(repo: Repository, copy: Path, slot: int, log_path: Path, node_ids: list[str] | None,
-              policy: SuitePolicy = SuitePolicy(), coverage: bool = False) -> SuiteRun:  # fmt: skip
+def run_tests(
+    repo: Repository,
+    copy: Path,
+    slot: int,
+    log_path: Path,
+    node_ids: list[str] | None,
+    policy: SuitePolicy = SuitePolicy(),
+    coverage: bool = False,
+) -> SuiteRun:
     """Every test of *node_ids* (None: every test the suite collects) with an outcome or a recorded reason: the units
     that die are run again smaller, as the module says. The first run logs to *log_path*, the others beside it in
     ``<its stem>-units/``; each unit that died names its log relative to *log_path*'s folder."""
     started = time.monotonic()
     result = SuiteRun([], {}, {})
-    first = _Unit("the whole suite", None) if node_ids is None else _Unit(f"the {len(node_ids)} selected tests", list(node_ids))
+    first = (
+        _Unit("the whole suite", None)
+        if node_ids is None
+        else _Unit(f"the {len(node_ids)} selected tests", list(node_ids))
+    )
     runs = _Runs(log_path, coverage)
     _run_units(repo, copy, slot, runs, policy, result, deque([first]), started)
     _retry_exhausted(repo, copy, slot, runs, policy, result, started)
@@ -149,24 +166,41 @@ class _Runs:
 
 
 def _retry_exhausted(repo, copy, slot, runs: _Runs, policy: SuitePolicy, result: SuiteRun, started: float) -> None:
-    worn = {n: next(p for p in EXHAUSTION if p in result.messages.get(n, "")) for n in result.collected
-            if result.outcomes.get(n) in ("failed", "error") and any(p in result.messages.get(n, "") for p in EXHAUSTION)}
+    worn = {
+        n: next(p for p in EXHAUSTION if p in result.messages.get(n, ""))
+        for n in result.collected
+        if result.outcomes.get(n) in ("failed", "error") and any(p in result.messages.get(n, "") for p in EXHAUSTION)
+    }
     if not worn:
         return
-    log.warning("%s: %d tests failed on an exhausted resource (%s); running them again per file", repo.key, len(worn),
-                ", ".join(sorted(set(worn.values()))))  # fmt: skip
+    log.warning(
+        "%s: %d tests failed on an exhausted resource (%s); running them again per file",
+        repo.key,
+        len(worn),
+        ", ".join(sorted(set(worn.values()))),
+    )
     first = {n: result.outcomes.pop(n) for n in worn}
     by_file: dict[str, list[str]] = {}
     for node in worn:
         by_file.setdefault(node.split("::", 1)[0], []).append(node)
-    _run_units(repo, copy, slot, runs, policy, result,
-               deque(_Unit(f"{file} ({len(nodes)} tests, again)", nodes) for file, nodes in by_file.items()), started)
+    _run_units(
+        repo,
+        copy,
+        slot,
+        runs,
+        policy,
+        result,
+        deque(_Unit(f"{file} ({len(nodes)} tests, again)", nodes) for file, nodes in by_file.items()),
+        started,
+    )
     for node, pattern in worn.items():
         result.outcomes.setdefault(node, first[node])  # a unit not run (the budget spent) keeps the first outcome
         result.retried[node] = {"first": first[node], "exhausted": pattern, "then": result.outcomes[node]}
 
 
-def _run_units(repo, copy, slot, runs: _Runs, policy: SuitePolicy, result: SuiteRun, queue: deque, started: float) -> None:
+def _run_units(
+    repo, copy, slot, runs: _Runs, policy: SuitePolicy, result: SuiteRun, queue: deque, started: float
+) -> None:
     while queue:
         unit = queue.popleft()
         if time.monotonic() - started > policy.budget_seconds:
@@ -193,12 +227,21 @@ def _run_units(repo, copy, slot, runs: _Runs, policy: SuitePolicy, result: Suite
             expected = [n for n in report.collected if n in selected] if report.collected is not None else unit.node_ids
         if expected is None:  # it died before pytest finished collecting
             if reason is None:  # pytest refused to start (a conftest that does not import): the caller says why
-                log.warning("%s: pytest ended with status %s without collecting; see %s", unit.label, outcome.returncode, log_path)
+                log.warning(
+                    "%s: pytest ended with status %s without collecting; see %s",
+                    unit.label,
+                    outcome.returncode,
+                    log_path,
+                )
                 continue
             if unit.targets is None:  # the whole suite: each test file on its own finds the one that kills it
                 files = _test_files(copy)
-                log.warning("%s: the suite died while collecting (%s); collecting each of its %d test files alone",
-                            repo.key, reason, len(files))  # fmt: skip
+                log.warning(
+                    "%s: the suite died while collecting (%s); collecting each of its %d test files alone",
+                    repo.key,
+                    reason,
+                    len(files),
+                )
                 result.crashed_units.append(CrashedUnit(unit.label, 0, f"while collecting: {reason}", relative))
                 queue.extend(_Unit(f, None, [f]) for f in files)
             else:
@@ -231,9 +274,17 @@ def _run_unit(repo, copy, slot, unit: _Unit, log_path: Path, policy: SuitePolicy
     if policy.guarded_module:
         env["BENCHSMITH_CANDIDATE"] = policy.guarded_module
     seconds = min(policy.unit_seconds, policy.stall_seconds) if unit.single else policy.unit_seconds
-    outcome, report = run_reporting(argv, copy, slot, suite_limits(seconds), log_path, env,
-                                    stall_seconds=policy.stall_seconds, complete_lines_only=True,
-                                    log_limit=TRUSTED_LOG_BYTES)  # fmt: skip
+    outcome, report = run_reporting(
+        argv,
+        copy,
+        slot,
+        suite_limits(seconds),
+        log_path,
+        env,
+        stall_seconds=policy.stall_seconds,
+        complete_lines_only=True,
+        log_limit=TRUSTED_LOG_BYTES,
+    )
     if report.malformed:
         raise BenchsmithError(f"{log_path}: the report of a trusted run is unreadable: {report.malformed}")
     return report, outcome, _reason(outcome, seconds, policy.stall_seconds, log_path)
@@ -295,8 +346,10 @@ def _refuse_a_sliver(repo: Repository, result: SuiteRun, policy: SuitePolicy, lo
         # names what did not import.
         if result.crashed_units:
             causes = [unit.reason for unit in result.crashed_units]
-            raise BenchsmithError(f"{repo.spec}: no test could be collected: every run died while collecting, mostly "
-                                  f"{max(set(causes), key=causes.count)}; see {logs / 'suite.log'}")  # fmt: skip
+            raise BenchsmithError(
+                f"{repo.spec}: no test could be collected: every run died while collecting, mostly "
+                f"{max(set(causes), key=causes.count)}; see {logs / 'suite.log'}"
+            )
         return
     ran = result.ran()
     if ran >= policy.min_run_share * collected:
@@ -305,11 +358,18 @@ def _refuse_a_sliver(repo: Repository, result: SuiteRun, policy: SuitePolicy, lo
     for unit in result.crashed_units:
         reasons[unit.reason] = reasons.get(unit.reason, 0) + unit.tests
     cause = max(reasons, key=reasons.get) if reasons else "unknown"
-    raise BenchsmithError(f"{repo.spec}: only {ran} of {collected} collected tests ran (below {policy.min_run_share:.0%}); "
-                          f"{collected - ran} crashed or timed out, mostly: {cause}; see {logs / 'suite.log'}")  # fmt: skip
+    raise BenchsmithError(
+        f"{repo.spec}: only {ran} of {collected} collected tests ran (below {policy.min_run_share:.0%}); "
+        f"{collected - ran} crashed or timed out, mostly: {cause}; see {logs / 'suite.log'}"
+    )
 
 
 def record(result: SuiteRun) -> dict:
     """The run as the build caches it and its card shows it."""
-    return {"collected": result.collected, "outcomes": result.outcomes, "runs": result.runs,
-            "crashed_units": [dataclasses.asdict(u) for u in result.crashed_units], "retried": result.retried}  # fmt: skip
+    return {
+        "collected": result.collected,
+        "outcomes": result.outcomes,
+        "runs": result.runs,
+        "crashed_units": [dataclasses.asdict(u) for u in result.crashed_units],
+        "retried": result.retried,
+    }

@@ -15,14 +15,14 @@ from tests.helpers.openai_server import OpenAIServer
 from tests.helpers.toy_agents import POLYGON_GOLD, ToyClassTask, polygon_task
 
 # The first attempt forgets to import distance (NameError); the fix imports it.
-WRONG = textwrap.dedent('''\
+WRONG = textwrap.dedent("""\
     class Polygon:
         def __init__(self, points):
             self.points = list(points)
 
         def perimeter(self):
             return sum(distance(a, b) for a, b in zip(self.points, self.points[1:] + self.points[:1]))
-    ''')
+    """)
 
 
 def fenced(code: str, before: str = "", after: str = "") -> str:

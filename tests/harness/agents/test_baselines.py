@@ -21,10 +21,14 @@ def test_basic_asks_once_from_the_description_alone(server, dataset, tmp_path):
     assert (summary.candidates, summary.passed) == (1, 0)
     prompt = server.chat_requests()[0].body["messages"][0]["content"]
     assert "Description: Polygon keeps a list of Points" in prompt and "referential code" not in prompt
-    candidate, = lines(out)
-    assert (candidate["candidate_id"], candidate["strategy"], candidate["iteration"]) == ("basic-detailed-it1", "basic", 1)
+    (candidate,) = lines(out)
+    assert (candidate["candidate_id"], candidate["strategy"], candidate["iteration"]) == (
+        "basic-detailed-it1",
+        "basic",
+        1,
+    )
     assert candidate["code"] == WRONG.rstrip("\n")
-    transcript, = lines(transcripts_path(out))
+    (transcript,) = lines(transcripts_path(out))
     assert [e["kind"] for e in transcript["events"]] == ["request", "answer", "attempt"]  # no oracle, no tools
 
 
@@ -46,10 +50,13 @@ def test_repocoder_queries_with_its_last_generation_and_takes_no_feedback(server
     summary = run_agent(dataset, openai_backend(), out, AgentRunOptions("repocoder", max_calls=3))
 
     assert summary.candidates == 3 and summary.passed == 0  # no oracle: nothing passes by its own account
-    transcript, = lines(transcripts_path(out))
+    (transcript,) = lines(transcripts_path(out))
     retrievals = [e for e in transcript["events"] if e["kind"] == "tool"]
     assert [e["arguments"] for e in retrievals] == [
-        {}, {"query": "class Polygon:\n    def perimeter(self):\n        return 0  # moved elsewhere"}, {"query": WRONG.rstrip("\n")}]
+        {},
+        {"query": "class Polygon:\n    def perimeter(self):\n        return 0  # moved elsewhere"},
+        {"query": WRONG.rstrip("\n")},
+    ]
     assert not any(e["kind"] == "verdict" for e in transcript["events"])
     assert all(RELATED in r.body["messages"][0]["content"] for r in server.chat_requests())
     assert [c["iteration"] for c in lines(out)] == [1, 2, 3]
@@ -68,7 +75,7 @@ def test_reflexion_reflects_on_the_oracle_feedback_without_repository_context(se
         assert "# Question 2:\nGenerate the following class\nFile: geometry/shapes.py" in prompt
         assert "FAILED check.py - NameError: name 'distance' is not defined" in prompt
     assert f"Reflection on previous faulty implementation:\n{REFLECTION}" in improve
-    transcript, = lines(transcripts_path(out))
+    (transcript,) = lines(transcripts_path(out))
     assert not any(e["kind"] == "tool" for e in transcript["events"])
 
 

@@ -24,8 +24,22 @@ def described(geometry_dataset, tmp_path_factory):
 def test_rrr_runs_with_the_benchmark_s_tools_and_oracle(described, tmp_path):
     script, out, results = tmp_path / "script.jsonl", tmp_path / "rrr.jsonl", tmp_path / "rrr.parquet"
     assert run_cli("agent", "demo-script", "--dataset", str(described), "--out", str(script)).returncode == 0
-    completed = run_cli("agent", "run", "--agent", "rrr", "--dataset", str(described), "--backend", "scripted",
-                        "--script", str(script), "--max-calls", "5", "--out", str(out))  # fmt: skip
+    completed = run_cli(
+        "agent",
+        "run",
+        "--agent",
+        "rrr",
+        "--dataset",
+        str(described),
+        "--backend",
+        "scripted",
+        "--script",
+        str(script),
+        "--max-calls",
+        "5",
+        "--out",
+        str(out),
+    )
     assert completed.returncode == 0, completed.stderr
     (transcript,) = [json.loads(line) for line in (tmp_path / "rrr.transcripts.jsonl").read_text().splitlines()]
     tool_outputs = [e for e in transcript["events"] if e["kind"] == "tool"]
@@ -39,6 +53,8 @@ def test_rrr_runs_with_the_benchmark_s_tools_and_oracle(described, tmp_path):
     completed = run_cli("eval", "--dataset", str(described), "--candidates", str(out), "--out", str(results))
     assert completed.returncode == 0, completed.stderr
     assert [(r.iteration, r.status) for r in read_records(results, Result)] == [(1, "wrong"), (2, "plausible")]
-    report = run_cli("report", "--results", str(results), "--k", "1", "--transcripts", str(tmp_path / "rrr.transcripts.jsonl"))
+    report = run_cli(
+        "report", "--results", str(results), "--k", "1", "--transcripts", str(tmp_path / "rrr.transcripts.jsonl")
+    )
     assert report.returncode == 0, report.stderr
     assert "pass@1 per iteration" in report.stdout and "| get_relevant_code | 1 |" in report.stdout

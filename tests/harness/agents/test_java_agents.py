@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.core.schema import ClassBenchTask, Result, read_records
 from benchsmith.benchmarks.classbench.java import visible_files
+from benchsmith.core.schema import ClassBenchTask, Result, read_records
 from benchsmith.generation.agents.java.tools import java_toolbox, jdk_types, undefined_types
 from benchsmith.runners.java.jvm import release_api
 from tests.helpers.cli import run_cli
@@ -49,10 +49,17 @@ def rectangle(java_geometry_dataset) -> ClassBenchTask:
 
 
 def test_java_tools_match_golden(rectangle):
-    tools = java_toolbox(rectangle, visible_files(rectangle), jdk_api=release_api(), description="An axis-aligned rectangle: its area, perimeter, sides and scaling.")
+    tools = java_toolbox(
+        rectangle,
+        visible_files(rectangle),
+        jdk_api=release_api(),
+        description="An axis-aligned rectangle: its area, perimeter, sides and scaling.",
+    )
     tools.attempt(ATTEMPT)
-    text = "\n".join(f"===== {name} {arguments}\n{tools.call(name, arguments, thought='the area of a rectangle')}\n"
-                     for name, arguments in CALLS)  # fmt: skip
+    text = "\n".join(
+        f"===== {name} {arguments}\n{tools.call(name, arguments, thought='the area of a rectangle')}\n"
+        for name, arguments in CALLS
+    )
     path = GOLDEN / "java-geometry-tools.txt"
     if os.environ.get("UPDATE_GOLDEN"):
         path.write_text(text)
@@ -64,16 +71,30 @@ def test_ground_truth_and_directive_tests_are_unreachable(rectangle):
     assert rectangle.file_path not in files and "src/test/java/org/example/geometry/RectangleTest.java" not in files
     assert "src/main/java/org/example/geometry/Square.java" in files
     visible = "\n".join(files.values())
-    secret = sorted({line.strip() for line in rectangle.ground_truth_class.splitlines()
-                     if len(line.strip()) >= 12 and line.strip() not in visible and not line.strip().startswith("import ")})  # fmt: skip
-    assert "throw new IllegalArgumentException(\"negative side\");" in secret
+    secret = sorted(
+        {
+            line.strip()
+            for line in rectangle.ground_truth_class.splitlines()
+            if len(line.strip()) >= 12 and line.strip() not in visible and not line.strip().startswith("import ")
+        }
+    )
+    assert 'throw new IllegalArgumentException("negative side");' in secret
     tools = java_toolbox(rectangle, files, jdk_api=release_api())
     tools.attempt(rectangle.ground_truth_class)
     queries = [rectangle.ground_truth_class, *secret]
-    calls = [("get_related_snippets", {"query": q}) for q in queries] + [("get_relevant_code", {"search_string": q}) for q in queries]
-    calls += [(tool, {"class_name": c, "method_name": m}) for tool in ("get_signature", "get_method_body")
-              for c in ("Rectangle", None) for m in ("area", "scale", "perimeter", "sides", "equals", "hashCode")]  # fmt: skip
-    calls += [("get_class_info", {"class_name": c}) for c in ("Rectangle", "Square", "Polygon", "org.example.geometry.Rectangle")]
+    calls = [("get_related_snippets", {"query": q}) for q in queries] + [
+        ("get_relevant_code", {"search_string": q}) for q in queries
+    ]
+    calls += [
+        (tool, {"class_name": c, "method_name": m})
+        for tool in ("get_signature", "get_method_body")
+        for c in ("Rectangle", None)
+        for m in ("area", "scale", "perimeter", "sides", "equals", "hashCode")
+    ]
+    calls += [
+        ("get_class_info", {"class_name": c})
+        for c in ("Rectangle", "Square", "Polygon", "org.example.geometry.Rectangle")
+    ]
     calls += [("get_imports", {})]
     for name, arguments in calls:
         answer = tools.call(name, arguments, thought=rectangle.ground_truth_class)
@@ -81,8 +102,10 @@ def test_ground_truth_and_directive_tests_are_unreachable(rectangle):
         assert not leaked, (name, arguments, leaked)
         assert "RectangleTest" not in answer and "areaMultipliesSides" not in answer
     without = visible_files(rectangle, relatives=False)
-    assert set(files) - set(without) == {"src/main/java/org/example/geometry/Circle.java",
-                                         "src/main/java/org/example/geometry/Square.java"}  # fmt: skip
+    assert set(files) - set(without) == {
+        "src/main/java/org/example/geometry/Circle.java",
+        "src/main/java/org/example/geometry/Square.java",
+    }
 
 
 def test_undefined_types_skip_java_lang_the_package_and_declarations():
@@ -97,8 +120,22 @@ def test_rrr_on_a_java_task_end_to_end(java_geometry_dataset, tmp_path):
     script, out, results = tmp_path / "script.jsonl", tmp_path / "rrr.jsonl", tmp_path / "rrr.parquet"
     completed = run_cli("agent", "demo-script", "--dataset", str(dataset), "--out", str(script))
     assert completed.returncode == 0, completed.stderr[-2000:]
-    completed = run_cli("agent", "run", "--agent", "rrr", "--dataset", str(dataset), "--backend", "scripted",
-                        "--script", str(script), "--max-calls", "5", "--out", str(out))  # fmt: skip
+    completed = run_cli(
+        "agent",
+        "run",
+        "--agent",
+        "rrr",
+        "--dataset",
+        str(dataset),
+        "--backend",
+        "scripted",
+        "--script",
+        str(script),
+        "--max-calls",
+        "5",
+        "--out",
+        str(out),
+    )
     assert completed.returncode == 0, completed.stderr[-3000:]
     transcripts = [json.loads(line) for line in (tmp_path / "rrr.transcripts.jsonl").read_text().splitlines()]
     assert len(transcripts) == 2
@@ -110,7 +147,11 @@ def test_rrr_on_a_java_task_end_to_end(java_geometry_dataset, tmp_path):
     completed = run_cli("eval", "--dataset", str(dataset), "--candidates", str(out), "--out", str(results))
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert sorted((r.iteration, r.status) for r in read_records(results, Result)) == [
-        (1, "uncompilable"), (1, "uncompilable"), (2, "plausible"), (2, "plausible")]
+        (1, "uncompilable"),
+        (1, "uncompilable"),
+        (2, "plausible"),
+        (2, "plausible"),
+    ]
 
 
 def test_rrr_on_a_java_task_through_a_loopback_openai_server(java_geometry_dataset, tmp_path, monkeypatch):
@@ -132,14 +173,18 @@ def test_rrr_on_a_java_task_through_a_loopback_openai_server(java_geometry_datas
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.delenv("OPENAI_API_KEY", raising=False)
         monkeypatch.delenv("AZURE_OPENAI_ENDPOINT", raising=False)
-        server.script.queue.extend([
-            f"```java\n{forgetful}```\n",
-            Reply("Thought: Objects is not found; get_imports will say where it lives.",
-                  (("get_imports", {}), ("get_class_info", {"class_name": "Polygon"}))),  # fmt: skip
-            Reply(None, (("get_signature", {"class_name": "Shape", "method_name": "area"}),)),
-            "Objects was used without its import; the next attempt imports java.util.Objects.",
-            f"Here it is:\n\n```java\n{gold}```\n",
-        ])  # fmt: skip
+        server.script.queue.extend(
+            [
+                f"```java\n{forgetful}```\n",
+                Reply(
+                    "Thought: Objects is not found; get_imports will say where it lives.",
+                    (("get_imports", {}), ("get_class_info", {"class_name": "Polygon"})),
+                ),
+                Reply(None, (("get_signature", {"class_name": "Shape", "method_name": "area"}),)),
+                "Objects was used without its import; the next attempt imports java.util.Objects.",
+                f"Here it is:\n\n```java\n{gold}```\n",
+            ]
+        )
         out = tmp_path / "rrr.jsonl"
         backend = get_backend("openai", "gpt-test", max_retries=0, use_cache=False)
         summary = run_agent(dataset, backend, out, AgentRunOptions("rrr", tool_format="openai"))

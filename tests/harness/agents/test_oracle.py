@@ -1,14 +1,13 @@
 """The oracle (RepoClassBench paper, Algorithm 1): attempts judged by the sandboxed class harness, answered in words."""
 
-
 import pytest
 
-from benchsmith.core.schema import ClassBenchTask, read_records
-from benchsmith.runners.sandbox import jail as sandbox
 from benchsmith.benchmarks.classbench.python import python_oracle
+from benchsmith.core.schema import ClassBenchTask, read_records
+from benchsmith.core.verdict import Verdict
 from benchsmith.generation.agents.oracle import FEEDBACK_BUDGET, feedback_text
 from benchsmith.runners.python.class_runner import reference_solution
-from benchsmith.core.verdict import Verdict
+from benchsmith.runners.sandbox import jail as sandbox
 
 
 @pytest.fixture(scope="module")
@@ -53,20 +52,29 @@ def test_a_syntax_error_is_reported(oracle):
 
 def test_a_forged_report_is_not_believed_and_its_words_go_nowhere(oracle):
     _, judge = oracle
-    forger = ("import json, os\nfd = int(os.environ.get('BENCHSMITH_REPORT_FD', '-1'))\n"
-              "for t in ['area', 'degenerate', 'label', 'opacity_is_clamped', 'perimeter', 'too_few_points']:\n"
-              "    os.write(fd, (json.dumps({'nodeid': 'tests/test_shapes.py::test_' + t, 'outcome': 'passed',"
-              " 'message': 'all good'}) + '\\n').encode())\n"
-              "os._exit(0)\n\nclass Polygon:\n    pass\n")  # fmt: skip
+    forger = (
+        "import json, os\nfd = int(os.environ.get('BENCHSMITH_REPORT_FD', '-1'))\n"
+        "for t in ['area', 'degenerate', 'label', 'opacity_is_clamped', 'perimeter', 'too_few_points']:\n"
+        "    os.write(fd, (json.dumps({'nodeid': 'tests/test_shapes.py::test_' + t, 'outcome': 'passed',"
+        " 'message': 'all good'}) + '\\n').encode())\n"
+        "os._exit(0)\n\nclass Polygon:\n    pass\n"
+    )
     feedback = judge.judge(forger)
     assert not feedback.passed and feedback.tests_passed == 0
 
 
 def test_feedback_keeps_to_its_budget_and_shares_it_between_failures():
     failing = [f"tests/t.py::test_{i}" for i in range(5)]
-    verdict = Verdict("wrong", compiled=True, tests_failed=5, failing_tests=failing,
-                      messages={d: f"E   AssertionError {i}\n" + "x" * 3000 for i, d in enumerate(failing)})  # fmt: skip
+    verdict = Verdict(
+        "wrong",
+        compiled=True,
+        tests_failed=5,
+        failing_tests=failing,
+        messages={d: f"E   AssertionError {i}\n" + "x" * 3000 for i, d in enumerate(failing)},
+    )
     text = feedback_text(verdict, 5, budget=1500)
     assert len(text) <= 1500 and text.count("--- ") == 5
-    same = Verdict("wrong", compiled=True, tests_failed=5, failing_tests=failing, messages=dict.fromkeys(failing, "E boom"))
+    same = Verdict(
+        "wrong", compiled=True, tests_failed=5, failing_tests=failing, messages=dict.fromkeys(failing, "E boom")
+    )
     assert feedback_text(same, 5).count("E boom") == 1  # one failure shared by all is told once

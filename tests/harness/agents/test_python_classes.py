@@ -1,10 +1,9 @@
 """Inherited, library and overloaded members, and relatives left out: the tools on a small zoo package."""
 
-
 import pytest
 
-from benchsmith.core.schema import ClassBenchTask
 from benchsmith.benchmarks.classbench.python import visible_repository_of
+from benchsmith.core.schema import ClassBenchTask
 from benchsmith.generation.agents.python.tools import python_toolbox
 from tests.harness.agents.test_python_tools import assert_unreachable
 
@@ -50,7 +49,7 @@ class Registry(OrderedDict):
         return list(self.values())[key] if isinstance(key, int) else self[key]
 '''
 
-PETS = '''\
+PETS = """\
 from .base import Animal
 from .util import shout
 
@@ -66,20 +65,20 @@ class Dog(Animal):
 class Cat(Animal):
     def sound(self) -> str:
         return shout("meow") + "?"  # a relative of Dog
-'''
+"""
 
-UTIL = '''\
+UTIL = """\
 def shout(word: str) -> str:
     return word.upper()
-'''
+"""
 
-TEST = '''\
+TEST = """\
 from zoo.pets import Dog
 
 
 def test_dog_barks():
     assert Dog("rex").sound() == "WOOF!!!!"
-'''
+"""
 
 DOG = PETS[PETS.index("class Dog") : PETS.index("class Cat")].strip()
 
@@ -87,18 +86,37 @@ DOG = PETS[PETS.index("class Dog") : PETS.index("class Cat")].strip()
 @pytest.fixture(scope="module")
 def zoo(tmp_path_factory) -> ClassBenchTask:
     tree = tmp_path_factory.mktemp("zoo") / "zoo"
-    files = {"src/zoo/__init__.py": "", "src/zoo/base.py": BASE, "src/zoo/pets.py": PETS, "src/zoo/util.py": UTIL,
-             "tests/test_pets.py": TEST, "pyproject.toml": '[project]\nname = "zoo"\nversion = "1.0"\n'}  # fmt: skip
+    files = {
+        "src/zoo/__init__.py": "",
+        "src/zoo/base.py": BASE,
+        "src/zoo/pets.py": PETS,
+        "src/zoo/util.py": UTIL,
+        "tests/test_pets.py": TEST,
+        "pyproject.toml": '[project]\nname = "zoo"\nversion = "1.0"\n',
+    }
     for rel, text in files.items():
         (tree / rel).parent.mkdir(parents=True, exist_ok=True)
         (tree / rel).write_text(text)
     return ClassBenchTask(
-        task_id="zoo::src/zoo/pets.py::Dog", language="python", repo=str(tree), commit="", file_path="src/zoo/pets.py",
-        class_name="Dog", module="zoo.pets", ground_truth_class=DOG, imports=["from .util import shout"],
-        detailed_metadata="", sketchy_metadata="", detailed_description="A dog that barks and fetches.",
-        sketchy_description="", test_directives=["tests/test_pets.py::test_dog_barks"],
-        external_references=["zoo.util.shout"], class_tokens=0, paraphrased=False, relatives=["zoo.pets.Cat"],
-    )  # fmt: skip
+        task_id="zoo::src/zoo/pets.py::Dog",
+        language="python",
+        repo=str(tree),
+        commit="",
+        file_path="src/zoo/pets.py",
+        class_name="Dog",
+        module="zoo.pets",
+        ground_truth_class=DOG,
+        imports=["from .util import shout"],
+        detailed_metadata="",
+        sketchy_metadata="",
+        detailed_description="A dog that barks and fetches.",
+        sketchy_description="",
+        test_directives=["tests/test_pets.py::test_dog_barks"],
+        external_references=["zoo.util.shout"],
+        class_tokens=0,
+        paraphrased=False,
+        relatives=["zoo.pets.Cat"],
+    )
 
 
 @pytest.fixture(scope="module")
@@ -116,14 +134,18 @@ def test_class_info_lists_inherited_members_with_their_kinds(tools):
     assert "* def __secret(self) -> int: | private | defined in class `zoo.base.Animal`" in info
     assert "* legs = 4 | public | defined in class `zoo.base.Animal`" in info
     assert "* self.name | public | defined in class `zoo.base.Animal`" in info
-    assert "abstract" in tools.call("get_class_info", {"class_name": "Animal"})  # Cat's own sound hides the abstract one
+    assert "abstract" in tools.call(
+        "get_class_info", {"class_name": "Animal"}
+    )  # Cat's own sound hides the abstract one
 
 
 def test_library_members_are_external_with_signatures_and_ranked_by_the_thought(tools):
     info = tools.call("get_class_info", {"class_name": "Registry"}, thought="I must move an entry to the end")
     assert "defined in class `zoo.base.Registry`" in info
-    assert "def move_to_end(self, key: _KT, last: bool=True) -> None | public, external | defined in class " \
-           "`collections.OrderedDict`" in info  # fmt: skip
+    assert (
+        "def move_to_end(self, key: _KT, last: bool=True) -> None | public, external | defined in class "
+        "`collections.OrderedDict`" in info
+    )
     assert "more members not shown" in info and info.count("\n* ") <= 10
     body = tools.call("get_method_body", {"class_name": "Registry", "method_name": "move_to_end"})
     assert body.startswith("`collections.OrderedDict.move_to_end` is defined outside the repository; its signature:")
@@ -133,17 +155,21 @@ def test_library_members_are_external_with_signatures_and_ranked_by_the_thought(
 
 def test_overloads_are_all_shown(tools):
     signatures = tools.call("get_signature", {"class_name": "Registry", "method_name": "find"})
-    assert signatures == ("Signatures of `find` in `zoo.base.Registry`:\n@overload\ndef find(self, key: int) -> Animal:\n"
-                          "@overload\ndef find(self, key: str) -> Animal:\ndef find(self, key):")  # fmt: skip
+    assert signatures == (
+        "Signatures of `find` in `zoo.base.Registry`:\n@overload\ndef find(self, key: int) -> Animal:\n"
+        "@overload\ndef find(self, key: str) -> Animal:\ndef find(self, key):"
+    )
     assert tools.call("get_method_body", {"class_name": "Registry", "method_name": "find"}).count("Definition of") == 3
 
 
 def test_get_imports_suggests_the_repository_definition(tools):
     # shout and Animal stay imported in the module (Cat uses them): only what the module lacks is suggested.
     tools.attempt("class Dog(Animal):\n    def sound(self):\n        return shout(Registry().x) + OrderedDict().x\n")
-    assert tools.call("get_imports", {}) == ("Import suggestions for the undefined symbols of the current attempt:\n"
-                                             "* Registry: from zoo.base import Registry\n"
-                                             "* OrderedDict: from collections import OrderedDict")  # fmt: skip
+    assert tools.call("get_imports", {}) == (
+        "Import suggestions for the undefined symbols of the current attempt:\n"
+        "* Registry: from zoo.base import Registry\n"
+        "* OrderedDict: from collections import OrderedDict"
+    )
 
 
 def test_relatives_are_left_out_on_request(zoo):

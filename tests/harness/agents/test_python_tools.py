@@ -1,4 +1,5 @@
-"""The six repository tools (RepoClassBench paper, Table 2, appendix F) on Python classbench tasks, and proof that the removed
+"""The six repository tools (RepoClassBench paper, Table 2, appendix F) on Python classbench tasks, and proof that the
+removed
 class and its directive tests are out of their reach."""
 
 import os
@@ -8,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.core.schema import ClassBenchTask, read_records
 from benchsmith.benchmarks.classbench.python import visible_repository_of
+from benchsmith.core.schema import ClassBenchTask, read_records
 from benchsmith.generation.agents.python.tools import python_toolbox, undefined_names
 
 GOLDEN = Path(__file__).parent.parent.parent / "golden" / "agents"
@@ -23,10 +24,14 @@ def geometry_task(geometry_dataset) -> ClassBenchTask:
 
 @pytest.fixture(scope="module")
 def geometry_tools(geometry_task):
-    return python_toolbox(geometry_task, visible_repository_of(geometry_task), description="A closed polygon of points: its perimeter, area and label.")
+    return python_toolbox(
+        geometry_task,
+        visible_repository_of(geometry_task),
+        description="A closed polygon of points: its perimeter, area and label.",
+    )
 
 
-FIRST_ATTEMPT = '''\
+FIRST_ATTEMPT = """\
 class Polygon:
     def __init__(self, points: List[Point], name: str = DEFAULT_NAME) -> None:
         self.points = points
@@ -37,7 +42,7 @@ class Polygon:
 
     def opacity(self, value):
         return clamp(value, 0.0, 1.0) if math.isfinite(value) else Unknown
-'''
+"""
 
 GEOMETRY_CALLS = [
     ("get_related_snippets", {}),
@@ -70,11 +75,19 @@ def test_geometry_tools_match_golden(geometry_tools):
 
 
 def test_tools_describe_themselves(geometry_tools):
-    assert sorted(geometry_tools.tools) == ["get_class_info", "get_imports", "get_method_body", "get_related_snippets",
-                                            "get_relevant_code", "get_signature"]  # fmt: skip
+    assert sorted(geometry_tools.tools) == [
+        "get_class_info",
+        "get_imports",
+        "get_method_body",
+        "get_related_snippets",
+        "get_relevant_code",
+        "get_signature",
+    ]
     assert [n for n, t in geometry_tools.tools.items() if t.independent] == ["get_related_snippets"]
     for tool in geometry_tools.tools.values():
-        assert tool.parameters["type"] == "object" and set(tool.parameters["required"]) <= set(tool.parameters["properties"])
+        assert tool.parameters["type"] == "object" and set(tool.parameters["required"]) <= set(
+            tool.parameters["properties"]
+        )
 
 
 def test_get_imports_before_any_attempt_and_on_a_broken_one(geometry_task):
@@ -85,7 +98,7 @@ def test_get_imports_before_any_attempt_and_on_a_broken_one(geometry_task):
 
 
 def test_undefined_names_follow_python_scoping():
-    code = textwrap.dedent('''\
+    code = textwrap.dedent("""\
         import os
         X = 1
         class A(Base):
@@ -95,7 +108,7 @@ def test_undefined_names_follow_python_scoping():
                 def inner():
                     return b + missing
                 return inner, len(a), Other
-    ''')
+    """)
     assert undefined_names(code) == ["Base", "helper", "missing", "Other"]
 
 
@@ -173,13 +186,13 @@ def test_embeddings_are_cached_across_calls_and_toolboxes(geometry_task):
 
 def test_get_relevant_code_embeds_no_snippet_a_second_time(geometry_task, tmp_path):
     from benchsmith.generation.agents.python.tools import PythonTools
-    
+
     embedder = CountingEmbedder(own_cache=f"-{tmp_path.name}")
     tools = PythonTools(geometry_task, visible_repository_of(geometry_task), embedder, "a shape")
     tools.related_snippets()
     assert embedder.embedded == len({s.text for s in tools.snippets}) + 1  # the snippets, and the query
     tools.relevant_code("distance between two points")
-    own = {*tools._structures[:len(tools._structures) - len(tools.snippets)]}  # the classes' and functions' texts
+    own = {*tools._structures[: len(tools._structures) - len(tools.snippets)]}  # the classes' and functions' texts
     assert embedder.embedded == len({s.text for s in tools.snippets}) + 1 + len(own) + 1
     assert tools._structures[-1] == tools.snippets[-1].render()  # shown with its file and lines
 

@@ -19,8 +19,13 @@ TASKS = [polygon_task("toy::geometry/shapes.py::Polygon"), polygon_task("toy::ge
 
 def conversation() -> list:
     """What the model says for one task: wrong, two tool calls, a reflection, right."""
-    return [WRONG_ANSWER, Reply("Thought: distance is undefined.", (("get_imports", {}), ("get_class_info", {"class_name": "Point"}))),
-            Reply(None, ()), REFLECTION, GOLD_ANSWER]  # fmt: skip
+    return [
+        WRONG_ANSWER,
+        Reply("Thought: distance is undefined.", (("get_imports", {}), ("get_class_info", {"class_name": "Point"}))),
+        Reply(None, ()),
+        REFLECTION,
+        GOLD_ANSWER,
+    ]
 
 
 @pytest.fixture
@@ -75,8 +80,9 @@ def test_a_journal_of_other_settings_is_refused(server, dataset, tmp_path):
 
 def test_a_run_that_fell_back_to_text_resumes_in_text(server, dataset, tmp_path):
     server.script.refuse_tools = True
-    server.script.queue.extend([WRONG_ANSWER, "Thought 1: an import is missing.\nAction 1: get_imports()", REFLECTION,
-                                GOLD_ANSWER])  # fmt: skip
+    server.script.queue.extend(
+        [WRONG_ANSWER, "Thought 1: an import is missing.\nAction 1: get_imports()", REFLECTION, GOLD_ANSWER]
+    )
     out = tmp_path / "rrr.jsonl"
     with pytest.raises(KeyboardInterrupt):
         run_agent(dataset, InterruptedAfter(openai_backend(), 3), out, AgentRunOptions("rrr"))
@@ -86,5 +92,5 @@ def test_a_run_that_fell_back_to_text_resumes_in_text(server, dataset, tmp_path)
     assert (summary.passed, summary.tool_format) == (1, "text")
     bodies = [r.body for r in server.chat_requests()]
     assert len(bodies) == 5 and not any("tools" in body for body in bodies[2:])
-    transcript, = lines(transcripts_path(out))
+    (transcript,) = lines(transcripts_path(out))
     assert [e["kind"] for e in transcript["events"]].count("tool-format") == 1

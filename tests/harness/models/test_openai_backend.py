@@ -28,8 +28,14 @@ def server(monkeypatch, tmp_path):
 
 def ask(text: str, n: int = 1, temperature: float = 0.0, max_tokens: int | None = None) -> ChatRequest:
     messages = (Message("system", "You fix Java methods."), Message("user", text))
-    return ChatRequest(messages=messages, n=n, temperature=temperature, max_tokens=max_tokens, item_id="Cli-1",
-                       purpose="generate/zero-shot")  # fmt: skip
+    return ChatRequest(
+        messages=messages,
+        n=n,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        item_id="Cli-1",
+        purpose="generate/zero-shot",
+    )
 
 
 def test_samples_temperature_and_max_tokens_are_forwarded(server):
@@ -41,8 +47,10 @@ def test_samples_temperature_and_max_tokens_are_forwarded(server):
     (sent,) = server.chat_requests()
     assert sent.body["n"] == 3 and sent.body["temperature"] == 0.8 and sent.body["max_tokens"] == 64
     assert sent.body["model"] == "gpt-test"
-    assert sent.body["messages"] == [{"role": "system", "content": "You fix Java methods."},
-                                     {"role": "user", "content": "Please fix Cli-1"}]  # fmt: skip
+    assert sent.body["messages"] == [
+        {"role": "system", "content": "You fix Java methods."},
+        {"role": "user", "content": "Please fix Cli-1"},
+    ]
     assert sent.headers["authorization"] == "Bearer sk-test"
 
 
@@ -171,8 +179,11 @@ def test_embeddings_are_fetched_once_and_cached(server):
     assert vectors == [embedding_of(t) for t in ("fix the null check", "return early", "fix the null check")]
     (sent,) = server.requests
     assert sent.path == "/v1/embeddings"
-    assert sent.body == {"model": "text-embedding-ada-002", "input": ["fix the null check", "return early"],
-                         "encoding_format": "float"}  # fmt: skip
+    assert sent.body == {
+        "model": "text-embedding-ada-002",
+        "input": ["fix the null check", "return early"],
+        "encoding_format": "float",
+    }
     assert backend.usage.prompt_tokens == 6
     other = get_backend("openai", "gpt-test", embedding_model="my-embedder")
     assert other.embed(["return early", "new text"]) == [embedding_of("return early"), embedding_of("new text")]
@@ -206,8 +217,14 @@ def test_configuration_errors_are_one_line(monkeypatch):
         get_backend("openai", "gpt-test")
 
 
-TOOL = {"type": "function", "function": {"name": "get_class_info", "description": "members of a class",
-                                         "parameters": {"type": "object", "properties": {"class_name": {"type": "string"}}}}}
+TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_class_info",
+        "description": "members of a class",
+        "parameters": {"type": "object", "properties": {"class_name": {"type": "string"}}},
+    },
+}
 
 
 def test_tools_are_sent_and_tool_calls_come_back_and_from_the_cache(server):
@@ -225,12 +242,23 @@ def test_tools_are_sent_and_tool_calls_come_back_and_from_the_cache(server):
     cached = get_backend("openai", "gpt-test").complete(request)
     assert cached.cached and cached.tool_calls == response.tool_calls and len(server.chat_requests()) == 1
     # The same messages without tools are another request; and the tool message goes back with its call's id.
-    follow_up = ChatRequest(messages=(Message("user", "fix it"), Message("assistant", "", tool_calls=response.tool_calls[0]),
-                                      Message("tool", "class Point: x, y", tool_call_id="call_1_0")), tools=(TOOL,))  # fmt: skip
+    follow_up = ChatRequest(
+        messages=(
+            Message("user", "fix it"),
+            Message("assistant", "", tool_calls=response.tool_calls[0]),
+            Message("tool", "class Point: x, y", tool_call_id="call_1_0"),
+        ),
+        tools=(TOOL,),
+    )
     assert get_backend("openai", "gpt-test").complete(follow_up).texts == ["the answer to the tool message"]
     sent = server.chat_requests()[1].body["messages"]
-    assert sent[1]["tool_calls"] == [{"id": "call_1_0", "type": "function",
-                                      "function": {"name": "get_class_info", "arguments": '{"class_name": "Point"}'}}]  # fmt: skip
+    assert sent[1]["tool_calls"] == [
+        {
+            "id": "call_1_0",
+            "type": "function",
+            "function": {"name": "get_class_info", "arguments": '{"class_name": "Point"}'},
+        }
+    ]
     assert sent[2] == {"role": "tool", "content": "class Point: x, y", "tool_call_id": "call_1_0"}
 
 
@@ -240,5 +268,6 @@ def test_a_server_refusing_tools_raises_tools_unsupported(server):
     server.script.refuse_tools = True
     with pytest.raises(ToolsUnsupported, match="HTTP 400: tools is not supported"):
         get_backend("openai", "gpt-test", max_retries=0).complete(
-            ChatRequest(messages=(Message("user", "fix it"),), tools=(TOOL,)))
+            ChatRequest(messages=(Message("user", "fix it"),), tools=(TOOL,))
+        )
     assert get_backend("openai", "gpt-test").complete(ChatRequest(messages=(Message("user", "fix it"),))).texts

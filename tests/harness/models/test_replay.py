@@ -24,14 +24,17 @@ def candidate(instance_id: str, number: int, code: str, **extra):
 
 @pytest.fixture
 def candidates_file(tmp_path):
-    return write_rows(tmp_path / "candidates.jsonl", [
-        candidate("Cli-1", 0, "any strategy A", model="gpt-x"),
-        candidate("Cli-1", 1, "one-shot B", model="gpt-x", strategy="one-shot"),
-        candidate("Cli-1", 2, "any strategy C", model="gpt-x"),
-        candidate("Cli-1", 3, "one-shot D", model="gpt-x", strategy="one-shot"),
-        candidate("Cli-1", 4, "reasoning E", model="gpt-x", strategy="reasoning"),
-        candidate("Math-2", 0, "math F", model="gpt-x"),
-    ])  # fmt: skip
+    return write_rows(
+        tmp_path / "candidates.jsonl",
+        [
+            candidate("Cli-1", 0, "any strategy A", model="gpt-x"),
+            candidate("Cli-1", 1, "one-shot B", model="gpt-x", strategy="one-shot"),
+            candidate("Cli-1", 2, "any strategy C", model="gpt-x"),
+            candidate("Cli-1", 3, "one-shot D", model="gpt-x", strategy="one-shot"),
+            candidate("Cli-1", 4, "reasoning E", model="gpt-x", strategy="reasoning"),
+            candidate("Math-2", 0, "math F", model="gpt-x"),
+        ],
+    )
 
 
 def test_generation_answers_recorded_code_in_file_order_up_to_n(candidates_file):
@@ -59,11 +62,14 @@ def test_intermediate_turns_get_empty_texts_and_the_final_turn_the_code(candidat
     assert backend.complete(request("Cli-1", "generate/reasoning/turn-3", n=2)).texts == ["reasoning E"]
     final = request("Cli-1", "generate/reasoning/turn-2", n=1, final_turn="true")
     assert backend.complete(final).texts == ["reasoning E"]
-    with_turns = write_rows(tmp_path / "turns.jsonl", [
-        candidate("Cli-1", 0, "line 7 is buggy", strategy="reasoning", turn=1),
-        candidate("Cli-1", 0, "it forgets null", strategy="reasoning", turn=2),
-        candidate("Cli-1", 0, "fixed()", strategy="reasoning"),
-    ])  # fmt: skip
+    with_turns = write_rows(
+        tmp_path / "turns.jsonl",
+        [
+            candidate("Cli-1", 0, "line 7 is buggy", strategy="reasoning", turn=1),
+            candidate("Cli-1", 0, "it forgets null", strategy="reasoning", turn=2),
+            candidate("Cli-1", 0, "fixed()", strategy="reasoning"),
+        ],
+    )
     turns = get_backend("replay", replay=with_turns)
     assert turns.complete(request("Cli-1", "generate/reasoning/turn-1")).texts == ["line 7 is buggy"]
     assert turns.complete(request("Cli-1", "generate/reasoning/turn-2")).texts == ["it forgets null"]
@@ -71,11 +77,18 @@ def test_intermediate_turns_get_empty_texts_and_the_final_turn_the_code(candidat
 
 
 def test_description_rows_answer_describe_requests(tmp_path):
-    path = write_rows(tmp_path / "descriptions.jsonl", [
-        {"task_id": "click-Command", "detailed_description": "A command…", "sketchy_description": "Runs things.",
-         "model": "gpt-4"},
-        {"task_id": "click-Group", "detailed_description": "A group of commands.", "model": "gpt-4"},
-    ])  # fmt: skip
+    path = write_rows(
+        tmp_path / "descriptions.jsonl",
+        [
+            {
+                "task_id": "click-Command",
+                "detailed_description": "A command…",
+                "sketchy_description": "Runs things.",
+                "model": "gpt-4",
+            },
+            {"task_id": "click-Group", "detailed_description": "A group of commands.", "model": "gpt-4"},
+        ],
+    )
     backend = get_backend("replay", replay=path)
     assert backend.model == "gpt-4"
     assert backend.complete(request("click-Command", "describe/detailed")).texts == ["A command…"]
@@ -96,14 +109,20 @@ def test_model_is_replay_unless_every_row_agrees(tmp_path):
     assert get_backend("replay", "my-name", replay=unnamed).model == "my-name"
 
 
-@pytest.mark.parametrize("line, problem", [
-    ("{not json", "2: not JSON"),
-    ('["a list"]', "2: expected a JSON object"),
-    ('{"instance_id": "Cli-2", "candidate_id": "c"}', "2: missing or non-string code"),
-    ('{"task_id": "t"}', "2: a description row needs detailed_description or sketchy_description"),
-    ('{"code": "x"}', "2: neither a candidates row"),
-    ('{"instance_id": "Cli-2", "candidate_id": "c", "code": "x", "turn": "one"}', "2: turn must be a positive integer"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        ("{not json", "2: not JSON"),
+        ('["a list"]', "2: expected a JSON object"),
+        ('{"instance_id": "Cli-2", "candidate_id": "c"}', "2: missing or non-string code"),
+        ('{"task_id": "t"}', "2: a description row needs detailed_description or sketchy_description"),
+        ('{"code": "x"}', "2: neither a candidates row"),
+        (
+            '{"instance_id": "Cli-2", "candidate_id": "c", "code": "x", "turn": "one"}',
+            "2: turn must be a positive integer",
+        ),
+    ],
+)
 def test_a_malformed_file_names_file_and_line(tmp_path, line, problem):
     path = tmp_path / "bad.jsonl"
     path.write_text(json.dumps(candidate("Cli-1", 0, "ok")) + "\n" + line + "\n")

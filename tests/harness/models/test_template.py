@@ -5,9 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from benchsmith.builders.classbench.python.analysis import analyse_file, python_metadata
 from benchsmith.core.errors import BenchsmithError
-from benchsmith.builders.classbench.python.analysis import analyse_file
-from benchsmith.builders.classbench.python.analysis import python_metadata
 from benchsmith.generation.models import get_backend
 from benchsmith.generation.models.base import ChatRequest, Message
 
@@ -137,7 +136,7 @@ Function body: def from_json(cls, text: str, *args, strict: bool = False, **opti
 </function details>
 '''
 
-SKETCHY = '''Class signature: class Book(Store):
+SKETCHY = """Class signature: class Book(Store):
 Class full name: ledger.book.Book
 File path: ledger/book.py
 Decorators: @register("book")
@@ -181,13 +180,14 @@ Function fqdn: ledger.book.Book.from_json
 Decorators: @classmethod
 Function docstring: Build a book from its JSON form.
 </function details>
-'''
+"""
 
 
 def describe_request(purpose: str, metadata: str, item_id: str = "ledger-Book") -> ChatRequest:
     prompt = (Message("user", "Describe the class."),)
-    return ChatRequest(messages=prompt, item_id=item_id, purpose=purpose,
-                       context={"metadata": metadata, "class_name": "Book"})  # fmt: skip
+    return ChatRequest(
+        messages=prompt, item_id=item_id, purpose=purpose, context={"metadata": metadata, "class_name": "Book"}
+    )
 
 
 def rendered(purpose: str, metadata: str) -> str:
@@ -207,7 +207,9 @@ def test_the_sample_is_what_the_metadata_builder_writes(tmp_path):
     assert strip_line_ends(python_metadata(info).render(detailed=True)) == DETAILED
     assert strip_line_ends(python_metadata(info).render(detailed=False)) == SKETCHY
     # the builder's own output, trailing spaces and all, reads the same
-    assert rendered("describe/detailed", python_metadata(info).render(detailed=True)) == rendered("describe/detailed", DETAILED)
+    assert rendered("describe/detailed", python_metadata(info).render(detailed=True)) == rendered(
+        "describe/detailed", DETAILED
+    )
 
 
 @pytest.mark.parametrize("kind, metadata", [("detailed", DETAILED), ("sketchy", SKETCHY)])

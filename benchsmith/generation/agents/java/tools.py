@@ -1,4 +1,5 @@
-"""The RepoClassBench paper's six repository tools (Table 2, appendix F) over a Java classbench task's visible repository.
+"""The RepoClassBench paper's six repository tools (Table 2, appendix F) over a Java classbench task's visible
+repository.
 
 The visible repository is the task's public view (``benchsmith.runners.java.defects4j_workspace.java_public_view``:
 the workspace without the class's file and its classes) less the files of its
@@ -69,8 +70,20 @@ def _modifiers(node) -> str:
     return " ".join(p for p in (annotations, modifiers) if p)
 
 
-_MODIFIER_ORDER = ["public", "protected", "private", "abstract", "static", "final", "transient", "volatile",
-                   "synchronized", "native", "strictfp", "default"]  # fmt: skip
+_MODIFIER_ORDER = [
+    "public",
+    "protected",
+    "private",
+    "abstract",
+    "static",
+    "final",
+    "transient",
+    "volatile",
+    "synchronized",
+    "native",
+    "strictfp",
+    "default",
+]
 
 
 def _type_text(node) -> str:
@@ -100,9 +113,9 @@ def _declaration_source(text: str, lines: list[int], node) -> str:
         elif char == "}":
             depth -= 1
             if opened and depth == 0:
-                return text[start:at + 1].strip("\n")
+                return text[start : at + 1].strip("\n")
         elif char == ";" and not opened:
-            return text[start:at + 1].strip("\n")
+            return text[start : at + 1].strip("\n")
         at += 1
     return text[start:].strip("\n")
 
@@ -116,8 +129,10 @@ def index_java(path: str, text: str) -> list[JavaType]:
             names = java_unit(text, path)
         except Exception:
             return []
-        return [JavaType(f"{names.package}.{t.name}".lstrip("."), t.name, path, t.kind, f"{t.kind} {t.name}", [])
-                for t in names.types]  # fmt: skip
+        return [
+            JavaType(f"{names.package}.{t.name}".lstrip("."), t.name, path, t.kind, f"{t.kind} {t.name}", [])
+            for t in names.types
+        ]
     lines = [0]
     for line in text.splitlines(keepends=True):
         lines.append(lines[-1] + len(line))
@@ -126,10 +141,19 @@ def index_java(path: str, text: str) -> list[JavaType]:
 
     def visit(node, outer: str) -> None:
         qualified = f"{outer}.{node.name}" if outer else node.name
-        kind = {"ClassDeclaration": "class", "InterfaceDeclaration": "interface", "EnumDeclaration": "enum",
-                "AnnotationDeclaration": "@interface"}.get(type(node).__name__, "class")  # fmt: skip
-        extends = node.extends if isinstance(getattr(node, "extends", None), list) else \
-            [node.extends] if getattr(node, "extends", None) is not None else []  # fmt: skip
+        kind = {
+            "ClassDeclaration": "class",
+            "InterfaceDeclaration": "interface",
+            "EnumDeclaration": "enum",
+            "AnnotationDeclaration": "@interface",
+        }.get(type(node).__name__, "class")
+        extends = (
+            node.extends
+            if isinstance(getattr(node, "extends", None), list)
+            else [node.extends]
+            if getattr(node, "extends", None) is not None
+            else []
+        )
         parents = [_type_text(p) for p in extends] + [_type_text(p) for p in (getattr(node, "implements", None) or [])]
         header = " ".join(p for p in (_modifiers(node), kind, node.name) if p)
         if extends:
@@ -141,17 +165,31 @@ def index_java(path: str, text: str) -> list[JavaType]:
             if isinstance(member, jtree.FieldDeclaration):
                 for variable in member.declarators:
                     signature = " ".join(p for p in (_modifiers(member), _type_text(member.type), variable.name) if p)
-                    entry.members.append(JavaMember("field", variable.name, signature,
-                                                    _declaration_source(text, lines, member), qualified))  # fmt: skip
+                    entry.members.append(
+                        JavaMember(
+                            "field", variable.name, signature, _declaration_source(text, lines, member), qualified
+                        )
+                    )
             elif isinstance(member, jtree.ConstructorDeclaration):
                 signature = " ".join(p for p in (_modifiers(member), f"{member.name}({_parameters(member)})") if p)
-                entry.members.append(JavaMember("constructor", member.name, signature,
-                                                _declaration_source(text, lines, member), qualified))  # fmt: skip
+                entry.members.append(
+                    JavaMember(
+                        "constructor", member.name, signature, _declaration_source(text, lines, member), qualified
+                    )
+                )
             elif isinstance(member, jtree.MethodDeclaration):
-                signature = " ".join(p for p in (_modifiers(member), _type_text(member.return_type),
-                                                 f"{member.name}({_parameters(member)})") if p)  # fmt: skip
-                entry.members.append(JavaMember("method", member.name, signature,
-                                                _declaration_source(text, lines, member), qualified))  # fmt: skip
+                signature = " ".join(
+                    p
+                    for p in (
+                        _modifiers(member),
+                        _type_text(member.return_type),
+                        f"{member.name}({_parameters(member)})",
+                    )
+                    if p
+                )
+                entry.members.append(
+                    JavaMember("method", member.name, signature, _declaration_source(text, lines, member), qualified)
+                )
         found.append(entry)
         for member in node.body or []:
             if isinstance(member, (jtree.ClassDeclaration, jtree.InterfaceDeclaration, jtree.EnumDeclaration)):
@@ -179,8 +217,14 @@ def jdk_types(api: Path | None) -> dict[str, list[str]]:
 
 
 class JavaTools:
-    def __init__(self, task: ClassBenchTask, files: dict[str, str], embedder: Embedder, description: str,
-                 jdk_api: Path | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        task: ClassBenchTask,
+        files: dict[str, str],
+        embedder: Embedder,
+        description: str,
+        jdk_api: Path | None = None,
+    ) -> None:
         self.task, self.files, self.embedder, self.description = task, files, embedder, description
         self.jdk_types = jdk_types(jdk_api)
         self.types = [t for path, text in sorted(files.items()) for t in index_java(path, text)]
@@ -205,7 +249,9 @@ class JavaTools:
     def imports(self, thought: str = "") -> str:
         if not self.latest_attempt.strip():
             return "There is no attempt yet: get_imports suggests imports for the undefined symbols of an attempt."
-        undefined = undefined_types(self.latest_attempt, self.package, {t.qualified for t in self.types}, self.jdk_types)
+        undefined = undefined_types(
+            self.latest_attempt, self.package, {t.qualified for t in self.types}, self.jdk_types
+        )
         if not undefined:
             return "Every type of the current attempt is defined or imported: no import is missing."
         lines = ["Import suggestions for the undefined symbols of the current attempt:"]
@@ -230,8 +276,11 @@ class JavaTools:
                 if candidate.qualified in seen:
                     continue
                 for member, via in self._with_inherited(candidate, seen):
-                    if member.kind != "constructor" and (member.name, member.signature.split("(")[-1]) not in own \
-                            and "private" not in member.signature.split():  # fmt: skip
+                    if (
+                        member.kind != "constructor"
+                        and (member.name, member.signature.split("(")[-1]) not in own
+                        and "private" not in member.signature.split()
+                    ):
                         members.append((member, via or candidate.qualified))
         return members
 
@@ -246,8 +295,12 @@ class JavaTools:
                 index = EmbeddingIndex(self.embedder, [m.signature for m, _ in members])
                 keep = set(index.top(thought, CLASS_INFO_MEMBERS))
                 members = [m for i, m in enumerate(members) if i in keep or m[0].kind == "constructor"]
-            lines = [f"Class signature: {entry.header}", f"File: {entry.path}", f"Class full name: {entry.qualified}",
-                     "Members:"]  # fmt: skip
+            lines = [
+                f"Class signature: {entry.header}",
+                f"File: {entry.path}",
+                f"Class full name: {entry.qualified}",
+                "Members:",
+            ]
             for member, via in members:
                 lines.append(f"    {member.signature}" + (f"  (inherited from {via})" if via else ""))
             parts.append("\n".join(lines))
@@ -255,14 +308,21 @@ class JavaTools:
 
     def _methods(self, class_name: str | None, method_name: str) -> list[tuple[JavaMember, str]]:
         owners = self.by_name.get(str(class_name or "").rsplit(".", 1)[-1], []) if class_name else self.types
-        return [(m, via) for entry in owners for m, via in self._with_inherited(entry)
-                if m.kind != "field" and m.name == method_name]  # fmt: skip
+        return [
+            (m, via)
+            for entry in owners
+            for m, via in self._with_inherited(entry)
+            if m.kind != "field" and m.name == method_name
+        ]
 
     def signature(self, class_name: str | None, method_name: str, thought: str = "") -> str:
         found = self._methods(class_name, method_name)
         if not found:
-            return f"No method `{method_name}` found in class `{class_name}` of the repository." if class_name \
-                else f"No method `{method_name}` found in the repository."  # fmt: skip
+            return (
+                f"No method `{method_name}` found in class `{class_name}` of the repository."
+                if class_name
+                else f"No method `{method_name}` found in the repository."
+            )
         return "\n".join(f"{m.owner}: {m.signature}" for m, _ in found)
 
     def method_body(self, class_name: str | None, method_name: str, thought: str = "") -> str:
@@ -275,11 +335,15 @@ class JavaTools:
         if not isinstance(search_string, str) or not search_string.strip():
             return "get_relevant_code needs a search string."
         if self._structure_index is None:
-            self._structures = [f"// Class `{t.qualified}` (methods' bodies left out)\n{t.stripped()}" for t in self.types]
+            self._structures = [
+                f"// Class `{t.qualified}` (methods' bodies left out)\n{t.stripped()}" for t in self.types
+            ]
             own = len(self._structures)
             self._structures += [s.render() for s in self.snippets]
             # a snippet is ranked by its text, which the snippet index embedded already: each is embedded once
-            self._structure_index = EmbeddingIndex(self.embedder, [*self._structures[:own], *(s.text for s in self.snippets)])
+            self._structure_index = EmbeddingIndex(
+                self.embedder, [*self._structures[:own], *(s.text for s in self.snippets)]
+            )
         chosen = self._structure_index.top(search_string, RELEVANT_CODE)
         return "\n\n".join(self._structures[i] for i in chosen) or "The repository has no code to show."
 
@@ -313,12 +377,17 @@ def undefined_types(code: str, package: str, repository: set[str], jdk: dict[str
     return wanted
 
 
-def java_toolbox(task: ClassBenchTask, files: dict[str, str], *, jdk_api: Path | None = None,
-                 embedder: Embedder | None = None, description: str | None = None) -> Toolbox:  # fmt: skip
+def java_toolbox(
+    task: ClassBenchTask,
+    files: dict[str, str],
+    *,
+    jdk_api: Path | None = None,
+    embedder: Embedder | None = None,
+    description: str | None = None,
+) -> Toolbox:
     """The six tools over *files*, *task*'s repository as the model may see it (the benchmark reads them from the
     task's workspace, :func:`benchsmith.benchmarks.classbench.java.visible_files`); *jdk_api*: the JDK release's
     class files, whose types the tools name."""
     query = description or task.detailed_description or task.sketchy_description or task.class_name
     tools = JavaTools(task, files, embedder or get_embedder("minilm"), query, jdk_api)
     return Toolbox(tools=repository_tools(tools), attempt=tools.attempt)
-

@@ -38,8 +38,16 @@ class Member:
     signatures: tuple[str, ...] = ()  # of an external function, one per overload
 
     def line(self) -> str:
-        flags = [self.access] + [f for f, on in (("static", self.static), ("classmethod", self.classmethod),
-                                                  ("abstract", self.abstract), ("external", self.external)) if on]  # fmt: skip
+        flags = [self.access] + [
+            f
+            for f, on in (
+                ("static", self.static),
+                ("classmethod", self.classmethod),
+                ("abstract", self.abstract),
+                ("external", self.external),
+            )
+            if on
+        ]
         return f"* {self.text} | {', '.join(flags)} | defined in class `{self.owner}`"
 
 
@@ -61,17 +69,22 @@ class ClassResolver:
     def __init__(self, visible: VisibleRepository) -> None:
         self.visible = visible
         jedi.settings.cache_directory = str(cache_dir("agents", "jedi"))
-        self.project = jedi.Project(visible.root, environment_path=str(visible.repo.python),
-                                    added_sys_path=[str(visible.root / visible.repo.import_root)],
-                                    smart_sys_path=False, load_unsafe_extensions=False)  # fmt: skip
+        self.project = jedi.Project(
+            visible.root,
+            environment_path=str(visible.repo.python),
+            added_sys_path=[str(visible.root / visible.repo.import_root)],
+            smart_sys_path=False,
+            load_unsafe_extensions=False,
+        )
         self._by_position = {(c.path, c.line): c for c in visible.classes}
         self._external: dict[str, list[Member]] = {}
 
     def named(self, name: str) -> list[ClassEntry | ExternalClass]:
         """Every class of the repository called *name* (or whose qualified name ends so); else an imported one."""
         name = name.strip()
-        found: list[ClassEntry | ExternalClass] = [c for c in self.visible.classes
-                                                   if c.name == name or c.qualname == name or c.qualname.endswith("." + name)]  # fmt: skip
+        found: list[ClassEntry | ExternalClass] = [
+            c for c in self.visible.classes if c.name == name or c.qualname == name or c.qualname.endswith("." + name)
+        ]
         if found:
             return found
         seen: dict[str, ExternalClass] = {}
@@ -87,7 +100,11 @@ class ClassResolver:
             names = jedi.Script(code, project=self.project).goto(line, column, follow_imports=True)
         except Exception:  # jedi's inference fails on odd code: then nothing is known of it
             return []
-        return [ExternalClass(n.full_name, n.name) for n in names if n.type == "class" and n.full_name and not self._inside(n)]
+        return [
+            ExternalClass(n.full_name, n.name)
+            for n in names
+            if n.type == "class" and n.full_name and not self._inside(n)
+        ]
 
     def _inside(self, name) -> bool:
         path = name.module_path
@@ -148,9 +165,24 @@ def _own_members(entry: ClassEntry) -> list[Member]:
     members = []
     for method in entry.methods:
         kind = "property" if method.is_property else "function"
-        text = " ".join([*method.decorators, method.signature]) if kind == "property" or method.decorators else method.signature
-        members.append(Member(kind, method.name, " ".join(text.split()), entry.qualname, access_of(method.name),
-                              method.is_static, method.is_classmethod, method.is_abstract, function=method))  # fmt: skip
+        text = (
+            " ".join([*method.decorators, method.signature])
+            if kind == "property" or method.decorators
+            else method.signature
+        )
+        members.append(
+            Member(
+                kind,
+                method.name,
+                " ".join(text.split()),
+                entry.qualname,
+                access_of(method.name),
+                method.is_static,
+                method.is_classmethod,
+                method.is_abstract,
+                function=method,
+            )
+        )
     for variable in entry.class_variables:
         name = variable.split("=")[0].split(":")[0].strip()
         members.append(Member("class variable", name, " ".join(variable.split()), entry.qualname, access_of(name)))
@@ -171,7 +203,12 @@ def _external_members(project: jedi.Project, full_name: str) -> list[Member]:
     members = []
     for completion in completions:
         owner = (completion.full_name or "").rpartition(".")[0] or full_name
-        if owner == _OBJECT or completion.name.startswith("__") and completion.name != "__init__" and owner != full_name:
+        if (
+            owner == _OBJECT
+            or completion.name.startswith("__")
+            and completion.name != "__init__"
+            and owner != full_name
+        ):
             continue  # object's dunders, and inherited dunders: every class has them, they tell nothing
         if completion.type == "function":
             try:
@@ -179,12 +216,25 @@ def _external_members(project: jedi.Project, full_name: str) -> list[Member]:
             except Exception:
                 signatures = ()
             text = signatures[0] if signatures else f"def {completion.name}(...)"
-            members.append(Member("function", completion.name, text, owner, access_of(completion.name), external=True,
-                                  signatures=signatures))  # fmt: skip
+            members.append(
+                Member(
+                    "function",
+                    completion.name,
+                    text,
+                    owner,
+                    access_of(completion.name),
+                    external=True,
+                    signatures=signatures,
+                )
+            )
         elif completion.type in ("statement", "instance"):
-            members.append(Member("class variable", completion.name, completion.name, owner, access_of(completion.name),
-                                  external=True))  # fmt: skip
+            members.append(
+                Member(
+                    "class variable", completion.name, completion.name, owner, access_of(completion.name), external=True
+                )
+            )
         elif completion.type == "property":
-            members.append(Member("property", completion.name, completion.name, owner, access_of(completion.name),
-                                  external=True))  # fmt: skip
+            members.append(
+                Member("property", completion.name, completion.name, owner, access_of(completion.name), external=True)
+            )
     return members

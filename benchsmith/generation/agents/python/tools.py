@@ -1,4 +1,5 @@
-"""The RepoClassBench paper's six repository tools (Table 2, appendix F) over a Python classbench task's visible repository.
+"""The RepoClassBench paper's six repository tools (Table 2, appendix F) over a Python classbench task's visible
+repository.
 
 ``python_toolbox(task, visible)`` is what an agent gets: the tools by name, each with
 its description and JSON-schema parameters, answering in text. Everything they
@@ -33,8 +34,21 @@ from benchsmith.generation.agents.tools import (
 from benchsmith.generation.models.base import Embedder
 from benchsmith.generation.models.embeddings import get_embedder
 
-_MODULE_DUNDERS = {"__name__", "__file__", "__doc__", "__package__", "__spec__", "__loader__", "__builtins__",
-                   "__path__", "__annotations__", "__class__", "__dict__", "__qualname__", "__module__"}  # fmt: skip
+_MODULE_DUNDERS = {
+    "__name__",
+    "__file__",
+    "__doc__",
+    "__package__",
+    "__spec__",
+    "__loader__",
+    "__builtins__",
+    "__path__",
+    "__annotations__",
+    "__class__",
+    "__dict__",
+    "__qualname__",
+    "__module__",
+}
 
 
 class PythonTools:
@@ -69,7 +83,8 @@ class PythonTools:
             return "There is no attempt yet: get_imports suggests imports for the undefined symbols of an attempt."
         module = self.visible.files.get(self.task.file_path, "")
         try:
-            # Where the class was: the module's own names are defined for it (symtable reads the module whole, in any order).
+            # Where the class was: the module's own names are defined for it (symtable reads the module whole, in any
+            # order).
             undefined = undefined_names(module + "\n\n" + self.latest_attempt)
         except SyntaxError as exc:
             return f"The current attempt does not parse ({exc.msg}, line {exc.lineno}): no import can be suggested."
@@ -98,8 +113,12 @@ class PythonTools:
         except Exception:
             found = []
         for definition in found:
-            if definition.name == name and definition.module_name and definition.module_name != own_module \
-                    and definition.type in ("class", "function", "statement", "instance"):  # fmt: skip
+            if (
+                definition.name == name
+                and definition.module_name
+                and definition.module_name != own_module
+                and definition.type in ("class", "function", "statement", "instance")
+            ):
                 candidates.append(f"from {definition.module_name} import {name}")
         for module in self.visible.modules.values():
             candidates += [statement for bound, statement in module.imports if bound == name]
@@ -128,21 +147,30 @@ class PythonTools:
         members = self.resolver.members(cls)
         shown = self._top_members(members, thought)
         if isinstance(cls, ClassEntry):
-            lines = [f"Class signature: {' '.join([*cls.decorators, cls.header])}", f"Class full name: {cls.qualname}",
-                     f"File: {cls.path.relative_to(self.visible.root).as_posix()}"]  # fmt: skip
+            lines = [
+                f"Class signature: {' '.join([*cls.decorators, cls.header])}",
+                f"Class full name: {cls.qualname}",
+                f"File: {cls.path.relative_to(self.visible.root).as_posix()}",
+            ]
             if cls.docstring:
                 lines.append(f"Class docstring: {cls.docstring}")
         else:
             lines = [f"Class full name: {cls.full_name}", "Defined outside the repository (signatures only)."]
-        sections = (("Functions accessible", "function"), ("Class variables accessible", "class variable"),
-                    ("Instance variables accessible", "instance variable"), ("Properties accessible", "property"))  # fmt: skip
+        sections = (
+            ("Functions accessible", "function"),
+            ("Class variables accessible", "class variable"),
+            ("Instance variables accessible", "instance variable"),
+            ("Properties accessible", "property"),
+        )
         for title, kind in sections:
             chosen = [m for m in shown if m.kind == kind]
             lines.append(f"{title}:" + ("" if chosen else " None"))
             lines += [m.line() for m in chosen]
         if len(shown) < len(members):
-            lines.append(f"({len(members) - len(shown)} more members not shown: the {CLASS_INFO_MEMBERS} nearest to "
-                         "the preceding thought are listed)")  # fmt: skip
+            lines.append(
+                f"({len(members) - len(shown)} more members not shown: the {CLASS_INFO_MEMBERS} nearest to "
+                "the preceding thought are listed)"
+            )
         return "\n".join(lines)
 
     def _top_members(self, members: list[Member], thought: str) -> list[Member]:
@@ -169,19 +197,28 @@ class PythonTools:
             return [], "The class name must be a string (or null for a module-level function)."
         if not class_name or class_name.strip() in ("None", "null"):
             functions = [f for f in self.visible.functions if f.name == method_name]
-            found = [(f.qualname.rpartition(".")[0] or "<module>", [Member("function", f.name, f.signature, "", "public",
-                      function=f)]) for f in functions]  # fmt: skip
+            found = [
+                (
+                    f.qualname.rpartition(".")[0] or "<module>",
+                    [Member("function", f.name, f.signature, "", "public", function=f)],
+                )
+                for f in functions
+            ]
             return found, "" if found else f"No module-level function `{method_name}` was found in the repository."
         classes = self.resolver.named(class_name)
         if not classes:
             return [], no_class(class_name)
         found = []
         for cls in classes:
-            members = [m for m in self.resolver.members(cls) if m.name == method_name and m.kind in ("function", "property")]
+            members = [
+                m for m in self.resolver.members(cls) if m.name == method_name and m.kind in ("function", "property")
+            ]
             if members:
                 found.append((members[0].owner, members))
         if not found:
-            names = sorted({m.name for c in classes for m in self.resolver.members(c) if m.kind in ("function", "property")})
+            names = sorted(
+                {m.name for c in classes for m in self.resolver.members(c) if m.kind in ("function", "property")}
+            )
             return [], f"Class `{class_name}` has no method `{method_name}`. Its methods: {', '.join(names) or 'none'}."
         return found, ""
 
@@ -209,7 +246,9 @@ class PythonTools:
             for member in members:
                 if member.function is None:
                     signatures = "\n".join(member.signatures or (member.text,))
-                    blocks.append(f"`{owner}.{method_name}` is defined outside the repository; its signature:\n{signatures}")
+                    blocks.append(
+                        f"`{owner}.{method_name}` is defined outside the repository; its signature:\n{signatures}"
+                    )
                 else:
                     blocks.append(f"Definition of `{member.function.qualname}`:\n{truncated(member.function.source)}")
         return "\n\n".join(blocks)
@@ -219,13 +258,16 @@ class PythonTools:
         if not isinstance(search_string, str) or not search_string.strip():
             return "get_relevant_code needs a search string."
         if self._structure_index is None:
-            self._structures = [f"# Class `{c.qualname}` (methods' bodies left out)\n{c.stripped()}"
-                                for c in self.visible.classes]  # fmt: skip
+            self._structures = [
+                f"# Class `{c.qualname}` (methods' bodies left out)\n{c.stripped()}" for c in self.visible.classes
+            ]
             self._structures += [f"# Function `{f.qualname}`\n{f.source}" for f in self.visible.functions]
             own = len(self._structures)
             self._structures += [s.render() for s in self.snippets]
             # a snippet is ranked by its text, which the snippet index embedded already: each is embedded once
-            self._structure_index = EmbeddingIndex(self.embedder, [*self._structures[:own], *(s.text for s in self.snippets)])
+            self._structure_index = EmbeddingIndex(
+                self.embedder, [*self._structures[:own], *(s.text for s in self.snippets)]
+            )
         chosen = self._structure_index.top(search_string, RELEVANT_CODE)
         return "\n\n".join(self._structures[i] for i in chosen) or "The repository has no code to show."
 
@@ -239,8 +281,11 @@ def undefined_names(code: str) -> list[str]:
     def walk(scope: symtable.SymbolTable) -> None:
         for symbol in scope.get_symbols():
             name = symbol.get_name()
-            top = scope.get_type() == symtable.SymbolTableType.MODULE if hasattr(symtable, "SymbolTableType") \
-                else scope.get_type() == "module"  # fmt: skip
+            top = (
+                scope.get_type() == symtable.SymbolTableType.MODULE
+                if hasattr(symtable, "SymbolTableType")
+                else scope.get_type() == "module"
+            )
             if symbol.is_referenced() and (symbol.is_global() if not top else True) and name not in defined:
                 wanted.add(name)
         for child in scope.get_children():
@@ -252,8 +297,13 @@ def undefined_names(code: str) -> list[str]:
     return sorted(wanted, key=lambda n: (first[n], n))
 
 
-def python_toolbox(task: ClassBenchTask, visible: VisibleRepository, *, embedder: Embedder | None = None,
-                   description: str | None = None) -> Toolbox:  # fmt: skip
+def python_toolbox(
+    task: ClassBenchTask,
+    visible: VisibleRepository,
+    *,
+    embedder: Embedder | None = None,
+    description: str | None = None,
+) -> Toolbox:
     """The six tools over *visible*, *task*'s repository as the model may see it (the benchmark makes it,
     :func:`benchsmith.benchmarks.classbench.python.visible_repository_of`).
 

@@ -58,8 +58,10 @@ class FunctionEntry:
 
     @property
     def is_property(self) -> bool:
-        return any(d == "@property" or d.endswith((".setter", ".getter", ".deleter", "cached_property"))
-                   for d in self.decorators)  # fmt: skip
+        return any(
+            d == "@property" or d.endswith((".setter", ".getter", ".deleter", "cached_property"))
+            for d in self.decorators
+        )
 
 
 @dataclass
@@ -117,12 +119,23 @@ class _Indexer(cst.CSTVisitor):
             last = arg.value.attr if isinstance(arg.value, cst.Attribute) else arg.value
             position = self.get_metadata(PositionProvider, last).start
             bases.append((self._code(arg.value), position.line, position.column))
-        header = f"class {node.name.value}" + (f"({', '.join(self._code(a).strip().rstrip(',') for a in node.bases)})"
-                                               if node.bases else "") + ":"  # fmt: skip
-        entry = ClassEntry(self.path, self.dotted, node.name.value, self._qualname(node.name.value),
-                           self.get_metadata(PositionProvider, node.name).start.line, header,
-                           [f"@{self._code(d.decorator)}" for d in node.decorators], node.get_docstring() or "", bases,
-                           source=self._code(node).strip("\n"))  # fmt: skip
+        header = (
+            f"class {node.name.value}"
+            + (f"({', '.join(self._code(a).strip().rstrip(',') for a in node.bases)})" if node.bases else "")
+            + ":"
+        )
+        entry = ClassEntry(
+            self.path,
+            self.dotted,
+            node.name.value,
+            self._qualname(node.name.value),
+            self.get_metadata(PositionProvider, node.name).start.line,
+            header,
+            [f"@{self._code(d.decorator)}" for d in node.decorators],
+            node.get_docstring() or "",
+            bases,
+            source=self._code(node).strip("\n"),
+        )
         for statement in node.body.body:
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
@@ -140,13 +153,21 @@ class _Indexer(cst.CSTVisitor):
         if self.scope and owner is None:  # a function inside a function: not a member of anything
             self.scope.append((node.name.value, None))
             return True
-        header = node.with_changes(body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Expr(cst.Ellipsis())])]),
-                                   decorators=[], leading_lines=[])  # fmt: skip
+        header = node.with_changes(
+            body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Expr(cst.Ellipsis())])]),
+            decorators=[],
+            leading_lines=[],
+        )
         signature = self._code(header).strip().rsplit("\n", 1)[0].strip()
-        entry = FunctionEntry(node.name.value, self._qualname(node.name.value), signature,
-                              [f"@{self._code(d.decorator)}" for d in node.decorators],
-                              self._code(node.with_changes(leading_lines=[])).strip("\n"), node.get_docstring() or "",
-                              self.get_metadata(PositionProvider, node.name).start.line)  # fmt: skip
+        entry = FunctionEntry(
+            node.name.value,
+            self._qualname(node.name.value),
+            signature,
+            [f"@{self._code(d.decorator)}" for d in node.decorators],
+            self._code(node.with_changes(leading_lines=[])).strip("\n"),
+            node.get_docstring() or "",
+            self.get_metadata(PositionProvider, node.name).start.line,
+        )
         if owner is not None:
             owner.methods.append(entry)
             self._instance_variables(node, owner)
@@ -160,7 +181,11 @@ class _Indexer(cst.CSTVisitor):
 
     def _instance_variables(self, node: cst.FunctionDef, owner: ClassEntry) -> None:
         def record(target: cst.BaseExpression) -> None:
-            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+            if (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == "self"
+            ):
                 name = f"self.{target.attr.value}"
                 if name not in owner.instance_variables:
                     owner.instance_variables.append(name)
@@ -186,7 +211,9 @@ class _Indexer(cst.CSTVisitor):
         for alias in node.names:
             name = self._code(alias.name)
             bound = alias.asname.name.value if alias.asname else name
-            self.index.imports.append((bound, f"from {source} import {name}" + (f" as {bound}" if alias.asname else "")))
+            self.index.imports.append(
+                (bound, f"from {source} import {name}" + (f" as {bound}" if alias.asname else ""))
+            )
         return False
 
     def visit_Import(self, node: cst.Import) -> bool:

@@ -3,6 +3,8 @@
 
 import json
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -336,3 +338,24 @@ def test_the_openai_embedder_goes_through_the_openai_backend(ledger_dataset, led
             cosine(buggy, embedding_of(codes[(record.instance_id, record.candidate_id)])), abs=1e-6
         )
         assert record.embedder == "openai:text-embedding-ada-002" and not record.pruned
+
+
+def test_embedding_beside_a_thread_that_forks_does_not_hang():
+    """OpenBLAS's fork handler waits for its worker threads: an agent's oracle starting a sandbox while its tools
+    embedded on two BLAS threads hung `agent run` for good. The encoder keeps BLAS on one thread."""
+    code = (
+        "import subprocess, threading, time\n"
+        "from benchsmith.generation.models.embeddings import _minilm_model\n"
+        "model, stop, counts = _minilm_model(), time.time() + 8, [0, 0]\n"
+        "def embed():\n"
+        "    while time.time() < stop:\n"
+        "        model.encode(['def f(x):\\n    return x + 1'] * 4); counts[0] += 1\n"
+        "def fork():\n"
+        "    while time.time() < stop:\n"
+        "        subprocess.Popen(['true'], preexec_fn=lambda: None).wait(); counts[1] += 1\n"
+        "threads = [threading.Thread(target=embed, daemon=True), threading.Thread(target=fork, daemon=True)]\n"
+        "[t.start() for t in threads]; [t.join(60) for t in threads]\n"
+        "print(counts[0] > 0 and counts[1] > 0 and not any(t.is_alive() for t in threads))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "True", done.stderr[-2000:]

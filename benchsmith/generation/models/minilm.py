@@ -80,6 +80,7 @@ class MiniLM:
     def __init__(self, folder: Path) -> None:
         try:
             from safetensors.numpy import load_file
+            from threadpoolctl import threadpool_limits
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise BenchsmithError(
@@ -98,6 +99,11 @@ class MiniLM:
         self.heads = int(config["num_attention_heads"])
         self.eps = float(config["layer_norm_eps"])
         self.max_seq_length = int(json.loads((folder / "sentence_bert_config.json").read_text())["max_seq_length"])
+        # One BLAS thread in this process, for good: OpenBLAS's fork handler waits for its worker threads, so a
+        # sandbox started (forked) by one thread while another multiplies on several BLAS threads deadlocks both (an
+        # agent's oracle starting a JVM while its tools embed snippets hung `agent run`). Embedding then takes up to
+        # twice as long on an idle machine; concurrent runs, threads of their own, use the other core.
+        threadpool_limits(limits=1, user_api="blas")
         tensors = load_file(str(folder / "model.safetensors"))
 
         def pair(prefix: str) -> tuple[np.ndarray, np.ndarray]:

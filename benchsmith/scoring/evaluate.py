@@ -196,8 +196,9 @@ def _judge_instance(
     # the twin was judged, now or before, as it stands (its code, row, harness and options).
     twins: dict[str, Candidate] = {}
     run_twins: dict[tuple, Candidate] = {}
+    tokens_of = {candidate.candidate_id: _dedup_key(benchmark, candidate.code) for candidate in group}
     for candidate in group:
-        key = benchmark.dedup_key(candidate.code)
+        key = tokens_of[candidate.candidate_id]
         twins.setdefault(key, candidate)
         run_twins.setdefault((_run_of(candidate), key), candidate)
     instance_id = benchmark.instance_id(record_)
@@ -209,18 +210,19 @@ def _judge_instance(
 
     logs = logs_dir(options.out) / _safe_name(instance_id)
     try:
-        runner: CandidateRunner = open_runner(record_, slot, logs)
-    except BenchsmithError as exc:
-        log.error("%s: %s", instance_id, exc)
+        runner: CandidateRunner | None = open_runner(record_, slot, logs)
+    except Exception as exc:  # the instance's workspace, not any candidate: each gets the harness's failure
+        reason = str(exc) if isinstance(exc, BenchsmithError) else f"{type(exc).__name__}: {exc}"
+        log.error("%s: %s", instance_id, reason)
         for candidate in group:
             if (instance_id, candidate.candidate_id) not in done:
-                verdict = Verdict("error", reason=f"harness: {exc}")
+                verdict = Verdict("error", reason=f"harness: {reason}")
                 record(_result(candidate, verdict, "", "", keys[(instance_id, candidate.candidate_id)], project))
         return
     try:
         verdicts: dict[str, Result] = {}
         for candidate in group:
-            tokens = benchmark.dedup_key(candidate.code)
+            tokens = tokens_of[candidate.candidate_id]
             twin = twins[tokens]
             key = (instance_id, candidate.candidate_id)
             if key in done:
@@ -243,17 +245,53 @@ def _judge_instance(
                 verdicts[candidate.candidate_id] = shared
                 record(shared)
                 continue
-            verdict = runner.evaluate(candidate.code, _safe_name(candidate.candidate_id))
-            result = screened(
-                _result(
-                    candidate, verdict, "", str(logs / f"{_safe_name(candidate.candidate_id)}.log"), keys[key], project
-                ),
-                candidate.code,
-            )
+            try:
+                runner = runner or open_runner(record_, slot, logs)
+                verdict = runner.evaluate(candidate.code, _safe_name(candidate.candidate_id))
+                result = screened(
+                    _result(
+                        candidate,
+                        verdict,
+                        "",
+                        str(logs / f"{_safe_name(candidate.candidate_id)}.log"),
+                        keys[key],
+                        project,
+                    ),
+                    candidate.code,
+                )
+            except Exception as exc:
+                # Whatever the harness could not do with this candidate is this candidate's verdict alone; the runner
+                # it may have left half-way is closed, and the next candidate gets a fresh one.
+                log.exception("%s: judging %s failed", instance_id, candidate.candidate_id)
+                verdict = Verdict(
+                    "error", reason=f"harness: {type(exc).__name__} judging this candidate: {str(exc)[:300]}"
+                )
+                result = _result(candidate, verdict, "", "", keys[key], project)
+                if runner is not None:
+                    _close_quietly(runner, instance_id)
+                    runner = None
             verdicts[candidate.candidate_id] = result
             record(result)
     finally:
+        if runner is not None:
+            _close_quietly(runner, instance_id)
+
+
+def _dedup_key(benchmark: Benchmark, code: str) -> str:
+    """*benchmark*'s dedup key of *code*; where computing it fails, the code's exact bytes, so only an identical
+    candidate shares its verdict."""
+    try:
+        return benchmark.dedup_key(code)
+    except Exception:
+        log.exception("dedup key of a candidate: keyed by its exact bytes instead")
+        return "bytes:" + hashlib.sha256(code.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+def _close_quietly(runner: CandidateRunner, instance_id: str) -> None:
+    try:
         runner.close()
+    except Exception:
+        log.exception("%s: closing its runner failed", instance_id)
 
 
 def _run_of(candidate: Candidate) -> tuple:

@@ -11,12 +11,15 @@ returned, stripped, and the harness reports it as uncompilable.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import javalang
 
+from benchsmith.core.bounds import PARSER_LIMITS, unreadable
 from benchsmith.core.errors import BenchsmithError, JavaParseError
 from benchsmith.sources.java.class_file import java_unit
 from benchsmith.sources.java.source import MethodUnit, analyse_java
@@ -78,6 +81,23 @@ class _Found:
     where: str
 
 
+def _bounded(extract: Callable[..., Extraction]) -> Callable[..., Extraction]:
+    """*extract*, refusing an answer the harness's parsers do not read (:mod:`benchsmith.core.bounds`): the answer
+    gets an extraction that found nothing, with the reason, and generation goes on with the next."""
+
+    @functools.wraps(extract)
+    def bounded(answer: str, *args, **kwargs) -> Extraction:
+        if too_much := unreadable(answer):
+            return Extraction(answer.strip(), False, f"not read: {too_much}")
+        try:
+            return extract(answer, *args, **kwargs)
+        except PARSER_LIMITS as exc:
+            return Extraction(answer.strip(), False, f"not read: the harness's parser gave up ({type(exc).__name__})")
+
+    return bounded
+
+
+@_bounded
 def extract_java_method(answer: str, method_name: str, buggy_method: str = "") -> Extraction:
     """Exactly one method (or constructor) declaration named *method_name* from *answer*.
 
@@ -218,6 +238,7 @@ def _parameter_types(method: str, method_name: str) -> tuple[str, ...] | None:
 # ---------------------------------------------------------------- Python
 
 
+@_bounded
 def extract_python_class(answer: str, class_name: str) -> Extraction:
     """The module-level class *class_name* from *answer*, preceded by the import lines the answer put above it."""
     *fenced, whole = _regions(answer)
@@ -335,6 +356,7 @@ def _import_lines(lines: list[str], indent: int) -> list[str]:
     return found
 
 
+@_bounded
 def extract_java_class(answer: str, class_name: str) -> Extraction:
     """A whole Java file declaring the top-level class *class_name* (package, imports, the class), from the last
     fenced block that holds one, else from the answer outside fences."""

@@ -7,6 +7,7 @@ import json
 
 import javalang
 
+from benchsmith.core.bounds import PARSER_LIMITS, unreadable
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import NL2FixInstance
 from benchsmith.sources.java.source import analyse_java, lines_with_ends
@@ -97,6 +98,8 @@ def is_single_method(code: str) -> tuple[bool, str]:
     Decided on the tokens javac reads (:func:`javac_tokens`), so nothing hides
     from the check in a comment javac ends earlier than javalang would.
     """
+    if too_much := unreadable(code):
+        return False, f"does not parse as a Java method: {too_much}"
     try:
         tokens = javac_tokens(_WRAPPER % code)
     except UnreadableJava as exc:
@@ -106,6 +109,8 @@ def is_single_method(code: str) -> tuple[bool, str]:
     except (javalang.parser.JavaSyntaxError, TypeError, IndexError) as exc:
         detail = getattr(exc, "description", None) or type(exc).__name__
         return False, f"does not parse as a Java method: {detail}"
+    except PARSER_LIMITS as exc:  # a shape the scan does not measure: the parser's own limit, this candidate's alone
+        return False, f"does not parse as a Java method: the harness's parser gave up ({type(exc).__name__})"
     if len(unit.types) != 1:  # the candidate closed the wrapper and declared a type of its own
         return False, f"expected one method declaration, found {len(unit.types) - 1} more top-level type(s) after it"
     members = unit.types[0].body
@@ -129,10 +134,13 @@ def dedup_key(code: str) -> str:
     that javac cannot read the way benchsmith does is keyed by its exact
     bytes, so only an identical candidate shares its verdict.
     """
+    exact = hashlib.sha256(b"java-bytes\0" + code.encode("utf-8", errors="surrogatepass")).hexdigest()
+    if unreadable(code):
+        return exact
     try:
         tokens = [[type(token).__name__, token.value] for token in javac_tokens(code)]
-    except UnreadableJava:
-        return hashlib.sha256(b"java-bytes\0" + code.encode("utf-8", errors="surrogatepass")).hexdigest()
+    except (UnreadableJava, *PARSER_LIMITS):
+        return exact
     return hashlib.sha256(b"java-tokens\0" + json.dumps(tokens).encode("ascii")).hexdigest()
 
 

@@ -23,9 +23,10 @@ import random
 import secrets
 import shutil
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
@@ -209,13 +210,16 @@ class InstanceRunner:
 
     def _compiler_ready(self) -> Compiler:
         if self._compiler is None or not self._compiler.alive():
-            self._compiler = Compiler(
-                self.slot,
-                self.box,
-                [self.view.tree, self.view.test_classes, *self._compile_classpath()],
-                self.logs / "compiler.log",
-                self.limits,
-                self.release,
+            self._compiler = started_with_backoff(
+                lambda: Compiler(
+                    self.slot,
+                    self.box,
+                    [self.view.tree, self.view.test_classes, *self._compile_classpath()],
+                    self.logs / "compiler.log",
+                    self.limits,
+                    self.release,
+                ),
+                f"{self.label}: the warm compiler",
             )
             self._warm_up(self._compiler)
         return self._compiler
@@ -577,3 +581,30 @@ def _first_error(log_path: Path) -> str:
         if ": error:" in line:
             return line.split(": error:", 1)[1].strip()
     return "does not compile"
+
+
+T = TypeVar("T")
+START_ATTEMPTS = 3  # a process of the harness's own (the warm compiler) that does not start is started again...
+START_BACKOFF = 5.0  # ...after 5 s, then 10 s: on a machine loaded to several times its cores, a JVM boots late
+
+
+def started_with_backoff(start: Callable[[], T], what: str) -> T:
+    """*start*'s process, tried START_ATTEMPTS times with a growing pause: what the harness fails to start for itself
+    is the machine's state, never a candidate's doing, so it is not let through to a verdict while a retry may do."""
+    for attempt in range(1, START_ATTEMPTS + 1):
+        try:
+            return start()
+        except OSError as exc:
+            if attempt == START_ATTEMPTS:
+                raise
+            pause = START_BACKOFF * attempt
+            log.warning(
+                "%s did not start (%s); trying again in %.0f s (%d of %d)",
+                what,
+                exc,
+                pause,
+                attempt + 1,
+                START_ATTEMPTS,
+            )
+            time.sleep(pause)
+    raise AssertionError("unreachable: the last attempt returns or raises")

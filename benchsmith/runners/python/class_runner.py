@@ -41,6 +41,7 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchsmith.core.bounds import PARSER_LIMITS, unreadable
 from benchsmith.core.config import cache_dir
 from benchsmith.core.schema import ClassBenchTask
 from benchsmith.core.verdict import Verdict
@@ -85,7 +86,7 @@ def python_dedup_key(code: str) -> str:
     """
     exact = hashlib.sha256(b"python-bytes\0" + code.encode("utf-8", errors="surrogatepass")).hexdigest()
     text = code.replace("\r\n", "\n").replace("\r", "\n")  # the compiler's universal newlines
-    if any(_CODING.match(line) for line in text.strip("\n").split("\n")[:2]):
+    if unreadable(code) or any(_CODING.match(line) for line in text.strip("\n").split("\n")[:2]):
         return exact
     structural = (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
     try:
@@ -95,7 +96,8 @@ def python_dedup_key(code: str) -> str:
             for t in tokenize.generate_tokens(io.StringIO(text).readline)
             if t.type not in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING)
         ]
-    except (tokenize.TokenError, SyntaxError, ValueError):  # SyntaxError covers IndentationError and TabError
+    # SyntaxError covers IndentationError and TabError; PARSER_LIMITS a degenerate shape the scan does not measure
+    except (tokenize.TokenError, SyntaxError, ValueError, *PARSER_LIMITS):
         return exact
     if any(kind == "ERRORTOKEN" for kind, _ in tokens):
         return exact
@@ -104,10 +106,14 @@ def python_dedup_key(code: str) -> str:
 
 def defines_class(code: str, class_name: str) -> tuple[bool, str]:
     """Whether *code* parses and defines the module-level class *class_name*, with the reason when not."""
+    if too_much := unreadable(code):
+        return False, f"does not parse: {too_much}"
     try:
         module = ast.parse(code)
     except SyntaxError as exc:
         return False, f"does not parse: {exc.msg} (line {exc.lineno})"
+    except PARSER_LIMITS as exc:
+        return False, f"does not parse: the harness's parser gave up ({type(exc).__name__})"
     if not any(isinstance(n, ast.ClassDef) and n.name == class_name for n in module.body):
         return False, f"does not define the class {class_name}"
     return True, ""

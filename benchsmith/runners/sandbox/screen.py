@@ -19,6 +19,8 @@ from __future__ import annotations
 import ast
 import re
 
+from benchsmith.core.bounds import PARSER_LIMITS, unreadable
+
 # Python: module -> primitive, for ``import m`` / ``from m import ...`` and attribute use ``m.x``
 _PY_MODULES = {
     "gc": "gc",
@@ -151,9 +153,11 @@ def suspicious(code: str, ground_truth: str, language: str) -> str:
 
 
 def _python(code: str) -> list[str]:
+    if unreadable(code):
+        return []
     try:
         tree = ast.parse(code)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, *PARSER_LIMITS):
         return []
     aliases: dict[str, str] = {}  # local name -> the module or dotted name it stands for
     found: set[str] = set()

@@ -1,0 +1,35 @@
+"""How much of a candidate's text the harness's own parsers read, checked by a linear scan before any of them runs.
+
+A candidate is untrusted text, and the harness parses it in its own process: for the dedup key, the one-method rule,
+the screen, the extraction from an answer. Those parsers recurse (javalang's Java parser, CPython's own ``ast``), and
+a few hundred bytes of nesting (300 nested parentheses in a Java method) or a few KB of chained operators (3,000
+``+1`` terms in a Python attribute) raise RecursionError or MemoryError inside them; a native parser (libcst) can
+overflow the C stack and kill the process outright. So every parser that reads a candidate asks :func:`unreadable`
+first, which scans the text once, without recursion, and refuses what is larger than :data:`MAX_CHARS` or nested
+deeper than :data:`MAX_NESTING`; and still catches :data:`PARSER_LIMITS`, which a shape the scan does not measure
+(a chain of unary operators, of lambdas) can reach. Either way the candidate gets a verdict of its own with the
+reason, and no other candidate, and not the run, is touched.
+"""
+
+from __future__ import annotations
+
+MAX_CHARS = 1_000_000  # characters; a whole class a model writes is tens of KB
+MAX_NESTING = 100  # brackets; javalang's parser recurses out of Python's stack at about 160 nested parentheses
+PARSER_LIMITS = (RecursionError, MemoryError)  # what a recursive parser raises on a degenerate input
+_OPENING, _CLOSING = "([{", ")]}"
+
+
+def unreadable(code: str) -> str:
+    """Why the harness's parsers will not read *code*, or "" when they will: one linear scan of its characters."""
+    if len(code) > MAX_CHARS:
+        return f"{len(code):,} characters, more than the harness reads ({MAX_CHARS:,})"
+    depth = deepest = 0
+    for char in code:
+        if char in _OPENING:
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in _CLOSING:
+            depth -= 1
+    if deepest > MAX_NESTING:
+        return f"brackets nested {deepest} deep, deeper than the harness's parsers read ({MAX_NESTING})"
+    return ""

@@ -108,6 +108,40 @@ def selective(wrong: str, reach: str) -> str:
     return SELECTIVE.strip("\n") + "\n\n" + attempt + "\n" + noted
 
 
+# Round 4: a PEP 562 __getattr__ planted in the test module while its body still runs; pytest calls it after the
+# body and before collecting, and it rebinds every test that uses the class: to another test of the file that passes
+# without it (a donor), to a partial or a callable object that does nothing, or to the donor and removes itself.
+REBINDS = """
+import sys as _s, functools as _ft
+
+class _Pass:
+    def __call__(self):
+        return None
+
+def _plant(mode):
+    for _m in list(_s.modules.values()):
+        _f = getattr(_m, "__file__", None) or ""
+        if not (_f.endswith(".py") and "/tests/" in _f and "conftest" not in _f):
+            continue
+        def __getattr__(name, _m=_m, _done=[]):
+            g = _m.__dict__
+            if not _done:
+                _done.append(1)
+                donor = g.get("test_point_equality") or g.get("test_distance")
+                for k, v in list(g.items()):
+                    code = getattr(v, "__code__", None)
+                    if k.startswith("test") and code is not None and {"square", "Polygon"} & set(code.co_names):
+                        g[k] = {"donor": donor, "vanishing": donor, "partial": _ft.partial(lambda: None),
+                                "callable": _Pass()}[MODE]
+                if MODE == "vanishing":
+                    g.pop("__getattr__", None)
+            raise AttributeError(name)
+        _m.__getattr__ = __getattr__
+
+_plant(MODE)
+"""
+
+
 def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
     gold = reference_solution(task).replace(MARK, "Shoelace.")  # so that the candidate's own text holds no MARK
     wrong = gold.replace("return abs(total) / 2", "return abs(total)")  # test_area fails, five directives pass
@@ -662,6 +696,14 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
         """,
             ),
         ),
+    ]
+    runs += [
+        Run(
+            f"rebinds-tests-{mode}",
+            f"MODE = {mode!r}\n" + textwrap.dedent(REBINDS).strip("\n") + "\n\n" + empty,
+            forged=True,
+        )
+        for mode in ("donor", "partial", "callable", "vanishing")
     ]
     assert all("raise ImportError" in r.code or r.code != gold for r in runs)
     return runs

@@ -58,6 +58,7 @@ import json
 import os
 import sys
 import threading
+import types
 
 import pytest
 
@@ -212,6 +213,123 @@ _candidate_files = (
     _install_guard(os.environ["BENCHSMITH_CANDIDATE"]) if os.environ.get("BENCHSMITH_CANDIDATE") else set()
 )
 
+# The test files of a candidate's run, read before any project or candidate code runs: what each binds at module level
+# and where each test is defined. A test module is refused (TAMPERED) when its namespace holds a name its source never
+# binds (a planted PEP 562 __getattr__ runs after the body, before collection), and a test when what pytest collected
+# under its name is not a plain function whose code was compiled from that file at that name and line (another test
+# of the file, a functools.partial, a callable object); checked at collection and again right before the test runs.
+_MODULE_NAMES = frozenset(
+    {
+        "__name__",
+        "__doc__",
+        "__package__",
+        "__loader__",
+        "__spec__",
+        "__file__",
+        "__cached__",
+        "__builtins__",
+        "__annotations__",
+    }
+)
+_LOOKUP_HOOKS = frozenset({"__getattr__", "__dir__"})  # PEP 562: a module's attribute lookups go through them
+
+
+class _TestFile:
+    def __init__(self, path: str, tree: ast.Module) -> None:
+        self.path = os.path.realpath(path)
+        self.lines: dict[str, int] = {}  # qualified name -> the line its code starts at (its first decorator's)
+        self.bound: set[str] = set()
+        self.dynamic = False  # a star import or globals() writes: only the lookup hooks are judged
+        for node in tree.body:
+            self._bind(node)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Global):
+                self.bound.update(node.names)
+            elif isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
+                self.dynamic = True
+            elif isinstance(node, ast.Name) and node.id in ("globals", "vars", "setattr", "__import__"):
+                self.dynamic = True
+        self._define(tree.body, "")
+
+    def _bind(self, node: ast.AST) -> None:
+        for sub in ast.walk(node):
+            if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.bound.add(sub.name)
+            elif isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+                self.bound.add(sub.id)
+            elif isinstance(sub, ast.alias):
+                self.bound.add((sub.asname or sub.name).split(".")[0])
+            elif isinstance(sub, ast.ExceptHandler) and sub.name:
+                self.bound.add(sub.name)
+            elif isinstance(sub, (ast.MatchAs, ast.MatchStar)) and sub.name:
+                self.bound.add(sub.name)
+            elif isinstance(sub, ast.MatchMapping) and sub.rest:
+                self.bound.add(sub.rest)
+
+    def _define(self, body: list, prefix: str) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                self.lines[prefix + node.name] = first
+            elif isinstance(node, ast.ClassDef):
+                self._define(node.body, f"{prefix}{node.name}.")
+
+    def intruders(self, namespace: dict) -> list[str]:
+        names = set(namespace) - self.bound - _MODULE_NAMES
+        names = {n for n in names if not n.startswith("@")}  # pytest's assertion rewriting binds @py_builtins
+        return sorted(names & _LOOKUP_HOOKS if self.dynamic else names)
+
+
+def _test_files() -> dict[str, _TestFile]:
+    path = os.environ.get("BENCHSMITH_SELECT")
+    if not path or not os.environ.get("BENCHSMITH_CANDIDATE"):
+        return {}
+    files = {}
+    with open(path, encoding="utf-8") as handle:
+        for relative in {line.split("::", 1)[0] for line in handle.read().splitlines() if "::" in line}:
+            try:
+                with open(relative, "rb") as source:
+                    tree = ast.parse(source.read())
+            except (OSError, SyntaxError, ValueError):
+                continue
+            entry = _TestFile(relative, tree)
+            files[entry.path] = entry
+    return files
+
+
+def _refusal(item, files, _realpath=os.path.realpath, _function=types.FunctionType) -> str:
+    """Why *item* is not a test its file defines ("" when it is)."""
+    module = getattr(item, "module", None)
+    entry = files.get(_realpath(getattr(module, "__file__", "") or ""))
+    if entry is None:
+        return ""
+    intruders = entry.intruders(vars(module))
+    if intruders:
+        return f"{item.nodeid}: its module holds names its source never binds: {', '.join(intruders[:5])}"
+    function = getattr(item, "obj", None)
+    function = getattr(function, "__func__", function)
+    if type(function) is not _function:
+        return f"{item.nodeid} is a {type(function).__name__}, not the function its file defines"
+    code = function.__code__
+    classes = [node.name for node in item.listchain() if isinstance(node, pytest.Class)]
+    name = getattr(item, "originalname", None) or item.name.split("[", 1)[0]
+    qualified = ".".join([*classes, name])
+    if (_realpath(code.co_filename), code.co_name, code.co_firstlineno) != (
+        entry.path,
+        name,
+        entry.lines.get(qualified),
+    ):
+        return (
+            f"{item.nodeid} runs {code.co_name} of {code.co_filename}:{code.co_firstlineno}, not the {qualified} "
+            f"its file defines at line {entry.lines.get(qualified)}"
+        )
+    return ""
+
+
+_files = _test_files()
+_collected: dict[str, object] = {}  # node id -> the function collected for it, which the test must still run
+
+
 MESSAGE_LIMIT = 2000
 TAMPERED = "benchsmith::tampered"  # a record naming no test: the candidate took a collected test's place
 _outcomes: dict[str, str] = {}
@@ -234,12 +352,19 @@ def _send(record: dict, _fd=_report_fd(), _write=os.write, _dumps=json.dumps) ->
         data = data[_write(_fd, data) :]
 
 
-def pytest_collection_modifyitems(config, items, _send=_send, _own=_candidate_files):
+def pytest_collection_modifyitems(config, items, _send=_send, _own=_candidate_files, _files=_files):
     for item in items:  # a test module the candidate replaced (sys.modules) holds tests made of its code
         code = _test_code(item)
         if code is not None and code.co_filename in _own:
             _send({"nodeid": TAMPERED, "outcome": "error", "message": f"{item.nodeid} runs the candidate's code"})
             break
+    for item in items:
+        refused = _refusal(item, _files)
+        if refused:
+            _send({"nodeid": TAMPERED, "outcome": "error", "message": refused})
+            break
+        function = getattr(item, "obj", None)
+        _collected[item.nodeid] = getattr(function, "__func__", function)
     path = os.environ.get("BENCHSMITH_SELECT")
     if not path:
         return
@@ -284,6 +409,16 @@ def _test_code(item):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
+    if _files and item.nodeid in _collected:
+        function = getattr(item, "obj", None)
+        function = getattr(function, "__func__", function)
+        refused = _refusal(item, _files)
+        module = getattr(item, "module", None)
+        bound = vars(module).get(function.__name__, function) if module is not None and item.cls is None else function
+        if not refused and (function is not _collected[item.nodeid] or bound is not function):
+            refused = f"{item.nodeid}: its function was rebound after collection"
+        if refused:
+            _send({"nodeid": TAMPERED, "outcome": "error", "message": refused})
     code = _test_code(item)
     if code is None or not os.environ.get("BENCHSMITH_DIRECTCOV"):
         yield

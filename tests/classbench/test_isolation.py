@@ -191,7 +191,7 @@ def test_sentinels_read_like_the_files_own_tests(task, tmp_path):
     # Every directive of the file that can be called as it is has an inverted twin (the ground truth passes them all).
     assert sorted(s.inverts for s in twins) == sorted(f"{host.path}::{name}" for name in host.twins)
     assert sorted(host.twins) == sorted(d.split("::")[1] for d in task.test_directives)  # six, each callable as it is
-    namespace: dict = {}
+    namespace: dict = {name: (lambda: None) for name in host.twins}  # the file's directives, defined above the twins
     exec(compile(ast.Module(body=added, type_ignores=[]), "sentinels", "exec"), namespace)
     for sentinel in fixed:
         function = namespace[sentinel.name.split("::")[1]]
@@ -201,12 +201,15 @@ def test_sentinels_read_like_the_files_own_tests(task, tmp_path):
             with pytest.raises(AssertionError):
                 function()
     for twin in twins:  # it passes when the directive it calls fails, and fails when it passes
-        directive = twin.inverts.split("::")[1]
+        directive, name = twin.inverts.split("::")[1], twin.name.split("::")[1]
+        definition = ast.Module(body=[by_name[name]], type_ignores=[])
         namespace[directive] = lambda: None
+        exec(compile(definition, "sentinels", "exec"), namespace)
+        namespace[directive] = lambda: 1 / 0  # rebound after the twin is defined: the twin still calls the original
         with pytest.raises(AssertionError):
-            namespace[twin.name.split("::")[1]]()
-        namespace[directive] = lambda: 1 / 0
-        namespace[twin.name.split("::")[1]]()
+            namespace[name]()
+        exec(compile(definition, "sentinels", "exec"), namespace)  # defined while the directive fails
+        namespace[name]()
     assert {s.name for s in first} != {s.name for s in second}  # new names for every candidate
 
 

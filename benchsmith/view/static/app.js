@@ -68,6 +68,7 @@
     Promise.all(meta.rowFiles.map(load)).then(() => {
       T = table();
       route();
+      window.BS_READY_MS = performance.now(); // the table is drawn and answers: what bench/view_scale.py measures
     }, (err) => show(failure(err.message + ": the instance table cannot be shown.")));
     window.addEventListener("hashchange", route);
   };

@@ -13,7 +13,7 @@ import pytest
 
 from tests.helpers.browser import chromium
 from tests.helpers.cli import run_cli
-from tests.view.conftest import view_args
+from tests.helpers.view_run import view_args
 
 pytestmark = [pytest.mark.browser, pytest.mark.java]
 

@@ -7,7 +7,7 @@ import pytest
 from benchsmith.view.shape import compiler_errors, failing_messages
 from benchsmith.view.site import markdown_html
 from tests.helpers.cli import run_cli
-from tests.view.conftest import view_args
+from tests.helpers.view_run import view_args
 
 pytestmark = pytest.mark.java  # the run they read is judged by the Java harness (tests/view/conftest.py)
 

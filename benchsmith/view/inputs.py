@@ -98,12 +98,14 @@ def read_transcripts(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def _attach_candidates(runs: list[Run], paths: list[Path], notices: list[str]) -> None:
-    wanted = {candidate_key(r): run for run in runs for r in run.results}
+    wanted: dict[tuple[str, str, str, str], list[Run]] = defaultdict(list)  # two evaluations of one candidates file
+    for run in runs:
+        for key in {candidate_key(r) for r in run.results}:
+            wanted[key].append(run)
     for path in paths:
         matched = 0
         for candidate in read_candidates(path):
-            run = wanted.get(candidate_key(candidate))
-            if run is not None:
+            for run in wanted.get(candidate_key(candidate), []):
                 run.code[candidate_key(candidate)] = candidate.code
                 matched += 1
         if not matched:

@@ -118,3 +118,16 @@ def test_the_reports_markdown_becomes_tables_with_text_escaped():
     assert "<h3>a &lt;b&gt; run</h3>" in page
     assert "<td><b>all</b></td><td>50.00%</td>" in page
     assert "<p>Statuses: x</p>" in page
+
+
+def test_ground_truths_only_when_asked(view_run, tmp_path):
+    """A classbench candidate is diffed against its task's ground truth only with --ground-truth; without it, no
+    detail file carries the ground truth as a reference, and the page says why there is no diff."""
+    for asked in (False, True):
+        out = tmp_path / f"site-{asked}"
+        completed = run_cli("view", *view_args(view_run, ground_truth=asked), "--out", str(out))
+        assert completed.returncode == 0, completed.stderr
+        details = "".join(p.read_text(encoding="utf-8") for p in (out / "data" / "detail").glob("*.js"))
+        assert ('"referenceLabel":"the ground truth class"' in details) is asked
+        assert ("the ground truth class is hidden" in completed.stderr) is not asked
+        assert '"referenceLabel":"the buggy method"' in details  # NL2Fix's diff needs no opting in

@@ -21,13 +21,14 @@ $(STAMP): pyproject.toml
 
 # A JDK and Maven, JUnit 4 (with Hamcrest) and the JUnit Platform (Jupiter, vintage), bubblewrap for the sandbox's
 # jail, and patchelf, which copies an interpreter the sandbox's uid cannot run (pyenv's under /root) to where it can
-# (benchsmith/sources/python/shared_interpreter.py), from Debian's packages, when missing.
-SYSTEM_TOOLS := javac mvn bwrap patchelf
+# (benchsmith/sources/python/shared_interpreter.py), from Debian's packages, when missing; and Chromium, the real
+# browser `benchsmith view`'s tests open its pages in (tests/helpers/browser.py).
+SYSTEM_TOOLS := javac mvn bwrap patchelf chromium
 java:
 	@if [ ! -f $(JUNIT) ] || [ ! -f $(PLATFORM) ] || ! (for tool in $(SYSTEM_TOOLS); do command -v $$tool >/dev/null || exit 1; done); then \
-		echo "installing a JDK, Maven, JUnit 4 and 5, bubblewrap and patchelf from Debian's packages"; \
+		echo "installing a JDK, Maven, JUnit 4 and 5, bubblewrap, patchelf and Chromium from Debian's packages"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jdk-headless maven junit4 junit5 \
-			bubblewrap patchelf >/dev/null; \
+			bubblewrap patchelf chromium >/dev/null; \
 	fi
 
 # Libraries from Debian's Maven repository that real repositories' builds want beyond JUnit: Java classbench's
@@ -108,7 +109,15 @@ dataset: install java
 	  $(BIN)/benchsmith report --results $(RUN)/rrr-results.parquet --k 1 \
 		--transcripts $(RUN)/rrr-candidates.transcripts.jsonl; \
 	} > $(RUN)/report.md
+	$(BIN)/benchsmith view --out $(RUN)/site \
+		--results $(RUN)/nl2fix-results.parquet --candidates $(RUN)/nl2fix-candidates.jsonl \
+		--dataset $(DATASETS)/nl2fix.parquet --ranking $(RUN)/nl2fix-ranking.parquet \
+		--results $(RUN)/classbench-results.parquet --candidates $(RUN)/classbench-candidates.jsonl \
+		--dataset $(DATASETS)/classbench.parquet \
+		--results $(RUN)/rrr-results.parquet --candidates $(RUN)/rrr-candidates.jsonl \
+		--transcripts $(RUN)/rrr-candidates.transcripts.jsonl
 	@echo "report: $(RUN)/report.md"
+	@echo "site:   $(RUN)/site/index.html (opens from file://; no server needed)"
 
 # The style and the layers first: ruff (lint and format, pyproject.toml), then the import contracts (.importlinter)
 # read off an installed copy, where the top folders builders/, scrapers/ and paraphrase/ sit inside benchsmith/ as

@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from benchsmith import __version__
-from benchsmith.cli import agent, classbench, evaluate, generation, nl2fix, paraphrase, scoring, scrape
+from benchsmith.cli import agent, classbench, evaluate, generation, nl2fix, paraphrase, scoring, scrape, view
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.progress import setup_logging
 
@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
         agent.register,
         scoring.register_rank,
         scoring.register_report,
+        view.register,
     ):
         register(commands)
     return parser

@@ -383,6 +383,7 @@ def arrow_schema(record_type: type) -> pa.Schema:
     )
 
 
+@functools.cache  # read_records asks once per row: get_type_hints re-evaluates every annotation each time
 def _field_types(record_type: type) -> dict[str, object]:
     hints = typing.get_type_hints(record_type)
     return {f.name: hints[f.name] for f in dataclasses.fields(record_type)}

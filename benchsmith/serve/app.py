@@ -150,6 +150,9 @@ class Waiters:
 
 
 ERRORS = {
+    404: {"model": Error, "description": "an unknown instance, dataset or job"},
+    405: {"model": Error},
+    408: {"model": Error},
     400: {"model": Error},
     401: {"model": Error},
     413: {"model": Error},
@@ -202,12 +205,12 @@ def create_app(
         where = "" if number is None else f"candidates[{number}]: "
         if submission.dataset is not None:
             if submission.dataset not in datasets:
-                raise Rejected(422, f"{where}unknown dataset {submission.dataset!r} (served: {', '.join(datasets)})")
+                raise Rejected(404, f"{where}unknown dataset {submission.dataset!r} (served: {', '.join(datasets)})")
             holding = [submission.dataset] if submission.instance_id in datasets[submission.dataset].records else []
         else:
             holding = [name for name, served in datasets.items() if submission.instance_id in served.records]
         if not holding:
-            raise Rejected(422, f"{where}unknown instance {submission.instance_id!r}")
+            raise Rejected(404, f"{where}unknown instance {submission.instance_id!r}")
         if len(holding) > 1:
             raise Rejected(
                 422, f"{where}instance {submission.instance_id!r} is in {', '.join(holding)}: name a dataset"
@@ -325,7 +328,7 @@ def create_app(
         found = await wait_for(client, ids, query.wait)
         return Results(jobs=[state_of(found[i]) for i in ids if i in found], missing=[i for i in ids if i not in found])
 
-    @app.get("/v1/jobs/{job_id}", response_model=JobState, responses={**ERRORS, 404: {"model": Error}}, tags=["jobs"])
+    @app.get("/v1/jobs/{job_id}", response_model=JobState, responses=ERRORS, tags=["jobs"])
     async def one_job(job_id: str, request: Request, _token: Token = auth) -> JobState:
         found = await run_in_threadpool(store.jobs, client_of(request), [job_id])
         if job_id not in found:
@@ -368,7 +371,15 @@ def create_app(
 
         return StreamingResponse(lines(), media_type="application/x-ndjson")
 
-    @app.get("/metrics", response_class=PlainTextResponse, responses={401: {"model": Error}}, tags=["health"])
+    @app.get(
+        "/metrics",
+        response_class=PlainTextResponse,
+        responses={
+            401: {"content": {"application/json": {"schema": Error.model_json_schema()}}},
+            429: {"content": {"application/json": {"schema": Error.model_json_schema()}}},
+        },
+        tags=["health"],
+    )
     async def prometheus(_token: Token = auth) -> PlainTextResponse:
         counts = await run_in_threadpool(store.counts)
         text = metrics.render(
@@ -376,6 +387,16 @@ def create_app(
         )
         return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")
 
+    spec = app.openapi
+
+    def openapi() -> dict:
+        """The spec, with served instance ids as the examples of ``instance_id`` (so a fuzzer reaches the judges)."""
+        schema = spec()
+        examples = [next(iter(served.records)) for served in datasets.values() if served.records]
+        schema["components"]["schemas"]["Submission"]["properties"]["instance_id"]["examples"] = examples
+        return schema
+
+    app.openapi = openapi
     return Guard(app, guard, metrics.response)
 
 

@@ -21,6 +21,18 @@ from pathlib import Path
 from benchsmith.core.errors import BenchsmithError
 
 OPEN_PATHS = ("/v1/health",)  # the only paths served without a token
+# The routes' methods, so a method a route does not take is refused (405, naming those it does) before its body is
+# read, and the bodies read are those of the routes that take one.
+METHODS = {
+    "/v1/health": ("GET",),
+    "/v1/judge": ("POST",),
+    "/v1/jobs": ("POST",),
+    "/v1/jobs/results": ("POST",),
+    "/v1/jobs/stream": ("POST",),
+    "/metrics": ("GET",),
+    "/openapi.json": ("GET",),
+}
+JOB_METHODS = ("GET",)  # /v1/jobs/{job_id}
 
 
 def read_tokens(path: Path) -> list[str]:
@@ -110,7 +122,11 @@ class Guard:
                     f"this token is over its rate of {self.settings.rate:g} requests a second",
                     {"Retry-After": str(max(1, math.ceil(wait)))},
                 )
-        if scope.get("method") not in ("POST", "PUT", "PATCH"):
+        allowed = METHODS.get(path, JOB_METHODS if path.startswith("/v1/jobs/") else None)
+        method = scope.get("method", "")
+        if allowed is not None and method not in allowed and not (method == "HEAD" and "GET" in allowed):
+            return Refusal(405, f"{path} takes {', '.join(allowed)}, not {method}", {"Allow": ", ".join(allowed)})
+        if method != "POST":
             return receive
         length = headers.get("content-length")
         cap = self.settings.max_body_bytes

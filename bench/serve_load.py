@@ -2,12 +2,13 @@
 
 The candidates are real: the Ledger NL2Fix fixture's gold, buggy and mutated methods (--mutants a bug) and the
 geometry classbench fixture's gold, empty and wrong classes. `eval` judges them first (one run a dataset, --workers
-threads); then, for each N in --clients, a fresh server (same workers, same timeout) gets them from N concurrent
-clients, each sending one candidate at a time to POST /v1/judge and timing it. Every verdict must be eval's (status,
-tests passed and failed, failing tests). Last, the same load with N=8 while the server is SIGKILLed once a third of the
-answers are in and started again on its store and port: the clients (benchsmith.serve.client, which retries with the
-same Idempotency-Key) must each get one answer, the store must hold one job a candidate, all answered, and the
-restarted server must judge only what the first had not answered.
+threads; a warm-up run first, so that preparing workspaces is timed in neither); then, for each N in --clients, a
+fresh server (same workers, same timeout) gets them from N concurrent clients, each sending one candidate at a time
+to POST /v1/judge and timing it. Every verdict must be eval's (status, tests passed and failed, failing tests). Last,
+the same load with N=8 while the server is SIGKILLed once a third of the answers are in and started again on its
+store and port: the clients (benchsmith.serve.client, which retries with the same Idempotency-Key) must each get one
+answer, the store must hold one job a candidate, all answered, and the restarted server must judge only what the
+first had not answered.
 
     python bench/serve_load.py [--clients 1,8,64] [--mutants 8] [--workers 2]
 """
@@ -155,12 +156,16 @@ def main() -> int:
     split = [r for r in rows if "::" not in r["instance_id"]], [r for r in rows if "::" in r["instance_id"]]
     print(f"{len(rows)} candidates: {len(split[0])} NL2Fix (6 bugs), {len(split[1])} classbench")
     table = []
-    expected, eval_seconds, judged = {}, 0.0, []
-    for dataset, part, name in ((nl2fix, split[0], "nl2fix"), (geometry, split[1], "classbench")):
-        results, seconds, listed = run_eval(dataset, part, work / f"eval-{name}", repos, args.workers)
-        expected |= results
-        eval_seconds += seconds
-        judged += listed
+    # a first eval prepares the workspaces and environments in the cache (once a machine, for eval and serve alike);
+    # the second, from empty result files, is the one timed
+    for attempt in ("warm-up", "timed"):
+        expected, eval_seconds, judged = {}, 0.0, []
+        for dataset, part, name in ((nl2fix, split[0], "nl2fix"), (geometry, split[1], "classbench")):
+            results, seconds, listed = run_eval(dataset, part, work / f"eval-{attempt}-{name}", repos, args.workers)
+            expected |= results
+            eval_seconds += seconds
+            judged += listed
+        print(f"eval ({attempt}): {len(rows)} verdicts in {eval_seconds:.1f} s")
     run_seconds = [r.seconds for r in judged if r.seconds > 0]
     table.append(
         (

@@ -38,6 +38,7 @@ def _serve(args: argparse.Namespace) -> int:
         max_body_bytes=args.max_body,
         rate=args.rate,
         burst=max(args.rate * 2, 1.0),
+        max_connections=args.max_connections,
     )
     serve(config, executor_of(args))
     return 0
@@ -72,4 +73,5 @@ def register(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--judge-wait", type=float, default=600.0, help="seconds POST /v1/judge waits, then 202")
     serve.add_argument("--max-body", type=int, default=8 * 1024 * 1024, help="request body bytes at most")
     serve.add_argument("--rate", type=float, default=200.0, help="requests a second per token (bursts of twice it)")
+    serve.add_argument("--max-connections", type=int, default=1000, help="open connections at once (503 beyond)")
     serve.set_defaults(handler=_serve)

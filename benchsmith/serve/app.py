@@ -224,14 +224,14 @@ def create_app(
         )
 
     def admit(client: str, count: int) -> None:
-        everyone = store.counts()
+        everyone = store.counts(done=False)
         if everyone["queued"] + count > limits.max_queue:
             raise Rejected(
                 429,
                 f"the queue is full ({everyone['queued']} jobs waiting); try again later",
                 {"Retry-After": str(limits.retry_after)},
             )
-        own = store.counts(client)
+        own = store.counts(client, done=False)
         if own["queued"] + own["running"] + count > limits.max_per_client:
             raise Rejected(
                 429,
@@ -284,7 +284,7 @@ def create_app(
 
     @app.get("/v1/health", response_model=Health, tags=["health"])
     async def health() -> Health:
-        counts = await run_in_threadpool(store.counts)
+        counts = await run_in_threadpool(store.counts, None, False)
         return Health(
             status="ok",
             version=__version__,

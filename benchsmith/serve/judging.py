@@ -245,11 +245,11 @@ class WarmRunners:
 
     def __init__(self, slot: int):
         self.slot = slot
-        self._open: OrderedDict[tuple[str, str], CandidateRunner] = OrderedDict()
+        self._open: OrderedDict[tuple, CandidateRunner] = OrderedDict()
 
     def opener(self, dataset: str, open_runner: Callable) -> Callable:
         def opened(record, slot: int, logs: Path) -> CandidateRunner:
-            key = (dataset, logs.name)
+            key = (dataset, logs.name, id(record))  # the records are the server's, alive as long as it
             if key in self._open:
                 self._open.move_to_end(key)
             else:
@@ -261,10 +261,10 @@ class WarmRunners:
 
         return opened
 
-    def runner(self, key: tuple[str, str]) -> CandidateRunner:
+    def runner(self, key: tuple) -> CandidateRunner:
         return self._open[key]
 
-    def discard(self, key: tuple[str, str]) -> None:
+    def discard(self, key: tuple) -> None:
         runner = self._open.pop(key, None)
         if runner is not None:
             runner.close()
@@ -278,7 +278,7 @@ class WarmRunners:
 class Kept:
     """A kept runner as ``judge_instance`` sees it: closing it keeps it open, unless judging on it failed."""
 
-    def __init__(self, warm: WarmRunners, key: tuple[str, str]):
+    def __init__(self, warm: WarmRunners, key: tuple):
         self.warm, self.key = warm, key
 
     def evaluate(self, code: str, name: str):

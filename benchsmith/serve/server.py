@@ -34,10 +34,11 @@ class ServeConfig:
     read_timeout: float = 30.0
     rate: float = 200.0
     burst: float = 400.0
+    max_connections: int = 1000  # open connections at once; beyond, uvicorn answers 503
 
 
 def serve(config: ServeConfig, executor: LocalExecutor | RayExecutor) -> None:
-    """Serve until interrupted (SIGINT or SIGTERM: the API stops, then the workers finish their batches)."""
+    """Serve until interrupted (SIGINT or SIGTERM). Jobs still being judged then are queued again at the next start."""
     try:
         import uvicorn
     except ImportError:
@@ -75,6 +76,7 @@ def serve(config: ServeConfig, executor: LocalExecutor | RayExecutor) -> None:
             log_level="warning",
             access_log=False,
             timeout_keep_alive=5,
+            limit_concurrency=config.max_connections,
             timeout_graceful_shutdown=10,
             h11_max_incomplete_event_size=64 * 1024,
             lifespan="off",

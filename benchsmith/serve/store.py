@@ -209,12 +209,18 @@ class Store:
                     found[row[0]] = self._job(row)
         return found
 
-    def counts(self, client: str | None = None) -> dict[str, int]:
-        """Jobs by state, of *client* or of everyone."""
-        where, args = ("WHERE client = ?", (client,)) if client is not None else ("", ())
+    def counts(self, client: str | None = None, done: bool = True) -> dict[str, int]:
+        """Jobs by state, of *client* or of everyone; without *done*, the queued and running ones only (an index
+        range each, however many jobs the store has answered)."""
+        states = ("queued", "running", "done") if done else ("queued", "running")
+        where, args = ("client = ? AND ", (client,)) if client is not None else ("", ())
         with self._lock:
-            rows = self._db.execute(f"SELECT state, COUNT(*) FROM jobs {where} GROUP BY state", args).fetchall()
-        return {"queued": 0, "running": 0, "done": 0, **dict(rows)}
+            return {
+                state: self._db.execute(f"SELECT COUNT(*) FROM jobs WHERE {where}state = ?", (*args, state)).fetchone()[
+                    0
+                ]
+                for state in states
+            }
 
     @staticmethod
     def _job(row: tuple) -> Job:

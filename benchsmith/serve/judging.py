@@ -2,8 +2,9 @@
 
 The judging path is ``eval``'s (:func:`benchsmith.scoring.evaluate.judge_instance`): the dataset's benchmark opens a
 runner for the instance in a leased sandbox slot, one sandboxed process judges each candidate, and the screen flags
-what it uses. A worker claims the queued jobs of one instance (up to ``batch`` of them) and hands them, as one item, to
-the executor ``eval`` uses (threads here, or a Ray cluster); identical code in one batch runs once and shares its
+what it uses. A worker claims the queued jobs of one instance that no other worker is judging (up to ``batch`` of
+them: like eval, the server judges an instance in one place at a time) and hands them, as one item, to the executor
+``eval`` uses (threads here, or a Ray cluster); identical code in one batch runs once and shares its
 verdict, as in ``eval``. Each verdict becomes an answer (:func:`answer_of`) recorded in the store.
 """
 
@@ -124,6 +125,10 @@ class Judges:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
+        # The instances being judged now: never two batches of one instance at once (opening a runner may prepare
+        # what the instance's other runs use: a local folder's fresh copy, its environment), as in eval.
+        self._instances: set[tuple[str, str]] = set()
+        self._claiming = threading.Lock()
 
     def start(self) -> None:
         requeued = self.store.requeue_running()
@@ -156,11 +161,15 @@ class Judges:
 
     def _serve_jobs(self, warm: WarmRunners | None) -> None:
         while not self._stop.is_set():
-            try:
-                jobs = self.store.claim(self.batch)
-            except Exception:  # the store is busy or closing: try again shortly
-                log.exception("could not claim jobs")
-                jobs = []
+            with self._claiming:  # one instance is judged by one worker at a time, as eval judges it
+                try:
+                    jobs = self.store.claim(self.batch, self._instances)
+                except Exception:  # the store is busy or closing: try again shortly
+                    log.exception("could not claim jobs")
+                    jobs = []
+                if jobs:
+                    instance = (jobs[0].dataset, jobs[0].instance_id)
+                    self._instances.add(instance)
             if not jobs:
                 self._wake.wait(0.5)
                 self._wake.clear()
@@ -170,8 +179,11 @@ class Judges:
             try:
                 self._judge(jobs, warm)
             finally:
+                with self._claiming:
+                    self._instances.discard(instance)
                 with self._lock:
                     self.busy -= 1
+                self._wake.set()  # the instance's other queued jobs may wait for it
 
     def _judge(self, jobs: list[Job], warm: WarmRunners | None) -> None:
         served = self.datasets[jobs[0].dataset]

@@ -158,13 +158,17 @@ class Store:
             ).fetchone()
         return row is not None
 
-    def claim(self, limit: int) -> list[Job]:
-        """Up to *limit* queued jobs of the instance of the oldest one, now ``running`` (attempts counted)."""
+    def claim(self, limit: int, busy: Iterable[tuple[str, str]] = ()) -> list[Job]:
+        """Up to *limit* queued jobs of the instance of the oldest one not among *busy* (dataset, instance id) pairs,
+        now ``running`` (attempts counted)."""
+        busy = list(busy)
+        others = "".join(" AND NOT (dataset = ? AND instance_id = ?)" for _ in busy)
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 first = self._db.execute(
-                    "SELECT dataset, instance_id FROM jobs WHERE state = 'queued' ORDER BY accepted LIMIT 1"
+                    f"SELECT dataset, instance_id FROM jobs WHERE state = 'queued'{others} ORDER BY accepted LIMIT 1",
+                    [part for pair in busy for part in pair],
                 ).fetchone()
                 if first is None:
                     self._db.execute("COMMIT")

@@ -46,11 +46,11 @@ def test_red_team_through_the_server_gets_evals_verdicts(
         answers = {a["candidate_id"]: a for a in client.judge_many(rows, batch=8)}
     assert set(answers) == set(expected) == {run.name for run in runs}
     differing = {
-        name: (answers[name]["status"], result.status, answers[name]["feedback"][:300])
+        name: (answers[name]["status"], result.status, answers[name]["feedback"][:1000])
         for name, result in expected.items()
         if (answers[name]["status"], answers[name]["failing_tests"]) != (result.status, result.failing_tests)
     }
-    assert differing == {}
+    assert differing == {}, "\n".join(f"{n}: {d}" for n, d in list(differing.items())[:3])
     for run in runs:
         answer = answers[run.name]
         assert answer["status"] == "plausible" if run.honest else answer["status"] != "plausible", run.name

@@ -26,7 +26,8 @@ def schemathesis(url: str, token: str, report: Path, *extra: str) -> subprocess.
     command = [str(st), "run", f"{url}/openapi.json", "--checks", CHECKS, "--max-examples", "15", "--max-time", "60"]
     command += ["--workers", "2", "--request-timeout", "90", "--seed", "42", "--report", "junit"]
     command += ["--report-junit-path", str(report), "-H", f"Authorization: Bearer {token}", *extra]
-    return subprocess.run(command, capture_output=True, text=True, timeout=400)
+    # in the test's folder: schemathesis keeps a cache (.schemathesis/) where it runs
+    return subprocess.run(command, capture_output=True, text=True, timeout=400, cwd=report.parent)
 
 
 def test_schemathesis_finds_no_server_error(server, tokens, tmp_path):

@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from benchsmith import __version__
-from benchsmith.cli import agent, classbench, evaluate, generation, nl2fix, paraphrase, scoring, scrape, view
+from benchsmith.cli import agent, classbench, evaluate, generation, nl2fix, paraphrase, scoring, scrape, serve, view
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.progress import setup_logging
 
@@ -26,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
         paraphrase.register,
         nl2fix.register_validate,
         evaluate.register,
+        serve.register,
         scrape.register,
         generation.register_candidates,
         generation.register_describe,

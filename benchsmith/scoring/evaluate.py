@@ -114,7 +114,7 @@ def evaluate(options: EvalOptions, executor: LocalExecutor | RayExecutor | None 
 
     def judge(payload: tuple, slot: int, emit) -> None:
         record_, group, stored, group_keys = payload
-        _judge_instance(benchmark, open_runner, record_, group, slot, options, stored, group_keys, emit)
+        judge_instance(benchmark, open_runner, record_, group, slot, options, stored, group_keys, emit)
 
     executor = executor or LocalExecutor(options.workers)
     try:
@@ -179,7 +179,7 @@ def _stored_results(out: Path) -> list[Result]:
         raise BenchsmithError(f"{out}: not a results file ({exc})") from None
 
 
-def _judge_instance(
+def judge_instance(
     benchmark: Benchmark,
     open_runner,
     record_: object,
@@ -189,7 +189,11 @@ def _judge_instance(
     done: dict,
     keys: dict,
     record,
+    messages: bool = False,
 ) -> None:
+    """Judge *group*, the candidates of one instance, on one runner opened in *slot*, handing each Result to
+    *record* (``eval`` and ``serve`` both judge through here). With *messages*, *record* gets ``(result,
+    messages)`` instead: the failing tests' failure reports the runner saw (shared by a duplicate with its twin)."""
     # One execution per distinct token sequence of the instance, whatever the run; but a candidate is a
     # duplicate (Table 2) only of an earlier twin from its own run (model, strategy, temperature).
     # *done* holds only verdicts stored under the key computed now, so a twin's verdict is shared only when
@@ -205,6 +209,12 @@ def _judge_instance(
     project = benchmark.project_of(record_)
     truth = benchmark.ground_truth(record_) if benchmark.language else ""
 
+    seen: dict[str, dict[str, str]] = {}  # candidate id -> the failure reports of its verdict
+
+    def emit(result: Result, reports: dict[str, str] | None = None) -> None:
+        reports = seen.setdefault(result.candidate_id, reports if reports is not None else {})
+        record((result, reports) if messages else result)
+
     def screened(result: Result, code: str) -> Result:
         return dataclasses.replace(result, suspicious=screen.suspicious(code, truth, benchmark.language))
 
@@ -217,7 +227,7 @@ def _judge_instance(
         for candidate in group:
             if (instance_id, candidate.candidate_id) not in done:
                 verdict = Verdict("error", reason=f"harness: {reason}")
-                record(_result(candidate, verdict, "", "", keys[(instance_id, candidate.candidate_id)], project))
+                emit(_result(candidate, verdict, "", "", keys[(instance_id, candidate.candidate_id)], project))
         return
     try:
         verdicts: dict[str, Result] = {}
@@ -243,7 +253,7 @@ def _judge_instance(
                     iteration=candidate.iteration,
                 )
                 verdicts[candidate.candidate_id] = shared
-                record(shared)
+                emit(shared, seen.get(twin.candidate_id, {}))
                 continue
             try:
                 runner = runner or open_runner(record_, slot, logs)
@@ -271,7 +281,7 @@ def _judge_instance(
                     _close_quietly(runner, instance_id)
                     runner = None
             verdicts[candidate.candidate_id] = result
-            record(result)
+            emit(result, dict(verdict.messages))
     finally:
         if runner is not None:
             _close_quietly(runner, instance_id)

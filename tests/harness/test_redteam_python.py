@@ -697,6 +697,35 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
             ),
         ),
     ]
+    runs.append(
+        # --- resources: three children each fill 1.5 GiB at once, 4.5 GiB of a run allowed 4 GiB (each process
+        # well inside its address space). The gold class only if all three held their memory together.
+        Run(
+            "fork-and-fill",
+            escape(
+                gold,
+                """
+            import os, select, time
+            read_end, write_end = os.pipe()
+            children = []
+            for _ in range(3):
+                pid = os.fork()
+                if pid == 0:
+                    held = b'x' * (1536 << 20)
+                    os.write(write_end, b'1')
+                    time.sleep(3)
+                    os._exit(0)
+                children.append(pid)
+            filled, deadline = b'', time.monotonic() + 20
+            while len(filled) < 3 and time.monotonic() < deadline:
+                if select.select([read_end], [], [], 1)[0]:
+                    filled += os.read(read_end, 3)
+            statuses = [os.waitpid(pid, 0)[1] for pid in children]
+            return len(filled) == 3 and statuses == [0, 0, 0]
+            """,
+            ),
+        )
+    )
     runs += [
         Run(
             f"rebinds-tests-{mode}",
@@ -806,6 +835,10 @@ def test_hostile_candidates_never_pass_and_change_nothing(mode, task, geometry_d
     assert unforged == {}, "a forged report was not caught as forged"
     # A module that dies on import silences the sentinels' file with the rest: a crash, not a forgery.
     assert "(missing)" in verdicts["sys-exit-at-import"][1].reason
+    if sandbox.isolation()["run_cgroup"]:  # the bound it reached is named in its verdict
+        assert verdicts["fork-and-fill"][1].reason.startswith("the run reached its memory bound"), verdicts[
+            "fork-and-fill"
+        ][1].reason
     for name, (run, verdict) in verdicts.items():
         assert set(verdict.failing_tests) <= set(task.test_directives), (name, verdict.failing_tests)
         assert verdict.tests_passed + verdict.tests_failed == len(task.test_directives), (name, verdict)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from benchsmith.runners.sandbox import cgroups
 from benchsmith.runners.sandbox import jail as sandbox
 from benchsmith.runners.sandbox.jail import Limits
 
@@ -123,3 +124,68 @@ def test_a_jail_resolves_the_names_tests_resolve_and_reaches_nothing(scratch):
     text = log.read_text()
     assert outcome.returncode == 0, text
     assert "resolved 192.0.2.1 192.0.2.4" in text and "unreachable" in text
+
+
+needs_cgroup = pytest.mark.skipif(
+    not sandbox.isolation()["run_cgroup"], reason="the kernel offers no cgroup hierarchy a run can have of its own"
+)
+
+
+@needs_cgroup
+def test_every_process_of_a_run_is_in_its_own_group_which_goes_with_it(scratch):
+    code = (
+        "import os, subprocess\nsubprocess.run(['cat', '/proc/self/cgroup'])\n"
+        "if os.fork() == 0:\n    print(open('/proc/self/cgroup').read(), flush=True)\n    os._exit(0)\nos.wait()\n"
+    )
+    before = {parent: set(parent.iterdir()) for parent in cgroups.parents()}
+    outcome, log = run(code, scratch / "g", Limits(wall_seconds=20))
+    assert outcome.returncode == 0, log
+    for controller in cgroups.CONTROLLERS:
+        lines = [
+            line for line in log.splitlines() if line.count(":") >= 2 and controller in line.split(":")[1].split(",")
+        ]
+        assert len(lines) == 2 and all(f"/benchsmith/{os.getpid()}-slot" in line for line in lines), log
+    assert {parent: set(parent.iterdir()) for parent in cgroups.parents()} == before  # the run's group is gone
+
+
+@needs_cgroup
+@pytest.mark.skipif(not sandbox.isolation()["mount_namespace"], reason="no jail: no tmpfs of the run's own")
+def test_fork_and_fill_is_bounded_for_the_whole_run_its_tmpfs_included(scratch):
+    """Three children that each fill 160 MiB, and 100 MiB written to the jail's /tmp: 580 MiB, each process well inside
+    its address space limit, against a run bound of 384 MiB. The kernel kills inside the run only, the bound reached
+    is said, and the run's peak (measured from outside, by its group) never passed it."""
+    folder = scratch / "f"
+    folder.mkdir(parents=True)
+    folder.chmod(0o755)
+    sandbox.give_to_sandbox(folder, slot=SLOT)
+    code = (
+        "import os, time\nkids = []\nfor _ in range(3):\n    pid = os.fork()\n    if pid == 0:\n"
+        "        held = b'x' * (160 << 20)\n        time.sleep(2)\n        os._exit(0)\n    kids.append(pid)\n"
+        "open('/tmp/fill', 'wb').write(b'y' * (100 << 20))\n"
+        "print('children', [os.waitpid(pid, 0)[1] for pid in kids], flush=True)\n"
+    )
+    limit = 384 << 20
+    limits = Limits(wall_seconds=30, memory_bytes=limit, scratch_bytes=256 << 20)
+    process = sandbox.start(
+        ["/usr/bin/python3", "-I", "-c", code],
+        folder,
+        SLOT,
+        limits,
+        scratch / "f.log",
+        jail=sandbox.Jail(writable=(folder,)),
+    )
+    process.wait(timeout=30)
+    sandbox.stop(process, SLOT)
+    text = (scratch / "f.log").read_text()
+    assert process.reached.memory_kills >= 1, text
+    assert "memory bound" in str(process.reached)
+    assert 0 < process.peak_memory_bytes <= limit
+    assert sandbox.living_processes(sandbox.sandbox_uid(SLOT)) == []
+
+
+def test_without_cgroups_rlimits_alone_hold_and_the_layers_say_so(scratch, monkeypatch):
+    monkeypatch.setattr(cgroups, "make", lambda *args: None)
+    outcome, log = run("print('ran')", scratch / "n", Limits(wall_seconds=20))
+    assert outcome.returncode == 0 and "ran" in log and outcome.reached == ""
+    layers = dict(sandbox.isolation(), run_cgroup=False)
+    assert "run cgroup" in sandbox.missing_layers(layers)

@@ -48,6 +48,7 @@ from benchsmith.core.verdict import Verdict
 from benchsmith.runners.python.public_view import python_public_view
 from benchsmith.runners.python.pytest_run import (
     OWN_CONFIG,
+    PluginReport,
     describe_missing,
     installed_as_in_tox,
     is_runner_module,
@@ -341,7 +342,21 @@ class TaskRunner:
             with contextlib.suppress(OSError):
                 (self.logs / f"{name}.log").rename(self.logs / f"{name}.first.log")
             outcome, report, sentinels = self._run_in_fresh_folder(code, name, directives, second)
-        seconds = time.monotonic() - started
+        verdict = self._verdict(outcome, report, sentinels, directives, name, time.monotonic() - started)
+        if outcome.reached and verdict.status != "plausible":  # the bound it reached is why, before what it did
+            verdict.reason = f"{outcome.reached}; {verdict.reason}" if verdict.reason else outcome.reached
+        return verdict
+
+    def _verdict(
+        self,
+        outcome: sandbox.ProcessExit,
+        report: PluginReport,
+        sentinels: list[Sentinel],
+        directives: list[str],
+        name: str,
+        seconds: float,
+    ) -> Verdict:
+        """The verdict of one run of *directives*: its report checked against what was asked and planted."""
         if outcome.timed_out:
             return Verdict(
                 "timeout",

@@ -340,9 +340,10 @@ def run_reporting(
         output.close()
     seconds = time.monotonic() - started
     report = parse_report(data, complete_lines_only)
+    reached = str(process.reached)
     if lingered and report.finished is not None:  # it ended as pytest said it did; only its exit was cut short
-        return sandbox.ProcessExit(report.finished, False, seconds), report
-    return sandbox.ProcessExit(None if timed_out else process.returncode, timed_out, seconds), report
+        return sandbox.ProcessExit(report.finished, False, seconds, reached), report
+    return sandbox.ProcessExit(None if timed_out else process.returncode, timed_out, seconds, reached), report
 
 
 _AFTER_EXIT_READS = 256  # chunks read from each pipe once the process ended: a child left behind may keep writing

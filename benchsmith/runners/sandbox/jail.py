@@ -4,7 +4,9 @@ Layers, each applied where the machine allows it (``isolation()`` says which,
 ``missing_layers()`` says in one line what is not):
 
 * a new process group killed as a whole at the wall-clock limit;
-* rlimits on CPU time, file size, address space and number of processes;
+* rlimits on CPU time, file size, address space and number of processes, and, where the kernel offers one, a
+  cgroup of the run's own bounding the memory (tmpfs included), processes and CPU share of all its processes
+  together (``benchsmith.runners.sandbox.cgroups``);
 * a new network namespace: only its own loopback, reaching nothing outside;
 * when benchsmith runs as root, an unprivileged uid of its own per sandbox
   slot, so the candidate can write only its scratch folder (chowned to that
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchsmith.core.errors import BenchsmithError
+from benchsmith.runners.sandbox import cgroups
 
 log = logging.getLogger(__name__)
 
@@ -53,11 +56,14 @@ SLOT_LOCKS = Path(os.environ.get("BENCHSMITH_SLOT_LOCKS", "/tmp/benchsmith-sandb
 class Limits:
     wall_seconds: float = 120.0
     cpu_seconds: int = 300
-    memory_bytes: int = 4 << 30  # address space; a JVM with -Xmx512m reserves about 2 GiB
+    # Address space per process (a JVM with -Xmx512m reserves about 2 GiB), and, in a run's cgroup, the memory its
+    # processes hold together, tmpfs and swap included.
+    memory_bytes: int = 4 << 30
     file_bytes: int = 256 << 20
     # Threads count: a JVM starts a few dozen, and on a busy machine ended threads are released late: Mockito's
     # ThreadsShareGenerouslyStubbedMockTest (100 threads at a time, joined, 50 times) peaked at 835 in one JVM with two
-    # workers on two cores. Per sandbox uid, so the lanes of two slots stay well below the kernel's 32768 pids.
+    # workers on two cores. Per sandbox uid, so the lanes of two slots stay well below the kernel's 32768 pids; and
+    # per run, in its cgroup.
     processes: int = 2048
     scratch_bytes: int = 512 << 20  # everything a jailed run writes into its trees, and again into /tmp and /dev/shm
 
@@ -67,6 +73,7 @@ class ProcessExit:
     returncode: int | None
     timed_out: bool
     seconds: float
+    reached: str = ""  # which of the run's cgroup bounds it reached (cgroups.Reached), "" for none
 
 
 @dataclass(frozen=True)
@@ -115,6 +122,7 @@ def isolation() -> dict[str, bool]:
         "mount_namespace": jail,
         "pid_namespace": jail,
         "private_tmp": jail,
+        "run_cgroup": cgroups.available(),
     }
     if not all(layers.values()):
         log.warning(missing_layers(layers))
@@ -133,6 +141,10 @@ def missing_layers(layers: dict[str, bool] | None = None) -> str:
     elif not layers["mount_namespace"]:
         why.append(
             "no bubblewrap or no mount namespaces (apt-get install bubblewrap), so files are guarded by modes only"
+        )
+    if not layers.get("run_cgroup", True):
+        why.append(
+            "no writable cgroup v1 memory, pids and cpu hierarchies, so memory and processes are bounded per process"
         )
     return (
         f"sandbox layers missing: {', '.join(missing)} ({'; '.join(why) or 'unshare failed'}); still enforced: "
@@ -341,10 +353,14 @@ def _jail_hosts() -> str:
 
 
 class Sandboxed(subprocess.Popen):
-    """A sandboxed process; ``stop`` also removes the copies its jail needed where no mount namespace was there."""
+    """A sandboxed process; ``stop`` also removes the copies its jail needed where no mount namespace was there, and
+    its run's cgroup, reading first which bounds the run reached."""
 
     made: tuple[Path, ...] = ()
     lane: int = 0
+    group: cgroups.RunGroup | None = None
+    reached: cgroups.Reached = cgroups.Reached()
+    peak_memory_bytes: int = 0
 
 
 def start(
@@ -379,21 +395,30 @@ def start(
     }
     # bwrap changes into *cwd* itself, inside the jail; the host may not have it yet.
     host_cwd = cwd if jail is None or made else "/"
+    group = cgroups.make(f"slot{slot}-lane{lane}", limits.memory_bytes, limits.processes)
+
+    def enter() -> None:  # in the child, before exec: nothing of the run runs outside its group
+        if group is not None:
+            group.join()
+        _limit(limits, nice)
+
     try:
         process = Sandboxed(
             wrap(argv, slot, cwd, jail, limits, lane),
             cwd=host_cwd,
             env=env,
             start_new_session=True,
-            preexec_fn=lambda: _limit(limits, nice),
+            preexec_fn=enter,
             **popen,
         )
     except BaseException:
         _remove(made)
+        if group is not None:
+            group.remove()
         raise
     finally:
         log_file.close()
-    process.made, process.lane = made, lane
+    process.made, process.lane, process.group = made, lane, group
     return process
 
 
@@ -430,9 +455,18 @@ def stop(process: subprocess.Popen, slot: int) -> None:
         os.killpg(process.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+    group = getattr(process, "group", None)
+    if group is not None:
+        group.kill_all()
     process.wait()
     kill_leftovers(slot, [getattr(process, "lane", 0)])
     _remove(getattr(process, "made", ()))
+    if group is not None:
+        process.reached, process.peak_memory_bytes = group.reached(), group.peak_memory_bytes()
+        if process.reached:
+            log.info("sandbox slot %d: %s", slot, process.reached)
+        group.remove()
+        process.group = None
 
 
 def renice(slot: int, lane: int, value: int = 0) -> bool:
@@ -509,4 +543,5 @@ def run(
         timed_out = True
     finally:
         stop(process, slot)
-    return ProcessExit(None if timed_out else process.returncode, timed_out, time.monotonic() - started)
+    seconds = time.monotonic() - started
+    return ProcessExit(None if timed_out else process.returncode, timed_out, seconds, str(process.reached))

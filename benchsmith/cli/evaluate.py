@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from benchsmith.cli.options import add_execution_options, executor_of, limits
+from benchsmith.cli.options import add_judging_options, executor_of, limits
 from benchsmith.core.verdict import Status
 
 
@@ -39,15 +39,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument(
         "--candidates", type=Path, required=True, help="JSON Lines: instance_id, candidate_id, code, ..."
     )
-    add_execution_options(evaluate, d4j_required=False)
-    evaluate.add_argument("--plain", action="store_true", help="skip the warm JVM: fresh copy, full javac, fresh JVM")
-    evaluate.add_argument(
-        "--regression", action="store_true", help="run the relevant tests even after a trigger test fails"
-    )
-    evaluate.add_argument(
-        "--second-opinion",
-        action="store_true",
-        help="Python classbench: judge a plausible candidate again, in a run arranged otherwise",
-    )
+    add_judging_options(evaluate)
     evaluate.add_argument("--out", type=Path, required=True, help="results.parquet")
     evaluate.set_defaults(handler=_eval)

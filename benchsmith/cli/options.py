@@ -27,6 +27,20 @@ def add_execution_options(parser: argparse.ArgumentParser, d4j_required: bool = 
     add_executor_options(parser)
 
 
+def add_judging_options(parser: argparse.ArgumentParser) -> None:
+    """What ``eval`` and ``serve`` both take to judge candidates: the execution options and how to judge."""
+    add_execution_options(parser, d4j_required=False)
+    parser.add_argument("--plain", action="store_true", help="skip the warm JVM: fresh copy, full javac, fresh JVM")
+    parser.add_argument(
+        "--regression", action="store_true", help="run the relevant tests even after a trigger test fails"
+    )
+    parser.add_argument(
+        "--second-opinion",
+        action="store_true",
+        help="Python classbench: judge a plausible candidate again, in a run arranged otherwise",
+    )
+
+
 def add_executor_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--executor",

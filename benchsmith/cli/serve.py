@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from benchsmith.cli.options import add_execution_options, executor_of, limits
+from benchsmith.cli.options import add_judging_options, executor_of, limits
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -51,16 +51,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--token-file", type=Path, required=True, help="bearer tokens, one a line")
     serve.add_argument("--store", type=Path, required=True, metavar="DIR", help="the jobs database and runs' logs")
-    add_execution_options(serve, d4j_required=False)
-    serve.add_argument("--plain", action="store_true", help="skip the warm JVM: fresh copy, full javac, fresh JVM")
-    serve.add_argument(
-        "--regression", action="store_true", help="run the relevant tests even after a trigger test fails"
-    )
-    serve.add_argument(
-        "--second-opinion",
-        action="store_true",
-        help="Python classbench: judge a plausible candidate again, in a run arranged otherwise",
-    )
+    add_judging_options(serve)
     serve.add_argument(
         "--reward",
         choices=["plausible", "pass-rate"],

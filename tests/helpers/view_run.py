@@ -7,7 +7,8 @@ from pathlib import Path
 
 def view_args(run: Path, *, ground_truth: bool = False) -> list[str]:
     """`benchsmith view`'s arguments for the whole run, as the Makefile's ``dataset`` target passes them."""
-    datasets = run.parent / "datasets"
+    # beside the run (the tests' runs), or as the Makefile lays them out: data/datasets beside data/runs/<run>
+    datasets = run.parent / "datasets" if (run.parent / "datasets").is_dir() else run.parent.parent / "datasets"
     args = []
     for name, dataset in (("nl2fix", "nl2fix"), ("classbench", "classbench"), ("rrr", "classbench")):
         args += [

@@ -5,6 +5,7 @@ scripted over it, with its transcripts."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -13,6 +14,8 @@ import pytest
 from tests.conftest import FIXTURE_D4J
 from tests.helpers.cli import build_ledger, run_cli
 
+# A run `make dataset` wrote, to open instead of the one made here (its `data/datasets/` beside it).
+MADE_BY_MAKE = Path(os.environ["BENCHSMITH_VIEW_RUN"]).resolve() if os.environ.get("BENCHSMITH_VIEW_RUN") else None
 NL2FIX_BUGS = ("Ledger-1", "Ledger-2")  # two bugs' candidates keep the Java part of the run under half a minute
 
 
@@ -22,7 +25,10 @@ def _ok(completed) -> None:
 
 @pytest.fixture(scope="session")
 def view_run(tmp_path_factory, fixture_repos, geometry_dataset) -> Path:
-    """``<run>/`` with ``datasets/`` beside it, the files named as the Makefile's ``dataset`` target names them."""
+    """``<run>/`` with ``datasets/`` beside it, the files named as the Makefile's ``dataset`` target names them; with
+    ``BENCHSMITH_VIEW_RUN``, the run `make dataset` left there (``data/runs/<run>``), read as it is."""
+    if MADE_BY_MAKE:
+        return MADE_BY_MAKE
     root = tmp_path_factory.mktemp("view-run")
     root.chmod(0o755)  # the sandbox's user reads the workspaces under it
     datasets, run = root / "datasets", root / "run"

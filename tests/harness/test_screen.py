@@ -1,6 +1,9 @@
 """The screen names the escape and introspection primitives a candidate's source uses
 (benchsmith.runners.sandbox.screen)."""
 
+import pytest
+
+from benchsmith.runners.sandbox import screen
 from benchsmith.runners.sandbox.screen import primitives, suspicious
 
 
@@ -54,3 +57,21 @@ def test_what_the_ground_truth_uses_is_not_suspicious():
     candidate = "import sys, gc\nclass A:\n    def stop(self):\n        gc.collect()\n        sys.exit(2)\n"
     assert suspicious(candidate, truth, "python") == "gc"
     assert suspicious(truth, truth, "python") == ""
+
+
+@pytest.mark.parametrize(
+    "text, tokens",
+    [
+        ("/* " * 2000, 1),
+        ("/*\n" * 2000, 1),
+        ("'" + "\\'" * 2000, 1),
+        ('"' + "a\\" * 2000 + "a", 1),
+        ("a." * 2000 + "/* open", 4001),
+    ],
+)
+def test_the_java_screen_reads_an_open_comment_or_literal_once(text, tokens):
+    """A comment or a literal left open is one token, to the end of the text (a comment) or of its line (a literal),
+    so no scan starts again further on. (Each unclosed ``/*`` scanned to the end for its closing mark, then the next
+    did the same: 255,000 characters held the harness and the GIL for 90 s, red team round 5.)"""
+    assert len(screen._JAVA_TOKEN.findall(text)) == tokens
+    assert screen.primitives('String s = "/proc/self"; /* left open', "java") == ["/proc"]

@@ -132,7 +132,16 @@ _JAVA_SEQUENCES = {
     ("addShutdownHook",): "shutdown-hooks",
     ("defineClass",): "class-loading",
 }
-_JAVA_TOKEN = re.compile(r"""//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|[A-Za-z_$][\w$]*|\S""", re.S)
+# Every alternative matches wherever it starts, so no scan is repeated from a later position: a comment or a literal
+# left open runs to the end of the text (a comment) or of its line (a literal). A closing mark that had to be found
+# (``/\*.*?\*/``) made each unclosed ``/*`` scan to the end again: quadratic, a 255,000-character candidate held the
+# harness (and the GIL) for 90 s (red team round 5).
+_JAVA_SEQUENCES_BY_FIRST: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+for _sequence, _kind in _JAVA_SEQUENCES.items():
+    _JAVA_SEQUENCES_BY_FIRST.setdefault(_sequence[0], []).append((_sequence, _kind))
+_JAVA_TOKEN = re.compile(
+    r"""//[^\n]*|/\*(?:[^*]|\*(?!/))*(?:\*/)?|"(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?|[A-Za-z_$][\w$]*|\S"""
+)
 
 
 def primitives(code: str, language: str) -> list[str]:
@@ -235,6 +244,8 @@ def _dotted(node: ast.Attribute, aliases: dict[str, str]) -> list[str]:
 
 
 def _java(code: str) -> list[str]:
+    if unreadable(code):
+        return []
     found: set[str] = set()
     words: list[str] = []
     for token in _JAVA_TOKEN.findall(code):
@@ -247,8 +258,8 @@ def _java(code: str) -> list[str]:
             continue
         if token != ".":
             words.append(token)
-    for index in range(len(words)):
-        for sequence, kind in _JAVA_SEQUENCES.items():
+    for index, word in enumerate(words):
+        for sequence, kind in _JAVA_SEQUENCES_BY_FIRST.get(word, ()):
             if tuple(words[index : index + len(sequence)]) == sequence:
                 found.add(kind)
     return sorted(found)

@@ -157,6 +157,8 @@ def test_plugin_reports_every_outcome_through_the_pipe(tmp_path):
         (b'{"nodeid": "t.py::a", "outcome": "passed"}\n\0', "the last line is cut off"),
         (b'{"nodeid": "t.py::a", "outcome": 1}\n', "line 1 is not a test's report"),
         (b'{"nodeid": "t.py::a"}\n', "line 1 is not a test's report"),
+        # JSON nested deeper than the parser recurses (red team round 5: it made the candidate's verdict an error)
+        (b"[" * 200_000 + b"\n", "line 1 is not a test's report"),
     ],
 )
 def test_a_report_is_believed_only_if_every_line_is_ours(data, malformed):

@@ -278,7 +278,7 @@ class TestJvm:
                 for line in lines:
                     try:  # a line that is not a report is a JVM message, or something the candidate wrote
                         value = json.loads(line.decode("utf-8", errors="replace")) if line.startswith(b"{") else None
-                    except ValueError:
+                    except (ValueError, RecursionError):  # JSON nested deeper than the parser recurses
                         continue
                     if isinstance(value, dict) and "tests" in value:
                         self._report = value

@@ -463,7 +463,7 @@ def parse_report(data: bytes, complete_lines_only: bool = False) -> PluginReport
                 if not isinstance(record["message"], str):
                     raise TypeError("a message must be a string")
                 messages[node] = record["message"]
-        except (ValueError, TypeError, KeyError) as exc:
+        except (ValueError, TypeError, KeyError, RecursionError) as exc:  # RecursionError: JSON nested deep
             return PluginReport(malformed=f"line {number} is not a test's report ({type(exc).__name__})")
         tests.append((node, outcome))
     return PluginReport(tests, calls, messages=messages, collected=collected, finished=finished)

@@ -13,10 +13,13 @@ reason, and no other candidate, and not the run, is touched.
 
 from __future__ import annotations
 
+import re
+
 MAX_CHARS = 1_000_000  # characters; a whole class a model writes is tens of KB
 MAX_NESTING = 100  # brackets; javalang's parser recurses out of Python's stack at about 160 nested parentheses
 PARSER_LIMITS = (RecursionError, MemoryError)  # what a recursive parser raises on a degenerate input
 _OPENING, _CLOSING = "([{", ")]}"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def unreadable(code: str) -> str:
@@ -33,3 +36,17 @@ def unreadable(code: str) -> str:
     if deepest > MAX_NESTING:
         return f"brackets nested {deepest} deep, deeper than the harness's parsers read ({MAX_NESTING})"
     return ""
+
+
+def encodable(value):
+    """*value* (a string, or lists and dicts of them, as a JSON report decodes) with every lone UTF-16 surrogate made
+    U+FFFD, so it can be written as UTF-8 anywhere: a log, Parquet, an HTTP answer. A JSON report from a candidate's
+    process may spell ``"\\ud800"``, which decodes to a string nothing can encode (red team round 5: the Java verdict
+    became the harness's error; the server's answer a permanent 500)."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [encodable(item) for item in value]
+    if isinstance(value, dict):
+        return {encodable(key): encodable(item) for key, item in value.items()}
+    return value

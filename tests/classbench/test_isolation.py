@@ -165,6 +165,14 @@ def test_a_report_is_believed_only_if_every_line_is_ours(data, malformed):
     assert parse_report(data).malformed.startswith(malformed)
 
 
+def test_a_lone_surrogate_in_a_report_reaches_no_writer():
+    """JSON may spell a lone UTF-16 surrogate (``\\ud800``, from a candidate's failure message): it is U+FFFD once read,
+    so the message can go to a log, Parquet or an HTTP answer (red team round 5: serve's answer was a lasting 500)."""
+    report = parse_report(b'{"nodeid": "t.py::a", "outcome": "failed", "message": "bad \\ud800 here"}\n')
+    assert report.malformed == "" and report.messages == {"t.py::a": "bad \ufffd here"}
+    report.messages["t.py::a"].encode("utf-8")
+
+
 def test_sentinels_read_like_the_files_own_tests(task, tmp_path):
     with sandbox.leased_slot() as slot:
         runner = TaskRunner(task, slot, sandbox.Limits(wall_seconds=30), tmp_path / "logs")

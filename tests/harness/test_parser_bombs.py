@@ -76,6 +76,9 @@ def test_java_parser_bombs_cost_only_themselves(tmp_path, ledger_dataset, fixtur
     # each bomb opens the buggy method's body: javac compiles it, and the method stays wrong
     head, _, body = instance.buggy_method.partition("{")
     bombs = {name: f"{head}{{\n{statement}\n{body}" for name, statement in java_bombs().items()}
+    # a failure message holding a lone UTF-16 surrogate (spelled in ASCII): JSON carries it as \ud800, which decodes
+    # to a string no log, Parquet file or HTTP answer can encode (red team round 5: the verdict became an error)
+    bombs["lone-surrogate"] = f'{head}{{\nif (true) throw new IllegalStateException("bad \\uD800 here");\n{body}'
     results = judged(
         tmp_path,
         "Ledger-1",
@@ -84,6 +87,7 @@ def test_java_parser_bombs_cost_only_themselves(tmp_path, ledger_dataset, fixtur
     )
     assert_contained(results, bombs)
     assert results["nested-parentheses"].status == "uncompilable"
+    assert results["lone-surrogate"].status == "wrong", results["lone-surrogate"].reason
     assert "nested 301 deep" in results["nested-parentheses"].reason
 
 
@@ -91,6 +95,9 @@ def test_python_parser_bombs_cost_only_themselves(tmp_path, geometry_dataset):
     (task,) = read_records(geometry_dataset, ClassBenchTask)
     # each bomb is a class body of the empty class's shape: no method the directives call
     bombs = {name: f"class {task.class_name}:\n{body}" for name, body in python_bombs().items()}
+    bombs["lone-surrogate"] = (
+        f"class {task.class_name}:\n    def area(self):\n        raise AssertionError('bad \\ud800')\n"
+    )
     results = judged(
         tmp_path,
         task.task_id,
@@ -100,6 +107,7 @@ def test_python_parser_bombs_cost_only_themselves(tmp_path, geometry_dataset):
         ),
     )
     assert_contained(results, bombs)
+    assert results["lone-surrogate"].status == "wrong", results["lone-surrogate"].reason
 
 
 def test_the_scan_refuses_what_the_parsers_cannot_read_and_extraction_goes_on():

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
+from benchsmith.core.bounds import encodable
 from benchsmith.core.config import cache_dir
 from benchsmith.runners.java.toolchain import (
     JAVA_RELEASE,
@@ -180,7 +181,7 @@ class Compiler:
         while (answer := self._next(max(0.1, deadline - time.monotonic()))) is not None:
             prefix = f"BENCHSMITH {request} "
             if answer.startswith(prefix):
-                return json.loads(answer[len(prefix) :])
+                return encodable(json.loads(answer[len(prefix) :]))
             if time.monotonic() > deadline:
                 break
         self.close()
@@ -277,7 +278,8 @@ class TestJvm:
                 pending = bytearray(rest)
                 for line in lines:
                     try:  # a line that is not a report is a JVM message, or something the candidate wrote
-                        value = json.loads(line.decode("utf-8", errors="replace")) if line.startswith(b"{") else None
+                        text = line.decode("utf-8", errors="replace")
+                        value = encodable(json.loads(text)) if line.startswith(b"{") else None
                     except (ValueError, RecursionError):  # JSON nested deeper than the parser recurses
                         continue
                     if isinstance(value, dict) and "tests" in value:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchsmith.core.atomic import atomic_path
+from benchsmith.core.bounds import encodable
 from benchsmith.core.config import cache_dir
 from benchsmith.runners.sandbox import jail as sandbox
 from benchsmith.runners.sandbox import streams
@@ -439,7 +440,7 @@ def parse_report(data: bytes, complete_lines_only: bool = False) -> PluginReport
     finished: int | None = None
     for number, line in enumerate(data.split(b"\n")[:-1], start=1):
         try:
-            record = json.loads(line)
+            record = encodable(json.loads(line))
             if isinstance(record, dict) and set(record) == {"finished"}:
                 if finished is not None or not isinstance(record["finished"], int):
                     raise TypeError("one exit status")

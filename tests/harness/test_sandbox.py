@@ -132,20 +132,37 @@ needs_cgroup = pytest.mark.skipif(
 
 
 @needs_cgroup
-def test_every_process_of_a_run_is_in_its_own_group_which_goes_with_it(scratch):
+def test_every_process_of_a_run_is_in_its_lanes_group_which_goes_with_the_slot(scratch):
+    """Each run of a lane is in the lane's group (one uid, one run at a time), killed whole when the run stops; the
+    groups are removed when the slot's lease ends, not one per run (a removed memory group keeps a kernel id while
+    page cache is charged to it: one per run piled up, red team round 5)."""
     code = (
         "import os, subprocess\nsubprocess.run(['cat', '/proc/self/cgroup'])\n"
         "if os.fork() == 0:\n    print(open('/proc/self/cgroup').read(), flush=True)\n    os._exit(0)\nos.wait()\n"
     )
     before = {parent: set(parent.iterdir()) for parent in cgroups.parents()}
-    outcome, log = run(code, scratch / "g", Limits(wall_seconds=20))
-    assert outcome.returncode == 0, log
-    for controller in cgroups.CONTROLLERS:
-        lines = [
-            line for line in log.splitlines() if line.count(":") >= 2 and controller in line.split(":")[1].split(",")
-        ]
-        assert len(lines) == 2 and all(f"/benchsmith/{os.getpid()}-slot" in line for line in lines), log
-    assert {parent: set(parent.iterdir()) for parent in cgroups.parents()} == before  # the run's group is gone
+    folder = scratch / "g"
+    folder.mkdir(parents=True)
+    folder.chmod(0o755)
+    with sandbox.leased_slot() as slot:
+        sandbox.give_to_sandbox(folder, slot=slot)
+        for number in range(3):
+            log = scratch / f"g{number}.log"
+            outcome = sandbox.run([PY, "-I", "-c", code], folder, slot, Limits(wall_seconds=20), log)
+            text = log.read_text()
+            assert outcome.returncode == 0, text
+            for controller in cgroups.CONTROLLERS:
+                lines = [
+                    line
+                    for line in text.splitlines()
+                    if line.count(":") >= 2 and controller in line.split(":")[1].split(",")
+                ]
+                assert len(lines) == 2 and all(f"/benchsmith/{os.getpid()}-slot{slot}-lane0" in x for x in lines), text
+            group = cgroups.lane_group(slot, 0)
+            assert group is not None and group.processes() == []  # everything of the run was killed with it
+        during = {parent: set(parent.iterdir()) - before[parent] for parent in cgroups.parents()}
+        assert all(len(added) == 1 for added in during.values()), during  # three runs, one group
+    assert {parent: set(parent.iterdir()) for parent in cgroups.parents()} == before  # gone with the lease
 
 
 @needs_cgroup
@@ -184,7 +201,7 @@ def test_fork_and_fill_is_bounded_for_the_whole_run_its_tmpfs_included(scratch):
 
 
 def test_without_cgroups_rlimits_alone_hold_and_the_layers_say_so(scratch, monkeypatch):
-    monkeypatch.setattr(cgroups, "make", lambda *args: None)
+    monkeypatch.setattr(cgroups, "enter", lambda *args: None)
     outcome, log = run("print('ran')", scratch / "n", Limits(wall_seconds=20))
     assert outcome.returncode == 0 and "ran" in log and outcome.reached == ""
     layers = dict(sandbox.isolation(), run_cgroup=False)

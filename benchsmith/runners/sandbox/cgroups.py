@@ -8,11 +8,15 @@ rlimits bound each process: a candidate that forks three children filling 1.5 Gi
   together, swap included, at most :attr:`Limits.memory_bytes`; past it the kernel reclaims, then kills inside the
   group only, never another run's JVM or the harness;
 * ``pids``: at most :attr:`Limits.processes` processes and threads for the whole run (RLIMIT_NPROC counts per uid);
-* ``cpu``: one share, as much as the harness's own: a run that spins up a hundred busy processes gets no more of
-  the machine than one that does not.
+* ``cpu``: one share (1024, as much as the harness's own, less for a run started at a lower priority, as ``nice``
+  would rank it): a run that spins up a hundred busy processes gets no more of the machine than one that does not.
 
-The group is made before the run starts and joined by its first process before ``exec``, so nothing of the run
-runs outside it; it is read (which bound was reached) and removed when the run is stopped. Where the kernel offers
+Each lane of a sandbox slot (one uid, one run at a time) has one group, made or bounded afresh before a run starts
+and joined by its first process before ``exec``, so nothing of the run runs outside it; when the run is stopped,
+everything in it is killed and what the run reached is read against the counters at its start. The group is kept for
+the lane's next run and removed with the slot's lease: a memory group removed keeps a kernel id until the page cache
+charged to it is reclaimed, and one group a run piled up hundreds of those an hour (red team round 5), toward the
+kernel's 65,535. Where the kernel offers
 no such hierarchy (cgroup v2 alone, with nothing delegated; a container without them), rlimits alone hold, and
 ``isolation()`` says so.
 """
@@ -20,11 +24,9 @@ no such hierarchy (cgroup v2 alone, with nothing delegated; a container without 
 from __future__ import annotations
 
 import functools
-import itertools
 import logging
 import os
 import signal
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,8 +36,6 @@ log = logging.getLogger(__name__)
 CONTROLLERS = ("memory", "pids", "cpu")
 _ROOT = Path("/sys/fs/cgroup")
 _FOLDER = "benchsmith"  # under the harness's own group, in each hierarchy
-_numbers = itertools.count()
-_numbers_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -59,9 +59,11 @@ class Reached:
 
 @dataclass(frozen=True)
 class RunGroup:
-    """One run's group, one folder per controller."""
+    """One lane's group, one folder per controller; *kills* and *refused* are its counters when the run started."""
 
     folders: tuple[Path, ...]
+    kills: int = 0
+    refused: int = 0
 
     def join(self) -> None:
         """Move the calling process into the group. Called in the child between fork and exec: only writes."""
@@ -76,11 +78,17 @@ class RunGroup:
     def _folder(self, controller: str) -> Path | None:
         return next((folder for folder in self.folders if _controller_of(folder) == controller), None)
 
-    def reached(self) -> Reached:
+    def counters(self) -> tuple[int, int]:
+        """Processes killed at the memory bound, forks refused at the process bound: since the group was made."""
         memory, pids = self._folder("memory"), self._folder("pids")
         kills = _field(memory / "memory.oom_control", "oom_kill") if memory else 0
         refused = _field(pids / "pids.events", "max") if pids else 0
-        return Reached(kills, refused)
+        return kills, refused
+
+    def reached(self) -> Reached:
+        """What this run reached: the counters now against those at its start."""
+        kills, refused = self.counters()
+        return Reached(kills - self.kills, refused - self.refused)
 
     def peak_memory_bytes(self) -> int:
         """The most memory (and swap) the run's processes held at once, tmpfs included; 0 without a memory group."""
@@ -200,30 +208,80 @@ def available() -> bool:
     return parents() is not None
 
 
-def make(name: str, memory_bytes: int, processes: int) -> RunGroup | None:
-    """A fresh group for one run, bounded; None where the kernel offers none (rlimits alone hold then)."""
+def _share(nice: int) -> int:
+    """The CPU share of a run started at niceness *nice*: 1024 at 0, each step 1.25 times less, as the scheduler
+    weighs niceness (so ``renice`` keeps ranking runs that sit in groups of their own)."""
+    return max(2, round(1024 / 1.25 ** max(-20, min(19, nice))))
+
+
+def set_share(group: RunGroup, nice: int) -> None:
+    cpu = group._folder("cpu")
+    if cpu is not None:
+        try:
+            (cpu / "cpu.shares").write_text(str(_share(nice)))
+        except OSError as exc:
+            log.debug("%s: cpu.shares: %s", cpu, exc)
+
+
+def _name(slot: int, lane: int) -> str:
+    return f"{os.getpid()}-slot{slot}-lane{lane}"
+
+
+def _bound_memory(folder: Path, memory_bytes: int) -> None:
+    """Memory and swap together at *memory_bytes* (else swap is the way around the bound); swap's limit may never be
+    below memory's, so which goes first depends on whether the bound rises or falls."""
+    limit, swap = folder / "memory.limit_in_bytes", folder / "memory.memsw.limit_in_bytes"
+    if not swap.exists():
+        order = [limit]
+    elif int(limit.read_text()) < memory_bytes:
+        order = [swap, limit]
+    else:
+        order = [limit, swap]
+    for path in order:
+        path.write_text(str(memory_bytes))
+    for peak in ("memory.max_usage_in_bytes", "memory.memsw.max_usage_in_bytes"):
+        if (folder / peak).exists():
+            (folder / peak).write_text("0")  # the run's peak, not the lane's
+
+
+def enter(slot: int, lane: int, memory_bytes: int, processes: int, nice: int = 0) -> RunGroup | None:
+    """The lane's group, bounded for the run about to start; None where the kernel offers none (rlimits alone hold
+    then)."""
     roots = parents()
     if roots is None:
         return None
-    with _numbers_lock:
-        number = next(_numbers)
-    made: list[Path] = []
+    folders = tuple(parent / _name(slot, lane) for parent in roots)
     try:
-        for parent in roots:
-            folder = parent / f"{os.getpid()}-{name}-{number}"
-            folder.mkdir()
-            made.append(folder)
+        for folder in folders:
+            folder.mkdir(exist_ok=True)
             controller = _controller_of(folder)
             if controller == "memory":
-                (folder / "memory.limit_in_bytes").write_text(str(memory_bytes))
-                swap = folder / "memory.memsw.limit_in_bytes"
-                if swap.exists():  # memory and swap together, else swap would be the way around the bound
-                    swap.write_text(str(memory_bytes))
+                _bound_memory(folder, memory_bytes)
             elif controller == "pids":
                 (folder / "pids.max").write_text(str(processes))
-            # cpu: the default share (1024), the same as the harness's own group beside it.
+        group = RunGroup(folders)
+        group.kill_all()  # a run of the lane before, had one escaped its stop
+        set_share(group, nice)
+        kills, refused = group.counters()
     except OSError as exc:
-        log.warning("a run's cgroup could not be made (%s): rlimits alone bound this run", exc)
-        RunGroup(tuple(made)).remove()
+        log.warning("a run's cgroup could not be made or bounded (%s): rlimits alone bound this run", exc)
         return None
-    return RunGroup(tuple(made))
+    return RunGroup(folders, kills, refused)
+
+
+def lane_group(slot: int, lane: int) -> RunGroup | None:
+    """The lane's group if it has one now (for ``renice``)."""
+    roots = parents()
+    if roots is None:
+        return None
+    folders = tuple(parent / _name(slot, lane) for parent in roots)
+    return RunGroup(folders) if all(folder.is_dir() for folder in folders) else None
+
+
+def remove_slot(slot: int, lanes: range) -> None:
+    """Remove the slot's lane groups, killing what is left in them: its lease ends."""
+    roots = parents()
+    if roots is None:
+        return
+    for lane in lanes:
+        RunGroup(tuple(parent / _name(slot, lane) for parent in roots)).remove()

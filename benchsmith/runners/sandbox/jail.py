@@ -198,6 +198,7 @@ def leased_slot() -> Iterator[int]:
                 yield slot
             finally:
                 kill_leftovers(slot, range(LANES))
+                cgroups.remove_slot(slot, range(LANES))
                 handle.close()
             return
         time.sleep(0.5)
@@ -354,7 +355,7 @@ def _jail_hosts() -> str:
 
 class Sandboxed(subprocess.Popen):
     """A sandboxed process; ``stop`` also removes the copies its jail needed where no mount namespace was there, and
-    its run's cgroup, reading first which bounds the run reached."""
+    reads which bounds of its lane's cgroup the run reached."""
 
     made: tuple[Path, ...] = ()
     lane: int = 0
@@ -395,7 +396,7 @@ def start(
     }
     # bwrap changes into *cwd* itself, inside the jail; the host may not have it yet.
     host_cwd = cwd if jail is None or made else "/"
-    group = cgroups.make(f"slot{slot}-lane{lane}", limits.memory_bytes, limits.processes)
+    group = cgroups.enter(slot, lane, limits.memory_bytes, limits.processes, nice)
 
     def enter() -> None:  # in the child, before exec: nothing of the run runs outside its group
         if group is not None:
@@ -413,8 +414,6 @@ def start(
         )
     except BaseException:
         _remove(made)
-        if group is not None:
-            group.remove()
         raise
     finally:
         log_file.close()
@@ -465,7 +464,6 @@ def stop(process: subprocess.Popen, slot: int) -> None:
         process.reached, process.peak_memory_bytes = group.reached(), group.peak_memory_bytes()
         if process.reached:
             log.info("sandbox slot %d: %s", slot, process.reached)
-        group.remove()
         process.group = None
 
 
@@ -475,6 +473,9 @@ def renice(slot: int, lane: int, value: int = 0) -> bool:
     One setpriority(PRIO_USER) call reaches every thread whose real uid is the lane's (only that lane's processes
     have it), where walking /proc took tens of milliseconds on a busy machine, on the candidate's critical path.
     """
+    group = cgroups.lane_group(slot, lane)
+    if group is not None:  # a run in a group of its own is weighed against other groups by its share
+        cgroups.set_share(group, value)
     uid = sandbox_uid(slot, lane)
     if uid is None:
         return False

@@ -35,6 +35,9 @@ _PY_MODULES = {
     "subprocess": "process-control",
     "multiprocessing": "process-control",
     "builtins": "builtins",
+    # reading source by file and line: a caller's test line (its assertion's literal) read back (red team round 5)
+    "linecache": "source-reading",
+    "tokenize": "source-reading",
 }
 # Python: dotted name (as written, after imports are resolved to their module) -> primitive
 _PY_CALLS = {
@@ -53,6 +56,13 @@ _PY_CALLS = {
     "inspect.getouterframes": "frames",
     "traceback.walk_stack": "frames",
     "traceback.walk_tb": "frames",
+    "traceback.extract_stack": "frames",
+    "traceback.format_stack": "frames",
+    "traceback.print_stack": "frames",
+    "traceback.StackSummary": "frames",
+    "inspect.getsource": "source-reading",
+    "inspect.getsourcelines": "source-reading",
+    "inspect.getframeinfo": "frames",
     "sys.settrace": "trace-hooks",
     "sys.setprofile": "trace-hooks",
     "threading.settrace": "trace-hooks",
@@ -90,6 +100,8 @@ _PY_ATTRIBUTES = {  # attribute names that are a primitive whatever they are rea
     "__defaults__": "code-objects",
     "__subclasses__": "introspection",
     "pluginmanager": "pytest-internals",
+    "findCaller": "frames",  # logging's own frame walk, which tells a caller's file and line
+    "__traceback__": "frames",
 }
 _PY_STRINGS = {
     "/proc": "/proc",
@@ -110,6 +122,8 @@ _JAVA_SEQUENCES = {
     ("StackWalker",): "stack-walking",
     ("LiveStackFrame",): "stack-walking",
     ("getAllStackTraces",): "stack-walking",
+    ("getStackTrace",): "stack-walking",  # a caller's file and line: its test's source, read back (red team round 5)
+    ("StackTraceElement",): "stack-walking",
     ("ManagementFactory",): "management-beans",
     ("MXBean",): "management-beans",
     ("HotSpotDiagnosticMXBean",): "management-beans",

@@ -34,14 +34,19 @@ from tests.harness.test_parser_bombs import java_bombs, python_bombs  # noqa: E4
 SPIN = "while True:\n    pass\n"
 
 
+def is_classbench(instance_id: str) -> bool:
+    """The geometry classbench fixture's task, not one of the Ledger NL2Fix fixture's bugs."""
+    return not instance_id.startswith("Ledger-")
+
+
 def statuses(results: dict) -> dict:
     return {key: result.status for key, result in results.items()}
 
 
 def idle_vs_loaded(work: Path, rows: list[dict], nl2fix: Path, geometry: Path, repos: Path, args) -> bool:
     by_dataset = {
-        nl2fix: [r for r in rows if not r["instance_id"].startswith("geometry")],
-        geometry: [r for r in rows if r["instance_id"].startswith("geometry")],
+        nl2fix: [r for r in rows if not is_classbench(r["instance_id"])],
+        geometry: [r for r in rows if is_classbench(r["instance_id"])],
     }
     runs: dict[str, dict] = {"idle": {}, "loaded": {}}
     seconds: dict[str, float] = {"idle": 0.0, "loaded": 0.0}
@@ -72,15 +77,18 @@ def idle_vs_loaded(work: Path, rows: list[dict], nl2fix: Path, geometry: Path, r
 
 
 def degenerate(rows: list[dict]) -> list[dict]:
-    """Bombs around each instance's first honest code: for Java the body of a method, for Python a class body."""
+    """Bombs around code that is wrong on purpose, as tests/harness/test_parser_bombs.py builds them: for Java at the
+    start of the buggy method's body, for Python as the body of an empty class; a plausible bomb is a defence
+    failing."""
     made = []
     for instance_id in sorted({r["instance_id"] for r in rows}):
         gold = next(r["code"] for r in rows if r["instance_id"] == instance_id and r["candidate_id"] == "gold")
-        if instance_id.startswith("geometry"):
-            head, _, body = gold.partition(":\n")
-            shapes = {name: f"{head}:\n{bomb}{body}" for name, bomb in python_bombs().items()}
+        if is_classbench(instance_id):
+            head = gold[gold.index("class ") :].partition(":")[0].partition("(")[0]
+            shapes = {name: f"{head}:\n{bomb}" for name, bomb in python_bombs().items()}
         else:
-            head, _, body = gold.partition("{")
+            buggy = next(r["code"] for r in rows if r["instance_id"] == instance_id and r["candidate_id"] == "buggy")
+            head, _, body = buggy.partition("{")
             shapes = {name: f"{head}{{\n{bomb}\n{body}" for name, bomb in java_bombs().items()}
         shapes.update(
             {"empty": "", "binary": "\x00\xff\ufffd" * 1000, "oversized": "x = 1\n" * 400_000, "prose": "I cannot."}
@@ -109,7 +117,7 @@ def at_scale(work: Path, rows: list[dict], nl2fix: Path, geometry: Path, repos: 
     started = time.perf_counter()
     judged: dict = {}
     for number, dataset in enumerate((nl2fix, geometry)):
-        mine = [r for r in every if r["instance_id"].startswith("geometry") == (dataset == geometry)]
+        mine = [r for r in every if is_classbench(r["instance_id"]) == (dataset == geometry)]
         results, took, _ = run_eval(dataset, mine, work / f"scale-{number}", repos, args.workers)
         judged.update(results)
         print(f"  {dataset.name}: {len(mine)} candidates, {len(results)} verdicts in {took:.1f} s")

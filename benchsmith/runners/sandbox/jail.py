@@ -454,10 +454,10 @@ def stop(process: subprocess.Popen, slot: int) -> None:
         os.killpg(process.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    group = getattr(process, "group", None)
-    if group is not None:
-        group.kill_all()
     process.wait()
+    group = getattr(process, "group", None)
+    if group is not None:  # whatever left the process group (a new session) but not the run's cgroup
+        group.kill_all()
     kill_leftovers(slot, [getattr(process, "lane", 0)])
     _remove(getattr(process, "made", ()))
     if group is not None:

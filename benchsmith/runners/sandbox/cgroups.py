@@ -1,15 +1,17 @@
-"""A control group of its own for each sandboxed run: its memory, processes and CPU bounded as a whole.
+"""A control group of its own for each sandboxed run: its memory and processes bounded as a whole.
 
 rlimits bound each process: a candidate that forks three children filling 1.5 GiB each holds 4.5 GiB against a
-4 GiB limit, and its tmpfs counts against nothing. A run's cgroup (the kernel's cgroup v1 ``memory``, ``pids`` and
-``cpu`` hierarchies, where they are mounted and writable) holds every process the run starts:
+4 GiB limit, and its tmpfs counts against nothing. A run's cgroup (the kernel's cgroup v1 ``memory`` and ``pids``
+hierarchies, where they are mounted and writable) holds every process the run starts:
 
 * ``memory``: resident memory, page cache and tmpfs pages (the jail's trees, ``/tmp``, ``/dev/shm``) of all of them
   together, swap included, at most :attr:`Limits.memory_bytes`; past it the kernel reclaims, then kills inside the
   group only, never another run's JVM or the harness;
 * ``pids``: at most :attr:`Limits.processes` processes and threads for the whole run (RLIMIT_NPROC counts per uid);
-* ``cpu``: one share (1024, as much as the harness's own, less for a run started at a lower priority, as ``nice``
-  would rank it): a run that spins up a hundred busy processes gets no more of the machine than one that does not.
+* not ``cpu``: in a group of its own, a test JVM's threads compete for the CPU as one entity against the harness's
+  group, where each thread competed on its own; that made the Java fast path's median 30% slower (0.079 s against
+  0.061 s; 0.064 s with memory and pids groups alone, bench/fast_vs_plain.py). CPU stays bounded per process
+  (RLIMIT_CPU), by the wall clock, and by niceness.
 
 Each lane of a sandbox slot (one uid, one run at a time) has one group, made or bounded afresh before a run starts
 and joined by its first process before ``exec``, so nothing of the run runs outside it; when the run is stopped,
@@ -33,7 +35,7 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-CONTROLLERS = ("memory", "pids", "cpu")
+CONTROLLERS = ("memory", "pids")
 _ROOT = Path("/sys/fs/cgroup")
 _FOLDER = "benchsmith"  # under the harness's own group, in each hierarchy
 
@@ -209,21 +211,6 @@ def available() -> bool:
     return parents() is not None
 
 
-def _share(nice: int) -> int:
-    """The CPU share of a run started at niceness *nice*: 1024 at 0, each step 1.25 times less, as the scheduler
-    weighs niceness (so ``renice`` keeps ranking runs that sit in groups of their own)."""
-    return max(2, round(1024 / 1.25 ** max(-20, min(19, nice))))
-
-
-def set_share(group: RunGroup, nice: int) -> None:
-    cpu = group._folder("cpu")
-    if cpu is not None:
-        try:
-            (cpu / "cpu.shares").write_text(str(_share(nice)))
-        except OSError as exc:
-            log.debug("%s: cpu.shares: %s", cpu, exc)
-
-
 def _name(slot: int, lane: int) -> str:
     return f"{os.getpid()}-slot{slot}-lane{lane}"
 
@@ -245,7 +232,7 @@ def _bound_memory(folder: Path, memory_bytes: int) -> None:
             (folder / peak).write_text("0")  # the run's peak, not the lane's
 
 
-def enter(slot: int, lane: int, memory_bytes: int, processes: int, nice: int = 0) -> RunGroup | None:
+def enter(slot: int, lane: int, memory_bytes: int, processes: int) -> RunGroup | None:
     """The lane's group, bounded for the run about to start; None where the kernel offers none (rlimits alone hold
     then)."""
     roots = parents()
@@ -262,7 +249,6 @@ def enter(slot: int, lane: int, memory_bytes: int, processes: int, nice: int = 0
                 (folder / "pids.max").write_text(str(processes))
         group = RunGroup(folders)
         group.kill_all()  # a run of the lane before, had one escaped its stop
-        set_share(group, nice)
         kills, refused = group.counters()
     except OSError as exc:
         log.warning("a run's cgroup could not be made or bounded (%s): rlimits alone bound this run", exc)
@@ -271,7 +257,7 @@ def enter(slot: int, lane: int, memory_bytes: int, processes: int, nice: int = 0
 
 
 def lane_group(slot: int, lane: int) -> RunGroup | None:
-    """The lane's group if it has one now (for ``renice``)."""
+    """The lane's group if it has one now."""
     roots = parents()
     if roots is None:
         return None

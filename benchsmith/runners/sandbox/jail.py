@@ -5,8 +5,8 @@ Layers, each applied where the machine allows it (``isolation()`` says which,
 
 * a new process group killed as a whole at the wall-clock limit;
 * rlimits on CPU time, file size, address space and number of processes, and, where the kernel offers one, a
-  cgroup of the run's own bounding the memory (tmpfs included), processes and CPU share of all its processes
-  together (``benchsmith.runners.sandbox.cgroups``);
+  cgroup of the run's own bounding the memory (tmpfs included) and processes of all its processes together
+  (``benchsmith.runners.sandbox.cgroups``);
 * a new network namespace: only its own loopback, reaching nothing outside;
 * when benchsmith runs as root, an unprivileged uid of its own per sandbox
   slot, so the candidate can write only its scratch folder (chowned to that
@@ -143,9 +143,7 @@ def missing_layers(layers: dict[str, bool] | None = None) -> str:
             "no bubblewrap or no mount namespaces (apt-get install bubblewrap), so files are guarded by modes only"
         )
     if not layers.get("run_cgroup", True):
-        why.append(
-            "no writable cgroup v1 memory, pids and cpu hierarchies, so memory and processes are bounded per process"
-        )
+        why.append("no writable cgroup v1 memory and pids hierarchies, so memory and processes are bounded per process")
     return (
         f"sandbox layers missing: {', '.join(missing)} ({'; '.join(why) or 'unshare failed'}); still enforced: "
         "per-candidate copies, rlimits, sentinel and count checks on every verdict"
@@ -396,7 +394,7 @@ def start(
     }
     # bwrap changes into *cwd* itself, inside the jail; the host may not have it yet.
     host_cwd = cwd if jail is None or made else "/"
-    group = cgroups.enter(slot, lane, limits.memory_bytes, limits.processes, nice)
+    group = cgroups.enter(slot, lane, limits.memory_bytes, limits.processes)
 
     def enter() -> None:  # in the child, before exec: nothing of the run runs outside its group
         if group is not None:
@@ -473,9 +471,6 @@ def renice(slot: int, lane: int, value: int = 0) -> bool:
     One setpriority(PRIO_USER) call reaches every thread whose real uid is the lane's (only that lane's processes
     have it), where walking /proc took tens of milliseconds on a busy machine, on the candidate's critical path.
     """
-    group = cgroups.lane_group(slot, lane)
-    if group is not None:  # a run in a group of its own is weighed against other groups by its share
-        cgroups.set_share(group, value)
     uid = sandbox_uid(slot, lane)
     if uid is None:
         return False

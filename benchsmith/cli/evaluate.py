@@ -5,29 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from benchsmith.cli.options import add_judging_options, executor_of, limits
+from benchsmith.cli.options import add_judging_options, eval_options_of, executor_of
 from benchsmith.core.verdict import Status
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from benchsmith.benchmarks import EvalOptions
     from benchsmith.scoring.evaluate import evaluate
 
-    results = evaluate(
-        EvalOptions(
-            dataset=args.dataset,
-            candidates=args.candidates,
-            out=args.out,
-            defects4j=args.defects4j,
-            repos=args.repos,
-            workers=args.workers,
-            limits=limits(args),
-            fast=not args.plain,
-            regression=args.regression,
-            second_opinion=args.second_opinion,
-        ),
-        executor_of(args),
-    )
+    results = evaluate(eval_options_of(args, args.dataset, args.candidates, args.out), executor_of(args))
     statuses = {s.value: sum(r.status == s for r in results) for s in Status}
     print(f"{args.out}: {len(results)} results ({', '.join(f'{s} {n}' for s, n in statuses.items())})")
     return 0

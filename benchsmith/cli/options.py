@@ -55,6 +55,24 @@ def add_executor_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def eval_options_of(args: argparse.Namespace, dataset: Path, candidates: Path, out: Path):
+    """The judging options ``add_judging_options`` parsed, as the ``EvalOptions`` eval and serve both judge with."""
+    from benchsmith.benchmarks import EvalOptions
+
+    return EvalOptions(
+        dataset=dataset,
+        candidates=candidates,
+        out=out,
+        defects4j=args.defects4j,
+        repos=args.repos,
+        workers=args.workers,
+        limits=limits(args),
+        fast=not args.plain,
+        regression=args.regression,
+        second_opinion=args.second_opinion,
+    )
+
+
 def executor_of(args: argparse.Namespace):
     from benchsmith.runners.sandbox.executors import executor
 

@@ -5,26 +5,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from benchsmith.cli.options import add_judging_options, executor_of, limits
+from benchsmith.cli.options import add_judging_options, eval_options_of, executor_of
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from benchsmith.benchmarks import EvalOptions
     from benchsmith.serve.app import Limits
     from benchsmith.serve.server import ServeConfig, serve
 
-    options = EvalOptions(
-        dataset=args.dataset[0],
-        candidates=args.dataset[0],
-        out=args.store,
-        defects4j=args.defects4j,
-        repos=args.repos,
-        workers=args.workers,
-        limits=limits(args),
-        fast=not args.plain,
-        regression=args.regression,
-        second_opinion=args.second_opinion,
-    )
+    # serve reads no candidates file and writes no results file: the first dataset and the store stand in for both
+    options = eval_options_of(args, args.dataset[0], args.dataset[0], args.store)
     config = ServeConfig(
         datasets=args.dataset,
         token_file=args.token_file,

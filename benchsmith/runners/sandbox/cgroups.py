@@ -30,7 +30,7 @@ import logging
 import os
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -253,7 +253,7 @@ def enter(slot: int, lane: int, memory_bytes: int, processes: int) -> RunGroup |
     except OSError as exc:
         log.warning("a run's cgroup could not be made or bounded (%s): rlimits alone bound this run", exc)
         return None
-    return RunGroup(folders, kills, refused)
+    return replace(group, kills=kills, refused=refused)  # what the run reaches is counted from here
 
 
 def lane_group(slot: int, lane: int) -> RunGroup | None:

@@ -1,0 +1,117 @@
+"""A bench script run on two revisions side by side in one run: the code before a change and the tree as it is.
+
+The rounds alternate (before, after, after, before, ...), so load that drifts while the bench runs falls on both
+sides alike; each side runs the same bench script (this tree's copy) with its own code, imported from a worktree of
+REV through an environment of its own that takes every dependency from this one (a path line, as tests/test_wheel.py
+installs the wheel). The script prints, per round and side, its median seconds and its verdicts; at the end the
+ratio of the two sides' medians (of the rounds' medians) and whether every verdict agreed.
+
+    python bench/before_after.py --before 01292c9 [--rounds 4] -- bench/python_class.py --dataset click.parquet
+
+A verdict is a line of the script's output that matches --verdict (by default an indented candidate name and a
+status, as bench/python_class.py and bench/fast_vs_plain.py print them), numbered by the line before it that does
+not (its task); the median is the first number after "median" in the script's last line that has one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import venv
+from pathlib import Path
+
+TREE = Path(__file__).resolve().parents[1]
+VERDICT = r"^\s+(\S+)\s+(plausible|wrong|uncompilable|timeout|error)\b"
+
+
+def before_environment(rev: str, workdir: Path) -> tuple[Path, Path]:
+    """A worktree of *rev* and an interpreter that imports benchsmith from it, every dependency from this one."""
+    tree = workdir / "before"
+    subprocess.run(["git", "-C", str(TREE), "worktree", "add", "--detach", str(tree), rev], check=True)
+    env_dir = workdir / "venv"
+    venv.create(env_dir, with_pip=False)
+    python = env_dir / "bin" / "python"
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    )
+    (site / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps"]
+        + ["--no-build-isolation", "-e", str(tree)],
+        check=True,
+    )
+    return tree, python
+
+
+def run_side(python: Path, script: list[str], log: Path) -> tuple[float, list[tuple[str, str, str]]]:
+    """Run the bench script once; its median seconds and its verdicts (task, candidate, status) in order."""
+    with log.open("w") as out:
+        done = subprocess.run([str(python), *script], cwd=TREE, stdout=out, stderr=subprocess.STDOUT)
+    lines = log.read_text().splitlines()
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(script)} with {python} exited {done.returncode}: see {log}")
+    verdicts, task = [], ""
+    for line in lines:
+        found = re.match(VERDICT, line)
+        if found:
+            verdicts.append((task, found.group(1), found.group(2)))
+        elif line.strip():
+            task = line.split(":")[0].strip()
+    medians = [line for line in lines if re.search(r"median\s+[0-9.]+", line)]
+    if not medians:
+        raise SystemExit(f"{log}: no line with a median")
+    return float(re.search(r"median\s+([0-9.]+)", medians[-1]).group(1)), verdicts
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--before", required=True, metavar="REV", help="the revision before the change")
+    parser.add_argument("--rounds", type=int, default=4, help="runs per side, alternating")
+    parser.add_argument("--logs", type=Path, help="where each run's output goes (default: a temporary folder)")
+    parser.add_argument("script", nargs="+", help="the bench script and its arguments, after --")
+    args = parser.parse_args()
+    workdir = Path(tempfile.mkdtemp(prefix="before-after-"))
+    logs = args.logs or workdir / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    before_tree, before_python = before_environment(args.before, workdir)
+    sides = {"before": before_python, "after": Path(sys.executable)}
+    medians: dict[str, list[float]] = {"before": [], "after": []}
+    verdicts: dict[str, list] = {}
+    disagreements = 0
+    try:
+        for round_ in range(args.rounds):
+            order = ["before", "after"] if round_ % 2 == 0 else ["after", "before"]
+            for side in order:
+                median, seen = run_side(sides[side], args.script, logs / f"{side}-{round_}.log")
+                medians[side].append(median)
+                first = verdicts.setdefault("first", seen)
+                differing = sum(a != b for a, b in zip(first, seen)) + abs(len(first) - len(seen))
+                disagreements += differing
+                print(
+                    f"round {round_} {side:6}: median {median:.3f} s, {len(seen)} verdicts, "
+                    f"{differing} differ from the first run's",
+                    flush=True,
+                )
+    finally:
+        subprocess.run(["git", "-C", str(TREE), "worktree", "remove", "--force", str(before_tree)], check=False)
+    before, after = statistics.median(medians["before"]), statistics.median(medians["after"])
+    print(
+        f"median of medians: before {before:.3f} s, after {after:.3f} s, after/before {after / before:.3f}; "
+        f"verdicts: {'identical' if disagreements == 0 else f'{disagreements} differ'} "
+        f"({len(verdicts['first'])} per run, {2 * args.rounds} runs); logs: {logs}"
+    )
+    return 0 if disagreements == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -874,6 +874,35 @@ def _rebind():
             vars(_m)["pytest"] = _fake
 """
 
+# The same reached through pytest's internals: the context manager's class gets an __exit__ that suppresses, or its
+# module a suppressing class under that class's name (pytest.raises looks it up there at each call).
+SUPPRESSING_EXIT = """
+import pytest as _pt
+try:
+    type(_pt.raises(ValueError)).__exit__ = lambda self, *a: True
+except Exception:
+    pass
+"""
+SUPPRESSING_CLASS = """
+import pytest as _pt, sys as _s
+_cls = type(_pt.raises(ValueError))
+
+class _Suppress:
+    def __init__(self, *a, **k):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return True
+
+try:
+    setattr(_s.modules[_cls.__module__], _cls.__name__, _Suppress)
+except Exception:
+    pass
+"""
+
 
 def test_what_a_test_imports_stays_as_it_imported_it(task, tmp_path):
     if not sandbox.isolation()["unprivileged_uid"]:
@@ -889,6 +918,8 @@ def test_what_a_test_imports_stays_as_it_imported_it(task, tmp_path):
         Run("unchecked", unchecked),
         Run("pytest-raises-suppresses", with_prelude(unchecked, SUPPRESSING_RAISES), forged=True),
         Run("module-pytest-rebound", with_prelude(rebinding, REBOUND_PYTEST), forged=True),
+        Run("raises-class-exit-suppresses", with_prelude(unchecked, SUPPRESSING_EXIT), forged=True),
+        Run("raises-module-class-suppresses", with_prelude(unchecked, SUPPRESSING_CLASS), forged=True),
         Run("gold-after", gold + "\n", honest=True),
     ]
     with sandbox.leased_slot() as slot:

@@ -11,6 +11,8 @@ bomb a plausible one. Before, 300 nested parentheses in a Java method (javalang'
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -120,3 +122,44 @@ def test_the_scan_refuses_what_the_parsers_cannot_read_and_extraction_goes_on():
     for name, body in python_bombs().items():
         extracted = extract_python_class(f"```python\nclass Polygon:\n{body}```", "Polygon")
         assert extracted.reason, name
+
+
+# Red team round 6: answers the extraction reads in time that grows with the square of their length (or worse), each
+# within the scan's 1,000,000 characters. The fence pattern backtracked over a line's info string (16 KB: 2 s, the
+# whole answer: hours); the Java declaration scan tokenized the rest of the answer again from every line naming the
+# method (32 KB of "compute()" lines: over 20 s); an unclosed parenthesised import above a class in prose was joined
+# again for every line after it (48 KB: 1.1 s). Generation and agent runs extract every answer in their own process.
+EXTRACTION_BOMBS = {
+    "fence-info-string": ("java", "```" + "a" * 250_000 + "`\n"),
+    "lines-naming-the-method": ("java", "compute()\n" * 30_000),
+    "lines-naming-the-method-with-arguments": ("java", "compute(a);\n" * 25_000),
+    "unclosed-import-above-the-class": (
+        "python",
+        "Here it is:\nfrom a import (\n" + "b,\n" * 150_000 + "class Polygon:\n    pass\nthat is all (",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXTRACTION_BOMBS))
+def test_extraction_reads_an_answer_in_time_linear_in_its_length(name):
+    language, answer = EXTRACTION_BOMBS[name]
+    assert not unreadable(answer)  # within the bounds: the extraction must read it, and in time
+    extract = {
+        "java": "extract_java_method(answer, 'compute', '')",
+        "python": "extract_python_class(answer, 'Polygon')",
+    }
+    program = (
+        "import sys, time\n"
+        "from benchsmith.generation.prompts.extraction import extract_java_method, extract_python_class\n"
+        "answer = sys.stdin.read()\n"
+        f"extraction = {extract[language]}\n"
+        "print(extraction.found, extraction.reason)\n"
+    )
+    try:  # a child process: a regular expression in C cannot be interrupted, a process can be killed
+        completed = subprocess.run(
+            [sys.executable, "-c", program], input=answer, capture_output=True, text=True, timeout=30
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{name}: extracting from a {len(answer):,}-character answer took over 30 s")
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    assert completed.stdout.strip(), name

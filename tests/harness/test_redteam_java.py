@@ -566,3 +566,46 @@ def test_platform_runner_keeps_its_outcomes_out_of_reach(java_geometry_dataset, 
     compiled = [(n, v) for n, v, a in verdicts if a is not None and v.status == "uncompilable"]
     assert not compiled, compiled  # every attack ran
     assert_verdicts(verdicts)
+
+
+# Red team round 6: a failing test reported as passed. The runner's JUnit listener described a failure (its
+# exception's toString, message, causes and frames) before recording it; a candidate's exception whose description
+# throws made the listener throw, JUnit swallowed that, and testFinished recorded the test as passed. Each candidate
+# is the gold fix for negative numbers (the trigger tests, which carry the twins) and throws for every other number,
+# so it fails TextUtilsTest and the formatter's tests; before, each was plausible, unflagged.
+POISONED_FAILURES = {
+    "toString throws": "new RuntimeException() { @Override public String toString() { throw new IllegalStateException(); } }",
+    "getMessage throws": (
+        "new RuntimeException() { @Override public String getMessage() { throw new IllegalStateException(); } }"
+    ),
+    "a cause without frames": (
+        'new RuntimeException("x", new RuntimeException() { '
+        "@Override public StackTraceElement[] getStackTrace() { return null; } })"
+    ),
+    "toString recurses": "new RuntimeException() { @Override public String toString() { return toString() + 1; } }",
+}
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast", "plain"])
+def test_a_failure_that_cannot_describe_itself_still_fails(ledger_instances, ledger_workspace, tmp_path, fast):
+    instance = ledger_instances["Ledger-1"]
+    wrong_for_non_negative = {
+        name: method(f"if (number >= 0) throw {failure};\n{GOLD}") for name, failure in POISONED_FAILURES.items()
+    }
+    honest = method(f'if (number >= 0) throw new RuntimeException("not for non-negative numbers");\n{GOLD}')
+    with sandbox.leased_slot() as slot:
+        # a minute: the plain path's javac of the whole project, on a loaded machine, outlasts LIMITS' 10 s
+        runner = InstanceRunner(instance, ledger_workspace("Ledger-1"), slot, Limits(wall_seconds=60), tmp_path)
+        try:
+            verdicts = {"gold before": runner.evaluate(instance.fixed_method, "gold-before", fast=fast)}
+            verdicts["honest twin"] = runner.evaluate(honest, "honest", fast=fast)
+            for number, (name, code) in enumerate(wrong_for_non_negative.items()):
+                verdicts[name] = runner.evaluate(code, f"poisoned-{number}", fast=fast)
+            verdicts["gold after"] = runner.evaluate(instance.fixed_method, "gold-after", fast=fast)
+        finally:
+            runner.close()
+    assert verdicts["gold before"].status == verdicts["gold after"].status == "plausible"
+    assert verdicts["honest twin"].status == "wrong", verdicts["honest twin"]
+    for name in POISONED_FAILURES:
+        assert verdicts[name].status == "wrong", (name, verdicts[name])
+        assert verdicts[name].tests_failed == verdicts["honest twin"].tests_failed, (name, verdicts[name])

@@ -24,8 +24,11 @@ from benchsmith.core.errors import BenchsmithError, JavaParseError
 from benchsmith.sources.java.class_file import java_unit
 from benchsmith.sources.java.source import MethodUnit, analyse_java
 
-_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)[^`]*$")
+# Possessive: the info string and the rest of the line overlap, and a backtracking match of a long line that ends
+# in a backtick took time quadratic in its length (red team round 6: 16 KB, 2 s; 1 MB, hours).
+_FENCE = re.compile(r"^[ \t]{0,3}((?>`{3,}|~{3,}))[ \t]*+([^\s`]*+)[^`]*+$")
 _WRAPPER = "class BenchsmithExtractionWrapper {\n%s\n}\n"
+SCAN_READS, SCAN_SLACK = 2, 65_536  # what the declaration scan reads at most: twice the text, and 64 KB
 _JAVA_ERRORS = (JavaParseError, javalang.tokenizer.LexerError, javalang.parser.JavaSyntaxError, TypeError, IndexError)
 
 
@@ -159,12 +162,21 @@ def _scan_declarations(text: str, method_name: str) -> list[tuple[MethodUnit, st
 
     A line naming the method starts a try; javalang tokenizes lazily from there
     and the declaration ends at the brace that closes its body, before any prose
-    that would not tokenize.
+    that would not tokenize. The tries share a budget (:data:`SCAN_READS` times
+    the text, and :data:`SCAN_SLACK`) of what they read: lines naming the method
+    one after another made each try tokenize the rest of the text again, time
+    quadratic in its length (red team round 6: 32 KB of ``compute()`` lines took
+    over 20 s, 1 MB days). Past the budget, declarations further down are not
+    looked for.
     """
     lines = text.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
     call = re.compile(rf"\b{re.escape(method_name)}\s*\(")
     found: list[tuple[MethodUnit, str]] = []
     covered_until = -1
+    budget = SCAN_READS * len(text) + SCAN_SLACK
     for index, line in enumerate(lines):
         if index <= covered_until or not call.search(line):
             continue
@@ -175,7 +187,11 @@ def _scan_declarations(text: str, method_name: str) -> list[tuple[MethodUnit, st
                 continue
             while start > 0 and lines[start - 1].lstrip().startswith("@"):
                 start -= 1
-            declared = _declaration_at(lines, max(start, 0))
+            start = max(start, 0)
+            if budget <= 0:
+                return found
+            declared, read = _declaration_at(text[offsets[start] :], start, offsets)
+            budget -= read
             if declared is not None:
                 found.append(declared[:2])
                 covered_until = declared[2]
@@ -183,40 +199,49 @@ def _scan_declarations(text: str, method_name: str) -> list[tuple[MethodUnit, st
     return found
 
 
-def _declaration_at(lines: list[str], start: int) -> tuple[MethodUnit, str, int] | None:
-    """The one declaration starting at line *start*, its wrapped source and its last line index."""
-    piece = _declaration_text("\n".join(lines[start:]))
+def _declaration_at(rest: str, start: int, offsets: list[int]) -> tuple[tuple[MethodUnit, str, int] | None, int]:
+    """The one declaration at the head of *rest* (the text from line *start* on, *offsets* the text's line offsets):
+    its wrapped source and its last line index, or None; and about how many characters javalang read for it (its
+    decoding of the whole of *rest* counted at a sixty-fourth: it is that much cheaper than tokenizing)."""
+    piece, read = _declaration_text(rest, lambda line, column: offsets[start + line - 1] - offsets[start] + column)
+    read += len(rest) // 64
     if piece is None:
-        return None
+        return None, read
     source = _WRAPPER % textwrap.dedent(piece)
+    read += 2 * len(source)
     try:
         units = analyse_java(source).units
     except _JAVA_ERRORS:
-        return None
-    return (units[0], source, start + piece.count("\n")) if len(units) == 1 else None
+        return None, read
+    return ((units[0], source, start + piece.count("\n")) if len(units) == 1 else None), read
 
 
-def _declaration_text(text: str) -> str | None:
-    """*text* up to the brace closing the first body opened outside parentheses; None when a ``;`` comes first."""
+def _declaration_text(text: str, offset: Callable[[int, int], int]) -> tuple[str | None, int]:
+    """*text* up to the brace closing the first body opened outside parentheses, None when a ``;`` comes first;
+    and how far into *text* the tokenizer read (*offset* maps a token's line and column to a character offset)."""
     parens = braces = 0
+    position = None
     try:
         for token in javalang.tokenizer.tokenize(text):
+            position = token.position
             value = token.value
             if value == "(":
                 parens += 1
             elif value == ")":
                 parens -= 1
             elif value == ";" and parens == 0 and braces == 0:
-                return None
+                return None, offset(position.line, position.column)
             elif value == "{":
                 braces += 1
             elif value == "}":
                 braces -= 1
                 if braces == 0:
-                    return _cut_after(text, token.position.line, token.position.column)
-    except _JAVA_ERRORS:
-        return None
-    return None
+                    return _cut_after(text, position.line, position.column), offset(position.line, position.column)
+    except _JAVA_ERRORS as exc:
+        if str(exc).startswith("Unterminated"):  # a literal or comment left open: read to the end
+            return None, len(text)
+        return None, offset(position.line, position.column) if position is not None else 0
+    return None, len(text)
 
 
 def _cut_after(text: str, line: int, column: int) -> str:
@@ -344,8 +369,10 @@ def _import_lines(lines: list[str], indent: int) -> list[str]:
         ):
             continue
         statement = [line]
-        while "(" in stripped and ")" not in "".join(statement) and index < len(lines):
+        closed = ")" in line  # noted line by line: joining the statement again for each line was quadratic
+        while "(" in stripped and not closed and index < len(lines):
             statement.append(lines[index])
+            closed = ")" in lines[index]
             index += 1
         candidate = textwrap.dedent("\n".join(statement))
         try:

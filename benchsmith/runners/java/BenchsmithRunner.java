@@ -414,6 +414,8 @@ public final class BenchsmithRunner {
         // JUnit's report that the exclusions left nothing of the class (a description of its Filter's, not a test)
         final Set<Description> filteredEmpty = new HashSet<>();
         JUnitCore core = new JUnitCore();
+        // A test that signalled a failure is never recorded as passed, whatever describing it did.
+        final Set<Description> failed = new HashSet<>();
         core.addListener(new RunListener() {
             @Override public void testFailure(Failure failure) {
                 if ("org.junit.runner.manipulation.Filter".equals(failure.getDescription().getClassName())
@@ -421,16 +423,19 @@ public final class BenchsmithRunner {
                     filteredEmpty.add(failure.getDescription());
                     return;
                 }
+                failed.add(failure.getDescription());
                 put(mine, name(failure.getDescription(), spec), spec, "failed", describe(failure.getException()));
             }
             @Override public void testAssumptionFailure(Failure failure) {
+                failed.add(failure.getDescription());
                 put(mine, name(failure.getDescription(), spec), spec, "assumption", describe(failure.getException()));
             }
             @Override public void testIgnored(Description description) {
                 put(mine, name(description, spec), spec, "ignored", "");
             }
             @Override public void testFinished(Description description) {
-                if (!filteredEmpty.contains(description)) put(mine, name(description, spec), spec, "passed", "");
+                if (failed.contains(description)) put(mine, name(description, spec), spec, "failed", "its failure could not be recorded");
+                else if (!filteredEmpty.contains(description)) put(mine, name(description, spec), spec, "passed", "");
             }
         });
         core.run(request);
@@ -444,8 +449,19 @@ public final class BenchsmithRunner {
         return passed;
     }
 
-    /** The failure and what caused it: an ExceptionInInitializerError says nothing of its own. */
+    /** The failure and what caused it: an ExceptionInInitializerError says nothing of its own. Never throws: the
+     * exception may be the candidate's, whose toString, getMessage, getCause or getStackTrace can throw or recurse
+     * (red team round 6: thrown in a listener, JUnit swallowed it and the failed test was recorded as passed). */
     static String describe(Throwable failure) {
+        try {
+            return described(failure);
+        } catch (Throwable t) {  // getClass() and Class.getName() are final: no code of the candidate's runs here
+            String what = failure == null ? "failure" : failure.getClass().getName();
+            return "a " + what + " that could not be described (" + t.getClass().getName() + ")";
+        }
+    }
+
+    private static String described(Throwable failure) {
         StringBuilder text = new StringBuilder(String.valueOf(failure));
         Throwable cause = failure == null ? null : failure.getCause();
         Throwable innermost = null;

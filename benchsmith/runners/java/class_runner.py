@@ -25,6 +25,7 @@ from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import ClassBenchTask
 from benchsmith.core.verdict import Verdict
+from benchsmith.runners.java.insertion import UnreadableJava, javac_text
 from benchsmith.runners.java.jvm import TestJvms, fresh_folder
 from benchsmith.runners.java.maven_workspace import JavaSetup, JavaWorkspace, java_workspace
 from benchsmith.runners.java.method_runner import TEST_JVM_OPTIONS, InstanceRunner, Tests
@@ -80,9 +81,13 @@ class ClassTaskRunner(InstanceRunner):
 
     def check(self, code: str) -> tuple[bool, str]:
         """The candidate's file declares the class in the task's package, and no top-level type the file lacks (one
-        named like a test class would stand in for it)."""
+        named like a test class would stand in for it). Read as javac reads it: javac ends a // comment at a lone
+        carriage return (raw or escaped), javalang does not, and a type after one was invisible here (red team round
+        6)."""
         try:
-            unit = java_unit(code, "the candidate")
+            unit = java_unit(javac_text(code), "the candidate")
+        except UnreadableJava as exc:
+            return False, f"cannot read the Java tokens: {exc}"
         except BenchsmithError as exc:
             return False, str(exc).removeprefix("the candidate: ")
         names = [t.name for t in unit.types]

@@ -103,6 +103,30 @@ _FUNCTION_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
 _DEFAULTS = frozenset({"__defaults__", "__kwdefaults__"})
 _IMPORTING_BYTECODE = ("<frozen importlib._bootstrap_external>", "_compile_bytecode")
 _RUNNER_MODULES = frozenset({"_pytest", "pluggy", "py", "_py", "benchsmith_directcov", "ctypes", "_ctypes"})
+# What tests assert and raise with (red team round 6: pytest.raises made to suppress, in pytest's namespace, in the
+# module that defines its context manager, or as that class's __exit__). Setting a module's or a class's attribute
+# raises no audit event (only __doc__, __name__, __module__, __qualname__ and __bases__ of a class do), so these
+# packages' modules and classes, as they are when this plugin loads, are checked with each test: a tripwire.
+_ASSERTING = frozenset({"pytest", "_pytest", "pluggy", "unittest"})
+
+
+def _namespaces() -> list[tuple[str, object, dict]]:
+    """Each loaded module of :data:`_ASSERTING` packages and each class defined in one: its name, its namespace and
+    the functions, classes, modules and descriptors in it now, by identity."""
+    kinds = (types.FunctionType, types.BuiltinFunctionType, type, types.ModuleType, staticmethod, classmethod, property)
+    found = []
+    for name, module in list(sys.modules.items()):
+        if not isinstance(module, types.ModuleType) or name.split(".", 1)[0] not in _ASSERTING:
+            continue
+        namespaces = [(name, vars(module))]
+        namespaces += [
+            (f"{name}.{value.__qualname__}", value.__dict__)
+            for value in list(vars(module).values())
+            if isinstance(value, type) and value.__dict__.get("__module__") == name
+        ]
+        for label, namespace in namespaces:
+            found.append((label, namespace, {k: v for k, v in namespace.items() if isinstance(v, kinds)}))
+    return found
 
 
 def _install_guard(candidate: str) -> set[str]:
@@ -250,6 +274,7 @@ class _TestFile:
             elif isinstance(node, ast.Name) and node.id in ("globals", "vars", "setattr", "__import__"):
                 self.dynamic = True
         self._define(tree.body, "")
+        self.imported = _imported(tree)  # name -> what a module-level import bound it to, where loaded by now
 
     def _bind(self, node: ast.AST) -> None:
         for sub in ast.walk(node):
@@ -274,10 +299,47 @@ class _TestFile:
             elif isinstance(node, ast.ClassDef):
                 self._define(node.body, f"{prefix}{node.name}.")
 
+    def rebound(self, namespace: dict) -> list[str]:
+        """Names its imports bound that now hold something else."""
+        return sorted(name for name, value in self.imported.items() if namespace.get(name, value) is not value)
+
     def intruders(self, namespace: dict) -> list[str]:
         names = set(namespace) - self.bound - _MODULE_NAMES
         names = {n for n in names if not n.startswith("@")}  # pytest's assertion rewriting binds @py_builtins
         return sorted(names & _LOOKUP_HOOKS if self.dynamic else names)
+
+
+def _imported(tree: ast.Module) -> dict:
+    """What the module-level imports of *tree* bind, resolved in the modules loaded now (the standard library's and
+    pytest's, before any project or candidate code); a name bound anywhere else in the file is left out."""
+    counts: dict[str, int] = {}
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names = [node.id]
+        elif isinstance(node, ast.alias):
+            names = [(node.asname or node.name).split(".")[0]]
+        elif isinstance(node, ast.Global):
+            names = list(node.names)
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+    bound = {}
+    for node in tree.body:
+        for alias in node.names if isinstance(node, (ast.Import, ast.ImportFrom)) else ():
+            name = (alias.asname or alias.name).split(".")[0]
+            if counts.get(name) != 1 or alias.name == "*":
+                continue
+            if isinstance(node, ast.Import):
+                value = sys.modules.get(alias.name if alias.asname else name)
+            elif node.level == 0 and node.module in sys.modules:
+                value = vars(sys.modules[node.module]).get(alias.name, sys.modules.get(f"{node.module}.{alias.name}"))
+            else:
+                value = None
+            if value is not None:
+                bound[name] = value
+    return bound
 
 
 def _test_files() -> dict[str, _TestFile]:
@@ -297,8 +359,8 @@ def _test_files() -> dict[str, _TestFile]:
     return files
 
 
-def _refusal(item, files, _realpath=os.path.realpath, _function=types.FunctionType) -> str:
-    """Why *item* is not a test its file defines ("" when it is)."""
+def _refusal(item, files, _realpath=os.path.realpath, _function=types.FunctionType, _asserting=None) -> str:
+    """Why *item* is not a test its file defines, or runs with what its file imported changed ("" when neither)."""
     module = getattr(item, "module", None)
     entry = files.get(_realpath(getattr(module, "__file__", "") or ""))
     if entry is None:
@@ -306,6 +368,13 @@ def _refusal(item, files, _realpath=os.path.realpath, _function=types.FunctionTy
     intruders = entry.intruders(vars(module))
     if intruders:
         return f"{item.nodeid}: its module holds names its source never binds: {', '.join(intruders[:5])}"
+    rebound = entry.rebound(vars(module))
+    if rebound:
+        return f"{item.nodeid}: its module's {', '.join(rebound[:5])} no longer hold what its imports bound"
+    for name, namespace, held in _asserting or ():
+        changed = [key for key, value in held.items() if namespace.get(key) is not value]
+        if changed:
+            return f"{item.nodeid} runs with {name}.{changed[0]} replaced"
     function = getattr(item, "obj", None)
     function = getattr(function, "__func__", function)
     if type(function) is not _function:
@@ -327,6 +396,26 @@ def _refusal(item, files, _realpath=os.path.realpath, _function=types.FunctionTy
 
 
 _files = _test_files()
+_ASSERTING_NAMESPACES = _namespaces() if _files else []
+
+
+def _pytests_own(value, own) -> bool:
+    module = getattr(value, "__module__", None)
+    code = getattr(value, "__code__", None)
+    in_package = isinstance(module, str) and module.split(".", 1)[0] in _ASSERTING
+    return in_package and (code is None or code.co_filename not in own)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config, _asserting=_ASSERTING_NAMESPACES, _own=_candidate_files, _ours=_pytests_own):
+    """pytest's own plugins patch its classes as they configure (legacypath: ``Config._getini_unknown_type``): what
+    they set, pytest's own functions, is taken as it stands now."""
+    for _, namespace, held in _asserting:
+        for key, value in list(namespace.items()):
+            if key in held and value is not held[key] and _ours(value, _own):
+                held[key] = value
+
+
 _collected: dict[str, object] = {}  # node id -> the function collected for it, which the test must still run
 
 
@@ -352,14 +441,16 @@ def _send(record: dict, _fd=_report_fd(), _write=os.write, _dumps=json.dumps) ->
         data = data[_write(_fd, data) :]
 
 
-def pytest_collection_modifyitems(config, items, _send=_send, _own=_candidate_files, _files=_files):
+def pytest_collection_modifyitems(
+    config, items, _send=_send, _own=_candidate_files, _files=_files, _asserting=_ASSERTING_NAMESPACES
+):
     for item in items:  # a test module the candidate replaced (sys.modules) holds tests made of its code
         code = _test_code(item)
         if code is not None and code.co_filename in _own:
             _send({"nodeid": TAMPERED, "outcome": "error", "message": f"{item.nodeid} runs the candidate's code"})
             break
     for item in items:
-        refused = _refusal(item, _files)
+        refused = _refusal(item, _files, _asserting=_asserting)
         if refused:
             _send({"nodeid": TAMPERED, "outcome": "error", "message": refused})
             break
@@ -408,11 +499,11 @@ def _test_code(item):
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_call(item):
+def pytest_runtest_call(item, _asserting=_ASSERTING_NAMESPACES):
     if _files and item.nodeid in _collected:
         function = getattr(item, "obj", None)
         function = getattr(function, "__func__", function)
-        refused = _refusal(item, _files)
+        refused = _refusal(item, _files, _asserting=_asserting)
         module = getattr(item, "module", None)
         bound = vars(module).get(function.__name__, function) if module is not None and item.cls is None else function
         if not refused and (function is not _collected[item.nodeid] or bound is not function):

@@ -120,7 +120,8 @@ class _Handler(BaseHTTPRequestHandler):
                     "hashes": {"sha256": hashlib.sha256(d).hexdigest()},
                 }
                 for f, (d, p, t) in self.server.files.items()
-                if p == project and f.endswith(".whl")
+                # wheels, and the sdists of dependencies (a project's own release is read from the JSON API)
+                if p == project and (f.endswith(".whl") or f not in self.server.releases.values())
             ]
             if not entries:
                 return self._send(404, b"not found", "text/plain")

@@ -14,6 +14,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+import os
 import re
 import shutil
 import time
@@ -44,7 +45,7 @@ from benchsmith.builders.classbench.python.shortlist import (
     is_shortlisted,
     referencing_tests,
 )
-from benchsmith.builders.classbench.python.suite import SuitePolicy, SuiteRun, run_suite, run_tests
+from benchsmith.builders.classbench.python.suite import NOT_RUNNABLE, SuitePolicy, SuiteRun, run_suite, run_tests
 from benchsmith.builders.classbench.python.suite import record as suite_record
 from benchsmith.core.atomic import write_text_atomic
 from benchsmith.core.config import cache_dir
@@ -69,9 +70,10 @@ from benchsmith.sources.python.repo import Repository, resolve, task_environment
 
 log = logging.getLogger(__name__)
 ANALYSIS_VERSION = "3"  # 3: references in signatures and fields; attribute docstrings and comments uncounted
-# 10: the ground truth checked under the candidate guard; 9: qualified names on Pythons before 3.11; bump when test runs
-# change (the sandbox, the plugin): cached runs are not reused
-RUNS_FORMAT = 10
+# 11: skips say why, modules skipped whole are reported (not runnable); 10: the ground truth checked under the candidate
+# guard; 9: qualified names on Pythons before 3.11; bump when test runs change (the sandbox, the plugin): cached runs
+# are not reused
+RUNS_FORMAT = 11
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,7 @@ class ClassBenchOptions:
     python: str = (
         ""  # a minor version ("3.8") to build with, as a benchmark's own set-up names one; default: of its day
     )
+    system_deps: bool = False  # install the Debian package a dependency's build lacks a header or library of (root)
 
 
 def build(options: ClassBenchOptions) -> BuildCard:
@@ -97,7 +100,11 @@ def build(options: ClassBenchOptions) -> BuildCard:
     if options.python:
         check_python_named(options.python)
     asked = TaskEnvironment(python=options.python) if options.python else None  # a Python named, nothing locked
-    repo = resolve(options.repo, options.commit, options.as_of, options.resolve, locked=asked)
+    if options.system_deps and os.geteuid() != 0:
+        raise BenchsmithError("--system-deps installs Debian packages with apt-get: run the build as root")
+    repo = resolve(
+        options.repo, options.commit, options.as_of, options.resolve, locked=asked, system_deps=options.system_deps
+    )
     outcome = _build_tasks(repo, options)
     paraphrase = None
     if options.paraphrase and outcome.tasks:
@@ -444,8 +451,14 @@ def _card(repo, options, outcome: BuildOutcome, seconds) -> BuildCard:
             resolution=repo.resolution,
             suite_run=suite_run,
             not_collected=outcome.suite.get("not_collected", []),
+            not_runnable=not_runnable_summary(outcome.suite.get("not_runnable", {}), repo.resolution),
         ),
-        test_suite=dict(Counter(outcome.suite["outcomes"].values())),
+        test_suite=dict(
+            Counter(
+                NOT_RUNNABLE if node in outcome.suite.get("not_runnable", {}) else result
+                for node, result in outcome.suite["outcomes"].items()
+            )
+        ),
         classes=len(outcome.classes),
         tasks=len(outcome.tasks),
         directives=sum(len(t.test_directives) for t in outcome.tasks),
@@ -455,6 +468,33 @@ def _card(repo, options, outcome: BuildOutcome, seconds) -> BuildCard:
         no_relatives=options.no_relatives,
         seconds=round(seconds, 1),
     )
+
+
+def not_runnable_summary(nodes: dict[str, str], resolution: dict) -> dict:
+    """The card's count of the tests that need a module the environment lacks (node id -> module, from the suite's
+    run), by module, each with the distribution that would have provided it where the environment left one out
+    (one that did not build, with its error; one that did not import)."""
+    by_module: dict[str, dict] = {}
+    for node, module in sorted(nodes.items()):
+        entry = by_module.setdefault(module, {"tests": 0, "modules_not_collected": [], "left_out": ""})
+        if "::" in node:
+            entry["tests"] += 1
+        else:  # a test module that did not collect, or was skipped whole: its tests were never listed
+            entry["modules_not_collected"].append(node)
+    for module, entry in by_module.items():
+        top = module.split(".")[0]
+        built = next((e for e in resolution.get("not_built", []) if top in e.get("modules", [])), None)
+        if built is not None:
+            entry["left_out"] = f"{built['requirement']}: does not build here ({built['error']})"
+            if built.get("debian_package"):
+                entry["left_out"] += f"; the Debian package {built['debian_package']} provides {built['missing']}"
+        elif top in {n.lower().replace("-", "_") for n in resolution.get("unimportable", {})}:
+            entry["left_out"] = f"{top}: does not import here ({resolution['unimportable'].get(top, '')})"
+    return {
+        "tests": sum(e["tests"] for e in by_module.values()),
+        "modules_not_collected": sum(len(e["modules_not_collected"]) for e in by_module.values()),
+        "by_module": by_module,
+    }
 
 
 def render_card(card: BuildCard) -> str:
@@ -507,6 +547,33 @@ def render_card(card: BuildCard) -> str:
             f"Resolved by {resolution['resolver']} {when} for Python {resolution['python']} from "
             f"{', '.join(resolution['declarations']) or 'the package alone'}; lock sha256 {resolution['lock_sha256']}.",
             *[f"Left out: {d['source']} ({d['reason'][:200]})." for d in resolution.get("dropped", [])],
+            *[
+                f"Not built, left out: {d['requirement']} ({d['error'][:200]})"
+                + (
+                    f"; the Debian package {d['debian_package']} provides {d['missing']}."
+                    if d["debian_package"]
+                    else "."
+                )
+                for d in resolution.get("not_built", [])
+            ],
+            *[
+                f"Debian package installed: {d['package']}, for {d['requirement']} ({d['for']})."
+                for d in resolution.get("system_packages", [])
+            ],
+            "",
+        ]
+    lost = card.facts.not_runnable
+    if lost and lost.get("by_module"):
+        lines += [
+            f"Not runnable here, for a missing module (counted apart, not as failures): {lost['tests']} tests and "
+            f"{lost['modules_not_collected']} test modules not collected or skipped whole.",
+            "",
+            "| module | tests | modules not collected | left out |",
+            "| --- | ---: | --- | --- |",
+            *[
+                f"| {m} | {e['tests']} | {', '.join(e['modules_not_collected'])} | {e['left_out']} |"
+                for m, e in lost["by_module"].items()
+            ],
             "",
         ]
     lines.append(", ".join(f"{k}=={v}" for k, v in sorted(card.facts.environment.items())))

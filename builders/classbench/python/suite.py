@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import signal
 import time
 from collections import deque
@@ -33,6 +34,7 @@ from benchsmith.sources.python.repo import Repository
 log = logging.getLogger(__name__)
 
 CRASHED, TIMED_OUT = "crashed", "timed out"
+NOT_RUNNABLE = "not runnable"  # a test that needs a module the environment lacks: no verdict on the code
 NO_OUTCOME = (CRASHED, TIMED_OUT)
 NOT_COLLECTED_AGAIN = "not collected again"
 # Below this share of the collected tests with an outcome the build stops: a shortlist drawn from a sliver of the
@@ -364,6 +366,22 @@ def _refuse_a_sliver(repo: Repository, result: SuiteRun, policy: SuitePolicy, lo
     )
 
 
+_MISSING_MODULE = re.compile(r"No module named '([^']+)'|could not import '([^']+)'")
+
+
+def not_runnable(result: SuiteRun) -> dict[str, str]:
+    """The tests (and modules skipped whole) that did not pass because a module is missing from the environment
+    (a dependency that did not build, an optional one left out): node id -> the module, as their failure or skip
+    says. They tell nothing of the code, and the card counts them apart."""
+    found = {}
+    for node, outcome in result.outcomes.items():
+        if outcome in ("failed", "error", "skipped") and (
+            match := _MISSING_MODULE.search(result.messages.get(node, ""))
+        ):
+            found[node] = match[1] or match[2]
+    return found
+
+
 def record(result: SuiteRun) -> dict:
     """The run as the build caches it and its card shows it."""
     return {
@@ -372,4 +390,5 @@ def record(result: SuiteRun) -> dict:
         "runs": result.runs,
         "crashed_units": [dataclasses.asdict(u) for u in result.crashed_units],
         "retried": result.retried,
+        "not_runnable": not_runnable(result),
     }

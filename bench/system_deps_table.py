@@ -31,53 +31,67 @@ TARGETS = [
 ROUNDS = (("without", []), ("with", ["--system-deps"]))
 
 
-def run(target: Target, work: Path, mirrors: Path) -> list[dict]:
+def run(target: Target, work: Path, mirrors: Path, rounds: tuple = ROUNDS) -> list[dict]:
     rows = []
-    for label, options in ROUNDS:
+    for label, options in rounds:
         folder = work / target.label / label
         cache = folder / "cache"
         subprocess.run(["rm", "-rf", str(folder)], check=True)
         cache.mkdir(mode=0o755, parents=True)
         out = folder / "dataset.parquet"
-        log = folder / "build.log"
         status, seconds = benchsmith(
-            cache, log, "classbench", "build", *source_args(target, work, mirrors), *options, "--out", str(out)
+            cache,
+            folder / "build.log",
+            "classbench",
+            "build",
+            *source_args(target, work, mirrors),
+            *options,
+            "--out",
+            str(out),
         )
-        row: dict = {"label": target.label, "spec": target.spec, "round": label, "build_seconds": round(seconds, 1)}
-        if status != 0:
-            row["error"] = last_line(log)
-            rows.append(row)
-            continue
-        card = json.loads(out.with_suffix(".card.json").read_text())
-        resolution = card["resolution"]
-        suite = card["test_suite"]
-        lost = card.get("not_runnable", {})
-        row.update(
-            {
-                "python": resolution["python"],
-                "not_built": [
-                    f"{d['requirement']}: {d['error']}"
-                    + (f" (Debian: {d['debian_package']})" if d["debian_package"] else "")
-                    for d in resolution.get("not_built", [])
-                ],
-                "system_packages": [f"{d['package']} for {d['for']}" for d in resolution.get("system_packages", [])],
-                "unimportable": sorted(resolution.get("unimportable", {})),
-                "declarations_dropped": [d["source"] for d in resolution["dropped"]],
-                "collected": card["suite_run"]["collected"],
-                "suite": suite,
-                "not_runnable_tests": lost.get("tests", 0),
-                "not_runnable_modules": lost.get("modules_not_collected", 0),
-                "not_runnable_by_module": {
-                    m: e["tests"] + len(e["modules_not_collected"]) for m, e in lost.get("by_module", {}).items()
-                },
-                "classes": card["classes"],
-                "tasks": card["tasks"],
-            }
-        )
-        if card["tasks"]:
-            row.update(judge(folder, cache, out))
-        rows.append(row)
+        (folder / "status.json").write_text(json.dumps({"status": status, "seconds": round(seconds, 1)}))
+        if status == 0 and json.loads(out.with_suffix(".card.json").read_text())["tasks"]:
+            (folder / "judged.json").write_text(json.dumps(judge(folder, cache, out)))
+        rows.append(row_of(target, label, folder))
     return rows
+
+
+def row_of(target: Target, label: str, folder: Path) -> dict:
+    """A round's row, from what it left in *folder*: its exit status and seconds, its card, its evaluation."""
+    ended = json.loads((folder / "status.json").read_text())
+    row: dict = {"label": target.label, "spec": target.spec, "round": label, "build_seconds": ended["seconds"]}
+    if ended["status"] != 0:
+        row["error"] = last_line(folder / "build.log")
+        return row
+    card = json.loads((folder / "dataset.card.json").read_text())
+    resolution = card["resolution"]
+    lost = card.get("not_runnable", {})
+    row.update(
+        {
+            "python": resolution["python"],
+            "not_built": [
+                f"{d['requirement']}: {d['error']}"
+                + (f" (Debian: {d['debian_package']})" if d["debian_package"] else "")
+                for d in resolution.get("not_built", [])
+            ],
+            "system_packages": [f"{d['package']} for {d['for']}" for d in resolution.get("system_packages", [])],
+            "unimportable": sorted(resolution.get("unimportable", {})),
+            "declarations_dropped": [d["source"] for d in resolution["dropped"]],
+            "collected": card["suite_run"]["collected"],
+            "suite": card["test_suite"],
+            "not_runnable_tests": lost.get("tests", 0),
+            "not_runnable_modules": lost.get("modules_not_collected", 0),
+            "not_runnable_by_module": {
+                m: e["tests"] + len(e["modules_not_collected"]) for m, e in lost.get("by_module", {}).items()
+            },
+            "classes": card["classes"],
+            "tasks": card["tasks"],
+            "card_seconds": card["seconds"],
+        }
+    )
+    if (folder / "judged.json").exists():
+        row.update(json.loads((folder / "judged.json").read_text()))
+    return row
 
 
 def table(rows: list[dict]) -> str:
@@ -110,20 +124,21 @@ def main() -> int:
     parser.add_argument("--work", type=Path, required=True, help="where the caches, datasets and logs go")
     parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
     parser.add_argument("--only", default="", help="comma-separated labels (default: all)")
+    parser.add_argument("--round", choices=[r for r, _ in ROUNDS], help="only this round (default: both, in order)")
     parser.add_argument("--markdown", action="store_true", help="print only the table of what --work holds")
     args = parser.parse_args()
     args.work = args.work.resolve()
     (args.work / "repos").mkdir(parents=True, exist_ok=True)
+    rounds = tuple(r for r in ROUNDS if not args.round or r[0] == args.round)
     rows = []
     for target in [t for t in TARGETS if not args.only or t.label in args.only.split(",")]:
-        done = args.work / target.label / "rows.json"
-        if not args.markdown and not done.exists():
-            print(f"{target.label}: building without and with --system-deps ...", file=sys.stderr, flush=True)
-            done.parent.mkdir(parents=True, exist_ok=True)
-            done.write_text(json.dumps(run(target, args.work, args.mirrors), indent=2) + "\n")
-        if done.exists():
-            rows += json.loads(done.read_text())
-            print(json.dumps(json.loads(done.read_text())), file=sys.stderr, flush=True)
+        if not args.markdown:
+            print(f"{target.label}: building {', '.join(r for r, _ in rounds)} --system-deps", file=sys.stderr)
+            run(target, args.work, args.mirrors, rounds)
+        for label, _ in rounds:
+            if (args.work / target.label / label / "status.json").exists():
+                rows.append(row_of(target, label, args.work / target.label / label))
+                print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     print(table(rows))
     return 0
 

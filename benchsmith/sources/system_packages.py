@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 
 CONTENTS_URL_VARIABLE = "BENCHSMITH_DEBIAN_CONTENTS_URL"
 _APT_HELPER = "/usr/lib/apt/apt-helper"
+LOCK_WAIT_SECONDS = 900
 _LIBRARY_DIRS = r"(usr/)?lib(/[a-z0-9_]+-linux-gnu[a-z0-9_]*)?"
 
 
@@ -136,10 +137,12 @@ def install(packages: list[str]) -> None:
         raise BenchsmithError(f"installing {', '.join(packages)} needs root (apt-get install)")
     log.info("installing the Debian packages %s", ", ".join(packages))
     environ = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    command = ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages]
+    # another apt-get on the machine holds dpkg's lock for a while: wait for it rather than fail
+    lock = f"-oDPkg::Lock::Timeout={LOCK_WAIT_SECONDS}"
+    command = ["apt-get", lock, "install", "-y", "-qq", "--no-install-recommends", *packages]
     completed = subprocess.run(command, capture_output=True, text=True, env=environ)
     if completed.returncode != 0 and "Unable to locate package" in completed.stderr:
-        subprocess.run(["apt-get", "update", "-qq"], capture_output=True, env=environ)
+        subprocess.run(["apt-get", lock, "update", "-qq"], capture_output=True, env=environ)
         completed = subprocess.run(command, capture_output=True, text=True, env=environ)
     if completed.returncode != 0:
         raise BenchsmithError(

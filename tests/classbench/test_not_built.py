@@ -12,7 +12,9 @@ from __future__ import annotations
 import functools
 import gzip
 import io
+import json
 import os
+import shutil
 import tarfile
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -20,9 +22,13 @@ from pathlib import Path
 
 import pytest
 
+from benchsmith.benchmarks import EvalOptions
 from benchsmith.builders.classbench.python.build import ClassBenchOptions, build, render_card
+from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
-from benchsmith.core.schema import BuildCard
+from benchsmith.core.schema import BuildCard, ClassBenchTask, Result, read_records
+from benchsmith.runners.python.class_runner import reference_solution
+from benchsmith.scoring.evaluate import evaluate
 from benchsmith.sources.system_packages import CONTENTS_URL_VARIABLE
 from tests.classbench import test_environment
 from tests.classbench.test_environment import OLD, PDM_PROJECT, _Index, _publish
@@ -121,6 +127,18 @@ def test_a_test_extra_that_does_not_build_is_left_out_and_costs_only_its_tests(i
     assert lost["left_out"].startswith("brokenext==1.0: does not build here (brokenext/_c.c:2:10: fatal error")
     assert lost["left_out"].endswith("the Debian package libnosuch-dev provides the header nosuchlib/nosuch.h")
     assert card["tasks"] == 1  # the classes the other tests cover still become tasks
+    # judged from the dataset's lock in an emptied cache: the left-out line is a comment, nothing tries to build it
+    shutil.rmtree(cache_dir("classbench", "envs"))
+    (task,) = read_records(tmp_path / "out" / "notbuilt.parquet", ClassBenchTask)
+    assert "# benchsmith: not built here, left out: brokenext==1.0" in task.environment.lock
+    candidates = tmp_path / "candidates.jsonl"
+    candidates.write_text(
+        json.dumps({"instance_id": task.task_id, "candidate_id": "gold", "code": reference_solution(task)}) + "\n"
+    )
+    dataset = tmp_path / "out" / "notbuilt.parquet"
+    evaluate(EvalOptions(dataset=dataset, candidates=candidates, out=tmp_path / "results.parquet", workers=1))
+    (result,) = read_records(tmp_path / "results.parquet", Result)
+    assert result.status == "plausible", result.reason
     rendered = render_card(BuildCard.from_dict(card))
     assert "Not built, left out: brokenext==1.0 (brokenext/_c.c:2:10: fatal error: nosuchlib/nosuch.h" in rendered
     assert (
@@ -145,6 +163,7 @@ def test_a_dependency_the_package_imports_that_does_not_build_stops_in_one_line(
     message = str(raised.value)
     assert "\n" not in message
     assert (
-        "its own code needs brokenext==1.0 at import (import geometry: no module named 'brokenext'), which does not "
-        "build here: brokenext/_c.c:2:10: fatal error: nosuchlib/nosuch.h: No such file or directory" in message
+        "its own code needs brokenext==1.0 at import (geometry/__init__.py imports brokenext), which does not "
+        "build here: brokenext/_c.c:2:10: fatal error: nosuchlib/nosuch.h: No such file or directory; the Debian "
+        "package libnosuch-dev provides the header nosuchlib/nosuch.h (--system-deps installs it)" in message
     )

@@ -10,6 +10,7 @@ the line recorded, or, asked to, installs the Debian package that provides the m
 
 from __future__ import annotations
 
+import ast
 import json
 import logging
 import os
@@ -220,6 +221,21 @@ def _leave_out(lock: Path, failure: BuildFailure) -> None:
     raise BenchsmithError(f"{failure.requirement} failed to build but is not in {lock}: cannot leave it out")
 
 
+def _unconditional_imports(path: Path) -> set[str]:
+    """The top-level modules *path* imports in its module body, outside ``try`` and ``if``."""
+    try:
+        module = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except (SyntaxError, ValueError):
+        return set()
+    found = set()
+    for node in module.body:
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
 # Run by the environment's interpreter with the tree's import root first on the path: each of the package's own
 # top-level packages imported; the ones that fail on a missing module, with its name.
 _OWN_IMPORT_PROBE = r"""
@@ -238,18 +254,29 @@ print(json.dumps(missing))
 
 
 def check_own_import(key: str, python: Path, root: Path, packages: list[str], not_built: list[dict]) -> None:
-    """A one-line error when importing one of *packages* (the project's own, from *root*) needs a module of a
-    distribution that did not build: the one loss that leaves nothing to test."""
+    """A one-line error when the project's own code (*packages*, under *root*) needs a module of a distribution that
+    did not build: one of its modules imports it unconditionally at its top (not in a function, not under
+    ``try``), or importing a package fails on it. The one loss that leaves nothing of the code to test."""
     if not not_built or not packages:
         return
-    with tempfile.TemporaryDirectory() as scratch:
-        probe = subprocess.run(
-            [str(python), "-I", "-B", "-c", _OWN_IMPORT_PROBE, str(root), *packages],
-            capture_output=True,
-            text=True,
-            cwd=scratch,
-            timeout=600,
-        )
+    lost = {module: entry for entry in not_built for module in entry["modules"]}
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            for module in _unconditional_imports(path):
+                if module in lost:
+                    entry = lost[module]
+                    raise _needed(key, entry, f"{path.relative_to(root).as_posix()} imports {module}")
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            probe = subprocess.run(
+                [str(python), "-I", "-B", "-c", _OWN_IMPORT_PROBE, str(root), *packages],
+                capture_output=True,
+                text=True,
+                cwd=scratch,
+                timeout=600,
+            )
+    except subprocess.TimeoutExpired:  # an import that hangs: the suite's run will tell
+        return
     try:
         missing = json.loads(probe.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -258,7 +285,17 @@ def check_own_import(key: str, python: Path, root: Path, packages: list[str], no
         top = module.split(".")[0]
         entry = next((e for e in not_built if top in e["modules"]), None)
         if entry is not None:
-            raise BenchsmithError(
-                f"{key}: its own code needs {entry['requirement']} at import (import {package}: no module named "
-                f"{module!r}), which does not build here: {entry['error']}"
-            )
+            raise _needed(key, entry, f"import {package}: no module named {module!r}")
+
+
+def _needed(key: str, entry: dict, how: str) -> BenchsmithError:
+    """The one line of :func:`check_own_import`: what needs the distribution, its compiler line, what would help."""
+    helps = (
+        f"; the Debian package {entry['debian_package']} provides {entry['missing']} (--system-deps installs it)"
+        if entry.get("debian_package")
+        else ""
+    )
+    return BenchsmithError(
+        f"{key}: its own code needs {entry['requirement']} at import ({how}), which does not build here: "
+        f"{entry['error']}{helps}"
+    )

@@ -45,7 +45,14 @@ from benchsmith.builders.classbench.python.shortlist import (
     is_shortlisted,
     referencing_tests,
 )
-from benchsmith.builders.classbench.python.suite import NOT_RUNNABLE, SuitePolicy, SuiteRun, run_suite, run_tests
+from benchsmith.builders.classbench.python.suite import (
+    NOT_RUNNABLE,
+    SuitePolicy,
+    SuiteRun,
+    not_runnable_summary,
+    run_suite,
+    run_tests,
+)
 from benchsmith.builders.classbench.python.suite import record as suite_record
 from benchsmith.core.atomic import write_text_atomic
 from benchsmith.core.config import cache_dir
@@ -468,33 +475,6 @@ def _card(repo, options, outcome: BuildOutcome, seconds) -> BuildCard:
         no_relatives=options.no_relatives,
         seconds=round(seconds, 1),
     )
-
-
-def not_runnable_summary(nodes: dict[str, str], resolution: dict) -> dict:
-    """The card's count of the tests that need a module the environment lacks (node id -> module, from the suite's
-    run), by module, each with the distribution that would have provided it where the environment left one out
-    (one that did not build, with its error; one that did not import)."""
-    by_module: dict[str, dict] = {}
-    for node, module in sorted(nodes.items()):
-        entry = by_module.setdefault(module, {"tests": 0, "modules_not_collected": [], "left_out": ""})
-        if "::" in node:
-            entry["tests"] += 1
-        else:  # a test module that did not collect, or was skipped whole: its tests were never listed
-            entry["modules_not_collected"].append(node)
-    for module, entry in by_module.items():
-        top = module.split(".")[0]
-        built = next((e for e in resolution.get("not_built", []) if top in e.get("modules", [])), None)
-        if built is not None:
-            entry["left_out"] = f"{built['requirement']}: does not build here ({built['error']})"
-            if built.get("debian_package"):
-                entry["left_out"] += f"; the Debian package {built['debian_package']} provides {built['missing']}"
-        elif top in {n.lower().replace("-", "_") for n in resolution.get("unimportable", {})}:
-            entry["left_out"] = f"{top}: does not import here ({resolution['unimportable'].get(top, '')})"
-    return {
-        "tests": sum(e["tests"] for e in by_module.values()),
-        "modules_not_collected": sum(len(e["modules_not_collected"]) for e in by_module.values()),
-        "by_module": by_module,
-    }
 
 
 def render_card(card: BuildCard) -> str:

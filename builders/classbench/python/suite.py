@@ -366,20 +366,50 @@ def _refuse_a_sliver(repo: Repository, result: SuiteRun, policy: SuitePolicy, lo
     )
 
 
-_MISSING_MODULE = re.compile(r"No module named '([^']+)'|could not import '([^']+)'")
+_MISSING_MODULE = re.compile(
+    r"No module named '([^']+)'|could not import '([^']+)'|(lib[\w.+-]+\.so[\w.]*): cannot open shared object file"
+)
 
 
 def not_runnable(result: SuiteRun) -> dict[str, str]:
     """The tests (and modules skipped whole) that did not pass because a module is missing from the environment
-    (a dependency that did not build, an optional one left out): node id -> the module, as their failure or skip
-    says. They tell nothing of the code, and the card counts them apart."""
+    (a dependency that did not build, an optional one left out) or a shared library from the machine: node id ->
+    the module (or ``libX.so.N``), as their failure or skip says. They tell nothing of the code, and the card counts
+    them apart."""
     found = {}
     for node, outcome in result.outcomes.items():
         if outcome in ("failed", "error", "skipped") and (
             match := _MISSING_MODULE.search(result.messages.get(node, ""))
         ):
-            found[node] = match[1] or match[2]
+            found[node] = match[1] or match[2] or match[3]
     return found
+
+
+def not_runnable_summary(nodes: dict[str, str], resolution: dict) -> dict:
+    """The card's count of the tests that need a module the environment lacks (node id -> module, from the suite's
+    run), by module, each with the distribution that would have provided it where the environment left one out
+    (one that did not build, with its error; one that did not import)."""
+    by_module: dict[str, dict] = {}
+    for node, module in sorted(nodes.items()):
+        entry = by_module.setdefault(module, {"tests": 0, "modules_not_collected": [], "left_out": ""})
+        if "::" in node:
+            entry["tests"] += 1
+        else:  # a test module that did not collect, or was skipped whole: its tests were never listed
+            entry["modules_not_collected"].append(node)
+    for module, entry in by_module.items():
+        top = module.split(".")[0]
+        built = next((e for e in resolution.get("not_built", []) if top in e.get("modules", [])), None)
+        if built is not None:
+            entry["left_out"] = f"{built['requirement']}: does not build here ({built['error']})"
+            if built.get("debian_package"):
+                entry["left_out"] += f"; the Debian package {built['debian_package']} provides {built['missing']}"
+        elif top in {n.lower().replace("-", "_") for n in resolution.get("unimportable", {})}:
+            entry["left_out"] = f"{top}: does not import here ({resolution['unimportable'].get(top, '')})"
+    return {
+        "tests": sum(e["tests"] for e in by_module.values()),
+        "modules_not_collected": sum(len(e["modules_not_collected"]) for e in by_module.values()),
+        "by_module": by_module,
+    }
 
 
 def record(result: SuiteRun) -> dict:

@@ -236,6 +236,8 @@ def _unconditional_imports(path: Path) -> set[str]:
     return found
 
 
+# Run by the environment's interpreter: which of the modules named are nowhere on its path
+_ABSENT_PROBE = "import importlib.util, sys; print(*[m for m in sys.argv[1:] if importlib.util.find_spec(m) is None])"
 # Run by the environment's interpreter with the tree's import root first on the path: each of the package's own
 # top-level packages imported; the ones that fail on a missing module, with its name.
 _OWN_IMPORT_PROBE = r"""
@@ -260,6 +262,11 @@ def check_own_import(key: str, python: Path, root: Path, packages: list[str], no
     if not not_built or not packages:
         return
     lost = {module: entry for entry in not_built for module in entry["modules"]}
+    # only a module the environment really lacks (pygraphviz's guessed "graphviz" is another, installed distribution)
+    absent = subprocess.run(
+        [str(python), "-I", "-c", _ABSENT_PROBE, *lost], capture_output=True, text=True, timeout=300
+    ).stdout.split()
+    lost = {module: entry for module, entry in lost.items() if module in absent}
     for package in packages:
         for path in sorted((root / package).rglob("*.py")):
             for module in _unconditional_imports(path):

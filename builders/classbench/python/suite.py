@@ -403,8 +403,11 @@ def not_runnable_summary(nodes: dict[str, str], resolution: dict) -> dict:
             entry["left_out"] = f"{built['requirement']}: does not build here ({built['error']})"
             if built.get("debian_package"):
                 entry["left_out"] += f"; the Debian package {built['debian_package']} provides {built['missing']}"
-        elif top in {n.lower().replace("-", "_") for n in resolution.get("unimportable", {})}:
-            entry["left_out"] = f"{top}: does not import here ({resolution['unimportable'].get(top, '')})"
+        else:
+            unimportable = resolution.get("unimportable", {})
+            name = next((n for n in unimportable if n.lower().replace("-", "_") == top), None)
+            if name is not None:
+                entry["left_out"] = f"{name}: does not import here ({unimportable[name]})"
     return {
         "tests": sum(e["tests"] for e in by_module.values()),
         "modules_not_collected": sum(len(e["modules_not_collected"]) for e in by_module.values()),

@@ -133,44 +133,43 @@ def run(target: Target, work: Path, mirrors: Path) -> dict:
     if not row["tasks_identical"]:
         row["task_difference"] = sorted(set(first["tasks"]) ^ set(second["tasks"]))
     if first["tasks"]:  # round 1's dataset judged in round 2's cache: its environment made again from its lock
-        cache = folder / "cache-2"
-        candidates = folder / "reference.jsonl"
-        benchsmith(
-            cache,
-            folder / "reference.log",
-            "candidates",
-            "reference",
-            "--dataset",
-            str(folder / "round-1.parquet"),
-            "--out",
-            str(candidates),
-        )
-        results = folder / "results.parquet"
-        results.unlink(missing_ok=True)
-        status, seconds = benchsmith(
-            cache,
-            folder / "eval.log",
-            "eval",
-            "--dataset",
-            str(folder / "round-1.parquet"),
-            "--candidates",
-            str(candidates),
-            "--out",
-            str(results),
-            "--workers",
-            "2",
-        )
-        if status != 0:
-            row["eval_error"] = last_line(folder / "eval.log")
-        else:
-            verdicts = read_records(results, Result)
-            row["gold_plausible"] = sum(r.candidate_id == "gold" and r.status == "plausible" for r in verdicts)
-            row["empty_plausible"] = sum(r.candidate_id == "empty" and r.status == "plausible" for r in verdicts)
-            row["gold_failures"] = {
-                r.instance_id: r.reason for r in verdicts if r.candidate_id == "gold" and r.status != "plausible"
-            }
-            row["eval_seconds"] = round(seconds, 1)
+        row.update(judge(folder, folder / "cache-2", folder / "round-1.parquet"))
     return row
+
+
+def judge(folder: Path, cache: Path, dataset: Path) -> dict:
+    """``benchsmith eval`` of *dataset*'s gold and empty classes in *cache*: how many of each are plausible, the
+    golds that are not with their reasons, and the seconds (or the evaluation's error)."""
+    candidates = folder / "reference.jsonl"
+    benchsmith(
+        cache, folder / "reference.log", "candidates", "reference", "--dataset", str(dataset), "--out", str(candidates)
+    )
+    results = folder / "results.parquet"
+    results.unlink(missing_ok=True)
+    status, seconds = benchsmith(
+        cache,
+        folder / "eval.log",
+        "eval",
+        "--dataset",
+        str(dataset),
+        "--candidates",
+        str(candidates),
+        "--out",
+        str(results),
+        "--workers",
+        "2",
+    )
+    if status != 0:
+        return {"eval_error": last_line(folder / "eval.log")}
+    verdicts = read_records(results, Result)
+    return {
+        "gold_plausible": sum(r.candidate_id == "gold" and r.status == "plausible" for r in verdicts),
+        "empty_plausible": sum(r.candidate_id == "empty" and r.status == "plausible" for r in verdicts),
+        "gold_failures": {
+            r.instance_id: r.reason for r in verdicts if r.candidate_id == "gold" and r.status != "plausible"
+        },
+        "eval_seconds": round(seconds, 1),
+    }
 
 
 def table(rows: list[dict]) -> str:

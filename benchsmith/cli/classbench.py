@@ -25,6 +25,7 @@ def _classbench_build(args: argparse.Namespace) -> int:
             as_of=args.as_of,
             resolve=args.resolve,
             python=args.python or "",
+            system_deps=args.system_deps,
         )
     )
     print(
@@ -204,6 +205,13 @@ def register(commands: argparse._SubParsersAction) -> None:
         metavar="X.Y",
         help="python: build and judge with this minor version, as a benchmark's own set-up names one (the "
         "RepoClassBench paper's litestar: 3.8); default: the newest released by the repository's date",
+    )
+    classbench_build.add_argument(
+        "--system-deps",
+        action="store_true",
+        help="python, root only: when a dependency's build lacks a header or library, install the Debian package "
+        "that provides it (looked up in Debian's Contents index) and build again; without it, the card names "
+        "the package and the dependency is left out",
     )
     classbench_build.add_argument("--out", type=Path, required=True)
     classbench_build.set_defaults(handler=_classbench_build)

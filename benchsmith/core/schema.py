@@ -21,7 +21,7 @@ import json
 import types
 import typing
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -233,9 +233,16 @@ class PythonBuildFacts:
 
     license: str
     environment: dict[str, str]  # distribution -> version installed
-    resolution: dict  # how the environment was resolved (uv, as of, Python, lock digest, what was left out)
+    # how the environment was resolved (uv, as of, Python, lock digest) and what it lost: "dropped" (declarations that
+    # did not resolve), "not_built" (distributions that did not build, each with its first compiler line, the system
+    # file missing and the Debian package providing it), "system_packages" (installed with --system-deps),
+    # "unimportable" (installed, but raising on import)
+    resolution: dict
     suite_run: dict  # collected, runs of pytest, units that died, tests run again after an exhausted resource
     not_collected: list
+    # tests that need a module the environment lacks: {"tests", "modules_not_collected", "by_module": {module:
+    # {"tests", "modules_not_collected": [files], "left_out": the distribution and why}}}; never failures
+    not_runnable: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -287,15 +294,15 @@ class BuildCard:
     @classmethod
     def from_dict(cls, card: dict, where: str = "card") -> BuildCard:
         kind = JavaBuildFacts if "classpath_source" in card else PythonBuildFacts
-        wanted = [
+        wanted = [  # fields added later have defaults: a card written before them still reads
             f.name
             for f in (*dataclasses.fields(kind), *dataclasses.fields(cls))
-            if f.name not in ("facts", "paraphrase")
+            if f.name not in ("facts", "paraphrase") and f.default is MISSING and f.default_factory is MISSING
         ]
         missing = [name for name in wanted if name not in card]
         if missing:
             raise BenchsmithError(f"{where}: not a classbench build card (no {', '.join(missing)})")
-        facts = kind(**{f.name: card[f.name] for f in dataclasses.fields(kind)})
+        facts = kind(**{f.name: card[f.name] for f in dataclasses.fields(kind) if f.name in card})
         common = {f.name: card[f.name] for f in dataclasses.fields(cls) if f.name != "facts" and f.name in card}
         return cls(facts=facts, **common)
 

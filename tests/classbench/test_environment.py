@@ -120,7 +120,8 @@ class _Handler(BaseHTTPRequestHandler):
                     "hashes": {"sha256": hashlib.sha256(d).hexdigest()},
                 }
                 for f, (d, p, t) in self.server.files.items()
-                if p == project and f.endswith(".whl")
+                # wheels, and the sdists of dependencies (a project's own release is read from the JSON API)
+                if p == project and (f.endswith(".whl") or f not in self.server.releases.values())
             ]
             if not entries:
                 return self._send(404, b"not found", "text/plain")
@@ -791,9 +792,10 @@ def test_an_environment_an_sdist_refuses_is_built_on_an_older_python(tmp_path, m
         "Python version 3.10.9; only versions >=3.6,<3.10 are supported. hint: Build failures usually indicate "
         "a problem with the package or the build environment"
     )
-    tried = []
+    tried, told = [], []
 
-    def install(key, tree, as_of, locked, env, interpreter, refused):
+    def install(key, tree, as_of, locked, env, interpreter, refused, system_deps=False, older_python_left=False):
+        told.append(older_python_left)  # the last Python tried leaves out what does not build instead of failing
         tried.append(interpreter[1])
         if interpreter[1] == "3.10.9":
             raise BenchsmithError(refusal)
@@ -801,7 +803,7 @@ def test_an_environment_an_sdist_refuses_is_built_on_an_older_python(tmp_path, m
 
     monkeypatch.setattr(python_env, "_install", install)
     _, _, resolution = python_env._built_environment("old", tree, "2023-03-08T00:00:00Z", None, tmp_path / "env")
-    assert tried == ["3.10.9", "3.9.9"] and resolution["python"] == "3.9.9"
+    assert tried == ["3.10.9", "3.9.9"] and resolution["python"] == "3.9.9" and told == [True, True]
     assert resolution["python_refused"] == [{"python": "3.10.9", "reason": refusal[-400:]}]
 
     tried.clear()
@@ -820,7 +822,7 @@ def test_an_environment_an_sdist_refuses_is_built_on_an_older_python(tmp_path, m
     monkeypatch.setattr(python_env, "_install", install)
     with pytest.raises(BenchsmithError, match="Cannot install on Python"):  # a recorded Python is never replaced
         python_env._built_environment("old", tree, "2023-03-08T00:00:00Z", None, tmp_path / "env", python="3.10")
-    assert tried == ["3.10.9"]
+    assert tried == ["3.10.9"] and told[-1] is False  # the one Python asked for is the last
 
 
 def _python_3_8() -> str:

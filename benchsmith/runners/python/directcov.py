@@ -487,9 +487,17 @@ def pytest_sessionfinish(session, exitstatus, _send=_send):
         _send({"finished": int(exitstatus)})
 
 
-def pytest_collectreport(report, _send=_send, _message=_message):
+# A trusted run of the build (never a candidate's): read here, at import, before any project code can set it
+_TRUSTED_RUN = bool(os.environ.get("BENCHSMITH_REPORT_COLLECTED"))
+
+
+def pytest_collectreport(report, _send=_send, _message=_message, _trusted=_TRUSTED_RUN):
     if report.failed:
         _send({"nodeid": report.nodeid, "outcome": "error", "message": _message(report)})
+    elif _trusted and report.skipped and report.nodeid:
+        # a module skipped whole while collecting (``pytest.importorskip`` at its top) holds tests that never
+        # reach the report otherwise: the build counts them, by the reason
+        _send({"nodeid": report.nodeid, "outcome": "skipped", "message": _message(report)})
 
 
 def _test_code(item):
@@ -646,11 +654,12 @@ def pytest_runtest_logreport(
     _outcomes=_outcomes,
     _messages=_messages,
     _calls=_calls,
+    _trusted=_TRUSTED_RUN,
 ):
     outcome = _phase_outcome(report)
     if report.when == "setup" or _outcomes.get(report.nodeid, "passed") == "passed":
         _outcomes[report.nodeid] = outcome  # the first phase that does not pass decides
-        if report.failed:
+        if report.failed or (_trusted and report.skipped):  # a trusted run's skips say why (a missing module)
             _messages[report.nodeid] = _message(report)
     if report.when == "teardown":
         record = {"nodeid": report.nodeid, "outcome": _outcomes.pop(report.nodeid, outcome)}

@@ -35,6 +35,7 @@ from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import TaskEnvironment
 from benchsmith.sources.checkout import SCM_VERSION, index_url
 from benchsmith.sources.python import deps as python_deps
+from benchsmith.sources.python.build_failures import check_own_import, sync_what_builds
 from benchsmith.sources.python.shared_interpreter import check_reachable_by_sandbox, runnable_by_others, shareable
 
 log = logging.getLogger(__name__)
@@ -58,11 +59,18 @@ def build_environ(tree: Path) -> dict[str, str]:
 
 
 def environment(
-    key: str, tree: Path, as_of: str | None, locked: TaskEnvironment | None = None, python: str = ""
+    key: str,
+    tree: Path,
+    as_of: str | None,
+    locked: TaskEnvironment | None = None,
+    python: str = "",
+    system_deps: bool = False,
 ) -> tuple[Path, dict, dict]:
     """The environment of *tree*: its requirements and test requirements resolved by uv (as of *as_of*, or today's
-    index when None) into a lock file in the environment's folder, and exactly that lock installed; or, with
-    *locked*, the recorded lock installed as it is. *python* asks for that Python version (where one is here)."""
+    index when None) into a lock file in the environment's folder, and that lock installed as far as it builds
+    (:func:`benchsmith.sources.python.build_failures.sync_what_builds`); or, with *locked*, the recorded lock
+    installed as it is. *python* asks for that Python version (where one is here); *system_deps* installs the
+    Debian package that provides a header or library a distribution's build lacks, instead of leaving it out."""
     dated = "latest" if as_of is None else "asof-" + re.sub(r"[^0-9TZ]", "", as_of)
     # The format is in the name: two benchsmith versions sharing a cache each keep theirs, instead of rebuilding the
     # other's in place, under its running judgements
@@ -70,17 +78,27 @@ def environment(
     env = env.with_name(env.name + f"-py{python}") if python and locked is None else env
     check_reachable_by_sandbox(env, "the environment's folder")
     with exclusive(env):  # two workers judging tasks of one repository would otherwise build it at once
-        return _built_environment(key, tree, as_of, locked, env, python)
+        return _built_environment(key, tree, as_of, locked, env, python, system_deps)
 
 
 def _built_environment(
-    key: str, tree: Path, as_of: str | None, locked: TaskEnvironment | None, env: Path, python: str = ""
+    key: str,
+    tree: Path,
+    as_of: str | None,
+    locked: TaskEnvironment | None,
+    env: Path,
+    python: str = "",
+    system_deps: bool = False,
 ) -> tuple[Path, dict, dict]:
     manifest = env / "benchsmith-env.json"
     if manifest.exists():
         record = json.loads(manifest.read_text())
         same_lock = locked is None or record.get("resolution", {}).get("lock_sha256") == locked.lock_sha256
-        if record.get("format") == ENV_FORMAT and same_lock:
+        # one that left out what a Debian package would have let build is built again when asked to install those
+        helpable = system_deps and any(
+            e.get("debian_package") for e in record.get("resolution", {}).get("not_built", [])
+        )
+        if record.get("format") == ENV_FORMAT and same_lock and not helpable:
             return env / "bin" / "python", record["installed"], record["resolution"]
         if not same_lock:
             log.info("%s holds another lock than the dataset's: installing the dataset's", env)
@@ -90,7 +108,8 @@ def _built_environment(
     refused: list[dict] = []
     for number, interpreter in enumerate(choices):
         try:
-            return _install(key, tree, as_of, locked, env, interpreter, refused)
+            last = number + 1 == len(choices)
+            return _install(key, tree, as_of, locked, env, interpreter, refused, system_deps, not last)
         except BenchsmithError as exc:
             if number + 1 == len(choices) or not refuses_interpreter(str(exc)):
                 raise
@@ -125,9 +144,12 @@ def _install(
     env: Path,
     interpreter: tuple[Path, str],
     refused: list[dict],
+    system_deps: bool = False,
+    older_python_left: bool = False,
 ) -> tuple[Path, dict, dict]:
     """Resolve (or take *locked*) and install the environment at *env* for *interpreter*; *refused*: the Pythons
-    tried before it, each with why it would not install."""
+    tried before it, each with why it would not install. A distribution that does not build is left out
+    (a recorded lock excepted), unless an older Python is left to try for one that misses no system file."""
     manifest = env / "benchsmith-env.json"
     log.info(
         "creating the environment of %s with Python %s (%s)",
@@ -145,8 +167,12 @@ def _install(
         seeded = tuple(int(n) for n in interpreter[1].split(".")[:2]) < SEEDED_SETUPTOOLS_BEFORE
         lock, used, dropped = _lock(key, tree, env, python, as_of, seeded, interpreter[1])
     dated = ["--exclude-newer", as_of] if as_of else []
-    _uv(key, "pip", "sync", "--quiet", "--python", str(python), "--default-index", index_url(), *dated, str(lock))
+    sync = [uv_bin(), "pip", "sync", "--quiet", "--python", str(python), "--default-index", index_url(), *dated]
+    not_built, system_packages = sync_what_builds(
+        key, [*sync, str(lock)], lock, system_deps, locked is None, older_python_left
+    )
     _check_package_absent(env, tree, key)
+    check_own_import(key, python, *_own_packages(tree), not_built)
     unimportable = _drop_unimportable(key, python)
     _register_metadata(env, tree)
     installed = _installed(python)
@@ -165,6 +191,10 @@ def _install(
         resolution["python_refused"] = refused
     if unimportable:
         resolution["unimportable"] = unimportable
+    if not_built:  # each with its first compiler line, the system file it lacked and the Debian package providing it
+        resolution["not_built"] = not_built
+    if system_packages:
+        resolution["system_packages"] = system_packages
     write_text_atomic(
         manifest, json.dumps({"format": ENV_FORMAT, "installed": installed, "resolution": resolution}, indent=2)
     )
@@ -428,6 +458,12 @@ def _uv(key: str, *args: str) -> None:
     completed = subprocess.run([uv_bin(), *args], capture_output=True, text=True)
     if completed.returncode != 0:
         raise BenchsmithError(f"{key}: uv {' '.join(args[:2])} failed: {' '.join(completed.stderr.split())[-400:]}")
+
+
+def _own_packages(tree: Path) -> tuple[Path, list[str]]:
+    """The folder the tests import the package from, and the package's top-level packages there."""
+    root = tree / "src" if any((tree / "src").glob("*/__init__.py")) else tree
+    return root, sorted({p.parent.name for p in root.glob("*/__init__.py")} - {"tests", "test", "testing", "docs"})
 
 
 def _check_package_absent(env: Path, tree: Path, key: str) -> None:

@@ -43,13 +43,15 @@ def resolve(
     as_of: str | None = None,
     mode: str = "as-of",
     locked: TaskEnvironment | None = None,
+    system_deps: bool = False,
 ) -> Repository:
     """Fetch and prepare *spec*; cached, so a second call does no work.
 
     The environment is resolved with packages uploaded before *as_of* (default: the sdist's upload time, the
     commit's committer date, the folder's newest file), or against today's index with ``mode="latest"``. With
     *locked* (a task's recorded environment, when it holds a lock) nothing is resolved: exactly the lock the dataset
-    was built with is installed, whatever the index offers today and whatever the tree's own date says."""
+    was built with is installed, whatever the index offers today and whatever the tree's own date says. With
+    *system_deps*, a dependency whose build lacks a header or library gets the Debian package that provides it."""
     python = locked.python if locked is not None else ""  # a published task's set-up may name it without a lock
     if locked is not None and locked.lock:
         if hashlib.sha256(locked.lock.encode()).hexdigest() != locked.lock_sha256:
@@ -65,7 +67,7 @@ def resolve(
     key, tree, dated = source_tree(spec, commit)
     import_root = "src" if (tree / "src").is_dir() and any((tree / "src").glob("*/__init__.py")) else ""
     when = None if mode == "latest" else parse_as_of(as_of) if as_of else dated
-    python, installed, resolution = environment(key, tree, when, locked, python)
+    python, installed, resolution = environment(key, tree, when, locked, python, system_deps)
     extensions = build_extensions(tree, import_root, python.parent.parent, uv_bin(), index_url(), when)
     if extensions:  # the card's resolution names the compiled modules put into the tree, or why there are none
         resolution = {**resolution, "compiled_extensions": extensions}

@@ -14,6 +14,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+import os
 import re
 import shutil
 import time
@@ -44,7 +45,14 @@ from benchsmith.builders.classbench.python.shortlist import (
     is_shortlisted,
     referencing_tests,
 )
-from benchsmith.builders.classbench.python.suite import SuitePolicy, SuiteRun, run_suite, run_tests
+from benchsmith.builders.classbench.python.suite import (
+    NOT_RUNNABLE,
+    SuitePolicy,
+    SuiteRun,
+    not_runnable_summary,
+    run_suite,
+    run_tests,
+)
 from benchsmith.builders.classbench.python.suite import record as suite_record
 from benchsmith.core.atomic import write_text_atomic
 from benchsmith.core.config import cache_dir
@@ -69,9 +77,10 @@ from benchsmith.sources.python.repo import Repository, resolve, task_environment
 
 log = logging.getLogger(__name__)
 ANALYSIS_VERSION = "3"  # 3: references in signatures and fields; attribute docstrings and comments uncounted
-# 10: the ground truth checked under the candidate guard; 9: qualified names on Pythons before 3.11; bump when test runs
-# change (the sandbox, the plugin): cached runs are not reused
-RUNS_FORMAT = 10
+# 11: skips say why, modules skipped whole are reported (not runnable); 10: the ground truth checked under the candidate
+# guard; 9: qualified names on Pythons before 3.11; bump when test runs change (the sandbox, the plugin): cached runs
+# are not reused
+RUNS_FORMAT = 11
 
 
 @dataclass(frozen=True)
@@ -88,6 +97,7 @@ class ClassBenchOptions:
     python: str = (
         ""  # a minor version ("3.8") to build with, as a benchmark's own set-up names one; default: of its day
     )
+    system_deps: bool = False  # install the Debian package a dependency's build lacks a header or library of (root)
 
 
 def build(options: ClassBenchOptions) -> BuildCard:
@@ -97,7 +107,11 @@ def build(options: ClassBenchOptions) -> BuildCard:
     if options.python:
         check_python_named(options.python)
     asked = TaskEnvironment(python=options.python) if options.python else None  # a Python named, nothing locked
-    repo = resolve(options.repo, options.commit, options.as_of, options.resolve, locked=asked)
+    if options.system_deps and os.geteuid() != 0:
+        raise BenchsmithError("--system-deps installs Debian packages with apt-get: run the build as root")
+    repo = resolve(
+        options.repo, options.commit, options.as_of, options.resolve, locked=asked, system_deps=options.system_deps
+    )
     outcome = _build_tasks(repo, options)
     paraphrase = None
     if options.paraphrase and outcome.tasks:
@@ -444,8 +458,14 @@ def _card(repo, options, outcome: BuildOutcome, seconds) -> BuildCard:
             resolution=repo.resolution,
             suite_run=suite_run,
             not_collected=outcome.suite.get("not_collected", []),
+            not_runnable=not_runnable_summary(outcome.suite.get("not_runnable", {}), repo.resolution),
         ),
-        test_suite=dict(Counter(outcome.suite["outcomes"].values())),
+        test_suite=dict(
+            Counter(
+                NOT_RUNNABLE if node in outcome.suite.get("not_runnable", {}) else result
+                for node, result in outcome.suite["outcomes"].items()
+            )
+        ),
         classes=len(outcome.classes),
         tasks=len(outcome.tasks),
         directives=sum(len(t.test_directives) for t in outcome.tasks),
@@ -507,6 +527,33 @@ def render_card(card: BuildCard) -> str:
             f"Resolved by {resolution['resolver']} {when} for Python {resolution['python']} from "
             f"{', '.join(resolution['declarations']) or 'the package alone'}; lock sha256 {resolution['lock_sha256']}.",
             *[f"Left out: {d['source']} ({d['reason'][:200]})." for d in resolution.get("dropped", [])],
+            *[
+                f"Not built, left out: {d['requirement']} ({d['error'][:200]})"
+                + (
+                    f"; the Debian package {d['debian_package']} provides {d['missing']}."
+                    if d["debian_package"]
+                    else "."
+                )
+                for d in resolution.get("not_built", [])
+            ],
+            *[
+                f"Debian package installed: {d['package']}, for {d['requirement']} ({d['for']})."
+                for d in resolution.get("system_packages", [])
+            ],
+            "",
+        ]
+    lost = card.facts.not_runnable
+    if lost and lost.get("by_module"):
+        lines += [
+            f"Not runnable here, for a missing module (counted apart, not as failures): {lost['tests']} tests and "
+            f"{lost['modules_not_collected']} test modules not collected or skipped whole.",
+            "",
+            "| module | tests | modules not collected | left out |",
+            "| --- | ---: | --- | --- |",
+            *[
+                f"| {m} | {e['tests']} | {', '.join(e['modules_not_collected'])} | {e['left_out']} |"
+                for m, e in lost["by_module"].items()
+            ],
             "",
         ]
     lines.append(", ".join(f"{k}=={v}" for k, v in sorted(card.facts.environment.items())))

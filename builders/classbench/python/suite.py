@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import signal
 import time
 from collections import deque
@@ -33,6 +34,7 @@ from benchsmith.sources.python.repo import Repository
 log = logging.getLogger(__name__)
 
 CRASHED, TIMED_OUT = "crashed", "timed out"
+NOT_RUNNABLE = "not runnable"  # a test that needs a module the environment lacks: no verdict on the code
 NO_OUTCOME = (CRASHED, TIMED_OUT)
 NOT_COLLECTED_AGAIN = "not collected again"
 # Below this share of the collected tests with an outcome the build stops: a shortlist drawn from a sliver of the
@@ -364,6 +366,55 @@ def _refuse_a_sliver(repo: Repository, result: SuiteRun, policy: SuitePolicy, lo
     )
 
 
+_MISSING_MODULE = re.compile(
+    r"No module named '([^']+)'|could not import '([^']+)'|(lib[\w.+-]+\.so[\w.]*): cannot open shared object file"
+)
+
+
+def not_runnable(result: SuiteRun) -> dict[str, str]:
+    """The tests (and modules skipped whole) that did not pass because a module is missing from the environment
+    (a dependency that did not build, an optional one left out) or a shared library from the machine: node id ->
+    the module (or ``libX.so.N``), as their failure or skip says. They tell nothing of the code, and the card counts
+    them apart."""
+    found = {}
+    for node, outcome in result.outcomes.items():
+        if outcome in ("failed", "error", "skipped") and (
+            match := _MISSING_MODULE.search(result.messages.get(node, ""))
+        ):
+            found[node] = match[1] or match[2] or match[3]
+    return found
+
+
+def not_runnable_summary(nodes: dict[str, str], resolution: dict) -> dict:
+    """The card's count of the tests that need a module the environment lacks (node id -> module, from the suite's
+    run), by module, each with the distribution that would have provided it where the environment left one out
+    (one that did not build, with its error; one that did not import)."""
+    by_module: dict[str, dict] = {}
+    for node, module in sorted(nodes.items()):
+        entry = by_module.setdefault(module, {"tests": 0, "modules_not_collected": [], "left_out": ""})
+        if "::" in node:
+            entry["tests"] += 1
+        else:  # a test module that did not collect, or was skipped whole: its tests were never listed
+            entry["modules_not_collected"].append(node)
+    for module, entry in by_module.items():
+        top = module.split(".")[0]
+        built = next((e for e in resolution.get("not_built", []) if top in e.get("modules", [])), None)
+        if built is not None:
+            entry["left_out"] = f"{built['requirement']}: does not build here ({built['error']})"
+            if built.get("debian_package"):
+                entry["left_out"] += f"; the Debian package {built['debian_package']} provides {built['missing']}"
+        else:
+            unimportable = resolution.get("unimportable", {})
+            name = next((n for n in unimportable if n.lower().replace("-", "_") == top), None)
+            if name is not None:
+                entry["left_out"] = f"{name}: does not import here ({unimportable[name]})"
+    return {
+        "tests": sum(e["tests"] for e in by_module.values()),
+        "modules_not_collected": sum(len(e["modules_not_collected"]) for e in by_module.values()),
+        "by_module": by_module,
+    }
+
+
 def record(result: SuiteRun) -> dict:
     """The run as the build caches it and its card shows it."""
     return {
@@ -372,4 +423,5 @@ def record(result: SuiteRun) -> dict:
         "runs": result.runs,
         "crashed_units": [dataclasses.asdict(u) for u in result.crashed_units],
         "retried": result.retried,
+        "not_runnable": not_runnable(result),
     }

@@ -25,6 +25,8 @@ def _classbench_build(args: argparse.Namespace) -> int:
             as_of=args.as_of,
             resolve=args.resolve,
             python=args.python or "",
+            services=args.services,
+            pure_python=args.pure_python,
         )
     )
     print(
@@ -204,6 +206,19 @@ def register(commands: argparse._SubParsersAction) -> None:
         metavar="X.Y",
         help="python: build and judge with this minor version, as a benchmark's own set-up names one (the "
         "RepoClassBench paper's litestar: 3.8); default: the newest released by the repository's date",
+    )
+    classbench_build.add_argument(
+        "--services",
+        action="store_true",
+        help="python: start the servers the suite expects on localhost (Redis, PostgreSQL, MySQL/MariaDB, memcached, "
+        "as its CI, compose file or test settings declare them), fresh in every run's own network namespace; as "
+        "root, missing Debian packages are installed",
+    )
+    classbench_build.add_argument(
+        "--pure-python",
+        action="store_true",
+        help="python: test the package's pure-Python fallback: its compiled modules are not built or imported, and "
+        "the fallback switches its code reads (FOO_NO_EXTENSIONS) are set",
     )
     classbench_build.add_argument("--out", type=Path, required=True)
     classbench_build.set_defaults(handler=_classbench_build)

@@ -181,6 +181,7 @@ class Service:
     user: str = ""  # postgresql/mysql: the role the tests log in as ("" for the kind's default)
     password: str = ""  # accepted as given: the server trusts every loopback login
     database: str = ""  # created empty before the tests start
+    name: str = ""  # its name in the compose file that declares it ("redis"), which `docker compose up` is asked for
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ once per kind and port, with the first place that declares it.
 from __future__ import annotations
 
 import configparser
+import dataclasses
 import logging
 import re
 import tomllib
@@ -83,7 +84,8 @@ def detect_services(tree: Path) -> list[Service]:
     unique: dict[tuple[str, int], Service] = {}
     for service in found:
         unique.setdefault((service.kind, service.port), service)
-    return list(unique.values())
+    names = {(s.kind, s.port): s.name for s in found if s.name}  # the compose name, wherever it was declared first
+    return [dataclasses.replace(s, name=s.name or names.get((s.kind, s.port), "")) for s in unique.values()]
 
 
 def _load_yaml(path: Path) -> object:
@@ -132,7 +134,9 @@ def _settings(kind: str, environment: object) -> dict[str, str]:
 
 
 def _service(kind: str, port: int, where: str, **settings: str) -> Service:
-    return Service(kind, port, where, **{k: v for k, v in settings.items() if k in ("user", "password", "database")})
+    return Service(
+        kind, port, where, **{k: v for k, v in settings.items() if k in ("user", "password", "database", "name")}
+    )
 
 
 def _from_workflow(path: Path, tree: Path) -> list[Service]:
@@ -189,11 +193,8 @@ def _from_compose(path: Path, tree: Path) -> list[Service]:
         if kind is None:
             continue
         where = f"{_relative(path, tree)}: services.{name} ({spec['image']})"
-        found.append(
-            _service(
-                kind[0], _host_port(spec.get("ports"), kind[1]), where, **_settings(kind[0], spec.get("environment"))
-            )
-        )
+        settings = {**_settings(kind[0], spec.get("environment")), "name": str(name)}
+        found.append(_service(kind[0], _host_port(spec.get("ports"), kind[1]), where, **settings))
     return found
 
 

@@ -103,3 +103,28 @@ def test_memcached(tmp_path):
     )
     code, log = _run(tmp_path, "mc", [PYTHON, "-c", script], (Service("memcached", 11211, "test"),))
     assert code == 0 and "VALUE k 0 2" in log, log
+
+
+@pytest.mark.skipif(services.programs("redis") is None, reason="needs Debian's redis-server (make java)")
+def test_a_suite_bringing_its_compose_services_up_finds_those_started_for_it(tmp_path):
+    """Fixtures that run `docker compose up -d NAME` (litestar's, pytest-docker's) get the server this run started
+    under that compose name; anything else Docker would do fails as on a machine without it."""
+    tmp_path.chmod(0o755)
+    script = (
+        "import subprocess\n"
+        "def status(*args):\n"
+        "    return subprocess.run(args, capture_output=True).returncode\n"
+        "print('up', status('docker', 'compose', '--file=tests/docker-compose.yml', '--project-name=p', 'up', '-d', "
+        "'cache'))\n"
+        "print('other', status('docker', 'compose', 'up', '-d', 'postgres'))\n"
+        "print('run', status('docker', 'run', 'redis'))\n"
+        "print('down', status('docker-compose', 'down', '-t', '5'))\n"
+    )
+    code, log = _run(tmp_path, "compose", [PYTHON, "-c", script], (Service("redis", 6397, "test", name="cache"),))
+    assert code == 0, log
+    assert [line for line in log.splitlines() if line[:2] in ("up", "ot", "ru", "do")] == [
+        "up 0",
+        "other 1",
+        "run 1",
+        "down 0",
+    ]

@@ -94,7 +94,14 @@ ports = 6380:6379/tcp
         },
     )
     assert detect_services(tree) == [
-        Service("mysql", 3307, "tests/docker-compose.yml: services.db (mariadb:11)", password="root", database="shop"),
+        Service(
+            "mysql",
+            3307,
+            "tests/docker-compose.yml: services.db (mariadb:11)",
+            password="root",
+            database="shop",
+            name="db",
+        ),
         Service("redis", 6380, "tox.ini: [docker:redis] (redis:7)"),
         Service(
             "postgresql",

@@ -42,9 +42,53 @@ def main(argv: list[str]) -> int:
             sys.stderr.write(f"benchsmith: {service['kind']} on 127.0.0.1:{service['port']} did not start: {problem}\n")
             sys.stderr.write(_tail(os.path.join(folder, "server.log")))
             return FAILED
+    _compose_answers(root, [s["name"] for s in services if s.get("name")])
     sys.stderr.flush()
     os.execv(argv[0], argv)
     return FAILED  # not reached
+
+
+# `docker` and `docker-compose` first on the run's PATH: suites whose fixtures bring their compose file's services up
+# (`docker compose -f tests/docker-compose.yml up -d redis`, pytest-docker's `up --build -d`) find those already up,
+# started by this launcher, and their `down`, `stop`, `rm` and `pull` have nothing to do. Anything else, and a
+# service this run did not start, fails as a machine without Docker would.
+_COMPOSE = """#!/bin/sh
+started=" %s "
+refuse() { echo "benchsmith: $1 (no Docker in this run)" >&2; exit 1; }
+if [ "$(basename "$0")" = docker ]; then
+    [ "$1" = compose ] || refuse "docker $1 is not available"
+    shift
+fi
+verb=""
+for arg in "$@"; do
+    case "$arg" in
+        -*) ;;
+        up|down|stop|rm|kill|pull|start|restart|ps|build|config) [ -z "$verb" ] && verb=$arg ;;
+        *) case "$verb" in
+               up|start|restart)
+                   case "$started" in *" $arg "*) ;; *) refuse "compose service $arg was not started for it" ;; esac ;;
+           esac ;;
+    esac
+done
+case "$verb" in
+    up|down|stop|rm|kill|pull|start|restart|ps|build) exit 0 ;;
+    *) refuse "docker compose $verb is not available" ;;
+esac
+"""
+
+
+def _compose_answers(root: str, names: list[str]) -> None:
+    """Put the compose stand-in first on PATH when some service was started under its compose name."""
+    if not names:
+        return
+    folder = os.path.join(root, "bin")
+    os.mkdir(folder, 0o755)
+    for program in ("docker", "docker-compose"):
+        path = os.path.join(folder, program)
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(_COMPOSE % " ".join(names))
+        os.chmod(path, 0o755)
+    os.environ["PATH"] = folder + os.pathsep + os.environ.get("PATH", "")
 
 
 def _spawn(

@@ -123,6 +123,7 @@ def launch(services: Iterable[Service], argv: list[str], launcher: Path) -> tupl
                 "user": service.user,
                 "password": service.password,
                 "database": service.database,
+                "name": service.name,
                 "programs": found,
             }
         )

@@ -201,6 +201,11 @@ class TaskEnvironment:
     # declare some), "pure-python" its fallback (compiled modules not imported, the fallback switches it reads set)
     implementation: str = ""
 
+    def __hash__(self) -> int:  # tasks are grouped by their environment; a list field is no key
+        return hash(
+            tuple(tuple(v) if isinstance(v, list) else v for v in dataclasses.astuple(self, tuple_factory=tuple))
+        )
+
 
 @dataclass(frozen=True)
 class ClassBenchTask:

@@ -128,3 +128,16 @@ def test_a_suite_bringing_its_compose_services_up_finds_those_started_for_it(tmp
         "run 1",
         "down 0",
     ]
+
+
+@pytest.mark.skipif(services.programs("mysql") is None, reason="needs Debian's mariadb-server")
+def test_mariadb_with_the_password_and_database_the_ci_names(tmp_path):
+    tmp_path.chmod(0o755)
+    client = shutil.which("mariadb") or shutil.which("mysql")
+    wanted = (Service("mysql", 3307, "test", password="root", database="shop"),)
+    query = "create table t (x int); insert into t values (41); select x + 1 from t"
+    argv = [client, "--no-defaults", "-h", "127.0.0.1", "-P", "3307", "-uroot", "-proot", "shop", "-N", "-e", query]
+    code, log = _run(
+        tmp_path, "maria", [PYTHON, "-c", f"import subprocess; subprocess.run({argv!r}, check=True)"], wanted
+    )
+    assert code == 0 and "42" in log, log

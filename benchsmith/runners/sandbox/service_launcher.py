@@ -98,7 +98,13 @@ def _spawn(
     descriptors (the harness's report pipe stays the tests' alone); with *wait*, run it to its end."""
     with open(os.path.join(folder, name), "ab") as out:
         process = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out, cwd=folder, close_fds=True, env=env
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=out,
+            cwd=folder,
+            close_fds=True,
+            env={**(env or os.environ), "TMPDIR": folder},  # its temporary files in its own folder too
         )
     if not wait:
         _SERVERS.append(process)
@@ -181,10 +187,21 @@ def _postgresql(service: dict, folder: str) -> str | None:
     return problem
 
 
+# Sized for a run's address space (a candidate's is 4 GiB): with its default buffers and performance schema, MariaDB's
+# bootstrap does not finish under that limit.
+_MARIADB_SMALL = ["--innodb-buffer-pool-size=16M", "--innodb-log-file-size=8M", "--performance-schema=OFF"]
+
+
 def _mysql(service: dict, folder: str) -> str | None:
     programs, data = service["programs"], os.path.join(folder, "data")
     problem = _spawn(
-        [programs["install_db"], "--no-defaults", f"--datadir={data}", "--auth-root-authentication-method=normal"],
+        [
+            programs["install_db"],
+            "--no-defaults",
+            f"--datadir={data}",
+            "--auth-root-authentication-method=normal",
+            *_MARIADB_SMALL,
+        ],
         folder,
         "install-db.log",
         wait=True,
@@ -192,13 +209,16 @@ def _mysql(service: dict, folder: str) -> str | None:
     if problem:
         return problem
     password = service.get("password", "").replace("\\", "\\\\").replace("'", "\\'")
-    statements = [f"CREATE USER IF NOT EXISTS 'root'@'%' IDENTIFIED BY '{password}'"]
-    statements += ["GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION"]
-    statements += [f"ALTER USER 'root'@'localhost' IDENTIFIED BY '{password}'"]
-    user = service.get("user", "")
-    if user and user != "root":
-        statements += [f"CREATE USER IF NOT EXISTS '{user}'@'%' IDENTIFIED BY '{password}'"]
-        statements += [f"GRANT ALL ON *.* TO '{user}'@'%'"]
+    # Every account the tests may log in as, from every loopback name, with the password the CI names: an account
+    # of a more specific host (root@127.0.0.1, the anonymous ''@localhost) would otherwise answer first.
+    statements = ["DROP USER IF EXISTS ''@'localhost'", f"DROP USER IF EXISTS ''@'{socket.gethostname()}'"]
+    for user in dict.fromkeys(["root", service.get("user") or "root"]):
+        for host in ("localhost", "127.0.0.1", "::1", "%"):
+            statements += [
+                f"CREATE USER IF NOT EXISTS '{user}'@'{host}' IDENTIFIED BY '{password}'",
+                f"ALTER USER '{user}'@'{host}' IDENTIFIED BY '{password}'",
+                f"GRANT ALL ON *.* TO '{user}'@'{host}' WITH GRANT OPTION",
+            ]
     if service.get("database"):
         statements += [f"CREATE DATABASE IF NOT EXISTS `{service['database']}`"]
     init = os.path.join(folder, "init.sql")
@@ -207,6 +227,7 @@ def _mysql(service: dict, folder: str) -> str | None:
     argv = [programs["server"], "--no-defaults", f"--datadir={data}", f"--socket={folder}/mysqld.sock"]
     argv += [f"--port={service['port']}", "--bind-address=127.0.0.1", "--skip-name-resolve", f"--tmpdir={folder}"]
     argv += [f"--pid-file={folder}/mysqld.pid", f"--init-file={init}", "--innodb-flush-log-at-trx-commit=0"]
+    argv += _MARIADB_SMALL
     if os.geteuid() == 0:
         argv.append("--user=root")
     return _spawn(argv, folder)
@@ -233,11 +254,14 @@ def _wait(port: int, folder: str) -> str | None:
 
 
 def _tail(path: str, lines: int = 20) -> str:
+    """The log's lines that say error, then its last *lines*."""
     try:
         with open(path, encoding="utf-8", errors="replace") as log:
-            return "".join(log.readlines()[-lines:])
+            text = log.readlines()
     except OSError:
         return ""
+    errors = [line for line in text[:-lines] if "error" in line.lower()][:10]
+    return "".join(errors + text[-lines:])
 
 
 if __name__ == "__main__":

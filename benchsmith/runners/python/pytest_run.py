@@ -320,99 +320,79 @@ def run_reporting(
     without a jail their data goes to a folder made for this run alone and removed after it.
     """
     started = time.monotonic()
-    data = None
-    if started_services:
-        if not sandbox.isolation()["network_namespace"]:
-            raise BenchsmithError(
-                f"{', '.join(services.describe(started_services))}: a run's services need a network namespace of the "
-                "run's own (unshare -n), which this machine does not allow"
-            )
-        argv, extra = services.launch(started_services, argv, plugin_dir() / SERVICE_LAUNCHER)
-        env = {**env, **extra}
-        if jail is None:
-            data = Path(tempfile.mkdtemp(prefix="benchsmith-services-"))
-            sandbox.give_to_sandbox(data, slot, lane)
-            env["BENCHSMITH_SERVICES_ROOT"] = str(data)
-    try:
-        return _run_reporting(
-            argv,
-            cwd,
-            slot,
-            limits,
-            log_path,
-            env,
-            jail,
-            lane,
-            stall_seconds,
-            complete_lines_only,
-            report_limit,
-            log_limit,
-            started,
+    with _services_started(started_services, argv, env, jail, slot, lane) as (argv, env):
+        read_end, write_end = os.pipe()
+        output_read, output_write = os.pipe()
+        env = {**env, "BENCHSMITH_REPORT_FD": str(write_end)}
+        output = streams.BoundedLog(log_path, log_limit)
+        try:
+            try:
+                process = sandbox.start(
+                    argv,
+                    cwd,
+                    slot,
+                    limits,
+                    log_path,
+                    env=env,
+                    jail=jail,
+                    lane=lane,
+                    stdin=subprocess.DEVNULL,
+                    stdout=output_write,
+                    stderr=output_write,
+                    pass_fds=(write_end,),
+                )
+            finally:
+                os.close(write_end)  # only the test process holds them now: its end is the pipes' end
+                os.close(output_write)
+            try:
+                data, timed_out, lingered = _read_until_exit(
+                    read_end, output_read, output, process, started + limits.wall_seconds, report_limit, stall_seconds
+                )
+            finally:
+                sandbox.stop(process, slot)
+            if lingered:
+                output.write(
+                    f"\nbenchsmith: the process had not exited {FINISHED_GRACE_SECONDS:.0f} s after pytest's session "
+                    f"finished (threads the suite left running): stopped\n".encode()
+                )
+        finally:
+            os.close(read_end)
+            os.close(output_read)
+            output.close()
+        seconds = time.monotonic() - started
+        report = parse_report(data, complete_lines_only)
+        reached = str(process.reached)
+        if lingered and report.finished is not None:  # it ended as pytest said it did; only its exit was cut short
+            return sandbox.ProcessExit(report.finished, False, seconds, reached), report
+        return sandbox.ProcessExit(None if timed_out else process.returncode, timed_out, seconds, reached), report
+
+
+@contextmanager
+def _services_started(
+    wanted: tuple[Service, ...], argv: list[str], env: dict[str, str], jail: sandbox.Jail | None, slot: int, lane: int
+) -> Iterator[tuple[list[str], dict[str, str]]]:
+    """*argv* behind the service launcher, and its environment, when the run wants services; without a jail their
+    data goes to a folder made for this run alone (the sandbox uid's), removed after it."""
+    if not wanted:
+        yield argv, env
+        return
+    if not sandbox.isolation()["network_namespace"]:
+        raise BenchsmithError(
+            f"{', '.join(services.describe(wanted))}: a run's services need a network namespace of the run's own "
+            "(unshare -n), which this machine does not allow"
         )
+    argv, extra = services.launch(wanted, argv, plugin_dir() / SERVICE_LAUNCHER)
+    env = {**env, **extra}
+    data = None
+    if jail is None:
+        data = Path(tempfile.mkdtemp(prefix="benchsmith-services-"))
+        sandbox.give_to_sandbox(data, slot, lane)
+        env["BENCHSMITH_SERVICES_ROOT"] = str(data)
+    try:
+        yield argv, env
     finally:
         if data is not None:
             shutil.rmtree(data, ignore_errors=True)
-
-
-def _run_reporting(
-    argv,
-    cwd,
-    slot,
-    limits,
-    log_path,
-    env,
-    jail,
-    lane,
-    stall_seconds,
-    complete_lines_only,
-    report_limit,
-    log_limit,
-    started,
-) -> tuple[sandbox.ProcessExit, PluginReport]:
-    read_end, write_end = os.pipe()
-    output_read, output_write = os.pipe()
-    env = {**env, "BENCHSMITH_REPORT_FD": str(write_end)}
-    output = streams.BoundedLog(log_path, log_limit)
-    try:
-        try:
-            process = sandbox.start(
-                argv,
-                cwd,
-                slot,
-                limits,
-                log_path,
-                env=env,
-                jail=jail,
-                lane=lane,
-                stdin=subprocess.DEVNULL,
-                stdout=output_write,
-                stderr=output_write,
-                pass_fds=(write_end,),
-            )
-        finally:
-            os.close(write_end)  # only the test process holds them now: its end is the pipes' end
-            os.close(output_write)
-        try:
-            data, timed_out, lingered = _read_until_exit(
-                read_end, output_read, output, process, started + limits.wall_seconds, report_limit, stall_seconds
-            )
-        finally:
-            sandbox.stop(process, slot)
-        if lingered:
-            output.write(
-                f"\nbenchsmith: the process had not exited {FINISHED_GRACE_SECONDS:.0f} s after pytest's session "
-                f"finished (threads the suite left running): stopped\n".encode()
-            )
-    finally:
-        os.close(read_end)
-        os.close(output_read)
-        output.close()
-    seconds = time.monotonic() - started
-    report = parse_report(data, complete_lines_only)
-    reached = str(process.reached)
-    if lingered and report.finished is not None:  # it ended as pytest said it did; only its exit was cut short
-        return sandbox.ProcessExit(report.finished, False, seconds, reached), report
-    return sandbox.ProcessExit(None if timed_out else process.returncode, timed_out, seconds, reached), report
 
 
 _AFTER_EXIT_READS = 256  # chunks read from each pipe once the process ended: a child left behind may keep writing

@@ -31,14 +31,15 @@ $(TEST_STAMP): $(STAMP)
 
 # A JDK and Maven, JUnit 4 (with Hamcrest) and the JUnit Platform (Jupiter, vintage), bubblewrap for the sandbox's
 # jail, and patchelf, which copies an interpreter the sandbox's uid cannot run (pyenv's under /root) to where it can
-# (benchsmith/sources/python/shared_interpreter.py), from Debian's packages, when missing; and Chromium, the real
-# browser `benchsmith view`'s tests open its pages in (tests/helpers/browser.py).
-SYSTEM_TOOLS := javac mvn bwrap patchelf chromium
+# (benchsmith/sources/python/shared_interpreter.py), from Debian's packages, when missing; Chromium, the real
+# browser `benchsmith view`'s tests open its pages in (tests/helpers/browser.py); and Redis, the service a suite of
+# tests/classbench/test_services.py expects, started inside its runs (benchsmith/runners/sandbox/services.py).
+SYSTEM_TOOLS := javac mvn bwrap patchelf chromium redis-server
 java:
 	@if [ ! -f $(JUNIT) ] || [ ! -f $(PLATFORM) ] || ! (for tool in $(SYSTEM_TOOLS); do command -v $$tool >/dev/null || exit 1; done); then \
-		echo "installing a JDK, Maven, JUnit 4 and 5, bubblewrap, patchelf and Chromium from Debian's packages"; \
+		echo "installing a JDK, Maven, JUnit 4 and 5, bubblewrap, patchelf, Chromium and Redis from Debian's packages"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jdk-headless maven junit4 junit5 \
-			bubblewrap patchelf chromium >/dev/null; \
+			bubblewrap patchelf chromium redis-server >/dev/null; \
 	fi
 
 # Libraries from Debian's Maven repository that real repositories' builds want beyond JUnit: Java classbench's

@@ -26,6 +26,8 @@ def _classbench_build(args: argparse.Namespace) -> int:
             resolve=args.resolve,
             python=args.python or "",
             system_deps=args.system_deps,
+            services=args.services,
+            pure_python=args.pure_python,
         )
     )
     print(
@@ -212,6 +214,19 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="python, root only: when a dependency's build lacks a header or library, install the Debian package "
         "that provides it (looked up in Debian's Contents index) and build again; without it, the card names "
         "the package and the dependency is left out",
+    )
+    classbench_build.add_argument(
+        "--services",
+        action="store_true",
+        help="python: start the servers the suite expects on localhost (Redis, PostgreSQL, MySQL/MariaDB, memcached, "
+        "as its CI, compose file or test settings declare them), fresh in every run's own network namespace; as "
+        "root, missing Debian packages are installed",
+    )
+    classbench_build.add_argument(
+        "--pure-python",
+        action="store_true",
+        help="python: test the package's pure-Python fallback: its compiled modules are not built or imported, and "
+        "the fallback switches its code reads (FOO_NO_EXTENSIONS) are set",
     )
     classbench_build.add_argument("--out", type=Path, required=True)
     classbench_build.set_defaults(handler=_classbench_build)

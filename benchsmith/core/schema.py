@@ -171,6 +171,20 @@ class Result:
 
 
 @dataclass(frozen=True)
+class Service:
+    """A server a repository's tests expect on loopback (its CI's ``services:``, a compose file, its test settings),
+    started from Debian's package inside each run's own network namespace (``benchsmith.runners.sandbox.services``)."""
+
+    kind: str  # "redis", "postgresql", "mysql", "memcached"
+    port: int  # where the tests expect it, on 127.0.0.1
+    declared_in: str  # "file: what", e.g. ".github/workflows/ci.yml: services.redis (redis:7)"
+    user: str = ""  # postgresql/mysql: the role the tests log in as ("" for the kind's default)
+    password: str = ""  # accepted as given: the server trusts every loopback login
+    database: str = ""  # created empty before the tests start
+    name: str = ""  # its name in the compose file that declares it ("redis"), which `docker compose up` is asked for
+
+
+@dataclass(frozen=True)
 class TaskEnvironment:
     """How the environment a classbench task was built in was resolved, so that an evaluation a year later, here or on
     another machine, installs the same set: the lock itself, and what made it. Empty in datasets built before
@@ -181,6 +195,16 @@ class TaskEnvironment:
     python: str = ""  # the interpreter the lock was resolved for: "3.11.9"
     lock: str = ""  # the lock's text (``uv pip compile`` output): the exact set of distributions and versions
     lock_sha256: str = ""  # of the lock's text
+    # The services every run of the task's tests gets, each fresh (its own empty data folder), as the build's had
+    services: list[Service] = field(default_factory=list)
+    # Which implementation the tests ran: "" the one the project ships (its compiled extensions built where they
+    # declare some), "pure-python" its fallback (compiled modules not imported, the fallback switches it reads set)
+    implementation: str = ""
+
+    def __hash__(self) -> int:  # tasks are grouped by their environment; a list field is no key
+        return hash(
+            tuple(tuple(v) if isinstance(v, list) else v for v in dataclasses.astuple(self, tuple_factory=tuple))
+        )
 
 
 @dataclass(frozen=True)
@@ -243,6 +267,9 @@ class PythonBuildFacts:
     # tests that need a module the environment lacks: {"tests", "modules_not_collected", "by_module": {module:
     # {"tests", "modules_not_collected": [files], "left_out": the distribution and why}}}; never failures
     not_runnable: dict = field(default_factory=dict)
+    # The services the tests expect ("detected", each with where it is declared), those started for every run
+    # ("started"), and why none were ("not_started")
+    services: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -373,7 +400,8 @@ def instance_id(project: str, bug_id: int) -> str:
 # 5: Result gained ``node`` (the machine that judged it).
 # 6: ClassBenchTask gained ``setup`` (a published task's setup details).
 # 7: ClassBenchTask gained ``environment`` (the lock and the as-of date its environment was resolved with).
-SCHEMA_VERSION = 8
+# 8: Result gained ``suspicious``. 9: TaskEnvironment gained ``services`` and ``implementation``.
+SCHEMA_VERSION = 9
 STAMP_KEY = b"benchsmith"
 
 _ARROW_TYPES: dict[type, pa.DataType] = {str: pa.string(), int: pa.int32(), float: pa.float64(), bool: pa.bool_()}

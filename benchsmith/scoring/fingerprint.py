@@ -28,6 +28,8 @@ VERDICT_SOURCES: tuple[str, ...] = (
     "benchsmith/runners/java/java8.py",
     "benchsmith/runners/python/class_runner.py",
     "benchsmith/runners/sandbox/jail.py",
+    "benchsmith/runners/sandbox/services.py",  # the servers a run's tests get
+    "benchsmith/runners/sandbox/service_launcher.py",
     "benchsmith/runners/java/insertion.py",
     "benchsmith/runners/java/defects4j_workspace.py",
     "benchsmith/runners/python/pytest_run.py",
@@ -40,6 +42,7 @@ VERDICT_SOURCES: tuple[str, ...] = (
     "benchsmith/sources/python/removal.py",
     "benchsmith/sources/python/environment.py",
     "benchsmith/sources/python/repo.py",
+    "benchsmith/sources/python/extensions.py",  # compiled modules in the tree, or the fallback's switches
     "benchsmith/sources/checkout.py",  # the tree a task is judged in
     "benchsmith/sources/python/deps.py",
 )

@@ -43,6 +43,7 @@ from pathlib import Path
 
 from benchsmith.core.bounds import PARSER_LIMITS, unreadable
 from benchsmith.core.config import cache_dir
+from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import ClassBenchTask
 from benchsmith.core.verdict import Verdict
 from benchsmith.runners.python.public_view import python_public_view
@@ -61,7 +62,7 @@ from benchsmith.runners.python.pytest_run import (
     runs_its_own_pytest,
 )
 from benchsmith.runners.sandbox import jail as sandbox
-from benchsmith.runners.sandbox import streams
+from benchsmith.runners.sandbox import services, streams
 from benchsmith.runners.sandbox.outcomes import Expected, Sentinel, check_report, plausible_names, shuffled
 from benchsmith.sources.python.environment import runtime
 from benchsmith.sources.python.removal import insert_class
@@ -218,6 +219,11 @@ class TaskRunner:
         self.view = python_public_view(self.repo, task.file_path, task.class_name)
         self.removed = (self.view / task.file_path).read_text(encoding="utf-8", errors="surrogateescape")
         self.runtime = runtime(self.repo.python)
+        unavailable = services.prepare(self.repo.services)
+        if unavailable:  # every directive would fail for want of it, whatever the candidate
+            raise BenchsmithError(
+                f"{task.task_id}: its tests need {'; '.join(f'{k}: {why}' for k, why in unavailable.items())}"
+            )
         self.plugin = plugin_dir()
         # The slot is leased: nothing else uses its folder, and what an interrupted run (or an older version's shared
         # work copy, which held the ground truth) left there goes.
@@ -473,6 +479,7 @@ class TaskRunner:
             jail=jail,
             lane=self.lane,
             report_limit=candidate_report_limit(len(asked)),
+            started_services=self.repo.services,
         )
         return outcome, report, sentinels
 
@@ -494,7 +501,7 @@ class TaskRunner:
     def _env(self, pycache: Path) -> dict[str, str]:
         env = {
             "PYTHONPATH": os.pathsep.join([str(self.plugin), str(self.tree / self.repo.import_root)]),
-            **pytest_environ(self.repo),
+            **pytest_environ(self.repo, self.tree),
             **installed_as_in_tox(self.repo, self.tree),
         }
         # pytest's own suite tests where pytest writes the bytecode of the modules it rewrites (sys.pycache_prefix,
@@ -569,6 +576,7 @@ class TaskRunner:
                 self._env(staging),
                 jail=self._jail(writable=(staging,)),
                 lane=self.lane,
+                started_services=self.repo.services,
             )
             _lock_down(staging)
             compiled = subprocess.run(

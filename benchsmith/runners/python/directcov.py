@@ -233,6 +233,33 @@ def _is_file_with(filename, source) -> bool:
 if os.environ.get("BENCHSMITH_THREAD_STACK", "").isdigit():
     threading.stack_size(int(os.environ["BENCHSMITH_THREAD_STACK"]))
 
+
+class _NoCompiledModules:
+    """A meta path finder that refuses compiled modules under a folder (``BENCHSMITH_PURE_PYTHON``, the tree's import
+    root): the package's own ``try: from ._speedups import ... except ImportError`` then takes its pure-Python twin,
+    as on a machine where the extension was never built. Not a guard: it selects the implementation under test."""
+
+    def __init__(self, root: str):
+        self.root = os.path.realpath(root) + os.sep
+
+    def find_spec(self, name, path=None, target=None):
+        import importlib.machinery
+
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if (
+            spec is not None
+            and isinstance(spec.loader, importlib.machinery.ExtensionFileLoader)
+            and os.path.realpath(spec.origin or "").startswith(self.root)
+        ):
+            raise ModuleNotFoundError(
+                f"No module named {name!r} (benchsmith: this run tests the pure-Python fallback)", name=name
+            )
+        return None
+
+
+if os.environ.get("BENCHSMITH_PURE_PYTHON"):
+    sys.meta_path.insert(0, _NoCompiledModules(os.environ["BENCHSMITH_PURE_PYTHON"]))
+
 _candidate_files = (
     _install_guard(os.environ["BENCHSMITH_CANDIDATE"]) if os.environ.get("BENCHSMITH_CANDIDATE") else set()
 )

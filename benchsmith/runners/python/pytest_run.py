@@ -23,6 +23,7 @@ import select
 import shlex
 import shutil
 import subprocess
+import tempfile
 import time
 import tomllib
 from collections.abc import Iterator
@@ -33,8 +34,10 @@ from pathlib import Path
 from benchsmith.core.atomic import atomic_path
 from benchsmith.core.bounds import encodable
 from benchsmith.core.config import cache_dir
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.schema import Service
 from benchsmith.runners.sandbox import jail as sandbox
-from benchsmith.runners.sandbox import streams
+from benchsmith.runners.sandbox import services, streams
 from benchsmith.sources.python.repo import Repository
 
 log = logging.getLogger(__name__)
@@ -63,16 +66,23 @@ class PluginReport:
     finished: int | None = None
 
 
+SERVICE_LAUNCHER = "benchsmith_service_launcher.py"  # in the plugin's folder: what starts a run's services
+
+
 def plugin_dir() -> Path:
+    """The folder of our pytest plugin and the service launcher, read-only in every run."""
     folder = cache_dir("classbench", "plugin")
-    target = folder / "benchsmith_directcov.py"
-    source = Path(__file__).with_name("directcov.py")
-    if not target.exists() or target.read_bytes() != source.read_bytes():
-        # A unique staging name: two workers of one process (the same pid) may copy it at once; a run starting
-        # meanwhile never sees half a file.
-        with atomic_path(target) as staging:
-            shutil.copyfile(source, staging)
-            staging.chmod(0o644)
+    for source, name in (
+        (Path(__file__).with_name("directcov.py"), "benchsmith_directcov.py"),
+        (services.LAUNCHER, SERVICE_LAUNCHER),
+    ):
+        target = folder / name
+        if not target.exists() or target.read_bytes() != source.read_bytes():
+            # A unique staging name: two workers of one process (the same pid) may copy it at once; a run starting
+            # meanwhile never sees half a file.
+            with atomic_path(target) as staging:
+                shutil.copyfile(source, staging)
+                staging.chmod(0o644)
     return folder
 
 
@@ -174,7 +184,7 @@ def is_runner_module(repo: Repository, file_path: str) -> bool:
     return bool(parts) and parts[0].removesuffix(".py") in RUNNER_PACKAGES
 
 
-def pytest_environ(repo: Repository) -> dict[str, str]:
+def pytest_environ(repo: Repository, tree: Path | None = None) -> dict[str, str]:
     """Environment variables every run of *repo*'s tests gets. When the repository is pytest itself, the third-party
     plugins installed for its suite (hypothesis's, pytest-timeout) are clients of the copy under test, loaded by
     their entry points into every session, the sessions its tests start too: a published task's copy, its names
@@ -184,8 +194,13 @@ def pytest_environ(repo: Repository) -> dict[str, str]:
     At most 4 malloc arenas, in every run: glibc otherwise reserves one of 64 MiB of address space per thread (up to
     eight per core), so a suite that keeps threads alive runs out of the sandbox's address space long before it runs
     out of memory. A candidate's run needs it as much as the build's: litestar's Request directives (243 tests whose
-    clients leave threads behind) failed 32 tests with "can't start new thread" under 4 GiB, none with the cap."""
-    environ = {"MALLOC_ARENA_MAX": "4"}
+    clients leave threads behind) failed 32 tests with "can't start new thread" under 4 GiB, none with the cap.
+
+    A repository built for its pure-Python fallback gets its fallback switches, and its compiled modules under *tree*
+    (the run's copy) are refused to the run (``benchsmith_directcov``)."""
+    environ = {"MALLOC_ARENA_MAX": "4", **repo.environ}
+    if repo.implementation == "pure-python":
+        environ["BENCHSMITH_PURE_PYTHON"] = str((tree or repo.tree) / repo.import_root)
     if runs_its_own_pytest(repo):
         environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     return environ
@@ -261,7 +276,7 @@ def trusted_command(
         "PYTHONPATH": os.pathsep.join([str(plugin_dir()), str(copy / repo.import_root)]),
         "PYTHONDONTWRITEBYTECODE": "1",
         **installed_as_in_tox(repo, copy),
-        **pytest_environ(repo),
+        **pytest_environ(repo, copy),
     }
     if coverage:
         env["BENCHSMITH_DIRECTCOV"] = "1"
@@ -291,6 +306,7 @@ def run_reporting(
     complete_lines_only: bool = False,
     report_limit: int = REPORT_LIMIT,
     log_limit: int = streams.LOG_BYTES,
+    started_services: tuple[Service, ...] = (),
 ) -> tuple[sandbox.ProcessExit, PluginReport]:
     """Run *argv* sandboxed with the write end of a pipe as ``BENCHSMITH_REPORT_FD``; what came through it, parsed.
 
@@ -299,52 +315,84 @@ def run_reporting(
     ends (a child it left behind and that holds a pipe does not keep the run going: it is killed with the rest) or at
     the wall-clock limit, or (with *stall_seconds*) once nothing has come through the report pipe for that long: a
     hung test. Either way the outcome says it timed out.
+
+    *started_services* are started inside the run, fresh, before *argv* (:mod:`benchsmith.runners.sandbox.services`):
+    without a jail their data goes to a folder made for this run alone and removed after it.
     """
     started = time.monotonic()
-    read_end, write_end = os.pipe()
-    output_read, output_write = os.pipe()
-    env = {**env, "BENCHSMITH_REPORT_FD": str(write_end)}
-    output = streams.BoundedLog(log_path, log_limit)
+    with _services_started(started_services, argv, env, jail, slot, lane) as (argv, env):
+        read_end, write_end = os.pipe()
+        output_read, output_write = os.pipe()
+        env = {**env, "BENCHSMITH_REPORT_FD": str(write_end)}
+        output = streams.BoundedLog(log_path, log_limit)
+        try:
+            try:
+                process = sandbox.start(
+                    argv,
+                    cwd,
+                    slot,
+                    limits,
+                    log_path,
+                    env=env,
+                    jail=jail,
+                    lane=lane,
+                    stdin=subprocess.DEVNULL,
+                    stdout=output_write,
+                    stderr=output_write,
+                    pass_fds=(write_end,),
+                )
+            finally:
+                os.close(write_end)  # only the test process holds them now: its end is the pipes' end
+                os.close(output_write)
+            try:
+                data, timed_out, lingered = _read_until_exit(
+                    read_end, output_read, output, process, started + limits.wall_seconds, report_limit, stall_seconds
+                )
+            finally:
+                sandbox.stop(process, slot)
+            if lingered:
+                output.write(
+                    f"\nbenchsmith: the process had not exited {FINISHED_GRACE_SECONDS:.0f} s after pytest's session "
+                    f"finished (threads the suite left running): stopped\n".encode()
+                )
+        finally:
+            os.close(read_end)
+            os.close(output_read)
+            output.close()
+        seconds = time.monotonic() - started
+        report = parse_report(data, complete_lines_only)
+        reached = str(process.reached)
+        if lingered and report.finished is not None:  # it ended as pytest said it did; only its exit was cut short
+            return sandbox.ProcessExit(report.finished, False, seconds, reached), report
+        return sandbox.ProcessExit(None if timed_out else process.returncode, timed_out, seconds, reached), report
+
+
+@contextmanager
+def _services_started(
+    wanted: tuple[Service, ...], argv: list[str], env: dict[str, str], jail: sandbox.Jail | None, slot: int, lane: int
+) -> Iterator[tuple[list[str], dict[str, str]]]:
+    """*argv* behind the service launcher, and its environment, when the run wants services; without a jail their
+    data goes to a folder made for this run alone (the sandbox uid's), removed after it."""
+    if not wanted:
+        yield argv, env
+        return
+    if not sandbox.isolation()["network_namespace"]:
+        raise BenchsmithError(
+            f"{', '.join(services.describe(wanted))}: a run's services need a network namespace of the run's own "
+            "(unshare -n), which this machine does not allow"
+        )
+    argv, extra = services.launch(wanted, argv, plugin_dir() / SERVICE_LAUNCHER)
+    env = {**env, **extra}
+    data = None
+    if jail is None:
+        data = Path(tempfile.mkdtemp(prefix="benchsmith-services-"))
+        sandbox.give_to_sandbox(data, slot, lane)
+        env["BENCHSMITH_SERVICES_ROOT"] = str(data)
     try:
-        try:
-            process = sandbox.start(
-                argv,
-                cwd,
-                slot,
-                limits,
-                log_path,
-                env=env,
-                jail=jail,
-                lane=lane,
-                stdin=subprocess.DEVNULL,
-                stdout=output_write,
-                stderr=output_write,
-                pass_fds=(write_end,),
-            )
-        finally:
-            os.close(write_end)  # only the test process holds them now: its end is the pipes' end
-            os.close(output_write)
-        try:
-            data, timed_out, lingered = _read_until_exit(
-                read_end, output_read, output, process, started + limits.wall_seconds, report_limit, stall_seconds
-            )
-        finally:
-            sandbox.stop(process, slot)
-        if lingered:
-            output.write(
-                f"\nbenchsmith: the process had not exited {FINISHED_GRACE_SECONDS:.0f} s after pytest's session "
-                f"finished (threads the suite left running): stopped\n".encode()
-            )
+        yield argv, env
     finally:
-        os.close(read_end)
-        os.close(output_read)
-        output.close()
-    seconds = time.monotonic() - started
-    report = parse_report(data, complete_lines_only)
-    reached = str(process.reached)
-    if lingered and report.finished is not None:  # it ended as pytest said it did; only its exit was cut short
-        return sandbox.ProcessExit(report.finished, False, seconds, reached), report
-    return sandbox.ProcessExit(None if timed_out else process.returncode, timed_out, seconds, reached), report
+        if data is not None:
+            shutil.rmtree(data, ignore_errors=True)
 
 
 _AFTER_EXIT_READS = 256  # chunks read from each pipe once the process ended: a child left behind may keep writing

@@ -116,3 +116,50 @@ def _copy_compiled(wheel: Path, destination: Path, tree: Path) -> list[str]:
             target.chmod(0o755)
             copied.append(target.relative_to(tree).as_posix())
     return sorted(copied)
+
+
+# Environment variables by which packages choose their pure-Python twin over their compiled modules at import:
+# MULTIDICT_NO_EXTENSIONS, YARL_NO_EXTENSIONS, FROZENLIST_NO_EXTENSIONS, AIOHTTP_NO_EXTENSIONS, MSGPACK_PUREPYTHON,
+# PYRSISTENT_NO_C_EXTENSION, ... (read off the code, never a list of packages)
+_SWITCH = re.compile(
+    r"^[A-Z][A-Z0-9_]*?_?(NO_?(C_?)?EXT(ENSION)?S?|PURE_?PYTHON|PURE|NO_?CEXT|NO_?SPEEDUPS|NO_?CYTHON|"
+    r"DISABLE_?(C_?)?EXT(ENSION)?S?|WITHOUT_?(C_?)?EXT(ENSION)?S?)$"
+)
+_READ_ENVIRON = re.compile(
+    r"""(?:os\.environ\.get|os\.getenv|environ\.get|getenv)\(\s*['"]([A-Z0-9_]+)['"]"""
+    r"""|(?:os\.)?environ\[\s*['"]([A-Z0-9_]+)['"]\s*\]"""
+    r"""|['"]([A-Z0-9_]+)['"]\s+(?:not\s+)?in\s+(?:os\.)?environ\b"""
+)
+
+
+_NOT_THE_PACKAGE = (
+    "tests",
+    "test",
+    "testing",
+    "docs",
+    "doc",
+    "build",
+    "benchmarks",
+    "bench",
+    "tools",
+    "scripts",
+    ".tox",
+)
+_SCRIPTS = ("setup.py", "conftest.py", "noxfile.py", "fabfile.py", "tasks.py")  # build and test scripts beside it
+
+
+def fallback_switches(tree: Path, import_root: str) -> dict[str, str]:
+    """The environment variables *tree*'s package code reads to select its pure-Python fallback, each set to ``1``:
+    ``{"MULTIDICT_NO_EXTENSIONS": "1"}``. Read from the package's modules (not its build scripts or tests)."""
+    root = tree / import_root if import_root else tree
+    switches: dict[str, str] = {}
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root).parts
+        if relative[0] in _NOT_THE_PACKAGE or (len(relative) == 1 and path.name in _SCRIPTS):
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for match in _READ_ENVIRON.finditer(text):
+            name = next(group for group in match.groups() if group)
+            if _SWITCH.match(name):
+                switches[name] = "1"
+    return dict(sorted(switches.items()))

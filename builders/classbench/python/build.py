@@ -70,10 +70,12 @@ from benchsmith.runners.python.pytest_run import (
     work_copy,
 )
 from benchsmith.runners.sandbox import jail as sandbox
+from benchsmith.runners.sandbox import services
 from benchsmith.sources.checkout import private_cache_dir
 from benchsmith.sources.python.environment import check_python_named
 from benchsmith.sources.python.removal import insert_class, remove_class
-from benchsmith.sources.python.repo import Repository, resolve, task_environment
+from benchsmith.sources.python.repo import Repository, resolve, run_variant, task_environment
+from benchsmith.sources.services import detect_services
 
 log = logging.getLogger(__name__)
 ANALYSIS_VERSION = "3"  # 3: references in signatures and fields; attribute docstrings and comments uncounted
@@ -98,6 +100,8 @@ class ClassBenchOptions:
         ""  # a minor version ("3.8") to build with, as a benchmark's own set-up names one; default: of its day
     )
     system_deps: bool = False  # install the Debian package a dependency's build lacks a header or library of (root)
+    services: bool = False  # start the servers the suite expects (installing Debian's packages as root) in every run
+    pure_python: bool = False  # test the package's pure-Python fallback, its compiled modules not imported
 
 
 def build(options: ClassBenchOptions) -> BuildCard:
@@ -110,8 +114,15 @@ def build(options: ClassBenchOptions) -> BuildCard:
     if options.system_deps and os.geteuid() != 0:
         raise BenchsmithError("--system-deps installs Debian packages with apt-get: run the build as root")
     repo = resolve(
-        options.repo, options.commit, options.as_of, options.resolve, locked=asked, system_deps=options.system_deps
+        options.repo,
+        options.commit,
+        options.as_of,
+        options.resolve,
+        locked=asked,
+        system_deps=options.system_deps,
+        implementation="pure-python" if options.pure_python else "",
     )
+    repo, services_record = with_services(repo, options.services)
     outcome = _build_tasks(repo, options)
     paraphrase = None
     if options.paraphrase and outcome.tasks:
@@ -123,6 +134,7 @@ def build(options: ClassBenchOptions) -> BuildCard:
         )
         outcome = paraphrased
     card = _card(repo, options, outcome, time.monotonic() - started)
+    card.facts.services = services_record
     card.paraphrase = paraphrase or {"run": False}
     write_dataset(
         outcome.tasks,
@@ -149,7 +161,11 @@ def _build_tasks(repo: Repository, options: ClassBenchOptions, only: set[str] | 
     """Suite run, shortlist, directives and checks for the classes of *repo* (those named in *only*, if given)."""
     classes = analyse_repository(repo)
     # Runs belong to one environment: another lock (another date, --resolve latest) runs the suite again.
-    runs = private_cache_dir("runs", repo.key, f"v{RUNS_FORMAT}-{repo.resolution.get('lock_sha256', 'none')[:12]}")
+    # So do the services started and the implementation tested.
+    variant = f"v{RUNS_FORMAT}-{repo.resolution.get('lock_sha256', 'none')[:12]}" + (
+        f"-{run_variant(repo)}" if run_variant(repo) else ""
+    )
+    runs = private_cache_dir("runs", repo.key, variant)
     policy = SuitePolicy(unit_seconds=options.suite_seconds, budget_seconds=2 * options.suite_seconds)
     with sandbox.leased_slot() as slot, trusted_work_copy(repo, slot) as copy:
         suite = _cached_suite(repo, copy, slot, runs, policy)
@@ -237,6 +253,24 @@ def _build_tasks(repo: Repository, options: ClassBenchOptions, only: set[str] | 
             }
             tasks.append(task)
     return BuildOutcome(suite, classes, tasks, rejections, checks)
+
+
+def with_services(repo: Repository, start: bool) -> tuple[Repository, dict]:
+    """*repo* with the services its suite expects to be started in every run, when *start* asks and their programs
+    are here (or installed now); what the card says of them."""
+    detected = detect_services(repo.tree)
+    record: dict = {"detected": services.describe(detected), "started": []}
+    if not detected:
+        return repo, record
+    if not start:
+        record["not_started"] = "not asked (--services starts them)"
+        return repo, record
+    unavailable = services.prepare(detected, install=True)
+    started = tuple(s for s in detected if s.kind not in unavailable)
+    record["started"] = services.describe(started)
+    if unavailable:
+        record["not_started"] = unavailable
+    return dataclasses.replace(repo, services=started), record
 
 
 @contextmanager
@@ -556,8 +590,26 @@ def render_card(card: BuildCard) -> str:
             ],
             "",
         ]
+    implementation = resolution.get("implementation", {})
+    if implementation:
+        switches = ", ".join(f"{k}={v}" for k, v in implementation.get("switches", {}).items())
+        lines += [f"Implementation tested: {implementation['tested']}" + (f" ({switches})." if switches else "."), ""]
+    lines += _services_lines(card.facts.services)
     lines.append(", ".join(f"{k}=={v}" for k, v in sorted(card.facts.environment.items())))
     return "\n".join(lines) + "\n"
+
+
+def _services_lines(record: dict) -> list[str]:
+    if not record.get("detected"):
+        return []
+    lines = ["Services the suite expects: " + "; ".join(record["detected"]) + "."]
+    if record.get("started"):
+        lines.append("Started, fresh, in every run's own network namespace: " + "; ".join(record["started"]) + ".")
+    why = record.get("not_started")
+    if why:
+        why = why if isinstance(why, str) else "; ".join(f"{kind}: {reason}" for kind, reason in why.items())
+        lines.append(f"Not started: {why}; the tests that need them error or fail for want of them.")
+    return [*lines, ""]
 
 
 # Licence texts and classifiers as packages declare them → Hugging Face licence ids.

@@ -31,7 +31,7 @@ from benchsmith.core.schema import ClassBenchTask
 from benchsmith.runners.sandbox import jail as sandbox
 from benchsmith.sources.checkout import private_cache_dir
 from benchsmith.sources.python.environment import ENV_FORMAT
-from benchsmith.sources.python.repo import resolve
+from benchsmith.sources.python.repo import resolve, run_variant
 
 CHECK_FORMAT = 1  # bump when a check's outcome may differ for the same directives and environment
 
@@ -80,7 +80,13 @@ def _outcomes(repo, copy: Path, slot: int, runs: Path, task: ClassBenchTask) -> 
     """Each directive's outcome, run together as a candidate's are (their files, the ids selected); cached, unless
     a run could not give one (it crashed or timed out: the harness's failure, decided again next time)."""
     asked = json.dumps(
-        [ENV_FORMAT, str(repo.python), repo.resolution.get("lock_sha256", ""), sorted(task.test_directives)]
+        [
+            ENV_FORMAT,
+            str(repo.python),
+            repo.resolution.get("lock_sha256", ""),
+            sorted(task.test_directives),
+            *([run_variant(repo)] if run_variant(repo) else []),
+        ]
     )
     path = runs / f"{hashlib.sha256(asked.encode()).hexdigest()[:16]}.json"
     if path.exists():

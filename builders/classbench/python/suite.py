@@ -286,6 +286,7 @@ def _run_unit(repo, copy, slot, unit: _Unit, log_path: Path, policy: SuitePolicy
         stall_seconds=policy.stall_seconds,
         complete_lines_only=True,
         log_limit=TRUSTED_LOG_BYTES,
+        started_services=repo.services,
     )
     if report.malformed:
         raise BenchsmithError(f"{log_path}: the report of a trusted run is unreadable: {report.malformed}")

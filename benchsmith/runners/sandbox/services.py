@@ -1,0 +1,137 @@
+"""Services a run's tests expect on loopback (:class:`benchsmith.core.schema.Service`), started per run inside it.
+
+A run that needs services starts as :mod:`benchsmith.runners.sandbox.service_launcher`, which starts each server,
+waits until it accepts connections on 127.0.0.1, and then becomes the run's command. So the servers are processes
+of the run: in its network namespace (whose loopback nothing else reaches, so two runs side by side both have their
+Redis on 6379 and neither sees the other's), as its sandbox uid, under its limits, in its jail, killed with it by
+the sandbox's stop (the process group, the uid's leftovers, the PID namespace). Each run's servers keep their data
+in an empty folder of the run's own (a jail's private ``/tmp``, or a fresh folder the harness made and removes):
+nothing a candidate writes into a server in one run is there in the next. They run with no more rights than the
+candidate: a candidate can talk to them, stop them or fill them, in its own run only.
+
+The programs are Debian's (``redis-server``, ``postgresql``, ``mariadb-server``, ``memcached``); :func:`prepare`
+finds them and, when asked and root, installs the missing packages with apt-get.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import logging
+import os
+import shutil
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+
+from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.schema import Service
+
+log = logging.getLogger(__name__)
+
+LAUNCHER = Path(__file__).with_name("service_launcher.py")
+# kind -> (Debian packages, {program: candidates, a path glob or a name on PATH}); the newest match is taken.
+# PostgreSQL's programs refuse a uid without a passwd entry (a sandbox uid's): nss_wrapper gives it one.
+PROGRAMS: dict[str, tuple[tuple[str, ...], dict[str, tuple[str, ...]]]] = {
+    "redis": (("redis-server",), {"server": ("redis-server",)}),
+    "memcached": (("memcached",), {"server": ("memcached",)}),
+    "postgresql": (
+        ("postgresql", "libnss-wrapper"),
+        {
+            "server": ("/usr/lib/postgresql/*/bin/postgres",),
+            "initdb": ("/usr/lib/postgresql/*/bin/initdb",),
+            "isready": ("/usr/lib/postgresql/*/bin/pg_isready",),
+            "createdb": ("/usr/lib/postgresql/*/bin/createdb",),
+            "nss_wrapper": ("/usr/lib/*/libnss_wrapper.so",),
+        },
+    ),
+    "mysql": (
+        ("mariadb-server",),
+        {
+            "server": ("/usr/sbin/mariadbd", "mariadbd", "/usr/sbin/mysqld", "mysqld"),
+            "install_db": ("mariadb-install-db", "mysql_install_db"),
+        },
+    ),
+}
+
+
+def programs(kind: str) -> dict[str, str] | None:
+    """The paths of the programs *kind* needs, or None when one is missing."""
+    if kind not in PROGRAMS:
+        raise BenchsmithError(f"service {kind!r}: not one of {', '.join(PROGRAMS)}")
+    found = {}
+    for program, candidates in PROGRAMS[kind][1].items():
+        for candidate in candidates:
+            matches = sorted(glob.glob(candidate), key=_version_key) if "/" in candidate else [shutil.which(candidate)]
+            matches = [m for m in matches if m and os.access(m, os.R_OK if m.endswith(".so") else os.X_OK)]
+            if matches:
+                found[program] = matches[-1]
+                break
+        else:
+            return None
+    return found
+
+
+def _version_key(path: str) -> list:
+    return [int(part) if part.isdigit() else part for part in path.split("/")]
+
+
+def prepare(services: Iterable[Service], install: bool = False) -> dict[str, str]:
+    """kind -> why it cannot be started, for each of *services* whose programs are missing; with *install* (and
+    root), their Debian packages are installed first."""
+    missing = sorted({s.kind for s in services if programs(s.kind) is None})
+    if missing and install:
+        if os.geteuid() != 0:
+            return {kind: f"not root, so Debian's {_packages(kind)} cannot be installed" for kind in missing}
+        packages = [package for kind in missing for package in PROGRAMS[kind][0]]
+        log.info("installing %s from Debian's packages for the suite's services", ", ".join(packages))
+        _apt_install(packages)
+        missing = [kind for kind in missing if programs(kind) is None]
+    return {
+        kind: f"no {_packages(kind)} here (apt-get install {_packages(kind)}, or build with --services as root)"
+        for kind in missing
+    }
+
+
+def _packages(kind: str) -> str:
+    return " ".join(PROGRAMS[kind][0])
+
+
+def _apt_install(packages: list[str]) -> None:
+    environ = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    command = ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages]
+    done = subprocess.run(command, capture_output=True, text=True, env=environ)
+    if done.returncode != 0:  # an index too old for the archive's current versions
+        subprocess.run(["apt-get", "update", "-qq"], capture_output=True, env=environ)
+        done = subprocess.run(command, capture_output=True, text=True, env=environ)
+    if done.returncode != 0:
+        log.warning("apt-get install %s failed: %s", " ".join(packages), done.stderr.strip()[-300:])
+
+
+def launch(services: Iterable[Service], argv: list[str], launcher: Path) -> tuple[list[str], dict[str, str]]:
+    """*argv* started behind the launcher (its copy at *launcher*, readable inside the run) and the environment
+    that tells it which services to start; *argv* itself when there are none."""
+    specs = []
+    for service in services:
+        found = programs(service.kind)
+        if found is None:
+            raise BenchsmithError(f"{service.kind} on port {service.port}: {prepare([service])[service.kind]}")
+        specs.append(
+            {
+                "kind": service.kind,
+                "port": service.port,
+                "user": service.user,
+                "password": service.password,
+                "database": service.database,
+                "name": service.name,
+                "programs": found,
+            }
+        )
+    if not specs:
+        return argv, {}
+    return [argv[0], "-I", str(launcher), *argv], {"BENCHSMITH_SERVICES": json.dumps(specs)}
+
+
+def describe(services: Iterable[Service]) -> list[str]:
+    """One line per service, for a card: ``redis on 127.0.0.1:6379 (.github/workflows/ci.yml: ...)``."""
+    return [f"{s.kind} on 127.0.0.1:{s.port} ({s.declared_in})" for s in services]

@@ -1,0 +1,248 @@
+"""A suite that needs Redis on localhost, written here: built without its service and with it, judged by eval.
+
+The repository's CI declares ``services: redis`` (a GitHub Actions workflow), its conftest connects to
+127.0.0.1:6379 with a small RESP client of its own, and one test (``test_fresh_counter``) increments a key it never
+resets: it passes only on a server nobody wrote into before, so every run that passes it (the suite's, the ground
+truth's, each candidate's) had a fresh server of its own. Needs Debian's redis-server (the Makefile installs it).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchsmith.core.schema import ClassBenchTask, Result, read_records
+from benchsmith.runners.python.class_runner import reference_solution
+from tests.helpers.cli import run_cli
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs Debian's redis-server (make java)"),
+]
+
+WORKFLOW = """\
+name: tests
+on: [push]
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    services:
+      redis:
+        image: redis:7-alpine
+        ports:
+          - 6379:6379
+    steps:
+      - uses: actions/checkout@v4
+      - run: pytest
+"""
+
+RESP = '''\
+"""A small client of Redis's protocol (RESP2)."""
+
+import socket
+
+
+def encode(args) -> bytes:
+    out = [b"*%d\\r\\n" % len(args)]
+    for arg in args:
+        data = arg if isinstance(arg, bytes) else str(arg).encode()
+        out.append(b"$%d\\r\\n%s\\r\\n" % (len(data), data))
+    return b"".join(out)
+
+
+def read_reply(stream):
+    line = stream.readline()
+    kind, rest = line[:1], line[1:-2]
+    if kind == b"+":
+        return rest.decode()
+    if kind == b"-":
+        raise RuntimeError(rest.decode())
+    if kind == b":":
+        return int(rest)
+    if kind == b"$":
+        size = int(rest)
+        if size < 0:
+            return None
+        data = stream.read(size + 2)
+        return data[:-2]
+    if kind == b"*":
+        return [read_reply(stream) for _ in range(int(rest))]
+    raise RuntimeError(f"unexpected reply {line!r}")
+
+
+class RespClient:
+    """One connection to a Redis server."""
+
+    def __init__(self, host="127.0.0.1", port=6379):
+        self.sock = socket.create_connection((host, port), timeout=5)
+        self.stream = self.sock.makefile("rb")
+
+    def command(self, *args):
+        self.sock.sendall(encode(args))
+        return read_reply(self.stream)
+
+    def close(self):
+        self.stream.close()
+        self.sock.close()
+'''
+
+COUNTER = '''\
+"""Counters kept in Redis."""
+
+from kvstore.resp import RespClient
+
+
+class Counter:
+    """A named counter."""
+
+    def __init__(self, name, client=None):
+        self.name = name
+        self.client = client if client is not None else RespClient()
+
+    def incr(self, by=1):
+        return int(self.client.command("INCRBY", self.name, by))
+
+    def value(self):
+        reply = self.client.command("GET", self.name)
+        return 0 if reply is None else int(reply)
+
+    def reset(self):
+        self.client.command("DEL", self.name)
+'''
+
+CONFTEST = """\
+import pytest
+
+from kvstore.resp import RespClient
+
+
+@pytest.fixture
+def client():
+    connection = RespClient()
+    yield connection
+    connection.close()
+"""
+
+TESTS = """\
+from kvstore.counter import Counter
+from kvstore.resp import encode
+
+
+def test_encode():
+    assert encode(["GET", "k"]) == b"*2\\r\\n$3\\r\\nGET\\r\\n$1\\r\\nk\\r\\n"
+
+
+def test_incr(client):
+    counter = Counter("hits", client)
+    counter.reset()
+    assert counter.incr() == 1
+    assert counter.incr(2) == 3
+
+
+def test_value(client):
+    counter = Counter("seen", client)
+    counter.reset()
+    counter.incr(5)
+    assert counter.value() == 5
+
+
+def test_fresh_counter(client):
+    # never reset: 1 only on a server no earlier run wrote into
+    assert Counter("fresh", client).incr() == 1
+
+
+def test_roundtrip(client):
+    assert client.command("SET", "k", "v") == "OK"
+    assert client.command("GET", "k") == b"v"
+"""
+
+
+def write_redis_repo(root: Path) -> Path:
+    files = {
+        "pyproject.toml": '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n\n'
+        '[project]\nname = "kvstore"\nversion = "0.1"\nrequires-python = ">=3.9"\n\n'
+        '[tool.setuptools.packages.find]\nwhere = ["src"]\n',
+        ".github/workflows/tests.yml": WORKFLOW,
+        "src/kvstore/__init__.py": "",
+        "src/kvstore/resp.py": RESP,
+        "src/kvstore/counter.py": COUNTER,
+        "tests/conftest.py": CONFTEST,
+        "tests/test_counter.py": TESTS,
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    root.chmod(0o755)
+    return root
+
+
+@pytest.fixture(scope="module")
+def redis_repo(tmp_path_factory) -> Path:
+    return write_redis_repo(tmp_path_factory.mktemp("services") / "kvstore")
+
+
+def _card(out: Path) -> dict:
+    return json.loads(out.with_suffix(".card.json").read_text())
+
+
+def test_without_services_the_tests_error_and_the_card_says_why(redis_repo, tmp_path):
+    out = tmp_path / "kvstore.parquet"
+    completed = run_cli("classbench", "build", "--repo", str(redis_repo), "--out", str(out))
+    assert completed.returncode == 0, completed.stderr
+    card = _card(out)
+    assert card["test_suite"] == {"passed": 1, "error": 4}
+    assert card["services"]["detected"] == [
+        "redis on 127.0.0.1:6379 (.github/workflows/tests.yml: jobs.test.services.redis (redis:7-alpine))"
+    ]
+    assert card["services"]["started"] == []
+    assert card["services"]["not_started"] == "not asked (--services starts them)"
+    assert card["tasks"] == 0
+    assert "Not started: not asked" in out.with_suffix(".card.md").read_text()
+
+
+def test_with_services_tasks_are_built_and_judged_each_run_on_a_fresh_server(redis_repo, tmp_path):
+    out = tmp_path / "kvstore.parquet"
+    completed = run_cli("classbench", "build", "--repo", str(redis_repo), "--services", "--out", str(out))
+    assert completed.returncode == 0, completed.stderr
+    card = _card(out)
+    # test_fresh_counter passed in the suite's run, and again in each later run of the build (the class removed,
+    # the ground truth, the ground truth once more, the empty class): each had a server of its own
+    assert card["test_suite"] == {"passed": 5}
+    assert card["services"]["started"] == card["services"]["detected"]
+    tasks = {t.class_name: t for t in read_records(out, ClassBenchTask)}
+    assert "Counter" in tasks, card["rejections"]
+    counter = tasks["Counter"]
+    assert "tests/test_counter.py::test_fresh_counter" in counter.test_directives
+    assert [(s.kind, s.port) for s in counter.environment.services] == [("redis", 6379)]
+    gold = reference_solution(counter)
+    candidates = {
+        # Writes into its run's server at import: its own test_fresh_counter sees 42 and fails; nothing it wrote is
+        # there for the runs after it
+        "poisons": "from kvstore.resp import RespClient as _R\n_R().command('SET', 'fresh', 41)\n\n" + gold,
+        "gold": gold,
+        "gold-renamed": gold.replace("reply", "answer"),
+        "empty": "class Counter:\n    pass\n",
+    }
+    path = tmp_path / "candidates.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"instance_id": counter.task_id, "candidate_id": c, "code": code}) + "\n"
+            for c, code in candidates.items()
+        )
+    )
+    results_path = tmp_path / "results.parquet"
+    completed = run_cli(
+        "eval", "--dataset", str(out), "--candidates", str(path), "--out", str(results_path), "--timeout", "60"
+    )
+    assert completed.returncode == 0, completed.stderr
+    results = {r.candidate_id: r for r in read_records(results_path, Result)}
+    assert {c: r.status for c, r in results.items()} == {
+        "poisons": "wrong",
+        "gold": "plausible",
+        "gold-renamed": "plausible",
+        "empty": "wrong",
+    }
+    assert "test_fresh_counter" in results["poisons"].reason

@@ -115,6 +115,15 @@ def _readable(jars: list[str], repository: Path) -> None:
             folder.chmod(folder.stat().st_mode | 0o555)
 
 
+def _plugin_at_hand(repository: Path) -> None:
+    """Offline, Maven can run only the plugin an earlier online resolution left in *repository*: said at once, rather
+    than after a Maven start."""
+    group, artifact, version = DEPENDENCY_PLUGIN.split(":")
+    jar = repository.joinpath(*group.split("."), artifact, version, f"{artifact}-{version}.jar")
+    if not jar.is_file():
+        raise BenchsmithError(f"offline, and {repository} has no {DEPENDENCY_PLUGIN} yet (resolve once online)")
+
+
 def _resolve_all(
     mvn: str,
     copy: Path,
@@ -124,8 +133,10 @@ def _resolve_all(
     offline: bool,
     reactor: set[tuple[str, str]],
 ) -> list[str]:
+    if offline:
+        _plugin_at_hand(repository)
     jars: list[str] = []
-    seen: set[str] = set()
+    seen: set[tuple[str, ...]] = set()
     for folder, scope in [(module, "test"), *((s, "runtime") for s in siblings)]:
         for jar in _build_classpath(mvn, copy / folder, scope, repository, offline):
             key = _artifact_key(Path(jar), repository)

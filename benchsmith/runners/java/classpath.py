@@ -124,6 +124,9 @@ def _maven(module: Path) -> list[str]:
         raise BenchsmithError("mvn is not installed")
     if not (module / "pom.xml").is_file():
         raise BenchsmithError("no pom.xml")
+    local = Path.home() / ".m2" / "repository"
+    if not local.is_dir():  # nothing to read, and Maven would make the folder
+        raise BenchsmithError(f"{local} does not exist")
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "classpath.txt"
         argv = [

@@ -159,6 +159,8 @@ def test_a_reactor_module_is_resolved_from_a_served_repository_recorded_and_made
         str(repository / "org/example/words/1.0/words-1.0.jar"),
     ]
     assert card["classpath_notes"][0] == f"resolved by Maven into {repository}", card["classpath_notes"]
+    # The pom's JUnit 4.13.2 (Debian's, served) runs the tests, ahead of the runner's own.
+    assert card["classpath_notes"][1].startswith("the pom's JUnit 4 ahead of the runner's: junit-4.13.2.jar")
     # The reactor's own module is compiled from the tree: its published copy was never asked for.
     assert not [p for p in server.requested if p.startswith("org/example/core/")], server.requested
     assert not (repository / "org/example/core").exists()

@@ -65,7 +65,10 @@ class JavaSetup:
     resolved: tuple[str, ...] = ()
 
     def to_json(self) -> str:
-        return json.dumps({"java": asdict(self)}, sort_keys=True)
+        fields = asdict(self)
+        if not fields["resolved"]:  # a setup that resolved nothing reads as before the field
+            del fields["resolved"]
+        return json.dumps({"java": fields}, sort_keys=True)
 
     def key_json(self) -> str:
         """What names the workspace: the setup without the coordinates it resolves, which the build finds out."""

@@ -213,6 +213,8 @@ def test_the_poms_maven_resolves_keep_no_extension_no_dependency_plugin_and_no_r
   <groupId>org.example</groupId><artifactId>one</artifactId><version>1</version><packaging>bundle</packaging>
   <dependencies>
     <dependency><groupId>${{project.groupId}}</groupId><artifactId>two</artifactId><version>1</version></dependency>
+    <dependency><groupId>${{project.parent.groupId}}</groupId><artifactId>three</artifactId></dependency>
+    <dependency><groupId>${{a.parents.property}}</groupId><artifactId>four</artifactId></dependency>
     <dependency><groupId>org.other</groupId><artifactId>lib</artifactId><version>2</version></dependency>
   </dependencies>
   <build>
@@ -235,20 +237,25 @@ def test_the_poms_maven_resolves_keep_no_extension_no_dependency_plugin_and_no_r
             "pom.xml": pom,
             "two/pom.xml": f"<project {NS}><modelVersion>4.0.0</modelVersion><groupId>org.example</groupId>"
             "<artifactId>two</artifactId><version>1</version></project>",
+            "three/pom.xml": f"<project {NS}><modelVersion>4.0.0</modelVersion><groupId>org.example</groupId>"
+            "<artifactId>three</artifactId><version>1</version></project>",
+            "four/pom.xml": f"<project {NS}><modelVersion>4.0.0</modelVersion><groupId>org.example</groupId>"
+            "<artifactId>four</artifactId><version>1</version></project>",
             "src/test/resources/pom.xml": "<project><artifactId>a-fixture-not-a-module</artifactId></project>",
             ".mvn/extensions.xml": "<extensions/>",
             "src/main/java/A.java": "class A {}",
         },
     )
     reactor = central.copy_poms(tmp_path / "repo", tmp_path / "copy")
-    assert reactor == {("org.example", "one"), ("org.example", "two")}
+    assert reactor == {("org.example", name) for name in ("one", "two", "three", "four")}
+    # poms only: no sources, no .mvn/, no test fixtures
     copied = sorted(str(p.relative_to(tmp_path / "copy")) for p in (tmp_path / "copy").rglob("*") if p.is_file())
-    assert copied == ["pom.xml", "two/pom.xml"]  # poms only: no sources, no .mvn/, no test fixtures
+    assert copied == ["four/pom.xml", "pom.xml", "three/pom.xml", "two/pom.xml"]
     text = (tmp_path / "copy" / "pom.xml").read_text()
     root = ElementTree.fromstring(text)
     assert root.tag == f"{{{central.POM_NS}}}project" and "ns0:" not in text  # Maven's reader is not namespace-aware
     assert "<packaging>jar</packaging>" in text
-    for gone in ("os-maven-plugin", "<extensions>", "maven-dependency-plugin", "evil", "<artifactId>two</artifactId>"):
+    for gone in ("os-maven-plugin", "<extensions>", "maven-dependency-plugin", "evil", "two<", "three<", "four<"):
         assert gone not in text, gone
     assert "<artifactId>lib</artifactId>" in text and "maven-bundle-plugin" in text
 

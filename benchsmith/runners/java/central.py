@@ -237,6 +237,12 @@ def _make_safe(root: ElementTree.Element, reactor: set[tuple[str, str]]) -> None
     if packaging is not None and (packaging.text or "").strip() not in _PACKAGINGS:
         packaging.text = "jar"
     group = _text(root, "groupId") or _text(root, "parent/groupId")
+    known = {
+        **{f"${{{p.tag.split('}')[-1]}}}": (p.text or "").strip() for p in _findall(root, "properties/*")},
+        **{f"${{{name}}}": group for name in ("project.groupId", "pom.groupId", "groupId")},
+        **{f"${{{name}}}": _text(root, "parent/groupId") for name in ("project.parent.groupId", "parent.groupId")},
+    }
+    artifacts = {artifact for _, artifact in reactor}
     for holder in [root, *_findall(root, "profiles/profile")]:
         build = _find(holder, "build")
         if build is not None:
@@ -252,11 +258,11 @@ def _make_safe(root: ElementTree.Element, reactor: set[tuple[str, str]]) -> None
                             plugin.remove(flag)
         for dependencies in _findall(holder, "dependencies"):
             for dependency in list(dependencies):
-                key = (
-                    _text(dependency, "groupId").replace("${project.groupId}", group),
-                    _text(dependency, "artifactId"),
-                )
-                if key in reactor:
+                dependency_group, artifact = _text(dependency, "groupId"), _text(dependency, "artifactId")
+                for expression, value in known.items():
+                    dependency_group = dependency_group.replace(expression, value) if value else dependency_group
+                # a group still spelled by an expression (a parent's property): the reactor's artifact by its name
+                if (dependency_group, artifact) in reactor or ("${" in dependency_group and artifact in artifacts):
                     dependencies.remove(dependency)
 
 

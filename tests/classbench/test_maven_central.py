@@ -18,6 +18,7 @@ import pytest
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import ClassBenchTask, read_records
 from benchsmith.runners.java import central
+from benchsmith.runners.java.classpath import without_inline_mock_maker
 from benchsmith.runners.java.maven_workspace import JavaSetup, java_workspace
 from tests.conftest import run_benchsmith
 from tests.helpers.maven_repos import COUNTER, COUNTER_TEST, JUNIT, LABELS, NS, _write, commit
@@ -266,6 +267,18 @@ def test_coordinates_are_read_off_the_local_repositorys_layout(tmp_path):
     assert central.coordinates_of(jar, repository) == "org.example:lib:1.2:tests"
     assert central.coordinates_of(repository / "a/b/c/3/c-3.jar", repository) == "a.b:c:3"
     assert central.coordinates_of(tmp_path / "elsewhere.jar", repository) == str(tmp_path / "elsewhere.jar")
+
+
+def test_mockitos_inline_mock_maker_is_left_off_and_said_so():
+    jars = ["/r/mockito-core-4.6.1.jar", "/r/mockito-inline-4.6.1.jar", "/r/objenesis-3.2.jar"]
+    coordinates = ["org.mockito:mockito-core:4.6.1", "org.mockito:mockito-inline:4.6.1", "org.objenesis:objenesis:3.2"]
+    kept, named, notes = without_inline_mock_maker(jars, coordinates)
+    assert kept == [jars[0], jars[2]] and named == [coordinates[0], coordinates[2]]
+    assert notes == [
+        "org.mockito:mockito-inline:4.6.1 left off: its inline mock maker attaches an agent, which the test JVMs "
+        "withhold (jdk.attach); Mockito's subclass mock maker runs"
+    ]
+    assert without_inline_mock_maker(jars[:1], coordinates[:1]) == (jars[:1], coordinates[:1], [])
 
 
 def test_a_class_path_recorded_otherwise_names_the_first_difference():

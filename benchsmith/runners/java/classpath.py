@@ -98,13 +98,30 @@ def resolve_classpath(
 def _central(module: Path, tree: Path, siblings: list[str]) -> ClassPath:
     folder = str(module.resolve().relative_to(tree.resolve())) if module.resolve() != tree.resolve() else ""
     resolved = central.resolve(tree, folder, siblings)
-    framework = [j for j, c in zip(resolved.jars, resolved.coordinates) if _POM_JUNIT4.match(c)]
-    if not any(c.startswith("junit:junit:") for c in resolved.coordinates if _POM_JUNIT4.match(c)):
+    jars, coordinates, left_off = without_inline_mock_maker(resolved.jars, resolved.coordinates)
+    framework = [j for j, c in zip(jars, coordinates) if _POM_JUNIT4.match(c)]
+    if not any(c.startswith("junit:junit:") for c in coordinates if _POM_JUNIT4.match(c)):
         framework = []  # Hamcrest alone goes with the runner's own JUnit
-    notes = [*resolved.notes]
+    notes = [*resolved.notes, *left_off]
     if framework:
         notes.append(f"the pom's JUnit 4 ahead of the runner's: {', '.join(map(_name, framework))}")
-    return ClassPath("central", resolved.jars, [], resolved.coordinates, framework, notes)
+    return ClassPath("central", jars, [], coordinates, framework, notes)
+
+
+def without_inline_mock_maker(jars: list[str], coordinates: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """The class path without Mockito 2 to 4's ``mockito-inline``, which holds only the configuration choosing the
+    inline mock maker: that one attaches an agent to the running JVM, and the test JVMs withhold ``jdk.attach`` (an
+    agent could redefine the runner's own classes), so every test that mocks failed to start its Mockito. Without
+    it Mockito's subclass mock maker runs; a test that mocks a final class or a static method fails on its own.
+    The jars, their coordinates, and a note for each left off."""
+    kept = [i for i, c in enumerate(coordinates) if not c.startswith("org.mockito:mockito-inline:")]
+    notes = [
+        f"{coordinates[i]} left off: its inline mock maker attaches an agent, which the test JVMs withhold "
+        "(jdk.attach); Mockito's subclass mock maker runs"
+        for i in range(len(coordinates))
+        if i not in kept
+    ]
+    return [jars[i] for i in kept], [coordinates[i] for i in kept], notes
 
 
 def _name(jar: str) -> str:

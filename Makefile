@@ -45,12 +45,13 @@ java:
 # Libraries from Debian's Maven repository that real repositories' builds want beyond JUnit: Java classbench's
 # maven-repo class path (Commons Compress's xz, zstd, asm, osgi; mockito, commons-io, commons-lang3; for RepoClassBench's
 # published Java repositories Lombok, binance's okhttp, org.json (android-json) and logback, imglib's pdfbox) and the jars
-# a partial mirror of Defects4J lacks (JacksonDatabind's groovy). `make test` installs them for the tests that resolve
+# a partial mirror of Defects4J lacks (JacksonDatabind's groovy), and the maven-dependency-plugin that the central class
+# path pins, which tests/classbench/test_maven_central.py serves on loopback. `make test` installs them for the tests that resolve
 # Debian jars by imported package and expand Lombok (tests/harness/test_java_libraries.py); `make dataset` needs none.
 java-extras: java
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libxz-java libzstd-jni-java \
 		libasm-java libosgi-core-java libmockito-java libcommons-io-java libcommons-lang3-java groovy liblombok-java \
-		libokhttp-java libandroid-json-java liblogback-java libpdfbox2-java >/dev/null
+		libokhttp-java libandroid-json-java liblogback-java libpdfbox2-java libmaven-dependency-plugin-java >/dev/null
 
 # Defects4J's own test runtime, Java 8, from Debian unstable's packages with the C library they need, patched to
 # load it from their folder (.java8); `nl2fix validate` and `eval` then run Defects4J's tests on it. Not needed by

@@ -24,7 +24,15 @@ def _isolated_cache():
     cache = Path(tempfile.mkdtemp(prefix="benchsmith-test-cache-"))
     cache.chmod(0o755)
     os.environ["BENCHSMITH_CACHE"] = str(cache)
+    # Java's central class path resolves nothing over the network unless a test asks it to, serving a Maven
+    # repository on loopback (tests/classbench/test_maven_central.py) or naming the online marker.
+    offline = os.environ.get("BENCHSMITH_OFFLINE")
+    os.environ["BENCHSMITH_OFFLINE"] = "1"
     yield
+    if offline is None:
+        os.environ.pop("BENCHSMITH_OFFLINE", None)
+    else:
+        os.environ["BENCHSMITH_OFFLINE"] = offline
     shutil.rmtree(cache, ignore_errors=True)
     if previous is None:
         os.environ.pop("BENCHSMITH_CACHE", None)

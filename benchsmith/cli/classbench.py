@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -47,6 +48,8 @@ def _classbench_build(args: argparse.Namespace) -> int:
 def _classbench_build_java(args: argparse.Namespace) -> int:
     from benchsmith.builders.classbench.java.build import JavaBuildOptions, build_java
 
+    if args.offline:
+        os.environ["BENCHSMITH_OFFLINE"] = "1"  # read where the class path is resolved (runners/java/central.py)
     card = build_java(
         JavaBuildOptions(
             repo=args.repo,
@@ -173,8 +176,15 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     classbench_build.add_argument(
         "--classpath",
-        choices=["maven", "folder", "maven-repo"],
-        help="java: where the class path comes from (default: the first that works, in this order)",
+        choices=["central", "maven", "folder", "maven-repo"],
+        help="java: where the class path comes from (default: the first that works, in this order; central: Maven "
+        "resolves it into benchsmith's own local repository)",
+    )
+    classbench_build.add_argument(
+        "--offline",
+        action="store_true",
+        help="java: resolve nothing over the network: Maven runs offline on benchsmith's local repository, then the "
+        "other class path sources (the same as BENCHSMITH_OFFLINE=1)",
     )
     classbench_build.add_argument(
         "--classpath-dir", metavar="DIR", help="java: a folder of jars, the class path when Maven cannot resolve one"

@@ -288,6 +288,10 @@ class JavaBuildFacts:
     missing_bom_imports: list[str]
     sibling_modules: list[str]
     generated_files: list[str]
+    # group:artifact:version[:classifier] of each jar Maven resolved (the central class path), as each task's setup
+    # records them; and how the class path was had: online or offline, the sources tried before it and why not
+    resolved_coordinates: list[str] = field(default_factory=list)
+    classpath_notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -326,7 +330,12 @@ class BuildCard:
             for f in (*dataclasses.fields(kind), *dataclasses.fields(cls))
             if f.name not in ("facts", "paraphrase") and f.default is MISSING and f.default_factory is MISSING
         ]
-        missing = [name for name in wanted if name not in card]
+        defaulted = {
+            f.name
+            for f in dataclasses.fields(kind)
+            if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+        }
+        missing = [name for name in wanted if name not in card and name not in defaulted]
         if missing:
             raise BenchsmithError(f"{where}: not a classbench build card (no {', '.join(missing)})")
         facts = kind(**{f.name: card[f.name] for f in dataclasses.fields(kind) if f.name in card})

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from benchsmith.runners.java import lombok
 from benchsmith.runners.java.class_runner import run_suite
 from benchsmith.runners.java.maven_workspace import JavaSetup, java_workspace
 from benchsmith.runners.java.toolchain import DEBIAN_MAVEN_REPO
@@ -218,3 +219,14 @@ def test_a_sibling_module_gets_lombok_expanded_and_the_jars_of_its_imports(tmp_p
     with sandbox.leased_slot() as slot:
         outcomes = run_suite(prepared, slot, sandbox.Limits(), tmp_path / "suite.log")
     assert outcomes == {"org.acme.ShelfTest::readsTheKind": "passed"}
+
+
+@pytest.mark.skipif(not lombok.DEBIAN_LOMBOK.is_dir(), reason="Debian's liblombok-java is not installed")
+def test_lombok_expands_with_the_newest_of_the_class_paths_and_debians():
+    """A pom's Lombok 1.18.20 (the central class path brings the version the pom names) predates Java 17, where its
+    delombok writes a switch with two default labels: Debian's newer one expands instead; a newer pom's is kept, and
+    a class path without Lombok expands nothing."""
+    debian = lombok.lombok_jar(["/elsewhere/lombok-1.18.20.jar"])
+    assert debian is not None and Path(debian).is_relative_to(lombok.DEBIAN_LOMBOK)
+    assert lombok.lombok_jar(["/elsewhere/lombok-99.0.0.jar"]) == "/elsewhere/lombok-99.0.0.jar"
+    assert lombok.lombok_jar(["/elsewhere/guava-33.0.jar"]) is None

@@ -126,6 +126,51 @@ def test_a_jail_resolves_the_names_tests_resolve_and_reaches_nothing(scratch):
     assert "resolved 192.0.2.1 192.0.2.4" in text and "unreachable" in text
 
 
+@pytest.mark.skipif(not sandbox.isolation()["mount_namespace"], reason="no mount namespace: no jail to bind into")
+def test_a_jail_binds_only_the_jars_named_of_a_shared_repository_past_the_command_lines_limit(scratch):
+    """A Maven local repository holds the jars of every project benchsmith resolved: a jail sees the ones on its
+    task's class path, each bound alone, and not the published jar of the project under test beside them, though
+    the repository is readable by all. Six hundred binds (about 150 KiB of arguments) pass through bwrap's --args."""
+    repository = scratch / "maven" / "repository"
+    deep = "/".join(["org", "example", "a-rather-long-group-name-for-the-arguments"] * 3)
+    listed = []
+    for number in range(600):
+        jar = repository / deep / f"lib{number}" / "1.0" / f"lib{number}-1.0.jar"
+        jar.parent.mkdir(parents=True)
+        jar.write_text(f"jar {number}")
+        listed.append(jar)
+    published = repository / "org" / "example" / "under-test" / "2.0" / "under-test-2.0.jar"
+    published.parent.mkdir(parents=True)
+    published.write_text("the class under test")
+    for folder in [scratch, *scratch.parents]:
+        if folder.stat().st_mode & 0o005 != 0o005:
+            pytest.skip(f"{folder} is not readable by the sandbox user")
+    assert sum(len(str(j)) * 2 for j in listed) > 128 << 10
+    folder = scratch / "run"
+    folder.mkdir()
+    folder.chmod(0o755)
+    sandbox.give_to_sandbox(folder, slot=SLOT)
+    log = scratch / "run.log"
+    left = set(sandbox.JAIL_ARGUMENTS.glob("bwrap-*"))
+    script = (
+        'for jar in "$@"; do cat "$jar" >/dev/null || exit 3; done; echo read "$#"; '
+        f"if cat {published} 2>/dev/null; then echo LEAKED; fi; "
+        f"ls {repository}/org/example 2>&1 | tr '\\n' ' '; echo; "
+        "test -e /proc/self/fd/3 && echo FD3-OPEN; true"
+    )
+    jail = sandbox.Jail(read_only=tuple(listed), writable=(folder,))
+    outcome = sandbox.run(
+        ["sh", "-c", script, "sh", *map(str, listed)], folder, SLOT, Limits(wall_seconds=60), log, jail=jail
+    )
+    text = log.read_text()
+    assert outcome.returncode == 0, text[-2000:]
+    assert "read 600" in text and "LEAKED" not in text and "FD3-OPEN" not in text
+    assert "under-test" not in text  # not even its folder
+    assert published.read_text() == "the class under test"  # on the host, where it was
+    assert set(sandbox.JAIL_ARGUMENTS.glob("bwrap-*")) <= left  # its arguments' file removed once read
+    assert sandbox.JAIL_ARGUMENTS.stat().st_mode & 0o077 == 0  # the arguments' folder is root's alone
+
+
 needs_cgroup = pytest.mark.skipif(
     not sandbox.isolation()["run_cgroup"], reason="the kernel offers no cgroup hierarchy a run can have of its own"
 )

@@ -163,6 +163,7 @@ def run_suite(prepared: JavaWorkspace, slot: int, limits: sandbox.Limits, log_pa
         resources,
         platform=True,
         runtime=test_runtime(prepared),
+        runner_jars=tuple(map(Path, workspace.junit_hamcrest)),  # the pom's JUnit 4, ahead of the runner's
     )
     jvm = jvms.fresh()
     try:

@@ -1,14 +1,17 @@
 """The dependency jars of a Maven module, for Java classbench's workspaces; one of, in this order:
 
-* ``maven``: ``mvn dependency:build-classpath`` of the module, offline against the user's local repository
-  (``~/.m2``), or online (``BENCHSMITH_MAVEN_ONLINE``) where Maven can reach its repositories;
+* ``central``: Maven itself resolves the module's dependencies, at the versions its poms declare, into benchsmith's
+  own local repository (:mod:`benchsmith.runners.java.central`); offline, or where the repositories cannot be
+  reached, from what that local repository holds (``mvn -o``);
+* ``maven``: ``mvn -o dependency:build-classpath`` of the module against the user's local repository (``~/.m2``),
+  read and never written: offline, so Maven downloads nothing into it;
 * ``folder``: every jar of a folder the user names (``--classpath-dir``);
 * ``maven-repo``: the dependencies the module's model (:mod:`benchsmith.sources.java.maven`) declares, one jar each,
-looked up in
-  Debian's ``/usr/share/maven-repo`` (the version the pom names, else the nearest below it, else the newest), with
-  what those jars' own poms need at run time.
+  looked up in Debian's ``/usr/share/maven-repo`` (the version the pom names, else the nearest below it, else the
+  newest), with what those jars' own poms need at run time.
 
-The test frameworks are left off: the runner brings its own JUnit 4 and 5.
+The test frameworks are left off the class path: the runner brings its own JUnit 4 and 5. Where ``central`` resolved
+the pom's own JUnit 4 (4.12 or later) and Hamcrest, those go ahead of the runner's (:attr:`ClassPath.test_framework`).
 """
 
 from __future__ import annotations
@@ -23,18 +26,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchsmith.core.errors import BenchsmithError
+from benchsmith.runners.java import central
 from benchsmith.runners.java.toolchain import JAR_NAME, library_jars
 from benchsmith.sources.java.maven import Dependency, MavenModel, read_pom
 
 log = logging.getLogger(__name__)
 
-CLASSPATH_SOURCES = ("maven", "folder", "maven-repo")
+CLASSPATH_SOURCES = ("central", "maven", "folder", "maven-repo")
 DEBIAN_MAVEN_REPO = Path("/usr/share/maven-repo")
 # Artifacts the runner brings itself, whatever version a pom names: two copies of JUnit on one class path would
 # decide which engine runs a test by class path order.
 TEST_FRAMEWORK = re.compile(
     r"^(junit|junit-jupiter.*|junit-platform.*|junit-vintage.*|hamcrest.*|opentest4j|apiguardian-api)$"
 )
+# Of those, what the runner's JUnit 4 runs with when the pom names it: JUnit 4.12 on, and Hamcrest.
+_POM_JUNIT4 = re.compile(r"^(junit:junit:4\.(1[2-9]|[2-9]\d)\b.*|org\.hamcrest:hamcrest[\w-]*:.*)$")
 
 
 @dataclass(frozen=True)
@@ -42,20 +48,31 @@ class ClassPath:
     source: str  # one of CLASSPATH_SOURCES
     jars: list[str]
     missing: list[str] = field(default_factory=list)  # group:artifact:version declared, no jar found (maven-repo)
+    coordinates: list[str] = field(default_factory=list)  # group:artifact:version[:classifier] of each jar (central)
+    test_framework: list[str] = field(default_factory=list)  # the pom's JUnit 4 and Hamcrest jars (central)
+    notes: list[str] = field(default_factory=list)  # how it was resolved, each source tried before it
 
 
 def resolve_classpath(
-    module: Path, model: MavenModel, source: str = "", folder: str = "", skip: frozenset[tuple[str, str]] = frozenset()
+    module: Path,
+    model: MavenModel,
+    source: str = "",
+    folder: str = "",
+    skip: frozenset[tuple[str, str]] = frozenset(),
+    tree: Path | None = None,
+    siblings: tuple[str, ...] = (),
 ) -> ClassPath:
     """The module's dependency jars, test scope, without the test frameworks; *skip* names (group, artifact) pairs
-    the build provides itself (the reactor's sibling modules)."""
+    the build provides itself (the reactor's sibling modules, *siblings* their folders in *tree*, the repository)."""
     tried = []
     order = [source] if source else [s for s in CLASSPATH_SOURCES if s != "folder" or folder]
     for name in order:
         if name not in CLASSPATH_SOURCES:
             raise BenchsmithError(f"--classpath {name}: expected one of {', '.join(CLASSPATH_SOURCES)}")
         try:
-            if name == "maven":
+            if name == "central":
+                found = _central(module, tree or module, list(siblings))
+            elif name == "maven":
                 found = ClassPath(name, _maven(module))
             elif name == "folder":
                 found = ClassPath(name, _folder(folder))
@@ -64,11 +81,51 @@ def resolve_classpath(
         except BenchsmithError as exc:
             tried.append(f"{name}: {exc}")
             continue
-        jars = [j for j in found.jars if not TEST_FRAMEWORK.match(_artifact_of(Path(j)))]
+        kept = [i for i, j in enumerate(found.jars) if not TEST_FRAMEWORK.match(_artifact_of(Path(j)))]
         if tried:
             log.info("%s: class path from %s (%s)", module, name, "; ".join(tried))
-        return ClassPath(found.source, jars, found.missing)
+        return ClassPath(
+            found.source,
+            [found.jars[i] for i in kept],
+            found.missing,
+            [found.coordinates[i] for i in kept] if found.coordinates else [],
+            found.test_framework,
+            [*(f"{t} (not used)" for t in tried), *found.notes],
+        )
     raise BenchsmithError(f"{module}: no class path could be resolved: {'; '.join(tried)}")
+
+
+def _central(module: Path, tree: Path, siblings: list[str]) -> ClassPath:
+    folder = str(module.resolve().relative_to(tree.resolve())) if module.resolve() != tree.resolve() else ""
+    resolved = central.resolve(tree, folder, siblings)
+    jars, coordinates, left_off = without_inline_mock_maker(resolved.jars, resolved.coordinates)
+    framework = [j for j, c in zip(jars, coordinates) if _POM_JUNIT4.match(c)]
+    if not any(c.startswith("junit:junit:") for c in coordinates if _POM_JUNIT4.match(c)):
+        framework = []  # Hamcrest alone goes with the runner's own JUnit
+    notes = [*resolved.notes, *left_off]
+    if framework:
+        notes.append(f"the pom's JUnit 4 ahead of the runner's: {', '.join(map(_name, framework))}")
+    return ClassPath("central", jars, [], coordinates, framework, notes)
+
+
+def without_inline_mock_maker(jars: list[str], coordinates: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """The class path without Mockito 2 to 4's ``mockito-inline``, which holds only the configuration choosing the
+    inline mock maker: that one attaches an agent to the running JVM, and the test JVMs withhold ``jdk.attach`` (an
+    agent could redefine the runner's own classes), so every test that mocks failed to start its Mockito. Without
+    it Mockito's subclass mock maker runs; a test that mocks a final class or a static method fails on its own.
+    The jars, their coordinates, and a note for each left off."""
+    kept = [i for i, c in enumerate(coordinates) if not c.startswith("org.mockito:mockito-inline:")]
+    notes = [
+        f"{coordinates[i]} left off: its inline mock maker attaches an agent, which the test JVMs withhold "
+        "(jdk.attach); Mockito's subclass mock maker runs"
+        for i in range(len(coordinates))
+        if i not in kept
+    ]
+    return [jars[i] for i in kept], [coordinates[i] for i in kept], notes
+
+
+def _name(jar: str) -> str:
+    return Path(jar).name
 
 
 def _artifact_of(jar: Path) -> str:
@@ -77,11 +134,16 @@ def _artifact_of(jar: Path) -> str:
 
 
 def _maven(module: Path) -> list[str]:
+    """``mvn -o`` against the user's local repository: it reads ``~/.m2`` and, offline, downloads nothing into it
+    (``central`` resolves online, into benchsmith's own)."""
     mvn = shutil.which("mvn")
     if not mvn:
         raise BenchsmithError("mvn is not installed")
     if not (module / "pom.xml").is_file():
         raise BenchsmithError("no pom.xml")
+    local = Path.home() / ".m2" / "repository"
+    if not local.is_dir():  # nothing to read, and Maven would make the folder
+        raise BenchsmithError(f"{local} does not exist")
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "classpath.txt"
         argv = [
@@ -93,8 +155,6 @@ def _maven(module: Path) -> list[str]:
             "-Dmdep.includeScope=test",
             f"-Dmdep.outputFile={out}",
         ]
-        if os.environ.get("BENCHSMITH_MAVEN_ONLINE"):
-            argv.remove("-o")
         completed = subprocess.run(argv, cwd=module, capture_output=True, text=True, timeout=600)
         if completed.returncode != 0 or not out.is_file():
             error = next((ln for ln in completed.stdout.splitlines() if "[ERROR]" in ln), "mvn failed")

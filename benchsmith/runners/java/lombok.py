@@ -3,7 +3,9 @@
 Every compile of the harness runs with ``-proc:none``: no annotation processor runs while candidates are
 compiled. A module whose sources use Lombok (``@Getter``, ``@Data``, ``@Builder``) compiles only with its
 processor, so its trusted sources are expanded once, by Lombok's own ``delombok``, with the jar its class
-path has: the tree then compiles as plain Java. A candidate is compiled as written, Lombok annotations
+path has, or Debian's where that is newer: the tree then compiles as plain Java. (A pom's Lombok 1.18.20, which the
+central class path brings at the version the pom names, predates Java 17 and expands a plain ``switch`` into one
+with two ``default`` labels there.) A candidate is compiled as written, Lombok annotations
 unexpanded: a task whose class uses Lombok cannot be judged, and its gold says so by failing to compile.
 """
 
@@ -17,13 +19,24 @@ from pathlib import Path
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.runners.java.toolchain import tool
 
-_LOMBOK_JAR = re.compile(r"^lombok-\d[\w.\-]*\.jar$")
+_LOMBOK_JAR = re.compile(r"^lombok-(?P<version>\d[\w.\-]*)\.jar$")
+DEBIAN_LOMBOK = Path("/usr/share/maven-repo/org/projectlombok/lombok")
 _USES_LOMBOK = re.compile(r"^\s*import\s+lombok\.", re.M)
 DELOMBOK_SECONDS = 900
 
 
 def lombok_jar(libraries: list[str]) -> str | None:
-    return next((jar for jar in libraries if _LOMBOK_JAR.match(Path(jar).name)), None)
+    """The Lombok that expands a module whose class path has one: the newest of that one and Debian's."""
+    own = [jar for jar in libraries if _LOMBOK_JAR.match(Path(jar).name)]
+    if not own:
+        return None
+    debian = [str(j) for j in DEBIAN_LOMBOK.glob("*/lombok-*.jar") if _LOMBOK_JAR.match(j.name) and j.is_file()]
+    return max([own[0], *debian], key=_version)
+
+
+def _version(jar: str) -> tuple[int, ...]:
+    match = _LOMBOK_JAR.match(Path(jar).name)
+    return tuple(int(part) for part in re.findall(r"\d+", match["version"])[:3]) if match else ()
 
 
 def delombok(

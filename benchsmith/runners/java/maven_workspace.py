@@ -31,6 +31,7 @@ from pathlib import Path
 from benchsmith.core.atomic import write_text_atomic
 from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
+from benchsmith.runners.java.central import check_same
 from benchsmith.runners.java.classpath import resolve_classpath
 from benchsmith.runners.java.compile import exclusion_reasons, leave_out_uncompilable_main
 from benchsmith.runners.java.defects4j_workspace import Workspace, compile_main, compile_tests, make_readable
@@ -43,9 +44,10 @@ from benchsmith.sources.java.maven_generate import filter_resources, generate_so
 
 log = logging.getLogger(__name__)
 
-JAVA_WORKSPACE_FORMAT = 6  # 3: the Maven model (roots, generated sources, siblings), failed builds kept; 4: maven-repo
+JAVA_WORKSPACE_FORMAT = 7  # 3: the Maven model (roots, generated sources, siblings), failed builds kept; 4: maven-repo
 # adds the jars of imported packages, Lombok expanded; 5: both over every root of the model, not Maven's default two;
-# 6: both in the sibling modules too, and import-scope BOMs read
+# 6: both in the sibling modules too, and import-scope BOMs read; 7: the central class path, its coordinates and
+# notes, the pom's JUnit 4
 LAST_JDK = 23  # the newest Java with a security manager
 _SUREFIRE_NAMES = re.compile(r"^(Test\w*|\w*Test|\w*Tests|\w*TestCase)$")  # Surefire's default includes
 
@@ -58,15 +60,25 @@ class JavaSetup:
     classpath: str = ""  # one of CLASSPATH_SOURCES; "" picks the first that works
     classpath_dir: str = ""  # the folder of jars, for "folder"
     release: str = ""  # the Java release compiled for; "" reads it from the pom (default 8)
+    # group:artifact:version[:classifier] of each jar the central class path resolved, in order: a workspace made
+    # again resolves the same ones or stops (central.check_same)
+    resolved: tuple[str, ...] = ()
 
     def to_json(self) -> str:
-        return json.dumps({"java": asdict(self)}, sort_keys=True)
+        fields = asdict(self)
+        if not fields["resolved"]:  # a setup that resolved nothing reads as before the field
+            del fields["resolved"]
+        return json.dumps({"java": fields}, sort_keys=True)
+
+    def key_json(self) -> str:
+        """What names the workspace: the setup without the coordinates it resolves, which the build finds out."""
+        return dataclasses.replace(self, resolved=()).to_json()
 
     @classmethod
     def from_json(cls, text: str) -> JavaSetup:
         try:
             data = json.loads(text or "{}").get("java", {})
-            return cls(**data)
+            return cls(**{**data, "resolved": tuple(data.get("resolved", ()))})
         except (ValueError, TypeError, AttributeError) as exc:
             raise BenchsmithError(f"a Java task's setup is not readable ({exc}): {text[:200]}") from None
 
@@ -84,21 +96,25 @@ class JavaWorkspace:
     generated: list[str] = field(default_factory=list)  # sources and resources written by the build's plugins
     missing_parent: str = ""  # the first parent pom not at hand (what it manages or sets stays unknown)
     missing_imports: list[str] = field(default_factory=list)  # import-scope BOMs not at hand (their versions unknown)
+    classpath_notes: list[str] = field(default_factory=list)  # how the class path was resolved, sources tried first
 
 
 def java_workspace(tree: Path, key: str, setup: JavaSetup) -> JavaWorkspace:
     """The compiled workspace of the repository at *tree* (a pristine export, cache key *key*), made at first use."""
     # A folder can change between two builds under the same key (a paraphrased copy made again): its content counts.
     content = _tree_digest(tree) if key.startswith("dir-") else ""
-    digest = hashlib.sha256(f"{JAVA_WORKSPACE_FORMAT}\0{setup.to_json()}\0{content}".encode()).hexdigest()[:10]
+    digest = hashlib.sha256(f"{JAVA_WORKSPACE_FORMAT}\0{setup.key_json()}\0{content}".encode()).hexdigest()[:10]
     root = cache_dir("classbench-java", "workspaces") / f"{key}-{digest}"
     cache_dir("classbench-java").chmod(0o700)
     manifest = root / "workspace.json"
+    label = f"{key}{'/' + setup.module if setup.module else ''}"
     if manifest.is_file():
         try:
-            return _from_manifest(root, json.loads(manifest.read_text()))
+            made = _from_manifest(root, json.loads(manifest.read_text()))
         except (ValueError, KeyError, TypeError) as exc:
             raise BenchsmithError(f"{manifest}: corrupt workspace manifest ({exc}); delete {root}") from exc
+        check_same(list(setup.resolved), list(made.setup.resolved), label)
+        return made
     module = tree / setup.module if setup.module else tree
     if not (module / "pom.xml").is_file() and gradle_note(module):
         raise BenchsmithError(gradle_note(module))
@@ -114,7 +130,8 @@ def java_workspace(tree: Path, key: str, setup: JavaSetup) -> JavaWorkspace:
     _check_release(module, setup.release or model.release, bool(setup.release))
     building = Path(tempfile.mkdtemp(prefix=f".{root.name}.", dir=root.parent))
     try:
-        record = _build(tree, module, model, setup, building, f"{key}{'/' + setup.module if setup.module else ''}")
+        record = _build(tree, module, model, setup, building, label)
+        check_same(list(setup.resolved), record["setup"]["resolved"], label)
         make_readable(building)
         write_text_atomic(building / "workspace.json", json.dumps(record, indent=2))
         if root.exists():
@@ -130,17 +147,29 @@ def java_workspace(tree: Path, key: str, setup: JavaSetup) -> JavaWorkspace:
 
 
 def _build(tree: Path, module: Path, model: MavenModel, setup: JavaSetup, building: Path, label: str) -> dict:
+    siblings = sibling_modules(tree, model)
+    classpath = resolve_classpath(
+        module,
+        model,
+        setup.classpath,
+        setup.classpath_dir,
+        frozenset((s.group, s.artifact) for _, s, _ in siblings),
+        tree,
+        tuple(folder for folder, _, _ in siblings),
+    )
+    if classpath.source == "central" and (model.missing_parent or model.missing_imports):
+        model = read_pom(module / "pom.xml")  # the parents and BOMs Maven has just brought into the local repository
     shutil.copytree(module, building / "tree", symlinks=True, ignore=shutil.ignore_patterns("target", ".git"))
     local = dataclasses.replace(model, directory=building / "tree")
     generated = generate_sources(local)
     filtered = filter_resources(local)
-    siblings = sibling_modules(tree, model)
-    classpath = resolve_classpath(
-        module, model, setup.classpath, setup.classpath_dir, frozenset((s.group, s.artifact) for _, s, _ in siblings)
-    )
     release = setup.release or model.release
     resolved = JavaSetup(
-        setup.module, classpath.source, setup.classpath_dir if classpath.source == "folder" else "", release
+        setup.module,
+        classpath.source,
+        setup.classpath_dir if classpath.source == "folder" else "",
+        release,
+        tuple(classpath.coordinates),
     )
     engine = tuple(platform_classpath())
     built = compile_siblings(siblings, building, classpath, engine)
@@ -202,6 +231,8 @@ def _build(tree: Path, module: Path, model: MavenModel, setup: JavaSetup, buildi
         "missing_imports": model.missing_imports,
         "libraries_for_imports": for_imports,
         "delomboked": delomboked,
+        "junit": classpath.test_framework,
+        "classpath_notes": classpath.notes,
     }
 
 
@@ -253,10 +284,11 @@ def _from_manifest(root: Path, record: dict) -> JavaWorkspace:
         tuple(libraries),
         tuple(record["excluded_tests"]),
         release=record["setup"]["release"],
+        junit_hamcrest=tuple(record.get("junit", ())),
     )
     return JavaWorkspace(
         workspace,
-        JavaSetup(**record["setup"]),
+        JavaSetup(**{**record["setup"], "resolved": tuple(record["setup"].get("resolved", ()))}),
         libraries,
         record["excluded_tests"],
         record["excluded_main"],
@@ -266,6 +298,7 @@ def _from_manifest(root: Path, record: dict) -> JavaWorkspace:
         record["generated"],
         record.get("missing_parent", ""),
         record.get("missing_imports", []),
+        record.get("classpath_notes", []),
     )
 
 

@@ -283,7 +283,6 @@ def _jailed(argv: list[str], cwd: Path, uid: int | None, jail: Jail, limits: Lim
     size = max(limits.scratch_bytes, 1 << 20)
     script = [f"mount -t tmpfs -o size={size},mode=0700 benchsmith {shlex.quote(str(JAIL_MOUNTS))}"]
     bwrap = [
-        "bwrap",
         "--die-with-parent",
         "--new-session",
         "--unshare-pid",
@@ -337,9 +336,32 @@ def _jailed(argv: list[str], cwd: Path, uid: int | None, jail: Jail, limits: Lim
         bwrap += ["--bind", str(JAIL_MOUNTS / f"tree{number}"), str(at)]
     for source, at in jail.placed:
         bwrap += ["--ro-bind", str(source), str(at)]
-    bwrap += ["--chdir", str(cwd), "--", *_drop(argv, uid)]
-    script.append("exec " + shlex.join(bwrap))
-    return ["unshare", "--mount", "--propagation", "private", "--", "sh", "-ec", "; ".join(script)]
+    # bubblewrap reads its options from a file (--args FD): a class path of hundreds of jars, each bound on its own,
+    # takes more than the 128 KiB that the shell's one script argument can hold. The file is root's, opened and
+    # removed before bubblewrap starts; the command stays on the command line ("$@"), as bubblewrap wants it.
+    arguments = _arguments_file(bwrap)
+    script.append(
+        f'exec 3< {shlex.quote(str(arguments))}; rm -f {shlex.quote(str(arguments))}; exec bwrap --args 3 "$@"'
+    )
+    command = ["--chdir", str(cwd), "--", *_drop(argv, uid)]
+    return ["unshare", "--mount", "--propagation", "private", "--", "sh", "-ec", "; ".join(script), "sh", *command]
+
+
+JAIL_ARGUMENTS = Path(tempfile.gettempdir()) / "benchsmith-jail-args"
+
+
+def _arguments_file(arguments: list[str]) -> Path:
+    """A root-only file holding *arguments* NUL-separated, as ``bwrap --args`` reads them."""
+    if any("\0" in a for a in arguments):
+        raise BenchsmithError("a jail's arguments may not contain a NUL character")
+    JAIL_ARGUMENTS.mkdir(mode=0o700, exist_ok=True)
+    if JAIL_ARGUMENTS.is_symlink() or JAIL_ARGUMENTS.stat().st_uid != os.getuid():
+        raise BenchsmithError(f"{JAIL_ARGUMENTS}: not a folder of this user's; remove it")
+    JAIL_ARGUMENTS.chmod(0o700)
+    handle, name = tempfile.mkstemp(prefix="bwrap-", dir=JAIL_ARGUMENTS)
+    with os.fdopen(handle, "wb") as out:
+        out.write(b"".join(a.encode() + b"\0" for a in arguments))
+    return Path(name)
 
 
 @functools.cache

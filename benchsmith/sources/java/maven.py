@@ -1,9 +1,9 @@
 """One reader of Maven's ``pom.xml``: a module with its parents, as the builds here need it.
 
 A pom is read with its parents (by ``relativePath``, default ``../pom.xml``,
-else from the local repositories: ``~/.m2/repository`` and Debian's
-``/usr/share/maven-repo``), its properties interpolated, its profiles that are
-active by default merged in, and its dependency management applied (with the BOMs it
+else from the local repositories: benchsmith's own, ``<cache>/maven/repository``, where the ``central`` class
+path resolves, ``~/.m2/repository`` and Debian's ``/usr/share/maven-repo``), its properties interpolated, its
+profiles that are active by default merged in, and its dependency management applied (with the BOMs it
 imports, `<scope>import</scope>`, from the same repositories). The model
 answers what the Java builds ask: the source and test roots (with those that
 build-helper-maven-plugin adds), the sources generated at build time (see
@@ -20,7 +20,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree
 
+from benchsmith.core.config import cache_root
+
 LOCAL_REPOSITORIES = (Path.home() / ".m2" / "repository", Path("/usr/share/maven-repo"))
+
+
+def local_repositories() -> tuple[Path, ...]:
+    """Where parents and BOMs are looked up by default: benchsmith's own local repository, then
+    :data:`LOCAL_REPOSITORIES` (each only read)."""
+    return (cache_root() / "maven" / "repository", *LOCAL_REPOSITORIES)
+
+
 DEFAULT_RELEASE = "8"  # the oldest release javac 17 compiles for without warnings; older poms are raised to it
 _RELEASE_PROPERTIES = (
     "maven.compiler.release",
@@ -135,11 +145,12 @@ def interpolate(text: str, properties: dict[str, str]) -> str:
 
 
 def read_pom(
-    pom: Path, repositories: tuple[Path, ...] = LOCAL_REPOSITORIES, _importing: frozenset[str] = frozenset()
+    pom: Path, repositories: tuple[Path, ...] | None = None, _importing: frozenset[str] = frozenset()
 ) -> MavenModel:
     """The model of the module whose ``pom.xml`` is *pom*. *repositories* are searched for parents that are not at
     their ``relativePath`` and for the BOMs its dependency management imports; ``()`` reads only the files of the tree
-    (as Defects4J's own build does)."""
+    (as Defects4J's own build does); ``None`` is :func:`local_repositories`."""
+    repositories = local_repositories() if repositories is None else repositories
     chain: list[tuple[ElementTree.Element, str]] = []
     missing = ""
     current, origin = _parse(pom), str(pom)
@@ -406,7 +417,7 @@ def _empty(directory: Path) -> MavenModel:
     )
 
 
-def reactor_modules(root: Path, repositories: tuple[Path, ...] = LOCAL_REPOSITORIES) -> dict[str, MavenModel]:
+def reactor_modules(root: Path, repositories: tuple[Path, ...] | None = None) -> dict[str, MavenModel]:
     """Every module of the reactor whose top ``pom.xml`` is in *root*, by folder relative to it (nested reactors
     too)."""
     found: dict[str, MavenModel] = {}

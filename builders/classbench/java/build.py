@@ -58,7 +58,7 @@ class JavaBuildOptions:
     out: Path
     commit: str | None = None
     module: str = ""
-    classpath: str = ""  # maven | folder | maven-repo; "" tries them in that order
+    classpath: str = ""  # central | maven | folder | maven-repo; "" tries them in that order
     classpath_dir: str = ""
     release: str = ""
     no_relatives: bool = False
@@ -260,6 +260,8 @@ def _card(options, prepared: JavaWorkspace, suite, classes, tasks, rejections, c
         missing_bom_imports=prepared.missing_imports,
         sibling_modules=prepared.siblings,
         generated_files=prepared.generated,
+        resolved_coordinates=list(prepared.setup.resolved),
+        classpath_notes=prepared.classpath_notes,
     )
     return BuildCard(
         dataset="RepoClassBench (java)",
@@ -289,6 +291,7 @@ def render_card(card: BuildCard) -> str:
         f"{card.facts.test_runtime}; "
         f"class path from {card.facts.classpath_source} ({len(card.facts.libraries)} entries"
         f"{'; sibling modules compiled: ' + ', '.join(facts.sibling_modules) if facts.sibling_modules else ''}).",
+        f"Class path notes: {'; '.join(facts.classpath_notes) or 'none'}.",
         f"Generated at build time: {', '.join(card.facts.generated_files) or 'nothing'}.",
         f"Declared dependencies without a jar: {', '.join(card.facts.missing_artifacts) or 'none'}"
         f"{'; parent pom not at hand: ' + card.facts.missing_parent_pom if card.facts.missing_parent_pom else ''}"

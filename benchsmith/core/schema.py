@@ -254,6 +254,10 @@ class JavaBuildFacts:
     missing_bom_imports: list[str]
     sibling_modules: list[str]
     generated_files: list[str]
+    # The tests the suite run reported: {"reported", "source found", "source not found"} → tests (a card older than
+    # the report's mapping has neither)
+    suite_tests: dict[str, int] = field(default_factory=dict)
+    tests_without_source: dict[str, str] = field(default_factory=dict)  # test as reported → why its body is not found
 
 
 @dataclass
@@ -290,12 +294,12 @@ class BuildCard:
         wanted = [
             f.name
             for f in (*dataclasses.fields(kind), *dataclasses.fields(cls))
-            if f.name not in ("facts", "paraphrase")
+            if f.name != "facts" and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         ]
         missing = [name for name in wanted if name not in card]
         if missing:
             raise BenchsmithError(f"{where}: not a classbench build card (no {', '.join(missing)})")
-        facts = kind(**{f.name: card[f.name] for f in dataclasses.fields(kind)})
+        facts = kind(**{f.name: card[f.name] for f in dataclasses.fields(kind) if f.name in card})
         common = {f.name: card[f.name] for f in dataclasses.fields(cls) if f.name != "facts" and f.name in card}
         return cls(facts=facts, **common)
 

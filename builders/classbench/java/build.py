@@ -2,8 +2,10 @@
 
 Steps: the module's workspace (``benchsmith.runners.java.maven_workspace``: class path, main and
 test classes compiled once, cached); one sandboxed run of its suite on the JUnit
-Platform, cached in the workspace; the shortlist (``java_shortlist``); for each
-shortlisted class, its directives (the passing test methods that reference it),
+Platform, cached in the workspace; its report's tests mapped to their bodies in
+the sources (``suite_tests``: those without one counted in the card with their
+reason); the shortlist (``shortlist``); for each shortlisted class, its
+directives (the passing reported tests that reference it),
 checked by the class harness: the ground truth (the whole file) must pass them
 all, and the class emptied to its declaration must break them, with that empty
 class's CR and TR recorded; DETAILED and SKETCHY metadata; export.

@@ -292,6 +292,10 @@ class JavaBuildFacts:
     # records them; and how the class path was had: online or offline, the sources tried before it and why not
     resolved_coordinates: list[str] = field(default_factory=list)
     classpath_notes: list[str] = field(default_factory=list)
+    # The tests the suite run reported: {"reported", "source found", "source not found"} → tests (a card older than
+    # the report's mapping has neither)
+    suite_tests: dict[str, int] = field(default_factory=dict)
+    tests_without_source: dict[str, str] = field(default_factory=dict)  # test as reported → why its body is not found
 
 
 @dataclass

@@ -93,7 +93,7 @@ def test_an_undeclared_package_and_lombok_are_resolved_from_debian(tmp_path):
     assert "@Getter" in (tree / "src/main/java/org/acme/Label.java").read_text()  # the source itself is untouched
     assert (prepared.excluded_main, prepared.excluded_tests, prepared.test_classes) == ({}, {}, ["org.acme.LabelTest"])
     with sandbox.leased_slot() as slot:
-        outcomes = run_suite(prepared, slot, sandbox.Limits(), tmp_path / "suite.log")
+        outcomes = run_suite(prepared, slot, sandbox.Limits(), tmp_path / "suite.log").outcomes
     assert outcomes == {"org.acme.LabelTest::readsTheExtension": "passed"}
 
 
@@ -161,7 +161,7 @@ def test_lombok_and_imported_packages_are_found_in_the_roots_the_pom_names(tmp_p
     assert "@AllArgsConstructor" not in (prepared.workspace.tree / "test/java/org/acme/Sample.java").read_text()
     assert (prepared.excluded_main, prepared.excluded_tests, prepared.test_classes) == ({}, {}, ["org.acme.ShelfTest"])
     with sandbox.leased_slot() as slot:
-        outcomes = run_suite(prepared, slot, sandbox.Limits(), tmp_path / "suite.log")
+        outcomes = run_suite(prepared, slot, sandbox.Limits(), tmp_path / "suite.log").outcomes
     assert outcomes == {"org.acme.ShelfTest::readsTheKind": "passed"}
 
 
@@ -217,7 +217,7 @@ def test_a_sibling_module_gets_lombok_expanded_and_the_jars_of_its_imports(tmp_p
     assert manifest["delomboked"] == ["labels/src/main/java"]
     assert (prepared.excluded_main, prepared.excluded_tests, prepared.test_classes) == ({}, {}, ["org.acme.ShelfTest"])
     with sandbox.leased_slot() as slot:
-        outcomes = run_suite(prepared, slot, sandbox.Limits(), tmp_path / "suite.log")
+        outcomes = run_suite(prepared, slot, sandbox.Limits(), tmp_path / "suite.log").outcomes
     assert outcomes == {"org.acme.ShelfTest::readsTheKind": "passed"}
 
 

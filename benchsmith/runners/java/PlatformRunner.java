@@ -15,6 +15,7 @@ import org.junit.platform.engine.FilterResult;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.TestSource;
 import org.junit.platform.engine.discovery.DiscoverySelectors;
+import org.junit.platform.engine.support.descriptor.ClassSource;
 import org.junit.platform.engine.support.descriptor.MethodSource;
 import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
@@ -30,9 +31,15 @@ import org.junit.platform.launcher.core.LauncherFactory;
  * one report; only the engine differs. A test is {@code Class::method}: every invocation of a method (parameterized,
  * repeated, or overloads of one name) counts as one test, which passes only when every invocation does. A test whose
  * class cannot start (a failing {@code @BeforeAll}, a class that does not load) is reported failed with that reason.
+ * A test that ran with no method for its source (a JUnit 4 runner whose names are not methods', a dynamic test with a
+ * source of its own) cannot be asked for by name: it is reported apart, under {@code unattributed}, with its class,
+ * the engine's name for it and its outcome, so that the suite run counts it.
  */
 public final class PlatformRunner {
     private PlatformRunner() {}
+
+    /** Tests that ran without a method source: unique id → {class, the engine's name, outcome}. */
+    private static final Map<String, String[]> UNATTRIBUTED = new LinkedHashMap<>();
 
     public static void main(String[] args) throws Exception {
         BufferedReader in = new BufferedReader(new InputStreamReader(new java.io.FileInputStream(java.io.FileDescriptor.in),
@@ -45,6 +52,7 @@ public final class PlatformRunner {
         for (int i = 0; i < WARM_UP_RUNS && (i == 0 || !in.ready()); i++) {
             run(launcher, PlatformRunner.class.getClassLoader(), "BenchsmithRunner$Warmup", new HashSet<>(), new LinkedHashMap<>());
         }
+        UNATTRIBUTED.clear();
         String line = in.readLine();
         if (line == null) {
             guard.exitAllowed = true;
@@ -81,8 +89,16 @@ public final class PlatformRunner {
                         .append(BenchsmithRunner.quote(message)).append('}');
             }
         }
+        StringBuilder unattributed = new StringBuilder();
+        for (String[] u : UNATTRIBUTED.values()) {
+            if (unattributed.length() > 0) unattributed.append(',');
+            unattributed.append("{\"class\":").append(BenchsmithRunner.quote(u[0])).append(",\"name\":")
+                    .append(BenchsmithRunner.quote(u[1])).append(",\"outcome\":").append(BenchsmithRunner.quote(u[2]))
+                    .append('}');
+        }
         long ms = (System.nanoTime() - started) / 1_000_000;
         report.write(("{\"phases\":" + phases.size() + ",\"test_ms\":" + ms + ",\"tests\":[" + tests + "],"
+                + "\"unattributed\":[" + unattributed + "],"
                 + BenchsmithRunner.confinement(guard.confinement, candidateTypes) + "}\n")
                 .getBytes(StandardCharsets.UTF_8));
         report.flush();
@@ -118,14 +134,22 @@ public final class PlatformRunner {
                 .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "false").build();
         final Map<String, String[]> mine = new LinkedHashMap<>();
         final Map<String, String> containerFailures = new LinkedHashMap<>();
+        final Map<String, String[]> unattributed = new LinkedHashMap<>();
         TestExecutionListener listener = new TestExecutionListener() {
             @Override public void executionSkipped(TestIdentifier id, String reason) {
                 String name = methodName(id);
                 if (name != null) merge(mine, name, spec, "ignored", reason == null ? "" : reason);
+                else if (id.isTest()) unattributed.put(id.getUniqueId(), new String[] {className(id, className), id.getLegacyReportingName(), "ignored"});
             }
             @Override public void executionFinished(TestIdentifier id, TestExecutionResult result) {
                 String name = methodName(id);
                 String message = result.getThrowable().map(BenchsmithRunner::describe).orElse("");
+                if (name == null && id.isTest()) {
+                    String outcome = result.getStatus() == TestExecutionResult.Status.SUCCESSFUL ? "passed"
+                            : result.getStatus() == TestExecutionResult.Status.ABORTED ? "assumption" : "failed";
+                    unattributed.put(id.getUniqueId(), new String[] {className(id, className), id.getLegacyReportingName(), outcome});
+                    return;
+                }
                 if (name == null) {
                     if (result.getStatus() != TestExecutionResult.Status.SUCCESSFUL) containerFailures.put(id.getDisplayName(), message);
                     return;
@@ -147,6 +171,12 @@ public final class PlatformRunner {
             put(outcomes, spec, spec, "failed", "the platform failed: " + t);
             return false;
         }
+        UNATTRIBUTED.putAll(unattributed);
+        if (mine.isEmpty() && method == null && !unattributed.isEmpty()) {  // every test it ran is apart
+            boolean allPassed = true;
+            for (String[] u : unattributed.values()) allPassed &= "passed".equals(u[2]);
+            return allPassed;
+        }
         if (mine.isEmpty()) {
             String why = containerFailures.isEmpty() ? "no test ran" : containerFailures.values().iterator().next();
             if (containerFailures.isEmpty() && method == null && !excluded.isEmpty()) return true;  // all excluded
@@ -162,6 +192,13 @@ public final class PlatformRunner {
 
     private static String testName(MethodSource m) {
         return m.getClassName() + "::" + m.getMethodName();
+    }
+
+    /** The class a test without a method source belongs to: its class source's, else the class run. */
+    private static String className(TestIdentifier id, String run) {
+        Optional<TestSource> source = id.getSource();
+        if (source.isPresent() && source.get() instanceof ClassSource) return ((ClassSource) source.get()).getClassName();
+        return run;
     }
 
     private static String methodName(TestIdentifier id) {

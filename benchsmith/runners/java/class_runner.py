@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchsmith.core.config import cache_dir
@@ -142,8 +143,18 @@ def task_workspace(task: ClassBenchTask) -> JavaWorkspace:
     return java_workspace(tree, key, JavaSetup.from_json(task.setup))
 
 
-def run_suite(prepared: JavaWorkspace, slot: int, limits: sandbox.Limits, log_path: Path) -> dict[str, str]:
-    """One sandboxed run of the repository's whole suite on the JUnit Platform: test name → outcome.
+@dataclass(frozen=True)
+class SuiteReport:
+    """What one run of a repository's suite reported: each test as it ran (``pkg.Class::method``, the class it ran
+    under, nested ones with ``$``) with its outcome, and the tests that ran with no method for a source (a runner's
+    own names), which no directive can name."""
+
+    outcomes: dict[str, str]
+    unattributed: list[dict[str, str]] = field(default_factory=list)  # {"class", "name", "outcome"}
+
+
+def run_suite(prepared: JavaWorkspace, slot: int, limits: sandbox.Limits, log_path: Path) -> SuiteReport:
+    """One sandboxed run of the repository's whole suite on the JUnit Platform, as its report gives it.
 
     The repository's own tests on its own code: trusted to report, but still run in a jail, as any test is."""
     workspace = prepared.workspace
@@ -181,5 +192,11 @@ def run_suite(prepared: JavaWorkspace, slot: int, limits: sandbox.Limits, log_pa
         jvms.close()
         shutil.rmtree(box, ignore_errors=True)
     if report is None:
-        return {}
-    return {t["name"]: t["outcome"] for t in report["tests"] if "::" in t.get("name", "")}
+        return SuiteReport({})
+    return SuiteReport(
+        {t["name"]: t["outcome"] for t in report["tests"] if "::" in t.get("name", "")},
+        [
+            {"class": str(u.get("class", "")), "name": str(u.get("name", "")), "outcome": str(u.get("outcome", ""))}
+            for u in report.get("unattributed", [])
+        ],
+    )

@@ -215,14 +215,20 @@ def _parameter_type(parameter: jtree.FormalParameter) -> str:
     return rendered + "..." if parameter.varargs else rendered
 
 
-def _unit_for(node, type_path: str, tokens: list, index_at: dict, file_name: str) -> MethodUnit:
+def callable_span(node, tokens: list, index_at: dict, file_name: str) -> tuple[int, int]:
+    """The first and last token (indexes into *tokens*, the file's, from which it was parsed; *index_at*: (line,
+    column) → index) of the method or constructor *node*: its first annotation or modifier to its closing brace.
+    javalang's tree leaves some of a body out (the selectors after a parenthesised cast); its tokens do not."""
     position: Position = node.position
     i = index_at.get((position.line, position.column))
     if i is None:
         raise JavaParseError(f"{file_name}: no token at {position.line}:{position.column} for {node.name}")
     name_index = _find_name(tokens, i, node.name, file_name)
-    start = _declaration_start(tokens, name_index)
-    end = _declaration_end(tokens, name_index, file_name)
+    return _declaration_start(tokens, name_index), _declaration_end(tokens, name_index, file_name)
+
+
+def _unit_for(node, type_path: str, tokens: list, index_at: dict, file_name: str) -> MethodUnit:
+    start, end = callable_span(node, tokens, index_at, file_name)
     first, last = tokens[start], tokens[end]
     return MethodUnit(
         type_path=type_path,

@@ -2,8 +2,10 @@
 
 Steps: the module's workspace (``benchsmith.runners.java.maven_workspace``: class path, main and
 test classes compiled once, cached); one sandboxed run of its suite on the JUnit
-Platform, cached in the workspace; the shortlist (``java_shortlist``); for each
-shortlisted class, its directives (the passing test methods that reference it),
+Platform, cached in the workspace; its report's tests mapped to their bodies in
+the sources (``suite_tests``: those without one counted in the card with their
+reason); the shortlist (``shortlist``); for each shortlisted class, its
+directives (the passing reported tests that reference it),
 checked by the class harness: the ground truth (the whole file) must pass them
 all, and the class emptied to its declaration must break them, with that empty
 class's CR and TR recorded; DETAILED and SKETCHY metadata; export.
@@ -32,24 +34,25 @@ from benchsmith.builders.classbench.java.shortlist import (
     NO_PASSING_TEST,
     Decision,
     analyse_main_file,
-    analyse_test_file,
     decide,
     declared_types,
     referencing_tests,
     relatives,
 )
+from benchsmith.builders.classbench.java.suite_tests import ReportedTests, index_sources, map_reported
 from benchsmith.core.atomic import write_text_atomic
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.export import HubSource, write_dataset
 from benchsmith.core.progress import progress
 from benchsmith.core.schema import BuildCard, ClassBenchTask, JavaBuildFacts, task_id
-from benchsmith.runners.java.class_runner import ClassTaskRunner, run_suite, test_runtime
+from benchsmith.runners.java.class_runner import ClassTaskRunner, SuiteReport, run_suite, test_runtime
 from benchsmith.runners.java.maven_workspace import JavaSetup, JavaWorkspace, java_workspace
 from benchsmith.runners.sandbox import jail as sandbox
 from benchsmith.sources.checkout import source_tree
 from benchsmith.sources.java.class_file import empty_shell
 
 log = logging.getLogger(__name__)
+MISSING_LISTED = 50  # tests without a body named in the card's markdown (its JSON has them all)
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,8 @@ def build_java(options: JavaBuildOptions) -> BuildCard:
             options, repo=str(flipped.folder), commit=None, module="", only=flipped.only, shortlisted=True
         )
         flipped_tasks, rejected, _, flipped_suite, _ = _tasks(flipped.key, flipped.workspace, variant_options)
-        paraphrase = flipped.report(suite, flipped_suite, len(tasks), len(flipped_tasks), rejected)
+        before, after = suite.report.outcomes, flipped_suite.report.outcomes
+        paraphrase = flipped.report(before, after, len(tasks), len(flipped_tasks), rejected)
         tasks = [dataclasses.replace(t, paraphrased=True) for t in flipped_tasks]
     card = _card(options, prepared, suite, classes, tasks, rejections, checks, time.monotonic() - started)
     card.paraphrase = paraphrase
@@ -116,20 +120,21 @@ def build_java(options: JavaBuildOptions) -> BuildCard:
 
 def _tasks(key: str, prepared: JavaWorkspace, options: JavaBuildOptions):
     workspace = prepared.workspace
-    main_root, test_root = workspace.tree / workspace.source_dir, workspace.tree / workspace.test_dir
+    main_root = workspace.tree / workspace.source_dir
     texts = {
         str(p.relative_to(workspace.tree)): p.read_text(encoding=workspace.encoding, errors="surrogateescape")
         for p in sorted(main_root.rglob("*.java"))
     }
     repository_types = declared_types(texts.items())
     classes = [info for path, text in texts.items() for info in analyse_main_file(path, text, repository_types)]
-    tests = [m for p in sorted(test_root.rglob("*.java")) for m in analyse_test_file(p.read_text(errors="replace"))]
     limits = sandbox.Limits(wall_seconds=options.suite_seconds, cpu_seconds=int(options.suite_seconds * 2))
     parents = {c.qualified_name: c.parent for c in classes}
     tasks, rejections, checks = [], [], {}
     with sandbox.leased_slot() as slot:
         suite = _cached_suite(prepared, slot, limits)
-        passing = {name for name, outcome in suite.items() if outcome == "passed"}
+        reported = map_reported(suite.outcomes, suite.unattributed, *index_sources(_test_side_sources(workspace)))
+        tests = reported.found
+        passing = {name for name, outcome in suite.outcomes.items() if outcome == "passed"}
         for info in progress(classes, "shortlisting classes", unit="class"):
             if options.only and info.qualified_name not in options.only:
                 continue
@@ -158,7 +163,26 @@ def _tasks(key: str, prepared: JavaWorkspace, options: JavaBuildOptions):
                 continue
             checks[info.qualified_name] = check
             tasks.append(task)
-    return tasks, rejections, checks, suite, classes
+    return tasks, rejections, checks, SuiteRun(suite, reported), classes
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    report: SuiteReport
+    tests: ReportedTests
+
+    def outcomes(self) -> dict[str, int]:
+        """Outcome → tests, the ones reported with no method among them."""
+        return dict(Counter([*self.report.outcomes.values(), *(u["outcome"] for u in self.report.unattributed)]))
+
+
+def _test_side_sources(workspace) -> list[tuple[str, str]]:
+    """Every Java source of the module, where a test or a class it extends can be declared: the test root last, so
+    that a name declared twice is the test root's."""
+    test_root = workspace.tree / workspace.test_dir
+    files = sorted(workspace.tree.rglob("*.java"), key=lambda p: (p.is_relative_to(test_root), str(p)))
+    encoding = workspace.test_encoding
+    return [(str(p.relative_to(workspace.tree)), p.read_text(encoding=encoding, errors="replace")) for p in files]
 
 
 def _task(
@@ -230,23 +254,26 @@ def _run_check(task: ClassBenchTask, prepared: JavaWorkspace, slot: int, logs: P
     }
 
 
-def _cached_suite(prepared: JavaWorkspace, slot: int, limits: sandbox.Limits) -> dict[str, str]:
-    path = prepared.workspace.root.parent.parent / "suites" / f"{prepared.workspace.root.name}.json"
+def _cached_suite(prepared: JavaWorkspace, slot: int, limits: sandbox.Limits) -> SuiteReport:
+    # .report.json: the report with its unattributed tests (a plain .json beside it is an older build's outcomes)
+    path = prepared.workspace.root.parent.parent / "suites" / f"{prepared.workspace.root.name}.report.json"
     if path.is_file():
-        return json.loads(path.read_text())
+        return SuiteReport(**json.loads(path.read_text()))
     if not prepared.test_classes:
         raise BenchsmithError(
             f"{prepared.workspace.root}: no test class to run (none compiles, or none is named as Surefire runs them)"
         )
     log.info("running the test suite once (%d classes)", len(prepared.test_classes))
-    outcomes = run_suite(prepared, slot, limits, path.with_suffix(".log"))
-    if not outcomes:
-        raise BenchsmithError(f"{prepared.workspace.root}: the test suite ran no test; see {path.with_suffix('.log')}")
-    write_text_atomic(path, json.dumps(outcomes, indent=1, sort_keys=True))
-    return outcomes
+    report = run_suite(prepared, slot, limits, path.with_suffix("").with_suffix(".log"))
+    if not report.outcomes and not report.unattributed:
+        raise BenchsmithError(
+            f"{prepared.workspace.root}: the test suite ran no test; see {path.with_suffix('').with_suffix('.log')}"
+        )
+    write_text_atomic(path, json.dumps(dataclasses.asdict(report), indent=1, sort_keys=True))
+    return report
 
 
-def _card(options, prepared: JavaWorkspace, suite, classes, tasks, rejections, checks, seconds) -> BuildCard:
+def _card(options, prepared: JavaWorkspace, suite: SuiteRun, classes, tasks, rejections, checks, seconds) -> BuildCard:
     facts = JavaBuildFacts(
         module=options.module,
         classpath_source=prepared.setup.classpath,
@@ -262,6 +289,8 @@ def _card(options, prepared: JavaWorkspace, suite, classes, tasks, rejections, c
         generated_files=prepared.generated,
         resolved_coordinates=list(prepared.setup.resolved),
         classpath_notes=prepared.classpath_notes,
+        suite_tests=suite.tests.counts(len(suite.report.outcomes) + len(suite.report.unattributed)),
+        tests_without_source=suite.tests.missing,
     )
     return BuildCard(
         dataset="RepoClassBench (java)",
@@ -270,7 +299,7 @@ def _card(options, prepared: JavaWorkspace, suite, classes, tasks, rejections, c
         repo=options.repo,
         commit=options.commit or "",
         facts=facts,
-        test_suite=dict(Counter(suite.values())),
+        test_suite=suite.outcomes(),
         classes=len(classes),
         tasks=len(tasks),
         directives=sum(len(t.test_directives) for t in tasks),
@@ -301,6 +330,7 @@ def render_card(card: BuildCard) -> str:
         f"{card.tasks} tasks from {card.classes} top-level types; {card.directives} test directives.",
         f"Test suite: {', '.join(f'{k} {v}' for k, v in card.test_suite.items())}; "
         f"{len(card.facts.excluded_test_classes)} test classes left out (do not compile).",
+        f"Tests the suite run reported: {', '.join(f'{k} {v}' for k, v in facts.suite_tests.items())}.",
         "",
         "## Tasks: directives, the ground truth, and the empty class (its CR and TR)",
         "",
@@ -313,6 +343,13 @@ def render_card(card: BuildCard) -> str:
         )
     lines += ["", "## Rejected classes", "", "| class | reason | detail |", "| --- | --- | --- |"]
     lines += [f"| {r['class']} | {r['reason']} | {r['detail']} |" for r in card.rejections]
+    lines += ["", "## Tests that ran whose body was not found (no directive can use them)", ""]
+    missing = facts.tests_without_source
+    lines += [f"- {why}: {n}" for why, n in Counter(w.split(" (", 1)[0] for w in missing.values()).most_common()]
+    lines += [f"  - {name}: {why}" for name, why in list(missing.items())[:MISSING_LISTED]]
+    if len(missing) > MISSING_LISTED:
+        lines.append(f"  - and {len(missing) - MISSING_LISTED} more (the card's JSON lists them)")
+    lines += [] if missing else ["none"]
     lines += ["", "## Test classes left out", ""]
     lines += [f"- {name}: {why}" for name, why in card.facts.excluded_test_classes.items()] or ["none"]
     lines += ["", "## Main classes left out (they do not compile against the class path)", ""]

@@ -6,8 +6,9 @@ the combined bodies of the passing test methods that reference it, it makes at
 least one external reference (a type declared in the same file outside it, or
 elsewhere in the repository: resolved through the file's imports and package to
 the repository's own declarations, not by name alone), and it has at most 3,000
-cl100k tokens without Javadoc. A test method references the class when its body
-names it, or uses a field of its test class declared with it as type.
+cl100k tokens without Javadoc. A test is one the suite run reported; it references
+the class when the body it ran names it (``suite_tests``: with the fields of its
+type and the helper methods it calls).
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from benchsmith.sources.java.class_file import java_unit
 
 MAX_TOKENS = 3000
 METHOD_SHARE = 2 / 3
-TEST_ANNOTATIONS = {"Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate"}
 # Rejection reasons, one meaning each.
 NOT_A_CLASS = "not a class"  # an interface or annotation type: nothing to implement
 DOES_NOT_PARSE = "does not parse"
@@ -54,7 +54,9 @@ class JavaClassInfo:
 
 @dataclass(frozen=True)
 class TestMethod:
-    name: str  # pkg.Class::method (nested classes with $)
+    """A test of the suite's report with the names its body reaches (``builders/classbench/java/suite_tests.py``)."""
+
+    name: str  # pkg.Class::method as run: the class it ran under (nested classes with $), the method's name
     identifiers: frozenset[str]
 
 
@@ -70,7 +72,7 @@ def _parse(text: str):
     return javalang.parse.parse(text)
 
 
-def _identifiers(node) -> set[str]:
+def names_in(node) -> set[str]:
     """Every name a subtree mentions: members, qualifiers, types."""
     found: set[str] = set()
     for _, child in node:
@@ -149,7 +151,7 @@ def analyse_main_file(path: str, text: str, repository_types: dict[str, str]) ->
         }.get(type(declaration).__name__, "class")
         qualified = f"{package}.{declaration.name}" if package else declaration.name
         methods = [m.name for m in declaration.methods]
-        names = _identifiers(declaration)
+        names = names_in(declaration)
         references = set()
         for name in names - {declaration.name}:
             if name in same_file:
@@ -175,45 +177,6 @@ def analyse_main_file(path: str, text: str, repository_types: dict[str, str]) ->
             )
         )
     return infos
-
-
-def analyse_test_file(text: str) -> list[TestMethod]:
-    """The test methods of one test source (JUnit 3, 4 and 5), each with the names its body and the fields it uses
-    mention (a field stands for its declared type too)."""
-    try:
-        tree = _parse(text)
-    except (javalang.parser.JavaSyntaxError, javalang.tokenizer.LexerError, TypeError, IndexError):
-        return []
-    package = tree.package.name + "." if tree.package else ""
-    found = []
-
-    def walk(declaration, binary: str, inherited_fields: dict[str, str]) -> None:
-        fields = dict(inherited_fields)
-        for member in declaration.body:
-            if isinstance(member, jtree.FieldDeclaration):
-                for variable in member.declarators:
-                    fields[variable.name] = member.type.name
-        junit3 = any(
-            getattr(e, "name", "") == "TestCase"
-            for e in (
-                [declaration.extends] if isinstance(getattr(declaration, "extends", None), jtree.ReferenceType) else []
-            )
-        )
-        for method in getattr(declaration, "methods", []):
-            annotated = any(a.name.rsplit(".", 1)[-1] in TEST_ANNOTATIONS for a in method.annotations)
-            if not annotated and not (junit3 and method.name.startswith("test") and not method.parameters):
-                continue
-            names = _identifiers(method)
-            names |= {fields[n] for n in names if n in fields}
-            found.append(TestMethod(f"{binary}::{method.name}", frozenset(names)))
-        for member in declaration.body:
-            if isinstance(member, jtree.ClassDeclaration):
-                walk(member, f"{binary}${member.name}", fields)
-
-    for declaration in tree.types:
-        if isinstance(declaration, jtree.ClassDeclaration):
-            walk(declaration, package + declaration.name, {})
-    return found
 
 
 def decide(info: JavaClassInfo, tests: list[TestMethod], passing: set[str]) -> Decision:

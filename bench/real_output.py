@@ -1,0 +1,311 @@
+"""Real model output judged by the fast and the plain path: RepairLlama's published CodeLlama generations.
+
+The input is one of the evaluation files ASSERT-KTH/repairllama publishes (``results/0_original/
+evaluation_defects4j_zero-shot-cloze_codellama-ir4.jsonl.gz``): per Defects4J bug, its buggy function, a cloze
+prompt (the function with the buggy lines commented out and ``<FILL_ME>`` where they were) and ten generations, each
+the prompt with the hole filled, with the compile and test verdicts the real Defects4J gave it. Every bug of it that
+is an NL2Fix instance here (``nl2fix build --no-scrape`` over the file's bugs of the chosen projects) becomes ten
+candidates: the whole method, as RepairLlama's evaluation put it in the buggy file (it replaced the function's own
+lines, so the annotations above them, which its ``buggy_code`` leaves out, stay; the candidate here is a whole
+method, so it gets them back). Every generation that cannot be mapped is counted with its reason.
+
+Then, in one run: ``eval``'s fast path on every candidate (``--workers`` runners, each instance's candidates
+deduplicated as ``eval`` does), and the plain path on a seeded sample of them (``--sample``). Printed: seconds per
+candidate per status (median, p90, p99; over every candidate, and over those a JVM judged), candidates per second,
+statuses that are identical between the two paths on the sample, and agreement with the file's own verdicts, every
+disagreement listed by class. Workspaces are prepared (compiled once, cached) before the clock starts; their time is
+printed apart. The load average is printed at the start and the end of the timed part.
+
+    python bench/real_output.py --defects4j D4J_ROOT --repos DIR --generations FILE.jsonl.gz [--sample 300]
+    [--workers 2] [--seed 40] [--projects P,Q] [--bugs B,C] [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import random
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from benchsmith.benchmarks import EvalOptions
+from benchsmith.builders.nl2fix import BuildOptions, build
+from benchsmith.core.progress import setup_logging
+from benchsmith.core.schema import Candidate, NL2FixInstance, Result, read_records
+from benchsmith.runners.java.defects4j_workspace import prepare
+from benchsmith.runners.java.insertion import dedup_key
+from benchsmith.scoring.evaluate import evaluate
+from benchsmith.sources.defects4j import PAPER_PROJECTS, Defects4JRoot
+
+STATUSES = ("plausible", "wrong", "uncompilable", "timeout", "error")
+HOLE = "<FILL_ME>"
+
+
+@dataclass(frozen=True)
+class Published:
+    """One generation of the file, with the verdict the real Defects4J gave it."""
+
+    bug: str
+    number: int
+    verdict: str  # plausible, wrong or uncompilable
+
+
+def published_verdict(evaluation: dict) -> str:
+    if not evaluation.get("compile"):
+        return "uncompilable"
+    return "plausible" if evaluation.get("test") else "wrong"
+
+
+def _squeezed(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def preamble(method: str, function: str) -> str | None:
+    """The lines of *method* (an instance's, annotations included) above the text *function* holds, when the rest of
+    *method* is *function* up to white space; None when no such split exists."""
+    lines = method.splitlines(keepends=True)
+    for number in range(len(lines)):
+        if _squeezed("".join(lines[number:])) == _squeezed(function):
+            return "".join(lines[:number])
+    return None
+
+
+def candidates_from(
+    rows: list[dict], instances: dict[str, NL2FixInstance], rejected: dict[str, str]
+) -> tuple[list[Candidate], dict[str, Published], Counter]:
+    """The whole-method candidates of the file's generations, their published verdicts, and every generation left
+    out, counted by reason."""
+    candidates: list[Candidate] = []
+    published: dict[str, Published] = {}
+    unmapped: Counter = Counter()
+    for row in rows:
+        bug, generations = row["identifier"], row.get("generation") or []
+        evaluations = row.get("evaluation") or []
+        instance = instances.get(bug)
+        if instance is None:
+            why = rejected.get(bug, "not asked for (another project)")
+            unmapped[f"not an NL2Fix instance: {why}"] += len(generations)
+            continue
+        prompt = row.get("prompt") or ""
+        if prompt.count(HOLE) != 1:
+            unmapped[f"the prompt has {prompt.count(HOLE)} holes, not one"] += len(generations)
+            continue
+        before, _, after = prompt.partition(HOLE)
+        above = preamble(instance.buggy_method, row.get("buggy_code") or "")
+        if above is None:
+            unmapped["the file's buggy function is not the instance's buggy method"] += len(generations)
+            continue
+        for number, generation in enumerate(generations):
+            evaluation = evaluations[number] if number < len(evaluations) else None
+            if not isinstance(generation, str):
+                unmapped["no generation (null)"] += 1
+            elif evaluation is None or evaluation.get("generation") != generation:
+                unmapped["no evaluation of this generation"] += 1
+            elif not (generation.startswith(before) and generation.endswith(after)):
+                unmapped["the generation is not the prompt with its hole filled"] += 1
+            else:
+                candidate_id = f"codellama-{number}"
+                candidates.append(Candidate(bug, candidate_id, above + generation, "codellama-7b", "zero-shot-cloze"))
+                published[f"{bug}/{candidate_id}"] = Published(bug, number, published_verdict(evaluation))
+    return candidates, published, unmapped
+
+
+def percentiles(values: list[float]) -> str:
+    if not values:
+        return "-"
+    ordered = sorted(values)
+
+    def at(q: float) -> float:
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+    return f"median {statistics.median(ordered):.3f}  p90 {at(0.90):.3f}  p99 {at(0.99):.3f}  (n={len(ordered)})"
+
+
+def executed_ids(candidates: list[Candidate]) -> set[str]:
+    """The candidates ``eval`` runs (the first of each instance's twins by dedup key); the rest share a verdict."""
+    seen: set[tuple[str, str]] = set()
+    first = set()
+    for candidate in candidates:
+        key = (candidate.instance_id, dedup_key(candidate.code))
+        if key not in seen:
+            seen.add(key)
+            first.add(f"{candidate.instance_id}/{candidate.candidate_id}")
+    return first
+
+
+def timing_table(name: str, results: list[Result], executed: set[str]) -> None:
+    print(f"{name}: seconds per candidate")
+    ran = [r for r in results if f"{r.instance_id}/{r.candidate_id}" in executed]
+    # The first candidate an instance's runner judges pays the runner's start (the warm compiler, the ground truth's
+    # reference run, the first test JVM): eval charges it to that candidate. The candidates after it are apart.
+    firsts = {}
+    for r in ran:
+        firsts.setdefault(r.instance_id, r.candidate_id)
+    later = [r for r in ran if firsts[r.instance_id] != r.candidate_id]
+    starts = [r.seconds for r in ran if firsts[r.instance_id] == r.candidate_id]
+    rows = (
+        ("every candidate (a shared verdict at 0 s)", results),
+        ("judged by a run", ran),
+        ("judged by a run, after the runner's first", later),
+    )
+    print(f"  the first candidate of each instance (the runner's start included): {percentiles(starts)}")
+    for label, chosen in rows:
+        print(f"  {label}: {percentiles([r.seconds for r in chosen])}")
+        for status in STATUSES:
+            values = [r.seconds for r in chosen if r.status == status]
+            if values:
+                print(f"    {status:12} {percentiles(values)}")
+
+
+def ours(status: str) -> str:
+    return "wrong" if status == "timeout" else status  # Defects4J's test verdict counts a timeout as a failure
+
+
+def disagreement_class(result: Result, theirs: str, instance: NL2FixInstance) -> str:
+    mine = ours(result.status)
+    if mine == "uncompilable":
+        return f"uncompilable here, {theirs} there: " + re.sub(r"\s+", " ", result.reason)[:90]
+    if mine == "error":
+        return f"harness error here, {theirs} there: {result.reason[:90]}"
+    if theirs == "uncompilable":
+        return f"compiles here ({mine}), did not there"
+    if mine == "wrong":
+        failing = result.failing_tests[:1]
+        kind = "a trigger test" if failing and failing[0] in instance.trigger_tests else "a relevant test"
+        return f"wrong here ({result.status}, {kind} fails), plausible there"
+    return "plausible here (trigger and relevant tests pass), wrong there"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--defects4j", type=Path, required=True)
+    parser.add_argument("--repos", type=Path, required=True)
+    parser.add_argument("--generations", type=Path, required=True, help="a RepairLlama evaluation file (.jsonl[.gz])")
+    parser.add_argument("--sample", type=int, default=300, help="candidates the plain path judges too")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=40)
+    parser.add_argument(
+        "--projects", default=",".join(PAPER_PROJECTS), help="the NL2Fix projects (default: the paper's)"
+    )
+    parser.add_argument("--bugs", help="only these bugs (Cli-5,Codec-2): a smaller run, for a profile or a try")
+    parser.add_argument("--out", type=Path, help="where the dataset, candidates and results go (default: a temp dir)")
+    args = parser.parse_args()
+    setup_logging(False)
+    out = args.out or Path(tempfile.mkdtemp(prefix="real-output-"))
+    out.mkdir(parents=True, exist_ok=True)
+    opener = gzip.open if args.generations.suffix == ".gz" else open
+    with opener(args.generations, "rt", encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle if line.strip()]
+    projects = set(args.projects.split(","))
+    with_output = [r for r in rows if r.get("generation")]
+    asked = [r for r in with_output if r["identifier"].rsplit("-", 1)[0] in projects]
+    if args.bugs:
+        asked = [r for r in asked if r["identifier"] in args.bugs.split(",")]
+    print(f"{args.generations.name}: {len(rows)} bugs, {len(with_output)} with generations, {len(asked)} asked for")
+    bug_list = out / "bugs.txt"
+    bug_list.write_text("".join(r["identifier"] + "\n" for r in asked))
+    dataset = out / "nl2fix.parquet"
+    card = build(BuildOptions(defects4j=args.defects4j, out=dataset, repos=args.repos, scrape=False, bugs=bug_list))
+    rejected = {r["bug"]: f"{r['reason']}" for r in card["rejections"]}
+    instances = {i.instance_id: i for i in read_records(dataset, NL2FixInstance)}
+    candidates, published, unmapped = candidates_from(asked, instances, rejected)
+    print(
+        f"candidates: {len(candidates)} of {sum(len(r['generation']) for r in asked)} generations, from "
+        f"{len({c.instance_id for c in candidates})} instances"
+    )
+    for reason, count in unmapped.most_common():
+        print(f"  left out {count:4}: {reason}")
+    d4j = Defects4JRoot(args.defects4j)
+    started = time.monotonic()
+    for bug in sorted({c.instance_id for c in candidates}):
+        prepare(instances[bug], d4j, args.repos)
+    print(f"workspaces ready in {time.monotonic() - started:.0f}s (cached after their first run)")
+
+    everything = out / "candidates.jsonl"
+    everything.write_text("".join(json.dumps(asdict(c)) + "\n" for c in candidates))
+    sample = random.Random(args.seed).sample(candidates, min(args.sample, len(candidates)))
+    sampled = out / "sample.jsonl"
+    sampled.write_text("".join(json.dumps(asdict(c)) + "\n" for c in sample))
+
+    def run(path: Path, fast: bool, name: str) -> tuple[list[Result], float]:
+        options = EvalOptions(
+            dataset=dataset,
+            candidates=path,
+            out=out / f"{name}.parquet",
+            defects4j=args.defects4j,
+            repos=args.repos,
+            workers=args.workers,
+            fast=fast,
+        )
+        begun = time.monotonic()
+        results = evaluate(options)
+        return results, time.monotonic() - begun
+
+    load_before = os.getloadavg()
+    fast, fast_wall = run(everything, True, "fast")
+    plain, plain_wall = run(sampled, False, "plain")
+    load_after = os.getloadavg()
+
+    print()
+    print(
+        f"load average (1, 5, 15 min): at the start {', '.join(f'{x:.2f}' for x in load_before)}; "
+        f"at the end {', '.join(f'{x:.2f}' for x in load_after)}"
+    )
+    print(f"workers: {args.workers}; results under {out}")
+    executed = executed_ids(candidates)
+    print(
+        f"fast path: {len(fast)} candidates ({len(executed)} distinct per instance) in {fast_wall:.0f}s: "
+        f"{len(fast) / fast_wall:.2f} candidates per second"
+    )
+    print(
+        f"plain path: {len(plain)} sampled candidates (seed {args.seed}) in {plain_wall:.0f}s: "
+        f"{len(plain) / plain_wall:.3f} candidates per second"
+    )
+    print("verdicts, fast path: " + ", ".join(f"{s} {sum(r.status == s for r in fast)}" for s in STATUSES))
+    timing_table("fast path", fast, executed)
+    timing_table("plain path (the sample)", plain, executed_ids(sample))
+
+    by_id = {f"{r.instance_id}/{r.candidate_id}": r for r in fast}
+    different = [(r, by_id[f"{r.instance_id}/{r.candidate_id}"]) for r in plain]
+    different = [(p, f) for p, f in different if p.status != f.status]
+    print(f"identical statuses, fast and plain, on the sample: {len(plain) - len(different)} of {len(plain)}")
+    for p, f in different:
+        print(
+            f"  DIFFERENT {p.instance_id} {p.candidate_id}: fast {f.status} ({f.reason[:80]}) / plain {p.status} "
+            f"({p.reason[:80]})"
+        )
+
+    classes: dict[str, list[str]] = defaultdict(list)
+    agreeing = 0
+    lines = []
+    for key, result in by_id.items():
+        theirs = published[key].verdict
+        if ours(result.status) == theirs:
+            agreeing += 1
+            continue
+        what = disagreement_class(result, theirs, instances[result.instance_id])
+        classes[what].append(key)
+        lines.append(json.dumps({"candidate": key, "class": what, "published": theirs, **asdict(result)}))
+    (out / "disagreements.jsonl").write_text("".join(line + "\n" for line in lines))
+    print(
+        f"agreement with the file's verdicts (fast path): {agreeing} of {len(fast)} "
+        f"({100 * agreeing / len(fast):.1f}%); by the file: "
+        + ", ".join(f"{v} {c}" for v, c in Counter(p.verdict for p in published.values()).most_common())
+    )
+    for what, keys in sorted(classes.items(), key=lambda item: -len(item[1])):
+        print(f"  {len(keys):4}  {what}")
+        print(f"        {', '.join(keys[:12])}{' ...' if len(keys) > 12 else ''}")
+    print(f"every disagreement, with its reason: {out / 'disagreements.jsonl'}")
+    return 1 if different else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

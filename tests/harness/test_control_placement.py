@@ -2,16 +2,16 @@
 them where the reference run checked them on the ground truth, so a twin of a test that reads state other tests leave
 behind gets, in every run, the outcome it had there.
 
-Cli-8 on the real Defects4J showed why: BugsTest::test13666 prints options built by the static OptionBuilder, which
-another test can leave half set; its twin, placed afresh in each request, failed when it followed such a test, took its
-original with it, and one RepairLlama candidate came out plausible four times and wrong four times in eight runs."""
+Cli-8 on the real Defects4J showed why: the twin of BugsTest::test13666 (help text for options built by Cli's static
+OptionBuilder), placed afresh in each request, failed in some places and passed in others, and took its original with
+it: one program (four of RepairLlama's ten candidates for the bug) came out wrong in 5 of 20 runs."""
 
 import dataclasses
 
 import pytest
 
 from benchsmith.runners.java import jvm as jvm_module
-from benchsmith.runners.java.method_runner import InstanceRunner, Tests
+from benchsmith.runners.java import method_runner
 from benchsmith.runners.sandbox import jail as sandbox
 from tests.harness.conftest import workspace_with_test_class
 
@@ -57,10 +57,12 @@ def test_every_request_runs_its_controls_where_the_reference_run_checked_them(
         return run(self, classpath, run_all, excluded, phase1, phase2, *rest)
 
     monkeypatch.setattr(jvm_module.TestJvm, "run", recorded)
-    tests = Tests.for_instance(instance, stop_early=False)
+    tests = method_runner.Tests.for_instance(instance, stop_early=False)
     statuses = []
     with sandbox.leased_slot() as slot:
-        runner = InstanceRunner(instance, workspace, slot, sandbox.Limits(wall_seconds=60), tmp_path / "logs")
+        runner = method_runner.InstanceRunner(
+            instance, workspace, slot, sandbox.Limits(wall_seconds=60), tmp_path / "logs"
+        )
         try:
             for number in range(6):
                 fast = number != 5  # the plain path places them alike

@@ -464,11 +464,11 @@ class InstanceRunner:
         """*tests*' relevant classes with the control tests *specs* among them, where the reference run placed them.
 
         One secret placement per runner and test set, drawn at the reference run: a control test runs after the same
-        tests in every request as in the run that checked it on the ground truth. Drawn afresh per request, a twin of
-        a test that reads static state other tests leave behind (Cli's BugsTest::test13666 prints options built by
-        the static OptionBuilder, which an earlier test can leave half set) failed where it happened to follow them,
-        and took its original, and the verdict, with it: the same candidate, four times plausible and four times
-        wrong in eight runs."""
+        tests in every request as in the run that checked it on the ground truth. Drawn afresh per request, a twin
+        whose outcome depends on what ran before it (Cli-8's copy of BugsTest::test13666, which compares help text
+        for options built by Cli's static OptionBuilder) failed in some places and passed in others, and a failing
+        copy fails its original, and the verdict: one program (four of RepairLlama's ten candidates for the bug)
+        came out wrong in 5 of 20 fast-path runs, plausible in the others."""
         order = self._placements.get(tests.key)
         if order is None:
             rng = random.Random(secrets.randbits(64))

@@ -20,6 +20,7 @@ average is printed at the start and the end of the timed part.
 
     python bench/real_output.py --defects4j D4J_ROOT --repos DIR --generations FILE.jsonl.gz [--sample 300]
     [--workers 2] [--seed 40] [--projects P,Q] [--bugs B,C] [--after] [--out DIR]
+    python bench/real_output.py --generations FILE.jsonl.gz --summarize DIR   # a run stored under DIR, stopped or not
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ from pathlib import Path
 
 from benchsmith.benchmarks import EvalOptions
 from benchsmith.builders.nl2fix import BuildOptions, build
+from benchsmith.core.journal import Journal
 from benchsmith.core.progress import setup_logging
-from benchsmith.core.schema import Candidate, NL2FixInstance, Result, read_records
+from benchsmith.core.schema import Candidate, NL2FixInstance, Result, read_candidates, read_records
 from benchsmith.runners.java.defects4j_workspace import prepare
 from benchsmith.runners.java.insertion import dedup_key
 from benchsmith.scoring.evaluate import evaluate
@@ -121,6 +123,12 @@ def candidates_from(
     return candidates, published, unmapped
 
 
+def read_rows(path: Path) -> list[dict]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
 def percentiles(values: list[float]) -> str:
     if not values:
         return "-"
@@ -149,11 +157,13 @@ def timing_table(name: str, results: list[Result], executed: set[str]) -> None:
     ran = [r for r in results if f"{r.instance_id}/{r.candidate_id}" in executed]
     # The first candidate an instance's runner judges pays the runner's start (the warm compiler, the ground truth's
     # reference run, the first test JVM): eval charges it to that candidate. The candidates after it are apart.
-    firsts = {}
+    # A candidate the parser turns away (no path) starts nothing.
+    firsts: dict[str, str] = {}
     for r in ran:
-        firsts.setdefault(r.instance_id, r.candidate_id)
-    later = [r for r in ran if firsts[r.instance_id] != r.candidate_id]
-    starts = [r.seconds for r in ran if firsts[r.instance_id] == r.candidate_id]
+        if r.runner:
+            firsts.setdefault(r.instance_id, r.candidate_id)
+    later = [r for r in ran if firsts.get(r.instance_id) != r.candidate_id]
+    starts = [r.seconds for r in ran if firsts.get(r.instance_id) == r.candidate_id]
     rows = (
         ("every candidate (a shared verdict at 0 s)", results),
         ("judged by a run", ran),
@@ -189,8 +199,8 @@ def disagreement_class(result: Result, theirs: str, instance: NL2FixInstance) ->
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--defects4j", type=Path, required=True)
-    parser.add_argument("--repos", type=Path, required=True)
+    parser.add_argument("--defects4j", type=Path)
+    parser.add_argument("--repos", type=Path)
     parser.add_argument("--generations", type=Path, required=True, help="a RepairLlama evaluation file (.jsonl[.gz])")
     parser.add_argument("--sample", type=int, default=300, help="candidates the plain path judges too")
     parser.add_argument("--workers", type=int, default=2)
@@ -201,15 +211,18 @@ def main() -> int:
     parser.add_argument(
         "--after", action="store_true", help="the plain path after the fast path, not beside it (a quieter fast path)"
     )
+    parser.add_argument("--summarize", type=Path, metavar="OUT", help="only report on a run stored under OUT")
     parser.add_argument("--bugs", help="only these bugs (Cli-5,Codec-2): a smaller run, for a profile or a try")
     parser.add_argument("--out", type=Path, help="where the dataset, candidates and results go (default: a temp dir)")
     args = parser.parse_args()
     setup_logging(False)
     out = args.out or Path(tempfile.mkdtemp(prefix="real-output-"))
     out.mkdir(parents=True, exist_ok=True)
-    opener = gzip.open if args.generations.suffix == ".gz" else open
-    with opener(args.generations, "rt", encoding="utf-8") as handle:
-        rows = [json.loads(line) for line in handle if line.strip()]
+    if args.summarize:
+        return summarize(args.summarize, args.generations)
+    if args.defects4j is None or args.repos is None:
+        parser.error("--defects4j and --repos are needed, but with --summarize")
+    rows = read_rows(args.generations)
     projects = set(args.projects.split(","))
     with_output = [r for r in rows if r.get("generation")]
     asked = [r for r in with_output if r["identifier"].rsplit("-", 1)[0] in projects]
@@ -256,6 +269,7 @@ def main() -> int:
         return results, time.monotonic() - begun
 
     load_before = os.getloadavg()
+    (out / "started.json").write_text(json.dumps({"at": time.time(), "load": load_before}))
     if args.after:
         fast, fast_wall = run(everything, True, "fast")
         plain, plain_wall = run(sampled, False, "plain")
@@ -264,59 +278,88 @@ def main() -> int:
             fast_run, plain_run = pool.submit(run, everything, True, "fast"), pool.submit(run, sampled, False, "plain")
             (fast, fast_wall), (plain, plain_wall) = fast_run.result(), plain_run.result()
     load_after = os.getloadavg()
-
-    print()
+    how = "the plain path after the fast path" if args.after else "the two paths side by side, at the same time"
     print(
-        f"load average (1, 5, 15 min): at the start {', '.join(f'{x:.2f}' for x in load_before)}; "
+        f"\nload average (1, 5, 15 min): at the start {', '.join(f'{x:.2f}' for x in load_before)}; "
         f"at the end {', '.join(f'{x:.2f}' for x in load_after)}"
     )
-    how = "the plain path after the fast path" if args.after else "the two paths side by side, at the same time"
     print(f"workers: {args.workers} per path, {how}; results under {out}")
+    return report(out, candidates, sample, published, instances, fast, plain, fast_wall, plain_wall)
+
+
+def stored(out: Path, name: str) -> list[Result]:
+    """The results of the run *name* under *out*: its Parquet file, else (a run stopped early) its journal."""
+    path = out / f"{name}.parquet"
+    if path.exists():
+        return read_records(path, Result)
+    return Journal(path).read(lambda entry: Result(**entry))
+
+
+def report(
+    out: Path,
+    candidates: list[Candidate],
+    sample: list[Candidate],
+    published: dict[str, Published],
+    instances: dict[str, NL2FixInstance],
+    fast: list[Result],
+    plain: list[Result],
+    fast_wall: float | None,
+    plain_wall: float | None,
+) -> int:
     executed = executed_ids(candidates)
-    print(
-        f"fast path: {len(fast)} candidates ({len(executed)} distinct per instance) in {fast_wall:.0f}s: "
-        f"{len(fast) / fast_wall:.2f} candidates per second"
-    )
-    print(
-        f"plain path: {len(plain)} sampled candidates (seed {args.seed}) in {plain_wall:.0f}s: "
-        f"{len(plain) / plain_wall:.3f} candidates per second"
-    )
+    for name, results, wall, asked in (("fast", fast, fast_wall, candidates), ("plain", plain, plain_wall, sample)):
+        rate = f" in {wall:.0f}s: {len(results) / wall:.3f} candidates per second" if wall else " (the wall unknown)"
+        print(f"{name} path: {len(results)} of {len(asked)} candidates judged{rate}")
     print("verdicts, fast path: " + ", ".join(f"{s} {sum(r.status == s for r in fast)}" for s in STATUSES))
     timing_table("fast path", fast, executed)
     timing_table("plain path (the sample)", plain, executed_ids(sample))
 
     by_id = {f"{r.instance_id}/{r.candidate_id}": r for r in fast}
-    different = [(r, by_id[f"{r.instance_id}/{r.candidate_id}"]) for r in plain]
-    different = [(p, f) for p, f in different if p.status != f.status]
-    print(f"identical statuses, fast and plain, on the sample: {len(plain) - len(different)} of {len(plain)}")
+    both = [
+        (p, by_id[f"{p.instance_id}/{p.candidate_id}"]) for p in plain if f"{p.instance_id}/{p.candidate_id}" in by_id
+    ]
+    different = [(p, f) for p, f in both if p.status != f.status]
+    print(f"identical statuses, fast and plain, on the sample: {len(both) - len(different)} of {len(both)}")
     for p, f in different:
         print(
             f"  DIFFERENT {p.instance_id} {p.candidate_id}: fast {f.status} ({f.reason[:80]}) / plain {p.status} "
             f"({p.reason[:80]})"
         )
-
-    classes: dict[str, list[str]] = defaultdict(list)
-    agreeing = 0
-    lines = []
-    for key, result in by_id.items():
-        theirs = published[key].verdict
-        if ours(result.status) == theirs:
-            agreeing += 1
-            continue
-        what = disagreement_class(result, theirs, instances[result.instance_id])
-        classes[what].append(key)
-        lines.append(json.dumps({"candidate": key, "class": what, "published": theirs, **asdict(result)}))
-    (out / "disagreements.jsonl").write_text("".join(line + "\n" for line in lines))
     print(
-        f"agreement with the file's verdicts (fast path): {agreeing} of {len(fast)} "
-        f"({100 * agreeing / len(fast):.1f}%); by the file: "
-        + ", ".join(f"{v} {c}" for v, c in Counter(p.verdict for p in published.values()).most_common())
+        "by the file: " + ", ".join(f"{v} {c}" for v, c in Counter(p.verdict for p in published.values()).most_common())
     )
-    for what, keys in sorted(classes.items(), key=lambda item: -len(item[1])):
-        print(f"  {len(keys):4}  {what}")
-        print(f"        {', '.join(keys[:12])}{' ...' if len(keys) > 12 else ''}")
-    print(f"every disagreement, with its reason: {out / 'disagreements.jsonl'}")
+    for name, results in (("fast", fast), ("plain", plain)):
+        classes: dict[str, list[str]] = defaultdict(list)
+        agreeing = 0
+        lines = []
+        for result in results:
+            key = f"{result.instance_id}/{result.candidate_id}"
+            theirs = published[key].verdict
+            if ours(result.status) == theirs:
+                agreeing += 1
+                continue
+            what = disagreement_class(result, theirs, instances[result.instance_id])
+            classes[what].append(key)
+            lines.append(json.dumps({"candidate": key, "class": what, "published": theirs, **asdict(result)}))
+        (out / f"disagreements-{name}.jsonl").write_text("".join(line + "\n" for line in lines))
+        share = 100 * agreeing / len(results) if results else 0.0
+        print(f"agreement with the file's verdicts, {name} path: {agreeing} of {len(results)} ({share:.1f}%)")
+        for what, keys in sorted(classes.items(), key=lambda item: -len(item[1])):
+            print(f"  {len(keys):4}  {what}")
+            print(f"        {', '.join(keys[:12])}{' ...' if len(keys) > 12 else ''}")
+    print(f"every disagreement, with its reason: {out}/disagreements-{{fast,plain}}.jsonl")
     return 1 if different else 0
+
+
+def summarize(out: Path, generations: Path) -> int:
+    """The report of a run under *out* from what it stored (a run stopped early: the verdicts its journals hold)."""
+    instances = {i.instance_id: i for i in read_records(out / "nl2fix.parquet", NL2FixInstance)}
+    candidates, sample = read_candidates(out / "candidates.jsonl"), read_candidates(out / "sample.jsonl")
+    wanted = {c.instance_id for c in candidates}
+    _, published, _ = candidates_from([r for r in read_rows(generations) if r["identifier"] in wanted], instances, {})
+    started = json.loads((out / "started.json").read_text()) if (out / "started.json").exists() else {}
+    print(f"a run stored under {out}; load average at its start: {started.get('load')}; now: {os.getloadavg()}")
+    return report(out, candidates, sample, published, instances, stored(out, "fast"), stored(out, "plain"), None, None)
 
 
 if __name__ == "__main__":

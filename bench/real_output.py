@@ -61,6 +61,7 @@ class Published:
     bug: str
     number: int
     verdict: str  # plausible, wrong or uncompilable
+    exact_match: bool = False  # the file's own check; every exact match there is compiled and passing
 
 
 def published_verdict(evaluation: dict) -> str:
@@ -119,7 +120,9 @@ def candidates_from(
             else:
                 candidate_id = f"codellama-{number}"
                 candidates.append(Candidate(bug, candidate_id, above + generation, "codellama-7b", "zero-shot-cloze"))
-                published[f"{bug}/{candidate_id}"] = Published(bug, number, published_verdict(evaluation))
+                published[f"{bug}/{candidate_id}"] = Published(
+                    bug, number, published_verdict(evaluation), bool(evaluation.get("exact_match"))
+                )
     return candidates, published, unmapped
 
 
@@ -182,8 +185,13 @@ def ours(status: str) -> str:
     return "wrong" if status == "timeout" else status  # Defects4J's test verdict counts a timeout as a failure
 
 
-def disagreement_class(result: Result, theirs: str, instance: NL2FixInstance) -> str:
-    mine = ours(result.status)
+def disagreement_class(result: Result, published: Published, instance: NL2FixInstance) -> str:
+    mine, theirs = ours(result.status), published.verdict
+    if published.exact_match:  # the file's 130 exact matches all compiled and passed there
+        return (
+            f"{mine} here; the file took it for an exact match of the fix, so plausible: "
+            + re.sub(r"\s+", " ", result.reason)[:70]
+        )
     if mine == "uncompilable":
         return f"uncompilable here, {theirs} there: " + re.sub(r"\s+", " ", result.reason)[:90]
     if mine == "error":
@@ -338,7 +346,7 @@ def report(
             if ours(result.status) == theirs:
                 agreeing += 1
                 continue
-            what = disagreement_class(result, theirs, instances[result.instance_id])
+            what = disagreement_class(result, published[key], instances[result.instance_id])
             classes[what].append(key)
             lines.append(json.dumps({"candidate": key, "class": what, "published": theirs, **asdict(result)}))
         (out / f"disagreements-{name}.jsonl").write_text("".join(line + "\n" for line in lines))

@@ -83,17 +83,23 @@ def main() -> int:
     timed(jvm_module.Compiler, "compile", "compile")
     timed(jvm_module.TestJvms, "take", "take")
     timed(jvm_module.TestJvm, "run", "tests")
+    timed(method_runner.InstanceRunner, "_warm_up", "warm-up")  # the runner's start, below: its parts
+    timed(method_runner.InstanceRunner, "_expected_names", "reference")
+    timed(jvm_module.TestJvms, "fresh", "boot")
     with sandbox.leased_slot() as slot:
         started = time.monotonic()
         runner = InstanceRunner(instance, workspace, slot, sandbox.Limits(), out / "logs", excluded)
         tests = Tests.for_instance(instance, excluded)
+        spent.clear()
         runner.evaluate(instance.fixed_method, "setup", tests=tests)
+        parts = ", ".join(f"{name} {seconds:.2f}s" for name, seconds in spent.items())
         print(f"{args.bug}: setup (compiler, reference run, first JVM, the gold) {time.monotonic() - started:.2f}s")
+        print(f"  of which (they overlap: the reference run includes a JVM's wait and its tests): {parts}")
         print(f"{'candidate':12} {'status':12} {'total':>7} " + " ".join(f"{p:>8}" for p in PHASES) + "    rest")
         for candidate in [c for c in candidates for _ in range(args.repeat)]:
             spent.clear()
             verdict = runner.evaluate(candidate.code, candidate.candidate_id, tests=tests)
-            rest = verdict.seconds - sum(spent.values())
+            rest = verdict.seconds - sum(spent[p] for p in PHASES)
             print(
                 f"{candidate.candidate_id:12} {verdict.status:12} {verdict.seconds:7.3f} "
                 + " ".join(f"{spent[p]:8.3f}" for p in PHASES)

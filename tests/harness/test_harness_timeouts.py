@@ -15,6 +15,8 @@ import signal
 
 import pytest
 
+from benchsmith.core.schema import ClassBenchTask, read_records
+from benchsmith.runners.java.class_runner import ClassTaskRunner, task_workspace
 from benchsmith.runners.java.jvm import COMPILER_LANE
 from benchsmith.runners.java.method_runner import InstanceRunner
 from benchsmith.runners.sandbox import jail as sandbox
@@ -64,41 +66,58 @@ def test_a_step_the_wall_clock_ends_is_tried_again_with_twice_the_time():
     assert given == [8]
 
 
+def starved_then_fed(runner: InstanceRunner, gold: str, broken: str, logs) -> None:
+    """On the plain path: javac starved of time gives both candidates ``timeout``, naming javac and each time it had;
+    given time again, the same runner gives the honest verdicts."""
+    try:
+        # The runner's own set-up (warm compiler, sentinel tests, the ground truth's reference run) with time.
+        assert runner.evaluate(gold, "gold-first", fast=False).status == "plausible"
+        runner.limits = STARVED
+        starved = {
+            name: runner.evaluate(code, f"{name}-starved", fast=False)
+            for name, code in (("gold", gold), ("broken", broken))
+        }
+        runner.limits = ENOUGH
+        fed = {
+            name: runner.evaluate(code, f"{name}-fed", fast=False)
+            for name, code in (("gold", gold), ("broken", broken))
+        }
+    finally:
+        runner.close()
+    for name, verdict in starved.items():
+        assert verdict.status == "timeout", (name, verdict)
+        assert verdict.reason == (
+            f"harness: {runner.label}: javac of the main sources was killed by the wall clock at each of 3 tries "
+            "(after 0.05 s, 0.1 s, 0.2 s): the machine is too busy for the time allowed (--timeout), or the "
+            "candidate makes that step so slow"
+        ), name
+        log = (logs / f"{name}-starved.log").read_text()
+        assert log.count("[javac killed by the wall clock after") == 3, log
+    assert fed["gold"].status == "plausible", fed["gold"]
+    assert fed["broken"].status == "uncompilable" and "incompatible types" in fed["broken"].reason, fed["broken"]
+
+
 @pytest.mark.java
 @pytest.mark.slow
 def test_javac_killed_at_every_try_is_a_timeout_naming_javac_and_enough_time_gives_the_honest_verdict(
     tmp_path, ledger_instances, ledger_workspace
 ):
     instance = ledger_instances["Ledger-1"]
-    gold, broken = instance.fixed_method, uncompilable_twin(instance.fixed_method)
     with sandbox.leased_slot() as slot:
         runner = InstanceRunner(instance, ledger_workspace("Ledger-1"), slot, ENOUGH, tmp_path / "logs")
-        try:
-            # The runner's own set-up (warm compiler, sentinel tests, the ground truth's reference run) with time.
-            assert runner.evaluate(gold, "gold-first", fast=False).status == "plausible"
-            runner.limits = STARVED
-            starved = {
-                name: runner.evaluate(code, f"{name}-starved", fast=False)
-                for name, code in (("gold", gold), ("broken", broken))
-            }
-            runner.limits = ENOUGH
-            fed = {
-                name: runner.evaluate(code, f"{name}-fed", fast=False)
-                for name, code in (("gold", gold), ("broken", broken))
-            }
-        finally:
-            runner.close()
-    for name, verdict in starved.items():
-        assert verdict.status == "timeout", (name, verdict)
-        assert verdict.reason == (
-            "harness: Ledger-1: javac of the main sources was killed by the wall clock at each of 3 tries "
-            "(after 0.05 s, 0.1 s, 0.2 s): the machine is too busy for the time allowed (--timeout), or the "
-            "candidate makes that step so slow"
-        ), name
-        log = (tmp_path / "logs" / f"{name}-starved.log").read_text()
-        assert log.count("[javac killed by the wall clock after") == 3, log
-    assert fed["gold"].status == "plausible", fed["gold"]
-    assert fed["broken"].status == "uncompilable" and "incompatible types" in fed["broken"].reason
+        starved_then_fed(runner, instance.fixed_method, uncompilable_twin(instance.fixed_method), tmp_path / "logs")
+
+
+@pytest.mark.java
+@pytest.mark.slow
+def test_the_same_on_a_java_classbench_task(tmp_path, java_geometry_dataset):
+    task = next(t for t in read_records(java_geometry_dataset, ClassBenchTask) if t.class_name == "Canvas")
+    gold = task.ground_truth_class
+    broken = gold.replace("shapes.clear();", 'shapes.clear(); int unusedNumber = "text";', 1)
+    assert broken != gold
+    with sandbox.leased_slot() as slot:
+        runner = ClassTaskRunner(task, task_workspace(task), slot, ENOUGH, tmp_path / "logs")
+        starved_then_fed(runner, gold, broken, tmp_path / "logs")
 
 
 @pytest.mark.java

@@ -69,7 +69,8 @@ def _gold_then_buggy(
         buggy = runner.evaluate(instance.buggy_method, "buggy", tests=Tests([trigger], []))
         if buggy.status == "plausible":
             return Validation("not reproduced", f"buggy passes trigger test {trigger}")
-        if buggy.status in ("uncompilable", "error"):
+        # A timeout the harness's own step had (javac killed at every try) says nothing of the buggy method's tests.
+        if buggy.status in ("uncompilable", "error") or buggy.reason.startswith("harness:"):
             return Validation("not reproduced", f"buggy is {buggy.status}: {buggy.reason}")
     return Validation(
         "reproduced",

@@ -12,9 +12,11 @@ from benchsmith.core.verdict import Status
 def _eval(args: argparse.Namespace) -> int:
     from benchsmith.scoring.evaluate import evaluate
 
-    results = evaluate(eval_options_of(args, args.dataset, args.candidates, args.out), executor_of(args))
+    executor = executor_of(args)
+    results = evaluate(eval_options_of(args, args.dataset, args.candidates, args.out), executor)
     statuses = {s.value: sum(r.status == s for r in results) for s in Status}
-    print(f"{args.out}: {len(results)} results ({', '.join(f'{s} {n}' for s, n in statuses.items())})")
+    on = f"; judged on the {executor.name} executor, instead of {executor.instead_of}" if executor.instead_of else ""
+    print(f"{args.out}: {len(results)} results ({', '.join(f'{s} {n}' for s, n in statuses.items())}){on}")
     return 0
 
 

@@ -85,7 +85,15 @@ def evaluate(options: EvalOptions, executor: LocalExecutor | RayExecutor | None 
         by_instance[candidate.instance_id].append(candidate)
     pending = {iid: cs for iid, cs in by_instance.items() if any((iid, c.candidate_id) not in done for c in cs)}
     todo = sum(1 for cs in pending.values() for c in cs if (c.instance_id, c.candidate_id) not in done)
-    log.info("%d candidates: %d already judged, %d to judge", len(candidates), len(candidates) - todo, todo)
+    executor = executor or LocalExecutor(options.workers)
+    log.info(
+        "%d candidates: %d already judged, %d to judge, on the %s executor%s",
+        len(candidates),
+        len(candidates) - todo,
+        todo,
+        executor.name,
+        f" (instead of {executor.instead_of})" if executor.instead_of else "",
+    )
     journal = Journal(options.out)
     streams.open_ledger(logs_dir(options.out))  # the run's logs share one budget, resumed runs included
     lock = threading.Lock()
@@ -116,7 +124,6 @@ def evaluate(options: EvalOptions, executor: LocalExecutor | RayExecutor | None 
         record_, group, stored, group_keys = payload
         judge_instance(benchmark, open_runner, record_, group, slot, options, stored, group_keys, emit)
 
-    executor = executor or LocalExecutor(options.workers)
     try:
         executor.run(pending.items(), prepare, judge, record)
     finally:

@@ -52,9 +52,9 @@ def test_every_request_runs_its_controls_where_the_reference_run_checked_them(
     requests: list[tuple[str, list[str]]] = []  # (rights, phase 2) of every run a test JVM was asked for
     run = jvm_module.TestJvm.run
 
-    def recorded(self, classpath, run_all, excluded, phase1, phase2, *rest):
+    def recorded(self, classpath, run_all, excluded, phase1, phase2, *rest, **options):
         requests.append((rest[1] if len(rest) > 1 else "", list(phase2)))
-        return run(self, classpath, run_all, excluded, phase1, phase2, *rest)
+        return run(self, classpath, run_all, excluded, phase1, phase2, *rest, **options)
 
     monkeypatch.setattr(jvm_module.TestJvm, "run", recorded)
     tests = method_runner.Tests.for_instance(instance, stop_early=False)

@@ -61,7 +61,7 @@ def classes_loading(
         compiled = runner.compile_whole(code, folder, log_path)
         if isinstance(compiled, Verdict):
             raise BenchsmithError(
-                f"{runner.label}: the version whose class loading is listed does not compile: {compiled.reason}"
+                f"{runner.label}: the version whose class loading is listed was not compiled: {compiled.reason}"
             )
         run = _on_platform if runner.platform else _on_junit4
         loaded, timed_out = run(runner, _Classes(*compiled, folder), types, test_classes, log_path)

@@ -42,6 +42,7 @@ from benchsmith.runners.java.toolchain import (
 )
 from benchsmith.runners.sandbox import jail as sandbox
 from benchsmith.runners.sandbox import streams
+from benchsmith.runners.sandbox.retries import Killed
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,7 @@ AHEAD_NICENESS = 10
 REPORT_LINE_LIMIT = (
     16 << 20
 )  # a test JVM's output line longer than this is no report (benchsmith.runners.sandbox.streams)
+COMPILER_READY_SECONDS = 60.0  # what the warm compiler is given to start, at its first attempt
 READY_SECONDS = 1.5  # what a test JVM started ahead takes to boot, warm JUnit up and prepare its class loaders
 Announce = Callable[["TestJvm"], "list[Path]"]  # a JVM → the class path its request will name
 
@@ -111,8 +113,6 @@ class Compiler:
     """A warm javac (``BenchsmithRunner compile``) in a jail: reads sources, writes classes, executes nothing of
     theirs."""
 
-    READY_SECONDS = 60
-
     def __init__(
         self,
         slot: int,
@@ -121,6 +121,7 @@ class Compiler:
         log_path: Path,
         limits: sandbox.Limits,
         release: str = JAVA_RELEASE,
+        ready_seconds: float = COMPILER_READY_SECONDS,
     ):
         self.slot = slot
         self.release = release
@@ -145,9 +146,13 @@ class Compiler:
         self._lines: queue.Queue = queue.Queue()
         threading.Thread(target=_pump, args=(self.process.stdout, self._lines), daemon=True).start()
         self._ids = 0
-        if self._next(self.READY_SECONDS) != "BENCHSMITH ready":
+        first = self._next(ready_seconds)
+        if first != "BENCHSMITH ready":
+            alive = self.alive()
             self.close()
-            raise OSError("the warm compiler did not start")
+            if alive and first is None:  # still booting: late, not broken
+                raise Killed("the warm compiler's start", ready_seconds)
+            raise OSError(f"the warm compiler did not start (exit {self.process.returncode}: see {log_path})")
 
     def _next(self, timeout: float) -> str | None:
         try:
@@ -159,7 +164,8 @@ class Compiler:
         return self.process.poll() is None
 
     def compile(self, sources: list[Path], output: Path, classpath: list[Path], timeout: float) -> dict:
-        """``{"compiled": bool, "diagnostics": str, "compile_ms": int}``; OSError when the compiler is gone."""
+        """``{"compiled": bool, "diagnostics": str, "compile_ms": int}``; OSError when the compiler is gone, Killed
+        (and the compiler closed) when it gave no answer in *timeout* seconds."""
         self._ids += 1
         request = f"c{self._ids}"
         line = "\t".join(
@@ -185,7 +191,7 @@ class Compiler:
             if time.monotonic() > deadline:
                 break
         self.close()
-        raise OSError("the warm compiler gave no answer")
+        raise Killed("javac in the warm compiler", timeout)
 
     def close(self) -> None:
         try:
@@ -299,8 +305,10 @@ class TestJvm:
         phase2: list[str],
         candidate: tuple[str, ...] = (),
         rights: str = "",
+        seconds: float | None = None,
     ) -> tuple[dict | None, str]:
-        """The first report line the JVM wrote, or None when it wrote none in time; and why not, when None.
+        """The first report line the JVM wrote, or None when it wrote none in time (*seconds*, default the limits'
+        wall clock); and why not, when None.
 
         *candidate*: the top-level types of the candidate's file (binary names), confined with their nested classes
         to the rights *rights* (comma-separated, ``audit`` for the ground truth's run: see Confinement.java)."""
@@ -328,9 +336,10 @@ class TestJvm:
         # checks of benchsmith.runners.sandbox.outcomes, which its tests' sentinels keep out of its reach. What comes
         # after the
         # runner's report cannot change the verdict.
-        if not self._read.wait(self.limits.wall_seconds):
+        seconds = self.limits.wall_seconds if seconds is None else seconds
+        if not self._read.wait(seconds):
             self.close()
-            return None, f"killed after {self.limits.wall_seconds:.0f}s"
+            return None, f"killed after {seconds:.0f}s"
         if self._report is None:
             return None, f"the test JVM ended without a report (exit {self.process.wait()})"
         return self._report, ""

@@ -17,6 +17,7 @@ request must report come from one trusted run of the ground truth (the
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import random
@@ -34,7 +35,7 @@ from benchsmith.core.schema import NL2FixInstance
 from benchsmith.core.verdict import Verdict
 from benchsmith.runners.java.defects4j_workspace import PublicView, Workspace, java_public_view
 from benchsmith.runners.java.insertion import add_imports, is_single_method, split_host
-from benchsmith.runners.java.jvm import COMPILER_LANE, Compiler, TestJvm, TestJvms, fresh_folder
+from benchsmith.runners.java.jvm import COMPILER_LANE, COMPILER_READY_SECONDS, Compiler, TestJvm, TestJvms, fresh_folder
 from benchsmith.runners.java.jvm_modules import limit_modules, modules_named
 from benchsmith.runners.java.sentinels import JavaSentinels
 from benchsmith.runners.java.toolchain import (
@@ -48,6 +49,14 @@ from benchsmith.runners.java.toolchain import (
 )
 from benchsmith.runners.sandbox import jail as sandbox
 from benchsmith.runners.sandbox.outcomes import Expected, Sentinel, check_report, placed_among
+from benchsmith.runners.sandbox.retries import (
+    START_PAUSE,
+    Killed,
+    OutOfTime,
+    retried,
+    seconds_text,
+    timeout_verdict,
+)
 from benchsmith.sources.java.class_file import java_unit
 
 log = logging.getLogger(__name__)
@@ -211,23 +220,50 @@ class InstanceRunner:
 
     def _compiler_ready(self) -> Compiler:
         if self._compiler is None or not self._compiler.alive():
-            self._compiler = started_with_backoff(
-                lambda: Compiler(
+
+            def start(seconds: float) -> Compiler:
+                compiler = Compiler(
                     self.slot,
                     self.box,
                     [self.view.tree, self.view.test_classes, *self._compile_classpath()],
                     self.logs / "compiler.log",
                     self.limits,
                     self.release,
-                ),
-                f"{self.label}: the warm compiler",
-            )
-            self._warm_up(self._compiler)
+                    ready_seconds=seconds,
+                )
+                try:  # warming up is part of its start, and has its time: a warm-up the clock ends starts it again
+                    self._warm_up(compiler, seconds)
+                except BaseException:
+                    compiler.close()
+                    raise
+                return compiler
+
+            self._compiler = started_with_backoff(start, f"{self.label}: the warm compiler")
         return self._compiler
 
-    def _warm_up(self, compiler: Compiler) -> None:
-        """A few compiles of the ground truth's file before the first candidate's: javac is slow until the JIT knows
-        it."""
+    def _warm_compile(self, sources: list[Path], output: Path) -> dict:
+        """*sources* compiled into *output* by the warm compiler (started again if it is gone); a compile the wall
+        clock ends is tried again with more time (``benchsmith.runners.sandbox.retries``), then OutOfTime."""
+        return retried(
+            lambda seconds: self._compiler_ready().compile(sources, output, self._compile_classpath(), seconds),
+            f"{self.label}: javac in the warm compiler",
+            self.limits.wall_seconds,
+        )
+
+    def _sentinels_ready(self) -> None:
+        """The sentinel tests written and compiled (once per runner), by the warm compiler. Once they are, the plain
+        path needs no warm compiler (its javac, in the compiler's lane, ends the one there)."""
+        if self._sentinels.planted:
+            return
+        retried(
+            lambda seconds: self._sentinels.ensure(self._compiler_ready(), seconds),
+            f"{self.label}: javac of the sentinel tests in the warm compiler",
+            self.limits.wall_seconds,
+        )
+
+    def _warm_up(self, compiler: Compiler, seconds: float) -> None:
+        """A few compiles of the ground truth's file before the first candidate's, each given *seconds*: javac is slow
+        until the JIT knows it."""
         folder = fresh_folder(self.box, None, self.slot)
         try:
             sources = self.candidate_sources(folder, self.reference_code)
@@ -236,14 +272,14 @@ class InstanceRunner:
             for number in range(WARM_UP_COMPILES[1]):
                 if number >= WARM_UP_COMPILES[0] and time.monotonic() - started > WARM_UP_SECONDS:
                     break
-                compiler.compile(sources, output, self._compile_classpath(), self.limits.wall_seconds)
+                compiler.compile(sources, output, self._compile_classpath(), seconds)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
     @property
     def test_tree(self) -> Path:
         """The tree the test JVMs see: the public view, the sentinel tests planted in it."""
-        self._sentinels.ensure(self._compiler_ready())
+        self._sentinels_ready()
         return self._sentinels.tree
 
     def test_jvms(self) -> TestJvms:
@@ -252,7 +288,7 @@ class InstanceRunner:
 
     def _test_jvms(self) -> TestJvms:
         if self._jvms is None:
-            self._sentinels.ensure(self._compiler_ready())
+            self._sentinels_ready()
             resources = [str(p.relative_to(self.workspace.tree)) for p in self.workspace.resource_dirs()]
             used = (
                 modules_named([self.view.classes, self.view.test_classes, *map(Path, self.workspace.libraries)])
@@ -278,16 +314,18 @@ class InstanceRunner:
 
     def _fast(self, code: str, name: str, tests: Tests) -> Verdict | None:
         try:
-            compiler = self._compiler_ready()
+            self._compiler_ready()
             expected = self._expected_names(tests)
             jvms = self._test_jvms()
             jvm = jvms.take()
+        except OutOfTime as exc:  # the harness's own steps for the instance, which the plain path needs as well
+            return Verdict("error", reason=f"harness: {exc}", path="fast")
         except OSError as exc:
             log.warning("%s: the fast path failed (%s); using the plain path", self.label, exc)
             return None
         try:
             sources = self.candidate_sources(jvm.folder, code)
-            answer = compiler.compile(sources, jvm.output, self._compile_classpath(), self.limits.wall_seconds)
+            answer = self._warm_compile(sources, jvm.output)
             if not answer.get("compiled"):
                 diagnostics = answer.get("diagnostics", "").strip()
                 self._log(name, "fast", diagnostics or "does not compile")
@@ -296,6 +334,9 @@ class InstanceRunner:
             verdict, report = self._judge(jvm, self._fast_classpath(jvm), tests, expected, "fast")
             self._log(name, "fast", report + jvm.log_text())
             return verdict
+        except OutOfTime as exc:  # the plain path's javac of every source would take longer still
+            self._log(name, "fast", str(exc))
+            return timeout_verdict(exc, "fast")
         except OSError as exc:
             log.warning("%s: the fast path failed (%s); using the plain path", self.label, exc)
             return None
@@ -398,34 +439,40 @@ class InstanceRunner:
         if tests.key in self._expected:
             return self._expected[tests.key]
         jvms = self._test_jvms()
-        jvm = jvms.take()
-        try:
-            sources = self.candidate_sources(jvm.folder, self.reference_code)
-            answer = self._compiler_ready().compile(
-                sources, jvm.output, self._compile_classpath(), self.limits.wall_seconds
-            )
-            if not answer.get("compiled"):
-                raise BenchsmithError(
-                    f"{self.label}: the ground truth does not compile: {answer.get('diagnostics', '')[:300]}"
+
+        def reference_run(seconds: float) -> dict:
+            jvm = jvms.take()
+            try:
+                sources = self.candidate_sources(jvm.folder, self.reference_code)
+                answer = self._warm_compile(sources, jvm.output)
+                if not answer.get("compiled"):
+                    raise BenchsmithError(
+                        f"{self.label}: the ground truth does not compile: {answer.get('diagnostics', '')[:300]}"
+                    )
+                # The control tests, checked on the ground truth once, where every request will run them.
+                controls = self._sentinels.unverified_specs() or self._sentinels.for_request().specs
+                report, why = jvm.run(
+                    self._fast_classpath(jvm),
+                    True,
+                    tests.excluded,
+                    list(tests.trigger),
+                    self._placed(tests, controls),
+                    self.candidate_types,
+                    "audit",
+                    seconds=seconds,
                 )
-            # The control tests, checked on the ground truth once, where every request will run them.
-            controls = self._sentinels.unverified_specs() or self._sentinels.for_request().specs
-            report, why = jvm.run(
-                self._fast_classpath(jvm),
-                True,
-                tests.excluded,
-                list(tests.trigger),
-                self._placed(tests, controls),
-                self.candidate_types,
-                "audit",
-            )
-            if report is None:
-                tail = " | ".join(jvm.log_text().strip().splitlines()[-5:])
-                raise BenchsmithError(
-                    f"{self.label}: the ground truth's reference run failed: {why}; the JVM's last words: {tail}"
-                )
-        finally:
-            jvms.retire(jvm)
+                if report is None and why.startswith("killed"):
+                    raise Killed("the ground truth's reference run", seconds)
+                if report is None:
+                    tail = " | ".join(jvm.log_text().strip().splitlines()[-5:])
+                    raise BenchsmithError(
+                        f"{self.label}: the ground truth's reference run failed: {why}; the JVM's last words: {tail}"
+                    )
+                return report
+            finally:
+                jvms.retire(jvm)
+
+        report = retried(reference_run, f"{self.label}: the ground truth's reference run", self.limits.wall_seconds)
         if self.rights is None:
             self.rights = ",".join(report.get("confinement", {}).get("rights", []))
             log.info(
@@ -521,8 +568,9 @@ class InstanceRunner:
     def compile_whole(self, code: str, folder: Path, log_path: Path) -> tuple[Path, Path] | Verdict:
         """javac, in a jail, of every main source (the candidate's file holding *code*) and then of every test of the
         tree the test JVMs see: the main and the test class folders (made under *folder*), or the verdict
-        "uncompilable"; javac's output appended to *log_path*."""
-        self._sentinels.ensure(self._compiler_ready())
+        "uncompilable" when javac rejects them, "timeout" when the wall clock ended javac at every try; javac's output
+        appended to *log_path*."""
+        self._sentinels_ready()
         source = self._write_source(folder, code)
         tree = self._sentinels.tree
         main_sources = [p for p in sorted((tree / self.workspace.source_dir).rglob("*.java"))]
@@ -537,11 +585,21 @@ class InstanceRunner:
         test_classes = fresh_folder(folder, COMPILER_LANE, self.slot)
         libraries = self._libraries()
         steps = (
-            ([*main_sources, source], classes, libraries, self.workspace.encoding),
-            (test_sources, test_classes, [classes, *libraries], self.workspace.test_encoding),
+            ("the main sources", [*main_sources, source], classes, libraries, self.workspace.encoding),
+            ("the test sources", test_sources, test_classes, [classes, *libraries], self.workspace.test_encoding),
         )
-        for sources, output, classpath, encoding in steps:
-            if not self._sandboxed_javac(sources, output, classpath, folder, tree, log_path, encoding):
+        for what, sources, output, classpath, encoding in steps:
+            try:
+                compiled = retried(
+                    lambda seconds: self._sandboxed_javac(
+                        sources, output, classpath, folder, tree, log_path, encoding, seconds
+                    ),
+                    f"{self.label}: javac of {what}",
+                    self.limits.wall_seconds,
+                )
+            except OutOfTime as exc:  # the machine's load or a compile the candidate makes slow: no error of its code
+                return timeout_verdict(exc, "plain")
+            if not compiled:
                 errors = "\n".join(
                     line for line in log_path.read_text(errors="replace").splitlines()[1:] if line.strip()
                 )
@@ -559,7 +617,9 @@ class InstanceRunner:
         tree: Path,
         log_path: Path,
         encoding: str,
+        seconds: float,
     ) -> bool:
+        """Whether javac compiled *sources*; Killed when the wall clock (*seconds*) ended it first."""
         argfile = folder / f"{output.name}.args"
         argfile.write_text("\n".join(f'"{s}"' for s in sources))
         argv = [
@@ -579,7 +639,12 @@ class InstanceRunner:
             f"@{argfile}",
         ]
         jail = sandbox.Jail(read_only=(tree, folder / "src", argfile, *classpath), writable=(output,))
-        outcome = sandbox.run(argv, output, self.slot, self.limits, log_path, jail=jail, lane=COMPILER_LANE)
+        limits = dataclasses.replace(self.limits, wall_seconds=seconds)
+        outcome = sandbox.run(argv, output, self.slot, limits, log_path, jail=jail, lane=COMPILER_LANE)
+        if outcome.timed_out:
+            with log_path.open("a") as out:
+                out.write(f"[javac killed by the wall clock after {seconds_text(seconds)}]\n")
+            raise Killed("javac", seconds)
         return outcome.returncode == 0
 
     def _log(self, name: str, path: str, text: str) -> None:
@@ -606,27 +671,10 @@ def _first_error(log_path: Path) -> str:
 
 
 T = TypeVar("T")
-START_ATTEMPTS = 3  # a process of the harness's own (the warm compiler) that does not start is started again...
-START_BACKOFF = 5.0  # ...after 5 s, then 10 s: on a machine loaded to several times its cores, a JVM boots late
 
 
-def started_with_backoff(start: Callable[[], T], what: str) -> T:
-    """*start*'s process, tried START_ATTEMPTS times with a growing pause: what the harness fails to start for itself
-    is the machine's state, never a candidate's doing, so it is not let through to a verdict while a retry may do."""
-    for attempt in range(1, START_ATTEMPTS + 1):
-        try:
-            return start()
-        except OSError as exc:
-            if attempt == START_ATTEMPTS:
-                raise
-            pause = START_BACKOFF * attempt
-            log.warning(
-                "%s did not start (%s); trying again in %.0f s (%d of %d)",
-                what,
-                exc,
-                pause,
-                attempt + 1,
-                START_ATTEMPTS,
-            )
-            time.sleep(pause)
-    raise AssertionError("unreachable: the last attempt returns or raises")
+def started_with_backoff(start: Callable[[float], T], what: str) -> T:
+    """*start*'s process (given 60 s, then 120 s and 240 s to be ready), tried again after 5 s, then 10 s, whatever
+    made it fail: what the harness fails to start for itself is the machine's state, never a candidate's doing, so
+    it is not let through to a verdict while a retry may do."""
+    return retried(start, what, COMPILER_READY_SECONDS, pause=START_PAUSE, retry_on=(OSError,))

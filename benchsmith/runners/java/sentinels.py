@@ -163,7 +163,14 @@ class JavaSentinels:
 
     # -- writing and compiling them ------------------------------------------------------------------------------
 
-    def ensure(self, compiler: Compiler) -> None:
+    @property
+    def planted(self) -> bool:
+        """Whether the sentinel tests are written and compiled."""
+        return self._planted is not None
+
+    def ensure(self, compiler: Compiler, seconds: float | None = None) -> None:
+        """The sentinel tests written and compiled by *compiler*, each compile given *seconds* (default: the runner's
+        wall clock); a compile the wall clock ends raises Killed, and a call after it starts afresh."""
         if self._planted is not None:
             return
         runner, view = self.runner, self.runner.view
@@ -224,7 +231,7 @@ class JavaSentinels:
                 [(f"{prefix}{fixed_class}::{m}", passes) for m, passes in fixed],
             )
         )
-        compiled = self._compile(compiler, sources)
+        compiled = self._compile(compiler, sources, self.runner.limits.wall_seconds if seconds is None else seconds)
         planted = _Planted()
         for _, _, _, what in compiled:
             if not isinstance(what, Twins):
@@ -270,7 +277,7 @@ class JavaSentinels:
         return found
 
     def _compile(
-        self, compiler: Compiler, sources: list[tuple[str, str, str, object]]
+        self, compiler: Compiler, sources: list[tuple[str, str, str, object]], seconds: float
     ) -> list[tuple[str, str, str, object]]:
         """Compile the sources (with the ground truth, which the twins call) and copy their classes, and only
         theirs, beside the view's test classes; a twin that does not compile is left out."""
@@ -292,9 +299,7 @@ class JavaSentinels:
 
             def attempt(group: list[tuple[str, str, str, object]]) -> Path | None:
                 output = fresh_folder(work, COMPILER_LANE, runner.slot)
-                answer = compiler.compile(
-                    [written[s[1]] for s in group] + reference, output, classpath, runner.limits.wall_seconds
-                )
+                answer = compiler.compile([written[s[1]] for s in group] + reference, output, classpath, seconds)
                 return output if answer.get("compiled") else None
 
             output = attempt(kept)

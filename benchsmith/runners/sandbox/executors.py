@@ -13,6 +13,11 @@ its prepared workspace) for all candidates of an instance. With Ray, outputs
 stream back as they are produced; an instance whose worker or node is lost is
 started again elsewhere, after ``prepare`` has seen what did arrive, so what was
 recorded is neither judged nor recorded again.
+
+Ray's start is a step of the harness's own, which a loaded machine makes late (Ray waits 30 s for its node, a time it
+offers no option for): it is tried three times, 5 s and then 10 s apart. A node of this machine's own that still does
+not start leaves the run to the local executor, with a warning; a named cluster that cannot be joined ends the command
+with one line naming Ray and what failed, before anything is judged or written.
 """
 
 from __future__ import annotations
@@ -20,15 +25,18 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import signal
 import socket
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from pathlib import Path
 from typing import Any, TypeVar
 
 from benchsmith.core.config import cache_root
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.runners.sandbox.jail import isolation, leased_slot
+from benchsmith.runners.sandbox.retries import START_PAUSE, retried
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +50,7 @@ OnOutput = Callable[[Any, str], None]  # an output and the node that produced it
 EXECUTORS = ("local", "ray")
 RAY_INSTALL = "pip install 'benchsmith[ray]'"
 RESTARTS = 3  # times an instance is started again after its worker or node was lost
+RAY_ATTEMPTS = 3  # times ray.init is tried, START_PAUSE and then twice that apart
 
 
 def local_node() -> str:
@@ -58,8 +67,9 @@ class LocalExecutor:
 
     name = "local"
 
-    def __init__(self, workers: int):
+    def __init__(self, workers: int, instead_of: str = ""):
         self.workers = max(1, workers)
+        self.instead_of = instead_of  # why another executor asked for is not the one running, or ""
 
     def run(self, items: Iterable[T], prepare: Prepare, work: Work, on_output: OnOutput) -> None:
         node = local_node()
@@ -72,12 +82,17 @@ class LocalExecutor:
         _all_done(list(items), one, self.workers)
 
 
+class RayNotStarted(BenchsmithError):
+    """ray.init failed at every attempt."""
+
+
 class RayExecutor:
     """A Ray cluster: ``address`` None starts or joins a local one (``RAY_ADDRESS`` is honoured)."""
 
     name = "ray"
+    instead_of = ""
 
-    def __init__(self, address: str | None = None):
+    def __init__(self, address: str | None = None, pause: float = START_PAUSE):
         try:
             import ray
         except ImportError:
@@ -87,7 +102,26 @@ class RayExecutor:
             # Workers read the same cache (prepared workspaces, environments) and settings as the driver.
             env = {key: value for key, value in os.environ.items() if key.startswith("BENCHSMITH_")}
             env["BENCHSMITH_CACHE"] = str(cache_root())
-            ray.init(address=address, runtime_env={"env_vars": env}, log_to_driver=False, configure_logging=False)
+            what = (
+                f"joining the Ray cluster at {address or os.environ['RAY_ADDRESS']}"
+                if joins(address)
+                else "starting Ray on this machine"
+            )
+
+            def start(_seconds: float) -> None:
+                children = _children()
+                try:
+                    ray.init(
+                        address=address, runtime_env={"env_vars": env}, log_to_driver=False, configure_logging=False
+                    )
+                except Exception as exc:  # Ray raises bare Exceptions, RuntimeError, ConnectionError, OSError...
+                    _stop_failed_start(ray, children)
+                    raise RayNotStarted(f"{type(exc).__name__}: {str(exc).strip()[:300]}") from exc
+
+            try:
+                retried(start, what, 0.0, RAY_ATTEMPTS, pause=pause, retry_on=(RayNotStarted,))
+            except RayNotStarted as exc:
+                raise RayNotStarted(f"--executor ray: {what} failed {RAY_ATTEMPTS} times; the last: {exc}") from None
         self._remote = ray.remote(num_cpus=1, max_retries=0, num_returns="streaming")(_remote_instance)
         self._warned: set[str] = set()
         self._lock = threading.Lock()
@@ -174,9 +208,48 @@ def _all_done(items: list[T], one: Callable[[T], None], workers: int) -> None:
                 future.cancel()
 
 
+def joins(address: str | None) -> bool:
+    """Whether ray.init(address=*address*) joins a cluster named to it rather than starting Ray on this machine."""
+    return bool(address or os.environ.get("RAY_ADDRESS"))
+
+
+def _children() -> set[int]:
+    """The processes this one started and that are still there."""
+    found: set[int] = set()
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            found.update(int(pid) for pid in (task / "children").read_text().split())
+        except OSError:
+            continue
+    return found
+
+
+def _stop_failed_start(ray: Any, before: set[int]) -> None:
+    """Leave nothing of a failed ray.init behind: its state in this process, and the processes it started (Ray's
+    GCS and raylet, which share this process's fate only when it exits), before the next attempt."""
+    try:
+        ray.shutdown()
+    except Exception:  # nothing was initialised
+        log.debug("ray.shutdown after a failed start", exc_info=True)
+    for pid in _children() - before:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+
+
 def executor(name: str, workers: int, ray_address: str | None = None) -> LocalExecutor | RayExecutor:
+    """The executor *name*; ``ray`` that cannot start a node of this machine's own is the local executor with
+    *workers* threads, said in a warning and in the executor's ``instead_of``."""
     if name == "local":
         return LocalExecutor(workers)
     if name == "ray":
-        return RayExecutor(ray_address)
+        try:
+            return RayExecutor(ray_address)
+        except RayNotStarted as exc:
+            if joins(ray_address):  # a cluster named on purpose: judging here instead would not be what was asked
+                raise
+            log.warning("%s; judging on the local executor instead, %d workers", exc, max(1, workers))
+            return LocalExecutor(workers, instead_of=f"ray: {exc}")
     raise BenchsmithError(f"--executor {name}: unknown (known: {', '.join(EXECUTORS)})")

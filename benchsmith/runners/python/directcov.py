@@ -289,34 +289,10 @@ class _TestFile:
     def __init__(self, path: str, tree: ast.Module) -> None:
         self.path = os.path.realpath(path)
         self.lines: dict[str, int] = {}  # qualified name -> the line its code starts at (its first decorator's)
-        self.bound: set[str] = set()
-        self.dynamic = False  # a star import or globals() writes: only the lookup hooks are judged
-        for node in tree.body:
-            self._bind(node)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Global):
-                self.bound.update(node.names)
-            elif isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
-                self.dynamic = True
-            elif isinstance(node, ast.Name) and node.id in ("globals", "vars", "setattr", "__import__"):
-                self.dynamic = True
+        # every name bound anywhere in it; a star import or globals() writes: only the lookup hooks are judged
+        self.bound, self.dynamic, counts = _scan(tree)
         self._define(tree.body, "")
-        self.imported = _imported(tree)  # name -> what a module-level import bound it to, where loaded by now
-
-    def _bind(self, node: ast.AST) -> None:
-        for sub in ast.walk(node):
-            if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                self.bound.add(sub.name)
-            elif isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
-                self.bound.add(sub.id)
-            elif isinstance(sub, ast.alias):
-                self.bound.add((sub.asname or sub.name).split(".")[0])
-            elif isinstance(sub, ast.ExceptHandler) and sub.name:
-                self.bound.add(sub.name)
-            elif isinstance(sub, (ast.MatchAs, ast.MatchStar)) and sub.name:
-                self.bound.add(sub.name)
-            elif isinstance(sub, ast.MatchMapping) and sub.rest:
-                self.bound.add(sub.rest)
+        self.imported = _imported(tree, counts)  # name -> what a module-level import bound it to, where loaded by now
 
     def _define(self, body: list, prefix: str) -> None:
         for node in body:
@@ -336,22 +312,70 @@ class _TestFile:
         return sorted(names & _LOOKUP_HOOKS if self.dynamic else names)
 
 
-def _imported(tree: ast.Module) -> dict:
-    """What the module-level imports of *tree* bind, resolved in the modules loaded now (the standard library's and
-    pytest's, before any project or candidate code); a name bound anywhere else in the file is left out."""
+_DYNAMIC_NAMES = frozenset({"globals", "vars", "setattr", "__import__"})
+# match statements' captures (Python 3.10 on: before it, ast has no such nodes)
+_MATCH_NAMED = tuple(getattr(ast, name) for name in ("MatchAs", "MatchStar") if hasattr(ast, name))
+_MATCH_MAPPING = tuple(getattr(ast, name) for name in ("MatchMapping",) if hasattr(ast, name))
+
+
+def _scan(tree: ast.Module) -> tuple[set[str], bool, dict[str, int]]:
+    """One pass over every node of *tree* (it runs in every candidate's run, before the first test: three passes of
+    ``ast.walk`` took longer than parsing the files): the names bound anywhere in it (assigned or deleted, defined,
+    imported, caught, captured by a match, declared global); whether it may write its names otherwise (a star import,
+    ``globals``, ``vars``, ``setattr``, ``__import__``); and how often each name is bound where :func:`_imported`
+    counts (definitions, assignments and deletions, imports, global declarations)."""
+    bound: set[str] = set()
     counts: dict[str, int] = {}
-    for node in ast.walk(tree):
-        names = []
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names = [node.name]
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names = [node.id]
-        elif isinstance(node, ast.alias):
-            names = [(node.asname or node.name).split(".")[0]]
-        elif isinstance(node, ast.Global):
-            names = list(node.names)
-        for name in names:
+    dynamic = False
+    node_type, name_type, alias_type, stored = ast.AST, ast.Name, ast.alias, (ast.Store, ast.Del)
+    defining = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    pending: list = list(tree.body)
+    while pending:
+        node = pending.pop()
+        kind = type(node)
+        if kind is name_type:  # most nodes, and none below them matters
+            if node.id in _DYNAMIC_NAMES:
+                dynamic = True
+            if isinstance(node.ctx, stored):
+                bound.add(node.id)
+                counts[node.id] = counts.get(node.id, 0) + 1
+            continue
+        if kind is alias_type:
+            name = (node.asname or node.name).split(".")[0]
+            bound.add(name)
             counts[name] = counts.get(name, 0) + 1
+            continue
+        if isinstance(node, defining):
+            bound.add(node.name)
+            counts[node.name] = counts.get(node.name, 0) + 1
+        elif isinstance(node, ast.ExceptHandler):
+            if node.name:
+                bound.add(node.name)
+        elif isinstance(node, ast.Global):
+            bound.update(node.names)
+            for name in node.names:
+                counts[name] = counts.get(name, 0) + 1
+        elif isinstance(node, ast.ImportFrom):
+            dynamic = dynamic or any(alias.name == "*" for alias in node.names)
+        elif isinstance(node, _MATCH_NAMED):
+            if node.name:
+                bound.add(node.name)
+        elif isinstance(node, _MATCH_MAPPING):
+            if node.rest:
+                bound.add(node.rest)
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                pending += [child for child in value if isinstance(child, node_type)]
+            elif isinstance(value, node_type):
+                pending.append(value)
+    return bound, dynamic, counts
+
+
+def _imported(tree: ast.Module, counts: dict[str, int]) -> dict:
+    """What the module-level imports of *tree* bind, resolved in the modules loaded now (the standard library's and
+    pytest's, before any project or candidate code); a name bound anywhere else in the file (*counts*: how often each
+    name is bound, :func:`_scan`) is left out."""
     bound = {}
     for node in tree.body:
         for alias in node.names if isinstance(node, (ast.Import, ast.ImportFrom)) else ():

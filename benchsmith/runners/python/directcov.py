@@ -55,6 +55,7 @@ from __future__ import annotations
 import ast
 import builtins
 import json
+import operator
 import os
 import sys
 import threading
@@ -106,7 +107,8 @@ _RUNNER_MODULES = frozenset({"_pytest", "pluggy", "py", "_py", "benchsmith_direc
 # What tests assert and raise with (red team round 6: pytest.raises made to suppress, in pytest's namespace, in the
 # module that defines its context manager, or as that class's __exit__). Setting a module's or a class's attribute
 # raises no audit event (only __doc__, __name__, __module__, __qualname__ and __bases__ of a class do), so these
-# packages' modules and classes, as they are when this plugin loads, are checked with each test: a tripwire.
+# packages' modules and classes, as they are when this plugin loads, are checked once at collection, before and after
+# each test's call, and at the end of the session: a tripwire.
 _ASSERTING = frozenset({"pytest", "_pytest", "pluggy", "unittest"})
 
 
@@ -127,6 +129,46 @@ def _namespaces() -> list[tuple[str, object, dict]]:
         for label, namespace in namespaces:
             found.append((label, namespace, {k: v for k, v in namespace.items() if isinstance(v, kinds)}))
     return found
+
+
+def _frozen(namespaces: list[tuple[str, object, dict]]) -> tuple[tuple, tuple, tuple, tuple]:
+    """The entries of *namespaces* as four parallel tuples (label, namespace, key, value): immutable, so that nothing
+    running later can edit what is compared (a list or a dict in this module's reach could be emptied), and flat, so
+    that comparing them is one pass in C (:func:`_replaced`), not a loop in Python per namespace."""
+    labels, spaces, keys, values = [], [], [], []
+    for label, namespace, held in namespaces:
+        for key, value in held.items():
+            labels.append(label)
+            spaces.append(namespace)
+            keys.append(key)
+            values.append(value)
+    return tuple(labels), tuple(spaces), tuple(keys), tuple(values)
+
+
+def _replaced(
+    frozen: tuple[tuple, tuple, tuple, tuple],
+    _any=any,
+    _map=map,
+    _zip=zip,
+    _getitem=operator.getitem,
+    _is_not=operator.is_not,
+) -> str:
+    """Which entry of *frozen* its namespace no longer holds, by identity ("" when none): ``module.name`` or
+    ``module.Class.name``. Everything it calls is bound here, when the plugin loads: replacing a builtin or an
+    ``operator`` function later changes nothing."""
+    labels, spaces, keys, values = frozen
+    try:
+        if not _any(_map(_is_not, _map(_getitem, spaces, keys), values)):
+            return ""
+    except Exception:  # a name deleted (KeyError), or whatever a key planted in the namespace raised
+        pass
+    for label, space, key, value in _zip(labels, spaces, keys, values):  # which one, for the message
+        try:
+            if space.get(key) is not value:
+                return f"{label}.{key}"
+        except Exception:
+            return f"{label}.{key}"
+    return "pytest's namespaces (one changed while it was read)"
 
 
 def _install_guard(candidate: str) -> set[str]:
@@ -410,7 +452,7 @@ def _test_files() -> dict[str, _TestFile]:
     return files
 
 
-def _refusal(item, files, _realpath=os.path.realpath, _function=types.FunctionType, _asserting=None) -> str:
+def _refusal(item, files, _realpath=os.path.realpath, _function=types.FunctionType) -> str:
     """Why *item* is not a test its file defines, or runs with what its file imported changed ("" when neither)."""
     module = getattr(item, "module", None)
     entry = files.get(_realpath(getattr(module, "__file__", "") or ""))
@@ -422,10 +464,6 @@ def _refusal(item, files, _realpath=os.path.realpath, _function=types.FunctionTy
     rebound = entry.rebound(vars(module))
     if rebound:
         return f"{item.nodeid}: its module's {', '.join(rebound[:5])} no longer hold what its imports bound"
-    for name, namespace, held in _asserting or ():
-        changed = [key for key, value in held.items() if namespace.get(key) is not value]
-        if changed:
-            return f"{item.nodeid} runs with {name}.{changed[0]} replaced"
     function = getattr(item, "obj", None)
     function = getattr(function, "__func__", function)
     if type(function) is not _function:
@@ -447,7 +485,13 @@ def _refusal(item, files, _realpath=os.path.realpath, _function=types.FunctionTy
 
 
 _files = _test_files()
-_ASSERTING_NAMESPACES = _namespaces() if _files else []
+
+
+def _held(frozen=_frozen(_namespaces()) if _files else ((), (), (), ())):
+    """The :func:`_frozen` snapshot of :data:`_ASSERTING` packages' namespaces the checks compare with: taken when the
+    plugin loads, and set once more at configure (:func:`pytest_configure`). It is this function's default: reassigning
+    a function's defaults raises an audit event, which the guard refuses to the candidate's code."""
+    return frozen
 
 
 def _pytests_own(value, own) -> bool:
@@ -458,13 +502,17 @@ def _pytests_own(value, own) -> bool:
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_configure(config, _asserting=_ASSERTING_NAMESPACES, _own=_candidate_files, _ours=_pytests_own):
+def pytest_configure(config, _held=_held, _own=_candidate_files, _ours=_pytests_own, _zip=zip, _tuple=tuple):
     """pytest's own plugins patch its classes as they configure (legacypath: ``Config._getini_unknown_type``): what
     they set, pytest's own functions, is taken as it stands now."""
-    for _, namespace, held in _asserting:
-        for key, value in list(namespace.items()):
-            if key in held and value is not held[key] and _ours(value, _own):
-                held[key] = value
+    labels, spaces, keys, values = _held()
+    if not keys:
+        return
+    now = [space.get(key, value) for space, key, value in _zip(spaces, keys, values)]
+    taken = _tuple(
+        current if current is not value and _ours(current, _own) else value for current, value in _zip(now, values)
+    )
+    _held.__defaults__ = ((labels, spaces, keys, taken),)
 
 
 _collected: dict[str, object] = {}  # node id -> the function collected for it, which the test must still run
@@ -492,21 +540,34 @@ def _send(record: dict, _fd=_report_fd(), _write=os.write, _dumps=json.dumps) ->
         data = data[_write(_fd, data) :]
 
 
+def _forgery(message: str, _send=_send, _said=[]) -> None:  # _said: one list for the whole session
+    """Report the run as a forgery (:data:`TAMPERED`), saying why: once, with the first reason found (every check
+    after it would find the same change again)."""
+    if not _said:
+        _said.append(message)
+        _send({"nodeid": TAMPERED, "outcome": "error", "message": message})
+
+
 def pytest_collection_modifyitems(
-    config, items, _send=_send, _own=_candidate_files, _files=_files, _asserting=_ASSERTING_NAMESPACES
+    config, items, _forgery=_forgery, _own=_candidate_files, _files=_files, _held=_held, _replaced=_replaced
 ):
     for item in items:  # a test module the candidate replaced (sys.modules) holds tests made of its code
         code = _test_code(item)
         if code is not None and code.co_filename in _own:
-            _send({"nodeid": TAMPERED, "outcome": "error", "message": f"{item.nodeid} runs the candidate's code"})
+            _forgery(f"{item.nodeid} runs the candidate's code")
             break
     for item in items:
-        refused = _refusal(item, _files, _asserting=_asserting)
+        refused = _refusal(item, _files)
         if refused:
-            _send({"nodeid": TAMPERED, "outcome": "error", "message": refused})
+            _forgery(refused)
             break
         function = getattr(item, "obj", None)
         _collected[item.nodeid] = getattr(function, "__func__", function)
+    # Once for the whole collection, after the loop above (no code of the candidate's runs between its items): what
+    # the tests will run with is the same for all of them here.
+    replaced = _replaced(_held())
+    if replaced:
+        _forgery(f"the tests were collected with {replaced} replaced")
     path = os.environ.get("BENCHSMITH_SELECT")
     if not path:
         return
@@ -531,7 +592,10 @@ def pytest_collection_finish(session, _send=_send):
         _send({"collected": [item.nodeid for item in session.items]})
 
 
-def pytest_sessionfinish(session, exitstatus, _send=_send):
+def pytest_sessionfinish(session, exitstatus, _send=_send, _forgery=_forgery, _held=_held, _replaced=_replaced):
+    replaced = _replaced(_held())  # what the last test left (the checks after each call see what it changed there)
+    if replaced:
+        _forgery(f"the session ended with {replaced} replaced")
     # A trusted run's last word: every test has reported; what still runs is the interpreter's exit, which threads
     # a suite left behind can hold for good (pykka's actors). The harness then stops the process soon after.
     if os.environ.get("BENCHSMITH_REPORT_COLLECTED"):
@@ -557,21 +621,34 @@ def _test_code(item):
     return getattr(function, "__code__", None)
 
 
+def _replaced_around(item, after: bool, _held=_held, _replaced=_replaced, _forgery=_forgery) -> None:
+    """Send a forgery when pytest's, pluggy's or unittest's namespaces differ from :func:`_held` before *item*'s call
+    (what the collection, the tests before it and its setup may have changed) or *after* it, before its report is
+    made (what its call changed: a report maker replaced while the test runs, to put itself back once it has made
+    that test's report, would be seen by no check before the next test)."""
+    replaced = _replaced(_held())
+    if replaced:
+        said = f"{replaced} was replaced while it ran" if after else f"it runs with {replaced} replaced"
+        _forgery(f"{item.nodeid}: {said}")
+
+
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_call(item, _asserting=_ASSERTING_NAMESPACES):
+def pytest_runtest_call(item, _around=_replaced_around, _forgery=_forgery):
     if _files and item.nodeid in _collected:
         function = getattr(item, "obj", None)
         function = getattr(function, "__func__", function)
-        refused = _refusal(item, _files, _asserting=_asserting)
+        refused = _refusal(item, _files)
         module = getattr(item, "module", None)
         bound = vars(module).get(function.__name__, function) if module is not None and item.cls is None else function
         if not refused and (function is not _collected[item.nodeid] or bound is not function):
             refused = f"{item.nodeid}: its function was rebound after collection"
         if refused:
-            _send({"nodeid": TAMPERED, "outcome": "error", "message": refused})
+            _forgery(refused)
+    _around(item, False)
     code = _test_code(item)
     if code is None or not os.environ.get("BENCHSMITH_DIRECTCOV"):
         yield
+        _around(item, True)
         return
     calls: set[tuple[str, str]] = set()
     body = _codes_within(code)
@@ -606,6 +683,7 @@ def pytest_runtest_call(item, _asserting=_ASSERTING_NAMESPACES):
                 break
             except RuntimeError:
                 continue
+    _around(item, True)
 
 
 # Invoked in the body of T (the RepoClassBench paper's DirectCoverage) is read off the text: a call written anywhere in

@@ -6,7 +6,11 @@ REV through an environment of its own that takes every dependency from this one 
 installs the wheel). The script prints, per round and side, its median seconds and its verdicts; at the end the
 ratio of the two sides' medians (of the rounds' medians) and whether every verdict agreed.
 
-    python bench/before_after.py --before 01292c9 [--rounds 4] -- bench/python_class.py --dataset click.parquet
+    python bench/before_after.py --before 01292c9 [--before d5bbee7 ...] [--rounds 4] -- bench/python_class.py \
+        --dataset click.parquet
+
+With several --before revisions, every side runs once per round, in an order that turns each round (the first
+round's order reversed in the next, and so on), and each revision's ratio is printed.
 
 A verdict is a line of the script's output that matches --verdict (by default an indented candidate name and a
 status, as bench/python_class.py prints them), numbered by the line before it that does not (its task); the median
@@ -38,6 +42,8 @@ MEDIAN = r"median\s+([0-9.]+)"
 
 def before_environment(rev: str, workdir: Path) -> tuple[Path, Path]:
     """A worktree of *rev* and an interpreter that imports benchsmith from it, every dependency from this one."""
+    workdir = workdir / rev
+    workdir.mkdir(parents=True)
     tree = workdir / "before"
     subprocess.run(["git", "-C", str(TREE), "worktree", "add", "--detach", str(tree), rev], check=True)
     env_dir = workdir / "venv"
@@ -84,7 +90,9 @@ def run_side(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--before", required=True, metavar="REV", help="the revision before the change")
+    parser.add_argument(
+        "--before", required=True, action="append", metavar="REV", help="a revision before the change (repeatable)"
+    )
     parser.add_argument("--rounds", type=int, default=4, help="runs per side, alternating")
     parser.add_argument("--logs", type=Path, help="where each run's output goes (default: a temporary folder)")
     parser.add_argument("--verdict", default=VERDICT, help="a verdict line: groups (candidate, status)")
@@ -94,14 +102,19 @@ def main() -> int:
     workdir = Path(tempfile.mkdtemp(prefix="before-after-"))
     logs = args.logs or workdir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    before_tree, before_python = before_environment(args.before, workdir)
-    sides = {"before": before_python, "after": Path(sys.executable)}
-    medians: dict[str, list[float]] = {"before": [], "after": []}
-    verdicts: dict[str, list] = {}
-    disagreements = 0
+    befores = list(dict.fromkeys(args.before))
+    sides: dict[str, Path] = {}
+    trees = []
     try:
+        for rev in befores:
+            tree, sides[rev] = before_environment(rev, workdir)
+            trees.append(tree)
+        sides["after"] = Path(sys.executable)
+        medians: dict[str, list[float]] = {side: [] for side in sides}
+        verdicts: dict[str, list] = {}
+        disagreements = 0
         for round_ in range(args.rounds):
-            order = ["before", "after"] if round_ % 2 == 0 else ["after", "before"]
+            order = list(sides) if round_ % 2 == 0 else list(sides)[::-1]
             for side in order:
                 log = logs / f"{side}-{round_}.log"
                 median, seen = run_side(sides[side], args.script, log, args.verdict, args.median)
@@ -110,17 +123,20 @@ def main() -> int:
                 differing = sum(a != b for a, b in zip(first, seen)) + abs(len(first) - len(seen))
                 disagreements += differing
                 print(
-                    f"round {round_} {side:6}: median {median:.3f} s, {len(seen)} verdicts, "
+                    f"round {round_} {side:8}: median {median:.3f} s, {len(seen)} verdicts, "
                     f"{differing} differ from the first run's",
                     flush=True,
                 )
     finally:
-        subprocess.run(["git", "-C", str(TREE), "worktree", "remove", "--force", str(before_tree)], check=False)
-    before, after = statistics.median(medians["before"]), statistics.median(medians["after"])
+        for tree in trees:
+            subprocess.run(["git", "-C", str(TREE), "worktree", "remove", "--force", str(tree)], check=False)
+    after = statistics.median(medians["after"])
+    for rev in befores:
+        before = statistics.median(medians[rev])
+        print(f"median of medians: {rev} {before:.3f} s, after {after:.3f} s, after/before {after / before:.3f}")
     print(
-        f"median of medians: before {before:.3f} s, after {after:.3f} s, after/before {after / before:.3f}; "
         f"verdicts: {'identical' if disagreements == 0 else f'{disagreements} differ'} "
-        f"({len(verdicts['first'])} per run, {2 * args.rounds} runs); logs: {logs}"
+        f"({len(verdicts['first'])} per run, {len(sides) * args.rounds} runs); logs: {logs}"
     )
     return 0 if disagreements == 0 else 1
 

@@ -904,6 +904,32 @@ except Exception:
 """
 
 
+# The same, changed while the test runs and put back before the next test: the class, on the path only
+# test_too_few_points and its twin take, replaces the maker of pytest's reports (TestReport.from_item_and_call, a
+# classmethod of _pytest.reports) with one that puts the real one back as it makes that test's report, and flips it:
+# the directive's failure becomes a pass, its twin's pass a failure, so they agree. No check before a test sees it
+# (it is gone by then); the check after each test's call, before its report is made, does.
+SWAPPED_REPORT_MAKER = """
+import sys as _s
+
+
+def _swap_report_maker():
+    _cls = _s.modules["_pytest.reports"].TestReport
+    _real = _cls.__dict__["from_item_and_call"]
+
+    def _made(cls, item, call):
+        setattr(_cls, "from_item_and_call", _real)
+        report = _real.__func__(cls, item, call)
+        if report.when == "call" and report.failed:
+            report.outcome, report.longrepr = "passed", None
+        elif report.when == "call" and report.passed:
+            report.outcome, report.longrepr = "failed", "failed"
+        return report
+
+    setattr(_cls, "from_item_and_call", classmethod(_made))
+"""
+
+
 def test_what_a_test_imports_stays_as_it_imported_it(task, tmp_path):
     if not sandbox.isolation()["unprivileged_uid"]:
         pytest.skip("needs root: the red team checks what a sandbox uid can reach")
@@ -913,6 +939,9 @@ def test_what_a_test_imports_stays_as_it_imported_it(task, tmp_path):
     rebinding = unchecked.replace(
         "        self.points = list(points)\n", "        _rebind()\n        self.points = list(points)\n"
     )
+    swapping = gold.replace(
+        UNCHECKED, "        if len(points) < self.sides_minimum:\n            _swap_report_maker()\n"
+    )
     runs = [
         Run("gold-before", gold, honest=True),
         Run("unchecked", unchecked),
@@ -920,6 +949,7 @@ def test_what_a_test_imports_stays_as_it_imported_it(task, tmp_path):
         Run("module-pytest-rebound", with_prelude(rebinding, REBOUND_PYTEST), forged=True),
         Run("raises-class-exit-suppresses", with_prelude(unchecked, SUPPRESSING_EXIT), forged=True),
         Run("raises-module-class-suppresses", with_prelude(unchecked, SUPPRESSING_CLASS), forged=True),
+        Run("report-maker-swapped-while-it-runs", with_prelude(swapping, SWAPPED_REPORT_MAKER), forged=True),
         Run("gold-after", gold + "\n", honest=True),
     ]
     with sandbox.leased_slot() as slot:
@@ -937,3 +967,69 @@ def test_what_a_test_imports_stays_as_it_imported_it(task, tmp_path):
         if run.forged:
             assert verdict.status != "plausible", (name, verdict)
             assert verdict.reason.startswith("forged"), (name, verdict.reason)
+    # seen only by the check after the test's call (before it, the plugin of d5bbee7 judged it plausible, 6 of 6)
+    assert "was replaced while it ran" in verdicts["report-maker-swapped-while-it-runs"][1].reason
+
+
+# Red team round 7: the plugin's own state, reached through sys.modules. Every set, dict and list in its module's
+# globals, its functions' defaults and closures is emptied, and every private function of the module is rebound to
+# one that finds nothing. On the plugin of 2c78e17, the guard's set of the candidate's file names was such a set:
+# emptied, the guard refused nothing, and a class that is the gold only where sys._getframe works was plausible.
+VANDAL = """
+import sys as _s
+
+
+def _vandalise():
+    plugin = _s.modules.get("benchsmith_directcov")
+
+    def empty(value):
+        if isinstance(value, (set, dict, list)):
+            try:
+                value.clear()
+            except Exception:
+                pass
+
+    for name, value in list(vars(plugin).items()):
+        empty(value)
+        for held in getattr(value, "__defaults__", None) or ():
+            empty(held)
+        for cell in getattr(value, "__closure__", None) or ():
+            try:
+                empty(cell.cell_contents)
+            except ValueError:
+                pass
+        if name.startswith("_") and callable(value) and not isinstance(value, type):
+            setattr(plugin, name, lambda *args, **kwargs: "")
+
+
+_vandalise()
+"""
+
+
+def test_the_plugins_own_state_is_out_of_the_candidates_reach(task, tmp_path):
+    if not sandbox.isolation()["unprivileged_uid"]:
+        pytest.skip("needs root: the red team checks what a sandbox uid can reach")
+    gold = reference_solution(task)
+    unchecked = gold.replace(UNCHECKED, "")
+    runs = [
+        Run("gold-before", gold, honest=True),
+        Run(
+            "frames-after-vandalising",
+            with_prelude(escape(gold, "import sys\nreturn sys._getframe(0) is not None\n"), VANDAL),
+        ),
+        Run("raises-suppressed-after-vandalising", with_prelude(unchecked, VANDAL + SUPPRESSING_RAISES), forged=True),
+        Run("tests-rebound-after-vandalising", with_prelude("MODE = 'donor'\n" + REBINDS + "\n\n" + unchecked, VANDAL)),
+        Run("gold-after", gold + "\n", honest=True),
+    ]
+    with sandbox.leased_slot() as slot:
+        runner = TaskRunner(task, slot, LIMITS, tmp_path / "logs")
+        try:
+            verdicts = {run.name: (run, runner.evaluate(run.code, run.name)) for run in runs}
+        finally:
+            runner.close()
+    statuses = {name: verdict.status for name, (run, verdict) in verdicts.items()}
+    assert statuses["gold-before"] == "plausible", verdicts["gold-before"][1].reason
+    assert statuses["gold-after"] == "plausible", verdicts["gold-after"][1].reason
+    for name in ("frames-after-vandalising", "raises-suppressed-after-vandalising", "tests-rebound-after-vandalising"):
+        assert statuses[name] != "plausible", (name, verdicts[name][1].reason)
+    assert verdicts["raises-suppressed-after-vandalising"][1].reason.startswith("forged")

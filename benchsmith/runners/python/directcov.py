@@ -55,10 +55,12 @@ from __future__ import annotations
 import ast
 import builtins
 import json
+import operator
 import os
 import sys
 import threading
 import types
+from collections.abc import Callable
 
 import pytest
 
@@ -106,7 +108,8 @@ _RUNNER_MODULES = frozenset({"_pytest", "pluggy", "py", "_py", "benchsmith_direc
 # What tests assert and raise with (red team round 6: pytest.raises made to suppress, in pytest's namespace, in the
 # module that defines its context manager, or as that class's __exit__). Setting a module's or a class's attribute
 # raises no audit event (only __doc__, __name__, __module__, __qualname__ and __bases__ of a class do), so these
-# packages' modules and classes, as they are when this plugin loads, are checked with each test: a tripwire.
+# packages' modules and classes, as they are when this plugin loads, are checked once at collection, before and after
+# each test's call, and at the end of the session: a tripwire.
 _ASSERTING = frozenset({"pytest", "_pytest", "pluggy", "unittest"})
 
 
@@ -129,7 +132,50 @@ def _namespaces() -> list[tuple[str, object, dict]]:
     return found
 
 
-def _install_guard(candidate: str) -> set[str]:
+def _frozen(namespaces: list[tuple[str, object, dict]]) -> tuple[tuple, tuple, tuple, tuple]:
+    """The entries of *namespaces* as four parallel tuples (label, namespace, key, value): immutable, so that nothing
+    running later can edit what is compared (a list or a dict in this module's reach could be emptied), and flat, so
+    that comparing them is one pass in C (:func:`_replaced`), not a loop in Python per namespace."""
+    labels, spaces, keys, values = [], [], [], []
+    for label, namespace, held in namespaces:
+        for key, value in held.items():
+            labels.append(label)
+            spaces.append(namespace)
+            keys.append(key)
+            values.append(value)
+    return tuple(labels), tuple(spaces), tuple(keys), tuple(values)
+
+
+def _replaced(
+    frozen: tuple[tuple, tuple, tuple, tuple],
+    _any=any,
+    _map=map,
+    _zip=zip,
+    _getitem=operator.getitem,
+    _is_not=operator.is_not,
+) -> str:
+    """Which entry of *frozen* its namespace no longer holds, by identity ("" when none): ``module.name`` or
+    ``module.Class.name``. Everything it calls is bound here, when the plugin loads: replacing a builtin or an
+    ``operator`` function later changes nothing."""
+    labels, spaces, keys, values = frozen
+    try:
+        if not _any(_map(_is_not, _map(_getitem, spaces, keys), values)):
+            return ""
+    except Exception:  # a name deleted (KeyError), or whatever a key planted in the namespace raised
+        pass
+    for label, space, key, value in _zip(labels, spaces, keys, values):  # which one, for the message
+        try:
+            if space.get(key) is not value:
+                return f"{label}.{key}"
+        except Exception:
+            return f"{label}.{key}"
+    return "pytest's namespaces (one changed while it was read)"
+
+
+_OWN_QUERY = "benchsmith.candidates_file"  # an audit event of ours: the hook alone holds the candidate's file names
+
+
+def _install_guard(candidate: str) -> Callable[[str], bool]:
     import _thread
 
     getframe, get_ident = sys._getframe, _thread.get_ident
@@ -147,6 +193,9 @@ def _install_guard(candidate: str) -> set[str]:
         raise RuntimeError(f"benchsmith: {event} is refused to the candidate's code")
 
     def hook(event, args):
+        if event == _OWN_QUERY:
+            args[1].append(args[0] in own)
+            return
         if (
             event not in _ANYWHERE
             and event not in _DIRECT
@@ -211,7 +260,20 @@ def _install_guard(candidate: str) -> set[str]:
 
     sys.addaudithook(hook)
     builtins.__import__ = guarded_import
-    return own
+
+    # The plugin asks the hook, whose closure no code can reach (no function returns the hook), rather than holding
+    # the set itself: a set in a module global or a default argument is the candidate's to empty, and the guard with it.
+    def owned(path: str, _audit=sys.audit, _query=_OWN_QUERY) -> bool:
+        answer: list[bool] = []
+        _audit(_query, path, answer)
+        return answer[0] if answer else True  # no answer: the hook is not ours, and nothing counts as honest
+
+    return owned
+
+
+def _nobodys(path: str) -> bool:
+    """Without a candidate, no file is the candidate's."""
+    return False
 
 
 def _code_file(function):
@@ -266,9 +328,7 @@ class _NoCompiledModules:
 if os.environ.get("BENCHSMITH_PURE_PYTHON"):
     sys.meta_path.insert(0, _NoCompiledModules(os.environ["BENCHSMITH_PURE_PYTHON"]))
 
-_candidate_files = (
-    _install_guard(os.environ["BENCHSMITH_CANDIDATE"]) if os.environ.get("BENCHSMITH_CANDIDATE") else set()
-)
+_owned = _install_guard(os.environ["BENCHSMITH_CANDIDATE"]) if os.environ.get("BENCHSMITH_CANDIDATE") else _nobodys
 
 # The test files of a candidate's run, read before any project or candidate code runs: what each binds at module level
 # and where each test is defined. A test module is refused (TAMPERED) when its namespace holds a name its source never
@@ -300,34 +360,10 @@ class _TestFile:
         self.lines: dict[str, int] = {}  # qualified name -> the line its code starts at (its first decorator's)
         self.classes: dict[str, tuple | None] = {}  # qualified name -> its bases' dotted names (None: computed)
         self.decorators: dict[str, tuple[str, ...]] = {}  # qualified name -> the names its decorators start with
-        self.bound: set[str] = set()
-        self.dynamic = False  # a star import or globals() writes: only the lookup hooks are judged
-        for node in tree.body:
-            self._bind(node)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Global):
-                self.bound.update(node.names)
-            elif isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
-                self.dynamic = True
-            elif isinstance(node, ast.Name) and node.id in ("globals", "vars", "setattr", "__import__"):
-                self.dynamic = True
+        # every name bound anywhere in it; a star import or globals() writes: only the lookup hooks are judged
+        self.bound, self.dynamic, counts = _scan(tree)
         self._define(tree.body, "")
-        self.imported = _imported(tree)  # name -> what a module-level import bound it to, where loaded by now
-
-    def _bind(self, node: ast.AST) -> None:
-        for sub in ast.walk(node):
-            if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                self.bound.add(sub.name)
-            elif isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
-                self.bound.add(sub.id)
-            elif isinstance(sub, ast.alias):
-                self.bound.add((sub.asname or sub.name).split(".")[0])
-            elif isinstance(sub, ast.ExceptHandler) and sub.name:
-                self.bound.add(sub.name)
-            elif isinstance(sub, (ast.MatchAs, ast.MatchStar)) and sub.name:
-                self.bound.add(sub.name)
-            elif isinstance(sub, ast.MatchMapping) and sub.rest:
-                self.bound.add(sub.rest)
+        self.imported = _imported(tree, counts)  # name -> what a module-level import bound it to, where loaded by now
 
     def _define(self, body: list, prefix: str) -> None:
         for node in body:
@@ -343,10 +379,10 @@ class _TestFile:
         """Names its imports bound that now hold something else."""
         return sorted(name for name, value in self.imported.items() if namespace.get(name, value) is not value)
 
-    def intruders(self, namespace: dict) -> list[str]:
-        names = set(namespace) - self.bound - _MODULE_NAMES
+    def intruders(self, namespace: dict, _allowed=_MODULE_NAMES, _hooks=_LOOKUP_HOOKS) -> list[str]:
+        names = set(namespace) - self.bound - _allowed
         names = {n for n in names if not n.startswith("@")}  # pytest's assertion rewriting binds @py_builtins
-        return sorted(names & _LOOKUP_HOOKS if self.dynamic else names)
+        return sorted(names & _hooks if self.dynamic else names)
 
 
 def _root_name(node: ast.expr) -> str | None:
@@ -379,22 +415,70 @@ def _named(namespace: dict, dotted: tuple[str, ...]):
     return value
 
 
-def _imported(tree: ast.Module) -> dict:
-    """What the module-level imports of *tree* bind, resolved in the modules loaded now (the standard library's and
-    pytest's, before any project or candidate code); a name bound anywhere else in the file is left out."""
+_DYNAMIC_NAMES = frozenset({"globals", "vars", "setattr", "__import__"})
+# match statements' captures (Python 3.10 on: before it, ast has no such nodes)
+_MATCH_NAMED = tuple(getattr(ast, name) for name in ("MatchAs", "MatchStar") if hasattr(ast, name))
+_MATCH_MAPPING = tuple(getattr(ast, name) for name in ("MatchMapping",) if hasattr(ast, name))
+
+
+def _scan(tree: ast.Module) -> tuple[set[str], bool, dict[str, int]]:
+    """One pass over every node of *tree* (it runs in every candidate's run, before the first test: three passes of
+    ``ast.walk`` took longer than parsing the files): the names bound anywhere in it (assigned or deleted, defined,
+    imported, caught, captured by a match, declared global); whether it may write its names otherwise (a star import,
+    ``globals``, ``vars``, ``setattr``, ``__import__``); and how often each name is bound where :func:`_imported`
+    counts (definitions, assignments and deletions, imports, global declarations)."""
+    bound: set[str] = set()
     counts: dict[str, int] = {}
-    for node in ast.walk(tree):
-        names = []
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names = [node.name]
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names = [node.id]
-        elif isinstance(node, ast.alias):
-            names = [(node.asname or node.name).split(".")[0]]
-        elif isinstance(node, ast.Global):
-            names = list(node.names)
-        for name in names:
+    dynamic = False
+    node_type, name_type, alias_type, stored = ast.AST, ast.Name, ast.alias, (ast.Store, ast.Del)
+    defining = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    pending: list = list(tree.body)
+    while pending:
+        node = pending.pop()
+        kind = type(node)
+        if kind is name_type:  # most nodes, and none below them matters
+            if node.id in _DYNAMIC_NAMES:
+                dynamic = True
+            if isinstance(node.ctx, stored):
+                bound.add(node.id)
+                counts[node.id] = counts.get(node.id, 0) + 1
+            continue
+        if kind is alias_type:
+            name = (node.asname or node.name).split(".")[0]
+            bound.add(name)
             counts[name] = counts.get(name, 0) + 1
+            continue
+        if isinstance(node, defining):
+            bound.add(node.name)
+            counts[node.name] = counts.get(node.name, 0) + 1
+        elif isinstance(node, ast.ExceptHandler):
+            if node.name:
+                bound.add(node.name)
+        elif isinstance(node, ast.Global):
+            bound.update(node.names)
+            for name in node.names:
+                counts[name] = counts.get(name, 0) + 1
+        elif isinstance(node, ast.ImportFrom):
+            dynamic = dynamic or any(alias.name == "*" for alias in node.names)
+        elif isinstance(node, _MATCH_NAMED):
+            if node.name:
+                bound.add(node.name)
+        elif isinstance(node, _MATCH_MAPPING):
+            if node.rest:
+                bound.add(node.rest)
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                pending += [child for child in value if isinstance(child, node_type)]
+            elif isinstance(value, node_type):
+                pending.append(value)
+    return bound, dynamic, counts
+
+
+def _imported(tree: ast.Module, counts: dict[str, int]) -> dict:
+    """What the module-level imports of *tree* bind, resolved in the modules loaded now (the standard library's and
+    pytest's, before any project or candidate code); a name bound anywhere else in the file (*counts*: how often each
+    name is bound, :func:`_scan`) is left out."""
     bound = {}
     for node in tree.body:
         for alias in node.names if isinstance(node, (ast.Import, ast.ImportFrom)) else ():
@@ -447,15 +531,17 @@ def _loaded_at() -> int:
         return 0  # nowhere to write: no file counts as older, and an inherited test is refused
 
 
-def _unchanged(path: str, _stat=os.stat, _own=_candidate_files, _loaded_at=_loaded_at()) -> bool:
+def _unchanged(path: str, _stat=os.stat, _owned=_owned, _loaded_at=_loaded_at()) -> bool:
     """Whether *path* is not the candidate's and no one changed it since the plugin loaded."""
     try:
-        return path not in _own and _stat(path).st_ctime_ns < _loaded_at
+        return not _owned(path) and _stat(path).st_ctime_ns < _loaded_at
     except (OSError, ValueError):
         return False
 
 
-def _unchanged_source(path: str, _sources=_SOURCES, _unchanged=_unchanged) -> _TestFile | None:
+def _unchanged_source(
+    path: str, _sources=_SOURCES, _unchanged=_unchanged, _file=_TestFile, _parse=ast.parse
+) -> _TestFile | None:
     """*path* read as a test file, if it is :func:`_unchanged`."""
     if path in _sources:
         return _sources[path]
@@ -463,14 +549,23 @@ def _unchanged_source(path: str, _sources=_SOURCES, _unchanged=_unchanged) -> _T
     try:
         if _unchanged(path):
             with open(path, "rb") as handle:
-                found = _TestFile(path, ast.parse(handle.read()))
+                found = _file(path, _parse(handle.read()))
     except (OSError, SyntaxError, ValueError):
         found = None
     _sources[path] = found
     return found
 
 
-def _inherited_definition(item, held, function, name, _realpath=os.path.realpath, _source=_unchanged_source):
+def _inherited_definition(
+    item,
+    held,
+    function,
+    name,
+    _realpath=os.path.realpath,
+    _source=_unchanged_source,
+    _modules=sys.modules,
+    _named=_named,
+):
     """Where *function* (*held* for *name* in a class of the MRO of *item*'s class, or wrapped in what is held there)
     is defined by a class of the repository:
     ``("", module namespace, file, qualified name)``, else the reason first. Every class from the test's own down to
@@ -482,7 +577,7 @@ def _inherited_definition(item, held, function, name, _realpath=os.path.realpath
     if owner is None or vars(owner)[name] is not held:
         return "its class does not hold it", None, None, ""
     for cls in mro[: mro.index(owner) + 1]:
-        module = sys.modules.get(getattr(cls, "__module__", None))
+        module = _modules.get(getattr(cls, "__module__", None))
         path = _realpath(getattr(module, "__file__", None) or "")
         source = _source(path)
         if source is None:
@@ -537,12 +632,14 @@ def _encloses(outer, inner) -> bool:
     return False
 
 
-def _decorator_files(namespace: dict, names: tuple[str, ...], _realpath=os.path.realpath) -> set[str]:
+def _decorator_files(
+    namespace: dict, names: tuple[str, ...], _realpath=os.path.realpath, _modules=sys.modules, _kind=types.ModuleType
+) -> set[str]:
     """The files of the modules the decorators named *names* come from, as *namespace* binds them."""
     found = set()
     for name in names:
         value = namespace.get(name)
-        module = value if isinstance(value, types.ModuleType) else sys.modules.get(getattr(value, "__module__", None))
+        module = value if isinstance(value, _kind) else _modules.get(getattr(value, "__module__", None))
         path = getattr(module, "__file__", None)
         if isinstance(path, str):
             found.add(_realpath(path))
@@ -554,9 +651,12 @@ def _refusal(
     files,
     _realpath=os.path.realpath,
     _function=types.FunctionType,
-    _asserting=None,
     _inherited=_inherited_definition,
     _unchanged=_unchanged,
+    _layers=_layers,
+    _encloses=_encloses,
+    _decorator_files=_decorator_files,
+    _class=pytest.Class,
 ) -> str:
     """Why *item* is not a test its file defines, or runs with what its file imported changed ("" when neither)."""
     module = getattr(item, "module", None)
@@ -569,10 +669,6 @@ def _refusal(
     rebound = entry.rebound(vars(module))
     if rebound:
         return f"{item.nodeid}: its module's {', '.join(rebound[:5])} no longer hold what its imports bound"
-    for name, namespace, held in _asserting or ():
-        changed = [key for key, value in held.items() if namespace.get(key) is not value]
-        if changed:
-            return f"{item.nodeid} runs with {name}.{changed[0]} replaced"
     function = getattr(item, "obj", None)
     function = getattr(function, "__func__", function)
     if type(function) is not _function:
@@ -583,7 +679,7 @@ def _refusal(
             return f"{item.nodeid} runs {outer.__qualname__}, which names {inner.__qualname__} but does not enclose it"
     function = layers[-1]
     code = function.__code__
-    classes = [node.name for node in item.listchain() if isinstance(node, pytest.Class)]
+    classes = [node.name for node in item.listchain() if isinstance(node, _class)]
     name = getattr(item, "originalname", None) or item.name.split("[", 1)[0]
     qualified = ".".join([*classes, name])
     inherited, source = "no class", None
@@ -610,25 +706,35 @@ def _refusal(
     return ""
 
 
-_files = _test_files()
-_ASSERTING_NAMESPACES = _namespaces() if _files else []
+_files = types.MappingProxyType(_test_files())  # read-only: emptying it would leave nothing to check
 
 
-def _pytests_own(value, own) -> bool:
+def _held(frozen=_frozen(_namespaces()) if _files else ((), (), (), ())):
+    """The :func:`_frozen` snapshot of :data:`_ASSERTING` packages' namespaces the checks compare with: taken when the
+    plugin loads, and set once more at configure (:func:`pytest_configure`). It is this function's default: reassigning
+    a function's defaults raises an audit event, which the guard refuses to the candidate's code."""
+    return frozen
+
+
+def _pytests_own(value, owned) -> bool:
     module = getattr(value, "__module__", None)
     code = getattr(value, "__code__", None)
     in_package = isinstance(module, str) and module.split(".", 1)[0] in _ASSERTING
-    return in_package and (code is None or code.co_filename not in own)
+    return in_package and (code is None or not owned(code.co_filename))
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_configure(config, _asserting=_ASSERTING_NAMESPACES, _own=_candidate_files, _ours=_pytests_own):
+def pytest_configure(config, _held=_held, _own=_owned, _ours=_pytests_own, _zip=zip, _tuple=tuple):
     """pytest's own plugins patch its classes as they configure (legacypath: ``Config._getini_unknown_type``): what
     they set, pytest's own functions, is taken as it stands now."""
-    for _, namespace, held in _asserting:
-        for key, value in list(namespace.items()):
-            if key in held and value is not held[key] and _ours(value, _own):
-                held[key] = value
+    labels, spaces, keys, values = _held()
+    if not keys:
+        return
+    now = [space.get(key, value) for space, key, value in _zip(spaces, keys, values)]
+    taken = _tuple(
+        current if current is not value and _ours(current, _own) else value for current, value in _zip(now, values)
+    )
+    _held.__defaults__ = ((labels, spaces, keys, taken),)
 
 
 _collected: dict[str, object] = {}  # node id -> the function collected for it, which the test must still run
@@ -656,31 +762,51 @@ def _send(record: dict, _fd=_report_fd(), _write=os.write, _dumps=json.dumps) ->
         data = data[_write(_fd, data) :]
 
 
+def _forgery(message: str, _send=_send) -> None:
+    """Report the run as a forgery (:data:`TAMPERED`), saying why. Every check that finds one says so: state kept here
+    to say it once could be reached and set by the candidate (a default list is readable), so the harness counts the
+    records as one and takes the first reason (``benchsmith.runners.python.class_runner``)."""
+    _send({"nodeid": TAMPERED, "outcome": "error", "message": message})
+
+
 def pytest_collection_modifyitems(
-    config, items, _send=_send, _own=_candidate_files, _files=_files, _asserting=_ASSERTING_NAMESPACES
+    config,
+    items,
+    _forgery=_forgery,
+    _own=_owned,
+    _files=_files,
+    _held=_held,
+    _replaced=_replaced,
+    _refusal=_refusal,
+    _layers=_layers,
+    _collected=_collected,
 ):
+    path = os.environ.get("BENCHSMITH_SELECT")
+    if path:  # what is not asked for never runs: only what is asked for needs checking
+        with open(path, encoding="utf-8") as handle:
+            wanted = set(handle.read().splitlines())
+        deselected = [item for item in items if item.nodeid not in wanted]
+        if deselected:
+            config.hook.pytest_deselected(items=deselected)
+            items[:] = [item for item in items if item.nodeid in wanted]
     for item in items:  # a test module the candidate replaced (sys.modules) holds tests made of its code
         function = getattr(item, "obj", None)
         codes = [getattr(f, "__code__", None) for f in _layers(getattr(function, "__func__", function))]
-        if any(code is not None and code.co_filename in _own for code in codes):
-            _send({"nodeid": TAMPERED, "outcome": "error", "message": f"{item.nodeid} runs the candidate's code"})
+        if any(code is not None and _own(code.co_filename) for code in codes):
+            _forgery(f"{item.nodeid} runs the candidate's code")
             break
     for item in items:
-        refused = _refusal(item, _files, _asserting=_asserting)
+        refused = _refusal(item, _files)
         if refused:
-            _send({"nodeid": TAMPERED, "outcome": "error", "message": refused})
+            _forgery(refused)
             break
         function = getattr(item, "obj", None)
         _collected[item.nodeid] = getattr(function, "__func__", function)
-    path = os.environ.get("BENCHSMITH_SELECT")
-    if not path:
-        return
-    with open(path, encoding="utf-8") as handle:
-        wanted = set(handle.read().splitlines())
-    deselected = [item for item in items if item.nodeid not in wanted]
-    if deselected:
-        config.hook.pytest_deselected(items=deselected)
-        items[:] = [item for item in items if item.nodeid in wanted]
+    # Once for the whole collection, after the loop above (no code of the candidate's runs between its items): what
+    # the tests will run with is the same for all of them here.
+    replaced = _replaced(_held())
+    if replaced:
+        _forgery(f"the tests were collected with {replaced} replaced")
 
 
 def _message(report) -> str:
@@ -696,7 +822,10 @@ def pytest_collection_finish(session, _send=_send):
         _send({"collected": [item.nodeid for item in session.items]})
 
 
-def pytest_sessionfinish(session, exitstatus, _send=_send):
+def pytest_sessionfinish(session, exitstatus, _send=_send, _forgery=_forgery, _held=_held, _replaced=_replaced):
+    replaced = _replaced(_held())  # what the last test left (the checks after each call see what it changed there)
+    if replaced:
+        _forgery(f"the session ended with {replaced} replaced")
     # A trusted run's last word: every test has reported; what still runs is the interpreter's exit, which threads
     # a suite left behind can hold for good (pykka's actors). The harness then stops the process soon after.
     if os.environ.get("BENCHSMITH_REPORT_COLLECTED"):
@@ -722,21 +851,39 @@ def _test_code(item):
     return getattr(_layers(getattr(function, "__func__", function))[-1], "__code__", None)
 
 
+def _replaced_around(item, after: bool, _held=_held, _replaced=_replaced, _forgery=_forgery) -> None:
+    """Send a forgery when pytest's, pluggy's or unittest's namespaces differ from :func:`_held` before *item*'s call
+    (what the collection, the tests before it and its setup may have changed) or *after* it, before its report is
+    made (what its call changed: a report maker replaced while the test runs, to put itself back once it has made
+    that test's report, would be seen by no check before the next test)."""
+    replaced = _replaced(_held())
+    if replaced:
+        said = f"{replaced} was replaced while it ran" if after else f"it runs with {replaced} replaced"
+        _forgery(f"{item.nodeid}: {said}")
+
+
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_call(item, _asserting=_ASSERTING_NAMESPACES):
-    if _files and item.nodeid in _collected:
+def pytest_runtest_call(
+    item, _around=_replaced_around, _forgery=_forgery, _files=_files, _collected=_collected, _refusal=_refusal
+):
+    # what it reads is bound here, when the plugin loads: the candidate can rebind the module's names, not these
+    if _files and item.nodeid not in _collected:
+        _forgery(f"{item.nodeid} runs, but no test was collected under its name")
+    elif _files:
         function = getattr(item, "obj", None)
         function = getattr(function, "__func__", function)
-        refused = _refusal(item, _files, _asserting=_asserting)
+        refused = _refusal(item, _files)
         module = getattr(item, "module", None)
         bound = vars(module).get(function.__name__, function) if module is not None and item.cls is None else function
         if not refused and (function is not _collected[item.nodeid] or bound is not function):
             refused = f"{item.nodeid}: its function was rebound after collection"
         if refused:
-            _send({"nodeid": TAMPERED, "outcome": "error", "message": refused})
+            _forgery(refused)
+    _around(item, False)
     code = _test_code(item)
     if code is None or not os.environ.get("BENCHSMITH_DIRECTCOV"):
         yield
+        _around(item, True)
         return
     calls: set[tuple[str, str]] = set()
     body = _codes_within(code)
@@ -771,6 +918,7 @@ def pytest_runtest_call(item, _asserting=_ASSERTING_NAMESPACES):
                 break
             except RuntimeError:
                 continue
+    _around(item, True)
 
 
 # Invoked in the body of T (the RepoClassBench paper's DirectCoverage) is read off the text: a call written anywhere in

@@ -1,0 +1,148 @@
+"""directcov's start-up and its tripwire on pytest's namespaces, in pieces: the test files read when the plugin loads
+(on every Python a task's environment may have), and the snapshot of pytest's, pluggy's and unittest's namespaces
+each check compares with. Whole runs with hostile candidates are tests/harness/test_redteam_python.py's."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import types
+
+import pytest
+
+from benchsmith.runners.python.pytest_run import plugin_dir
+
+TEST_FILE = """
+import os
+from os import path as joined
+from os.path import *
+
+LIMIT = 3
+(first, *rest), last = [1, 2], 3
+
+
+class TestShapes:
+    @staticmethod
+    @pytest.mark.skip
+    def test_decorated():
+        global counter
+        counter = 1
+
+    async def test_waits(self):
+        del LIMIT
+        try:
+            pass
+        except ValueError as caught:
+            pass
+
+
+def test_plain():
+    values = [item for item in range(3)]
+    return globals()
+"""
+
+
+@pytest.fixture(scope="module")
+def plugin() -> types.ModuleType:
+    """The plugin as a run loads it, in this process: no candidate, no selection, so no guard and no test files."""
+    spec = importlib.util.spec_from_file_location("directcov_probe", plugin_dir() / "benchsmith_directcov.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_test_file_reads_alike_on_every_python_here(tmp_path):
+    """What the plugin reads off a test file when it loads (the names it binds, where its tests start, whether it
+    writes its names dynamically, what its imports bound) is the same on every interpreter a task's environment may
+    use. Before, Pythons 3.8 and 3.9, whose ast has no match-statement nodes, raised AttributeError there, in every
+    candidate's run: the plugin did not load, and no test ran."""
+    from benchsmith.sources.python.environment import _interpreters
+
+    source = tmp_path / "test_shapes.py"
+    source.write_text(TEST_FILE)
+    probe = f"""
+import ast, json, sys, types
+sys.modules["pytest"] = types.SimpleNamespace(hookimpl=lambda **kw: (lambda f: f))  # pytest is not there
+namespace = {{"__name__": "directcov"}}
+exec(compile(open({str(plugin_dir() / "benchsmith_directcov.py")!r}).read(), "directcov.py", "exec"), namespace)
+entry = namespace["_TestFile"]({str(source)!r}, ast.parse(open({str(source)!r}).read()))
+print(json.dumps([sorted(entry.bound), entry.lines, entry.dynamic, sorted(entry.imported)]))
+"""
+    found = {}
+    for python, version in sorted(_interpreters().items(), key=lambda each: each[1]):
+        if version.startswith("3.") and int(version.split(".")[1]) >= 8:
+            done = subprocess.run([str(python), "-c", probe], capture_output=True, text=True)
+            assert done.returncode == 0, (version, done.stderr[-500:])
+            found[version] = json.loads(done.stdout)
+    assert any(version.startswith(("3.8.", "3.9.")) for version in found) or pytest.skip("no Python 3.8 or 3.9 here")
+    expected = [
+        sorted(
+            {"*", "os", "joined", "LIMIT", "first", "rest", "last", "TestShapes", "test_decorated", "counter"}
+            | {"test_waits", "caught", "test_plain", "values", "item"}
+        ),
+        {"TestShapes.test_decorated": 11, "TestShapes.test_waits": 17, "test_plain": 25},
+        True,  # the star import, and globals()
+        ["joined", "os"],
+    ]
+    assert found == {version: expected for version in found}
+
+
+def test_the_snapshot_names_what_was_replaced_deleted_or_planted(plugin):
+    """Each check compares every entry by identity, in one pass; which entry changed is named."""
+
+    class Shape:
+        def area(self):
+            return 1
+
+    module = types.ModuleType("probe")
+    module.Shape, module.helper = Shape, len
+    frozen = plugin._frozen(
+        [("probe", vars(module), {"Shape": Shape, "helper": len}), ("probe.Shape", Shape.__dict__, dict(vars(Shape)))]
+    )
+    assert plugin._replaced(frozen) == ""
+    module.helper = max
+    assert plugin._replaced(frozen) == "probe.helper"
+    module.helper = len
+    Shape.area = lambda self: 2
+    assert plugin._replaced(frozen) == "probe.Shape.area"
+    Shape.area = frozen[3][frozen[2].index("area")]
+    assert plugin._replaced(frozen) == ""
+    del module.helper
+    assert plugin._replaced(frozen) == "probe.helper"
+    module.helper = len
+
+    armed = []
+
+    class Liar(str):  # a key planted before the real one, in its place of the table, that raises when compared
+        def __hash__(self):
+            return hash("helper")
+
+        def __eq__(self, other):
+            if armed:
+                raise RuntimeError("looked at")
+            return False
+
+    del module.helper
+    vars(module)[Liar("x")] = max
+    module.helper = len
+    armed.append(True)
+    assert plugin._replaced(frozen) == "probe.helper"
+
+
+def test_pytest_raises_replaced_is_seen_and_the_snapshot_cannot_be_emptied(plugin):
+    """On pytest itself, as a run loads it: pytest.raises replaced is named. The snapshot a run's checks read is a
+    function's default, all tuples: nothing reachable through the plugin's module can empty or edit it (a list
+    there could be cleared); reassigning a function's defaults is refused to the candidate (tests/harness/
+    test_guard.py)."""
+    frozen = plugin._frozen(plugin._namespaces())
+    assert len(frozen[2]) > 1000 and all(type(part) is tuple for part in frozen)
+    assert "raises" in frozen[2]
+    real = pytest.raises
+    try:
+        pytest.raises = lambda *a, **k: None
+        assert plugin._replaced(frozen) == "pytest.raises"
+    finally:
+        pytest.raises = real
+    assert plugin._replaced(frozen) == ""
+    assert type(plugin._held.__defaults__) is tuple and plugin._held() == ((), (), (), ())  # no test files: none

@@ -17,6 +17,7 @@ import pytest
 from benchsmith.core.schema import ClassBenchTask, Result, read_records
 from benchsmith.runners.python.class_runner import reference_solution
 from tests.helpers.cli import run_cli
+from tests.helpers.git_history import committed
 
 pytestmark = [
     pytest.mark.slow,
@@ -160,19 +161,21 @@ def test_roundtrip(client):
 """
 
 
+REDIS_REPO = {
+    "pyproject.toml": '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n\n'
+    '[project]\nname = "kvstore"\nversion = "0.1"\nrequires-python = ">=3.9"\n\n'
+    '[tool.setuptools.packages.find]\nwhere = ["src"]\n',
+    ".github/workflows/tests.yml": WORKFLOW,
+    "src/kvstore/__init__.py": "",
+    "src/kvstore/resp.py": RESP,
+    "src/kvstore/counter.py": COUNTER,
+    "tests/conftest.py": CONFTEST,
+    "tests/test_counter.py": TESTS,
+}
+
+
 def write_redis_repo(root: Path) -> Path:
-    files = {
-        "pyproject.toml": '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n\n'
-        '[project]\nname = "kvstore"\nversion = "0.1"\nrequires-python = ">=3.9"\n\n'
-        '[tool.setuptools.packages.find]\nwhere = ["src"]\n',
-        ".github/workflows/tests.yml": WORKFLOW,
-        "src/kvstore/__init__.py": "",
-        "src/kvstore/resp.py": RESP,
-        "src/kvstore/counter.py": COUNTER,
-        "tests/conftest.py": CONFTEST,
-        "tests/test_counter.py": TESTS,
-    }
-    for name, text in files.items():
+    for name, text in REDIS_REPO.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
     root.chmod(0o755)
@@ -186,6 +189,23 @@ def redis_repo(tmp_path_factory) -> Path:
 
 def _card(out: Path) -> dict:
     return json.loads(out.with_suffix(".card.json").read_text())
+
+
+def _judged(dataset: Path, task: ClassBenchTask, candidates: dict[str, str], tmp_path: Path) -> dict[str, Result]:
+    """*candidates* (id -> code) of *task* judged by ``eval`` on *dataset*: their results, by id."""
+    path = tmp_path / "candidates.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"instance_id": task.task_id, "candidate_id": c, "code": code}) + "\n"
+            for c, code in candidates.items()
+        )
+    )
+    results_path = tmp_path / "results.parquet"
+    completed = run_cli(
+        "eval", "--dataset", str(dataset), "--candidates", str(path), "--out", str(results_path), "--timeout", "60"
+    )
+    assert completed.returncode == 0, completed.stderr
+    return {r.candidate_id: r for r in read_records(results_path, Result)}
 
 
 def test_without_services_the_tests_error_and_the_card_says_why(redis_repo, tmp_path):
@@ -226,19 +246,7 @@ def test_with_services_tasks_are_built_and_judged_each_run_on_a_fresh_server(red
         "gold-renamed": gold.replace("reply", "answer"),
         "empty": "class Counter:\n    pass\n",
     }
-    path = tmp_path / "candidates.jsonl"
-    path.write_text(
-        "".join(
-            json.dumps({"instance_id": counter.task_id, "candidate_id": c, "code": code}) + "\n"
-            for c, code in candidates.items()
-        )
-    )
-    results_path = tmp_path / "results.parquet"
-    completed = run_cli(
-        "eval", "--dataset", str(out), "--candidates", str(path), "--out", str(results_path), "--timeout", "60"
-    )
-    assert completed.returncode == 0, completed.stderr
-    results = {r.candidate_id: r for r in read_records(results_path, Result)}
+    results = _judged(out, counter, candidates, tmp_path)
     assert {c: r.status for c, r in results.items()} == {
         "poisons": "wrong",
         "gold": "plausible",
@@ -246,3 +254,74 @@ def test_with_services_tasks_are_built_and_judged_each_run_on_a_fresh_server(red
         "empty": "wrong",
     }
     assert "test_fresh_counter" in results["poisons"].reason
+
+
+def test_imported_tasks_carry_the_services_their_repository_s_tests_expect(tmp_path):
+    """A published task (python_data.json's shape) of the Redis repository, supplied as a git history: without
+    --services the card names the Redis its CI declares and none of the directives passes on the repository's own code
+    (they error for want of a server), so the task cannot be built; with it, the task records the service, its
+    directives pass in the check on the original, and eval starts the server for every candidate's run."""
+    commit = committed(tmp_path / "repos" / "acme__kvstore", REDIS_REPO)
+    tests = "tests/test_counter.py"
+    directives = [f"{tests}::test_incr", f"{tests}::test_value", f"{tests}::test_fresh_counter"]
+    entry = {
+        "task_id": "acme__kvstore-1_Counter",
+        "class_name": "Counter",
+        "file": "acme__kvstore-1/src/kvstore/counter.py",
+        "sketchy_description": "A named counter.",
+        "detailed_description": "A named counter kept in Redis.",
+        "repo_metadata": {
+            "commit_id": commit,
+            "issue_id": "acme__kvstore-1",
+            "setup_details": {"repo": "acme/kvstore", "instance_id": "acme__kvstore-1", "base_commit": commit},
+        },
+        "evaluation_metadata": {"test_directives": directives},
+        "ground_truth_class_body": COUNTER[COUNTER.index("class Counter") :],
+    }
+    source = tmp_path / "python_data.json"
+    source.write_text(json.dumps([entry]))
+    declared = "redis on 127.0.0.1:6379 (.github/workflows/tests.yml: jobs.test.services.redis (redis:7-alpine))"
+    task_id = "acme__kvstore::src/kvstore/counter.py::Counter"
+
+    plain = tmp_path / "plain.parquet"
+    completed = run_cli(
+        "classbench", "import", "--from", str(source), "--repos", str(tmp_path / "repos"), "--out", str(plain)
+    )
+    assert completed.returncode == 0, completed.stderr
+    card = _card(plain)
+    assert card["services"] == {
+        f"acme__kvstore@{commit[:12]}": {
+            "detected": [declared],
+            "started": [],
+            "not_started": "not asked (--services starts them)",
+        }
+    }
+    assert card["tasks_not_buildable"][task_id].startswith("none of its 3 directives passes"), card
+    assert card["directives_dropped_on_the_original"][task_id]["outcomes"] == {"error": 3}
+    assert read_records(plain, ClassBenchTask)[0].environment.services == []
+
+    out = tmp_path / "published.parquet"
+    completed = run_cli(
+        "classbench",
+        "import",
+        "--from",
+        str(source),
+        "--repos",
+        str(tmp_path / "repos"),
+        "--services",
+        "--out",
+        str(out),
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert f"started in every run: {declared}" in completed.stdout
+    card = _card(out)
+    assert card["services"][f"acme__kvstore@{commit[:12]}"]["started"] == [declared]
+    assert card["tasks_not_buildable"] == {} and card["directives_dropped_on_the_original"] == {}
+    assert "Started, fresh, in every run's own network namespace" in out.with_suffix(".card.md").read_text()
+    (counter,) = read_records(out, ClassBenchTask)
+    assert counter.test_directives == directives
+    assert [(s.kind, s.port) for s in counter.environment.services] == [("redis", 6379)]
+    candidates = {"gold": reference_solution(counter), "empty": "class Counter:\n    pass\n"}
+    verdicts = {c: (r.status, r.reason) for c, r in _judged(out, counter, candidates, tmp_path).items()}
+    assert verdicts["gold"][0] == "plausible", verdicts
+    assert verdicts["empty"][0] == "wrong", verdicts

@@ -9,13 +9,19 @@ truth's, each candidate's) had a fresh server of its own. Needs Debian's redis-s
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from benchsmith.core.schema import ClassBenchTask, Result, read_records
 from benchsmith.runners.python.class_runner import reference_solution
+from benchsmith.runners.sandbox.jail import living_processes
 from tests.helpers.cli import run_cli
 from tests.helpers.git_history import committed
 
@@ -325,3 +331,94 @@ def test_imported_tasks_carry_the_services_their_repository_s_tests_expect(tmp_p
     verdicts = {c: (r.status, r.reason) for c, r in _judged(out, counter, candidates, tmp_path).items()}
     assert verdicts["gold"][0] == "plausible", verdicts
     assert verdicts["empty"][0] == "wrong", verdicts
+
+
+WAITS = """\
+import time
+
+from kvstore.counter import Counter
+
+
+def test_incr_then_wait(client):
+    Counter("waited", client).incr()
+    time.sleep(600)  # the harness is stopped while this test runs
+"""
+
+
+def _ancestors(pid: int) -> list[int]:
+    chain = []
+    while pid > 1:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            return chain
+        pid = int(next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:")))
+        chain.append(pid)
+    return chain
+
+
+def _server_of(harness: subprocess.Popen) -> tuple[int, int, Path]:
+    """The redis-server a run of *harness* started (found by its ancestry, not by name alone: other builds on this
+    machine may run one): its pid, its uid, and the services folder the harness made for the run; once it runs.
+    Fails if the harness ends first."""
+    while harness.poll() is None:
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                if Path(f"/proc/{entry}/comm").read_text().strip() != "redis-server":
+                    continue
+                if harness.pid not in _ancestors(int(entry)):
+                    continue
+                status = Path(f"/proc/{entry}/status").read_text()
+                # it runs in its own folder, in the launcher's, in the one the harness made for the run (not its
+                # environment: redis rewrites that memory with its process title)
+                where = os.readlink(f"/proc/{entry}/cwd")
+            except OSError:
+                continue
+            uid = int(next(line.split()[1] for line in status.splitlines() if line.startswith("Uid:")))
+            folder = Path(where)
+            while folder.parent != Path(tempfile.gettempdir()) and folder != folder.parent:
+                folder = folder.parent
+            assert folder.name.startswith("benchsmith-services-"), where
+            return int(entry), uid, folder
+        try:
+            harness.wait(timeout=0.2)
+        except subprocess.TimeoutExpired:
+            pass
+    raise AssertionError(f"the build ended before its run started Redis: {harness.communicate()[1][-2000:]}")
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
+def test_a_harness_stopped_mid_run_leaves_no_server_and_no_folder_behind(number, tmp_path):
+    """A build whose trusted suite run has Redis going (a test that waits) is sent SIGTERM, or SIGINT as Ctrl-C
+    sends it: it exits saying so, and nothing of the run is left: no process of the run's sandbox uid (the server,
+    pytest, the launcher), no services folder."""
+    repo = write_redis_repo(tmp_path / "kvstore")
+    (repo / "tests" / "test_waits.py").write_text(WAITS)
+    out = tmp_path / "kvstore.parquet"
+    harness = subprocess.Popen(
+        [sys.executable, "-m", "benchsmith.cli", "classbench", "build", "--repo", str(repo), "--services"]
+        + ["--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _, uid, folder = _server_of(harness)
+        assert folder.is_dir() and living_processes(uid)
+        harness.send_signal(number)
+        _, stderr = harness.communicate(timeout=600)
+    finally:
+        if harness.poll() is None:
+            harness.kill()
+            harness.communicate()
+    if number == signal.SIGTERM:
+        assert harness.returncode == 128 + signal.SIGTERM, stderr[-2000:]
+        assert "benchsmith: stopped by SIGTERM" in stderr
+    else:
+        assert harness.returncode == 130, stderr[-2000:]
+        assert "benchsmith: interrupted" in stderr
+    assert living_processes(uid) == []
+    assert not folder.exists()
+    assert not out.exists()

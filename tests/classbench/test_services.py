@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -357,36 +358,42 @@ def _ancestors(pid: int) -> list[int]:
     return chain
 
 
-def _server_of(harness: subprocess.Popen) -> tuple[int, int, Path]:
-    """The redis-server a run of *harness* started (found by its ancestry, not by name alone: other builds on this
-    machine may run one): its pid, its uid, and the services folder the harness made for the run; once it runs.
-    Fails if the harness ends first."""
+def _process_of(harness: subprocess.Popen, wanted: Callable[[str], bool]) -> int:
+    """A process *harness* started (found by its ancestry, not by name alone: other builds on this machine may run
+    the same programs) for which *wanted* (given its /proc folder) holds; once there is one. Fails if the harness
+    ends first."""
     while harness.poll() is None:
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
                 continue
             try:
-                if Path(f"/proc/{entry}/comm").read_text().strip() != "redis-server":
-                    continue
-                if harness.pid not in _ancestors(int(entry)):
-                    continue
-                status = Path(f"/proc/{entry}/status").read_text()
-                # it runs in its own folder, in the launcher's, in the one the harness made for the run (not its
-                # environment: redis rewrites that memory with its process title)
-                where = os.readlink(f"/proc/{entry}/cwd")
+                if wanted(f"/proc/{entry}") and harness.pid in _ancestors(int(entry)):
+                    return int(entry)
             except OSError:
                 continue
-            uid = int(next(line.split()[1] for line in status.splitlines() if line.startswith("Uid:")))
-            folder = Path(where)
-            while folder.parent != Path(tempfile.gettempdir()) and folder != folder.parent:
-                folder = folder.parent
-            assert folder.name.startswith("benchsmith-services-"), where
-            return int(entry), uid, folder
         try:
             harness.wait(timeout=0.2)
         except subprocess.TimeoutExpired:
             pass
-    raise AssertionError(f"the build ended before its run started Redis: {harness.communicate()[1][-2000:]}")
+    raise AssertionError(f"the harness ended before the process looked for: {harness.communicate()[1][-2000:]}")
+
+
+def _uid(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("Uid:")))
+
+
+def _server_of(harness: subprocess.Popen) -> tuple[int, Path]:
+    """The uid of the redis-server a run of *harness* started and the services folder the harness made for the run:
+    the server runs in its own folder, in the launcher's, in the harness's (read from its working directory, not its
+    environment: redis rewrites that memory with its process title)."""
+    server = _process_of(harness, lambda proc: Path(proc, "comm").read_text().strip() == "redis-server")
+    where = os.readlink(f"/proc/{server}/cwd")
+    folder = Path(where)
+    while folder.parent != Path(tempfile.gettempdir()) and folder != folder.parent:
+        folder = folder.parent
+    assert folder.name.startswith("benchsmith-services-"), where
+    return _uid(server), folder
 
 
 @pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
@@ -405,7 +412,7 @@ def test_a_harness_stopped_mid_run_leaves_no_server_and_no_folder_behind(number,
         text=True,
     )
     try:
-        _, uid, folder = _server_of(harness)
+        uid, folder = _server_of(harness)
         assert folder.is_dir() and living_processes(uid)
         harness.send_signal(number)
         _, stderr = harness.communicate(timeout=600)
@@ -422,3 +429,46 @@ def test_a_harness_stopped_mid_run_leaves_no_server_and_no_folder_behind(number,
     assert living_processes(uid) == []
     assert not folder.exists()
     assert not out.exists()
+
+
+def test_an_eval_stopped_mid_run_leaves_no_run_behind_and_records_no_verdict_of_it(redis_repo, tmp_path):
+    """eval judges in worker threads, each run jailed with its own Redis: sent SIGTERM while a candidate's run
+    sleeps at import, it kills that run, records no verdict for it (a resumed eval judges it) and exits saying
+    so, with no process of the run's uid left."""
+    out = tmp_path / "kvstore.parquet"
+    completed = run_cli("classbench", "build", "--repo", str(redis_repo), "--services", "--out", str(out))
+    assert completed.returncode == 0, completed.stderr
+    counter = next(t for t in read_records(out, ClassBenchTask) if t.class_name == "Counter")
+    candidates = {"sleeps": "import time as _t\n\n_t.sleep(600)\n\n\n" + reference_solution(counter)}
+    path = tmp_path / "candidates.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"instance_id": counter.task_id, "candidate_id": c, "code": code}) + "\n"
+            for c, code in candidates.items()
+        )
+    )
+    results = tmp_path / "results.parquet"
+    harness = subprocess.Popen(
+        [sys.executable, "-m", "benchsmith.cli", "eval", "--dataset", str(out), "--candidates", str(path)]
+        + ["--out", str(results), "--timeout", "300"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        # the candidate's pytest, asleep in its import (no run of the harness's own sleeps)
+        asleep = _process_of(harness, lambda proc: Path(proc, "wchan").read_text() == "hrtimer_nanosleep")
+        uid = _uid(asleep)
+        harness.send_signal(signal.SIGTERM)
+        _, stderr = harness.communicate(timeout=600)
+    finally:
+        if harness.poll() is None:
+            harness.kill()
+            harness.communicate()
+    assert harness.returncode == 128 + signal.SIGTERM, stderr[-2000:]
+    assert "benchsmith: stopped by SIGTERM" in stderr
+    assert living_processes(uid) == []
+    assert not results.exists()
+    journal = results.with_name(results.name + ".journal.jsonl")
+    recorded = [json.loads(line) for line in journal.read_text().splitlines()] if journal.exists() else []
+    assert [r for r in recorded if r["candidate_id"] == "sleeps"] == []

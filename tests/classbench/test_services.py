@@ -198,8 +198,7 @@ def _card(out: Path) -> dict:
     return json.loads(out.with_suffix(".card.json").read_text())
 
 
-def _judged(dataset: Path, task: ClassBenchTask, candidates: dict[str, str], tmp_path: Path) -> dict[str, Result]:
-    """*candidates* (id -> code) of *task* judged by ``eval`` on *dataset*: their results, by id."""
+def _candidates_file(task: ClassBenchTask, candidates: dict[str, str], tmp_path: Path) -> Path:
     path = tmp_path / "candidates.jsonl"
     path.write_text(
         "".join(
@@ -207,6 +206,12 @@ def _judged(dataset: Path, task: ClassBenchTask, candidates: dict[str, str], tmp
             for c, code in candidates.items()
         )
     )
+    return path
+
+
+def _judged(dataset: Path, task: ClassBenchTask, candidates: dict[str, str], tmp_path: Path) -> dict[str, Result]:
+    """*candidates* (id -> code) of *task* judged by ``eval`` on *dataset*: their results, by id."""
+    path = _candidates_file(task, candidates, tmp_path)
     results_path = tmp_path / "results.parquet"
     completed = run_cli(
         "eval", "--dataset", str(dataset), "--candidates", str(path), "--out", str(results_path), "--timeout", "60"
@@ -440,13 +445,7 @@ def test_an_eval_stopped_mid_run_leaves_no_run_behind_and_records_no_verdict_of_
     assert completed.returncode == 0, completed.stderr
     counter = next(t for t in read_records(out, ClassBenchTask) if t.class_name == "Counter")
     candidates = {"sleeps": "import time as _t\n\n_t.sleep(600)\n\n\n" + reference_solution(counter)}
-    path = tmp_path / "candidates.jsonl"
-    path.write_text(
-        "".join(
-            json.dumps({"instance_id": counter.task_id, "candidate_id": c, "code": code}) + "\n"
-            for c, code in candidates.items()
-        )
-    )
+    path = _candidates_file(counter, candidates, tmp_path)
     results = tmp_path / "results.parquet"
     harness = subprocess.Popen(
         [sys.executable, "-m", "benchsmith.cli", "eval", "--dataset", str(out), "--candidates", str(path)]

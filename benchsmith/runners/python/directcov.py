@@ -186,6 +186,12 @@ def _install_guard(candidate: str) -> set[str]:
                 ):
                     refuse(event)
                 return
+            if event in _CHANGES and args[1] == "__bases__":
+                # A class's bases decide which method an inherited test runs. The candidate's own code may not rewrite
+                # them; a library may, for a class it makes while the candidate imports it (typing.NamedTuple).
+                if caller is not None and caller.f_code.co_filename in own:
+                    refuse(event)
+                return
             if event in _CHANGES and args[1] not in _FUNCTION_ATTRIBUTES:
                 return
             if event in _CHANGES and args[1] in _DEFAULTS and _code_file(args[0]) in own:
@@ -289,6 +295,8 @@ class _TestFile:
     def __init__(self, path: str, tree: ast.Module) -> None:
         self.path = os.path.realpath(path)
         self.lines: dict[str, int] = {}  # qualified name -> the line its code starts at (its first decorator's)
+        self.classes: dict[str, tuple[str, ...] | None] = {}  # qualified name -> its bases' names (None: computed)
+        self.decorators: dict[str, tuple[str, ...]] = {}  # qualified name -> the names its decorators start with
         self.bound: set[str] = set()
         self.dynamic = False  # a star import or globals() writes: only the lookup hooks are judged
         for node in tree.body:
@@ -323,7 +331,9 @@ class _TestFile:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
                 self.lines[prefix + node.name] = first
+                self.decorators[prefix + node.name] = tuple(filter(None, map(_root_name, node.decorator_list)))
             elif isinstance(node, ast.ClassDef):
+                self.classes[prefix + node.name] = _base_names(node)
                 self._define(node.body, f"{prefix}{node.name}.")
 
     def rebound(self, namespace: dict) -> list[str]:
@@ -334,6 +344,27 @@ class _TestFile:
         names = set(namespace) - self.bound - _MODULE_NAMES
         names = {n for n in names if not n.startswith("@")}  # pytest's assertion rewriting binds @py_builtins
         return sorted(names & _LOOKUP_HOOKS if self.dynamic else names)
+
+
+def _root_name(node: ast.expr) -> str | None:
+    """The name an expression starts from (``mock.patch.object(...)``: ``mock``)."""
+    while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _base_names(node: ast.ClassDef) -> tuple[str, ...] | None:
+    """The names a class statement's bases end in (``unittest.TestCase``: ``TestCase``), ``object`` for none; None
+    where a base is computed (a call, a subscript), whose class cannot be named from the text."""
+    names = []
+    for base in node.bases:
+        if isinstance(base, ast.Name):
+            names.append(base.id)
+        elif isinstance(base, ast.Attribute):
+            names.append(base.attr)
+        else:
+            return None
+    return tuple(names) or ("object",)
 
 
 def _imported(tree: ast.Module) -> dict:
@@ -386,7 +417,132 @@ def _test_files() -> dict[str, _TestFile]:
     return files
 
 
-def _refusal(item, files, _realpath=os.path.realpath, _function=types.FunctionType, _asserting=None) -> str:
+# A test method a test class inherits (unittest suites share their tests through base classes, in the same file or in
+# another: transitions' TestAsync runs test_core.py's TestCore tests) is defined where its class is, in a file read only
+# when a test needs it. Such a file must hold the repository's own text: not the candidate's, and unchanged since before
+# this process started (its inode's change time, which no write, rename or link leaves as it was, is older than a file
+# made when this plugin loaded; checked on the file the function's code came from).
+_SOURCES: dict[str, _TestFile | None] = {}
+
+
+def _loaded_at() -> int:
+    import tempfile
+
+    try:
+        with tempfile.TemporaryFile() as probe:
+            return os.fstat(probe.fileno()).st_ctime_ns
+    except OSError:
+        return 0  # nowhere to write: no file counts as older, and an inherited test is refused
+
+
+def _unchanged(path: str, _stat=os.stat, _own=_candidate_files, _loaded_at=_loaded_at()) -> bool:
+    """Whether *path* is not the candidate's and no one changed it since the plugin loaded."""
+    try:
+        return path not in _own and _stat(path).st_ctime_ns < _loaded_at
+    except (OSError, ValueError):
+        return False
+
+
+def _unchanged_source(path: str, _sources=_SOURCES, _unchanged=_unchanged) -> _TestFile | None:
+    """*path* read as a test file, if it is :func:`_unchanged`."""
+    if path in _sources:
+        return _sources[path]
+    found = None
+    try:
+        if _unchanged(path):
+            with open(path, "rb") as handle:
+                found = _TestFile(path, ast.parse(handle.read()))
+    except (OSError, SyntaxError, ValueError):
+        found = None
+    _sources[path] = found
+    return found
+
+
+def _inherited_definition(item, held, function, name, _realpath=os.path.realpath, _source=_unchanged_source):
+    """Where *function* (*held* for *name* in a class of the MRO of *item*'s class, or wrapped in what is held there)
+    is defined by a class of the repository:
+    ``("", module namespace, file, qualified name)``, else the reason first. Every class from the test's own down to
+    the one that holds the method must be what its module binds at its name, in a file of the repository's own whose
+    class statement there names the bases it has now; the function must be compiled from that file, at that name and
+    line, with that module's globals."""
+    mro = item.cls.__mro__
+    owner = next((cls for cls in mro if name in vars(cls)), None)
+    if owner is None or vars(owner)[name] is not held:
+        return "its class does not hold it", None, None, ""
+    for cls in mro[: mro.index(owner) + 1]:
+        module = sys.modules.get(getattr(cls, "__module__", None))
+        path = _realpath(getattr(module, "__file__", None) or "")
+        source = _source(path)
+        if source is None:
+            return f"{cls.__qualname__} is not from a file of the repository's own", None, None, ""
+        holder = module
+        for part in cls.__qualname__.split("."):
+            holder = getattr(holder, part, None)
+        if holder is not cls or cls.__qualname__ not in source.classes:
+            return f"{cls.__qualname__} is not the class {path} defines", None, None, ""
+        bases = source.classes[cls.__qualname__]
+        if bases is not None and tuple(getattr(b, "__name__", None) for b in cls.__bases__) != bases:
+            return f"{cls.__qualname__}'s bases are not those {path} gives it", None, None, ""
+    # the loop ended on the owner: module, path and source are its
+    qualified = f"{owner.__qualname__}.{name}"
+    code = function.__code__
+    if _realpath(code.co_filename) != path or code.co_name != name:
+        return f"{qualified} is not compiled from {path}", None, None, ""
+    if source.lines.get(qualified) != code.co_firstlineno:
+        return f"{qualified} does not start where {path} defines it", None, None, ""
+    if function.__globals__ is not vars(module):
+        return f"{qualified} runs with other globals", None, None, ""
+    return "", vars(module), source, qualified
+
+
+# Decorators that wrap a test (unittest.mock.patch, hypothesis' given, freezegun's freeze_time) hand pytest a function
+# of their own, which calls the test's through its closure; functools.wraps names the test's in ``__wrapped__``.
+_WRAPPERS = 8
+
+
+def _layers(function, _function=types.FunctionType) -> list:
+    """*function* and the functions it wraps, outermost first (at most :data:`_WRAPPERS` peeled)."""
+    layers = [function]
+    while len(layers) <= _WRAPPERS:
+        inner = getattr(layers[-1], "__wrapped__", None)
+        inner = getattr(inner, "__func__", inner)
+        if type(inner) is not _function:
+            break
+        layers.append(inner)
+    return layers
+
+
+def _encloses(outer, inner) -> bool:
+    for cell in outer.__closure__ or ():
+        try:
+            if cell.cell_contents is inner:
+                return True
+        except ValueError:  # an empty cell
+            continue
+    return False
+
+
+def _decorator_files(namespace: dict, names: tuple[str, ...], _realpath=os.path.realpath) -> set[str]:
+    """The files of the modules the decorators named *names* come from, as *namespace* binds them."""
+    found = set()
+    for name in names:
+        value = namespace.get(name)
+        module = value if isinstance(value, types.ModuleType) else sys.modules.get(getattr(value, "__module__", None))
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str):
+            found.add(_realpath(path))
+    return found
+
+
+def _refusal(
+    item,
+    files,
+    _realpath=os.path.realpath,
+    _function=types.FunctionType,
+    _asserting=None,
+    _inherited=_inherited_definition,
+    _unchanged=_unchanged,
+) -> str:
     """Why *item* is not a test its file defines, or runs with what its file imported changed ("" when neither)."""
     module = getattr(item, "module", None)
     entry = files.get(_realpath(getattr(module, "__file__", "") or ""))
@@ -406,19 +562,36 @@ def _refusal(item, files, _realpath=os.path.realpath, _function=types.FunctionTy
     function = getattr(function, "__func__", function)
     if type(function) is not _function:
         return f"{item.nodeid} is a {type(function).__name__}, not the function its file defines"
+    layers = _layers(function)
+    for outer, inner in zip(layers, layers[1:]):
+        if not _encloses(outer, inner):
+            return f"{item.nodeid} runs {outer.__qualname__}, which names {inner.__qualname__} but does not enclose it"
+    function = layers[-1]
     code = function.__code__
     classes = [node.name for node in item.listchain() if isinstance(node, pytest.Class)]
     name = getattr(item, "originalname", None) or item.name.split("[", 1)[0]
     qualified = ".".join([*classes, name])
-    if (_realpath(code.co_filename), code.co_name, code.co_firstlineno) != (
+    inherited, source = "no class", None
+    if (_realpath(code.co_filename), code.co_name, code.co_firstlineno) == (
         entry.path,
         name,
         entry.lines.get(qualified),
     ):
+        if function.__globals__ is not vars(module):
+            return f"{item.nodeid} runs its function with other globals"
+        namespace, source, defined = vars(module), entry, qualified
+    elif item.cls is not None:
+        inherited, namespace, source, defined = _inherited(item, layers[0], function, name)
+    if source is None:
         return (
             f"{item.nodeid} runs {code.co_name} of {code.co_filename}:{code.co_firstlineno}, not the {qualified} "
-            f"its file defines at line {entry.lines.get(qualified)}"
+            f"its file defines at line {entry.lines.get(qualified)} ({inherited})"
         )
+    wrapping = _decorator_files(namespace, source.decorators.get(defined, ()))
+    for outer in layers[:-1]:
+        path = _realpath(outer.__code__.co_filename)
+        if path not in wrapping or not _unchanged(path):
+            return f"{item.nodeid} runs {outer.__qualname__} of {path}, where no decorator of {defined} comes from"
     return ""
 
 
@@ -472,8 +645,9 @@ def pytest_collection_modifyitems(
     config, items, _send=_send, _own=_candidate_files, _files=_files, _asserting=_ASSERTING_NAMESPACES
 ):
     for item in items:  # a test module the candidate replaced (sys.modules) holds tests made of its code
-        code = _test_code(item)
-        if code is not None and code.co_filename in _own:
+        function = getattr(item, "obj", None)
+        codes = [getattr(f, "__code__", None) for f in _layers(getattr(function, "__func__", function))]
+        if any(code is not None and code.co_filename in _own for code in codes):
             _send({"nodeid": TAMPERED, "outcome": "error", "message": f"{item.nodeid} runs the candidate's code"})
             break
     for item in items:
@@ -528,9 +702,9 @@ def pytest_collectreport(report, _send=_send, _message=_message, _trusted=_TRUST
 
 
 def _test_code(item):
+    """The code of the test's own body, inside whatever decorators wrap it."""
     function = getattr(item, "obj", None)
-    function = getattr(function, "__func__", function)
-    return getattr(function, "__code__", None)
+    return getattr(_layers(getattr(function, "__func__", function))[-1], "__code__", None)
 
 
 @pytest.hookimpl(hookwrapper=True)

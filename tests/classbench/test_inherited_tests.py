@@ -1,0 +1,343 @@
+"""Test methods a test class inherits, written here: honest golds plausible, donors and forged hierarchies caught.
+
+Suites share their tests through base classes (transitions' ``TestAsync(TestCore)`` from another file, or a
+contract class in the same file that pytest never collects on its own). The Python class harness used to accept a
+test only when its code was defined at the test's own qualified name in its own file, so every inherited directive
+was judged a forgery and honest golds came out wrong. The hostile candidates below are wrong classes (zero coins are
+accepted) that try to make an inherited test run something else that passes: another class's test of the same name
+put in the base class, a base class swapped for one the candidate built, a base class's bases rewritten.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from benchsmith.core.schema import ClassBenchTask, Result, read_records
+from benchsmith.runners.python.class_runner import TaskRunner, reference_solution
+from benchsmith.runners.sandbox import jail as sandbox
+from tests.helpers.cli import run_cli
+
+MONEY = '''\
+"""What a coin may be worth."""
+
+CURRENCY = "EUR"
+
+
+def require_positive(value):
+    if value <= 0:
+        raise ValueError("a coin has a positive value")
+    return value
+'''
+
+PURSE = '''\
+"""A purse of coins."""
+
+from .money import CURRENCY, require_positive
+
+
+class Purse:
+    """Coins of one owner."""
+
+    def __init__(self, owner="nobody"):
+        self.owner = owner
+        self.coins = []
+
+    def add(self, value):
+        self.coins.append(require_positive(value))
+        return self
+
+    def total(self):
+        return sum(self.coins)
+
+    def largest(self):
+        return max(self.coins) if self.coins else 0
+
+    def label(self):
+        return f"{self.owner}: {self.total()} {CURRENCY}"
+'''
+
+TEST_CORE = """\
+import unittest
+from unittest import mock
+
+from purse import Purse
+
+
+class TestCore(unittest.TestCase):
+    def make(self):
+        return Purse("ann")
+
+    def test_total(self):
+        self.assertEqual(self.make().add(2).add(3).total(), 5)
+
+    def test_rejects_nothing(self):
+        with self.assertRaises(ValueError):
+            self.make().add(0)
+
+    def test_largest(self):
+        self.assertEqual(self.make().add(2).add(7).largest(), 7)
+
+    @mock.patch("purse.purse.CURRENCY", "USD")
+    def test_label_in_dollars(self):
+        purse = self.make()
+        self.assertEqual(purse.add(1).label(), purse.owner + ": 1 USD")
+"""
+
+# Inherits every test of another file's class, as transitions' test_async.py does.
+TEST_SHARED = """\
+from purse import Purse
+
+from .test_core import TestCore
+
+
+class TestShared(TestCore):
+    def make(self):
+        return Purse("bob")
+
+    def test_label(self):
+        self.assertEqual(self.make().add(4).label(), "bob: 4 EUR")
+"""
+
+# A contract in the same file, never collected itself, run by two classes.
+TEST_CONTRACT = """\
+from unittest import mock
+
+from purse import Purse
+
+
+@mock.patch("purse.purse.CURRENCY", "GBP")
+def test_label_in_pounds():
+    assert Purse("dee").add(2).label() == "dee: 2 GBP"
+
+
+class PurseContract:
+    owner = "nobody"
+
+    def make(self):
+        return Purse(self.owner)
+
+    def test_empty_total(self):
+        assert self.make().total() == 0
+
+    def test_owner(self):
+        assert self.make().owner == self.owner
+
+    def test_rejects_negative(self):
+        try:
+            self.make().add(-1)
+        except ValueError:
+            return
+        raise AssertionError("a negative coin was taken")
+
+
+class TestDefault(PurseContract):
+    pass
+
+
+class TestNamed(PurseContract):
+    owner = "carl"
+"""
+
+# Tests of the same names that pass whatever the purse does: the donors a forger would reach for.
+TEST_OTHER = """\
+from purse.money import require_positive
+
+
+class TestOther:
+    def test_largest(self):
+        assert max([2, 7]) == 7
+
+    def test_rejects_negative(self):
+        assert require_positive(2) == 2
+"""
+
+
+def write_inheriting_repo(root: Path) -> Path:
+    files = {
+        "pyproject.toml": '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n\n'
+        '[project]\nname = "purse"\nversion = "0.1"\n\n[tool.setuptools]\npackages = ["purse"]\n',
+        "purse/__init__.py": "from .purse import Purse\n",
+        "purse/money.py": MONEY,
+        "purse/purse.py": PURSE,
+        "tests/__init__.py": "",
+        "tests/test_core.py": TEST_CORE,
+        "tests/test_shared.py": TEST_SHARED,
+        "tests/test_contract.py": TEST_CONTRACT,
+        "tests/test_other.py": TEST_OTHER,
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    root.chmod(0o755)
+    return root
+
+
+# Each attack waits, in an import hook the candidate's module leaves behind, until the base class's test module is
+# loaded (pytest imports the test files after the candidate's module), imports the donors' file, and acts once.
+DEFERRED = """
+import sys as _s
+
+
+class _Later:
+    done = False
+
+    def find_spec(self, name, path=None, target=None):
+        if not self.done and "tests.test_core" in _s.modules:
+            self.done = True
+            try:
+                import tests.test_other as other
+
+                _act(_s.modules["tests.test_core"], other)
+            except Exception:
+                pass
+        return None
+
+
+_s.meta_path.insert(0, _Later())
+"""
+
+ATTACKS = {
+    # another class's test of the same name, put in the base class in place of its own
+    "donor-in-base": """
+def _act(core, other):
+    core.TestCore.test_largest = other.TestOther.test_largest
+""",
+    # the base class a subclass will inherit from, swapped for one the candidate built from the donors
+    "swapped-base": """
+import unittest as _u
+
+
+def _act(core, other):
+    real = core.TestCore
+
+    class TestCore(other.TestOther, _u.TestCase):
+        make = real.make
+        test_total = real.test_total
+        test_rejects_nothing = real.test_rejects_nothing
+        test_label_in_dollars = real.test_label_in_dollars
+
+    core.TestCore = TestCore
+""",
+    # the same class under the name and module of the donors' class
+    "swapped-base-as-donor": """
+import unittest as _u
+
+
+def _act(core, other):
+    real = core.TestCore
+    names = ("make", "test_total", "test_rejects_nothing", "test_label_in_dollars")
+    forged = type(
+        "TestOther",
+        (_u.TestCase,),
+        {
+            "__module__": "tests.test_other",
+            "__qualname__": "TestOther",
+            "test_largest": other.TestOther.test_largest,
+            **{name: vars(real)[name] for name in names},
+        },
+    )
+    core.TestCore = forged
+""",
+    # the base class's own test deleted and the donors' class put among its bases
+    "rebased": """
+import unittest as _u
+
+
+def _act(core, other):
+    del core.TestCore.test_largest
+    core.TestCore.__bases__ = (other.TestOther, _u.TestCase)
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def inheriting(tmp_path_factory) -> tuple[Path, ClassBenchTask]:
+    root = tmp_path_factory.mktemp("inheriting")
+    repo = write_inheriting_repo(root / "purse")
+    out = root / "purse.parquet"
+    completed = run_cli("classbench", "build", "--repo", str(repo), "--out", str(out))
+    assert completed.returncode == 0, completed.stderr
+    tasks = [task for task in read_records(out, ClassBenchTask) if task.class_name == "Purse"]
+    assert len(tasks) == 1, json.loads(out.with_suffix(".card.json").read_text())
+    return out, tasks[0]
+
+
+def test_inherited_directives_are_built(inheriting):
+    _, task = inheriting
+    directives = set(task.test_directives)
+    # from another file's class, and from a contract in the same file, each under every class that runs it
+    assert "tests/test_shared.py::TestShared::test_rejects_nothing" in directives
+    assert "tests/test_shared.py::TestShared::test_total" in directives
+    assert "tests/test_contract.py::TestDefault::test_rejects_negative" in directives
+    assert "tests/test_contract.py::TestNamed::test_empty_total" in directives
+    assert "tests/test_core.py::TestCore::test_rejects_nothing" in directives
+    # decorated: what pytest collects is the decorator's wrapper around the function the file defines
+    assert "tests/test_core.py::TestCore::test_label_in_dollars" in directives
+    assert "tests/test_shared.py::TestShared::test_label_in_dollars" in directives
+    assert "tests/test_contract.py::test_label_in_pounds" in directives
+
+
+def wrong_for_bob(gold: str) -> str:
+    """The gold, wrong for one owner only: bob's largest coin is his smallest. Bob's tests are TestShared's, all
+    inherited from test_core.py's TestCore but its own test_label."""
+    wrong = gold.replace(
+        "return max(self.coins) if self.coins else 0",
+        "return (min if self.owner == 'bob' else max)(self.coins) if self.coins else 0",
+    )
+    assert wrong != gold
+    return wrong
+
+
+@pytest.mark.slow
+def test_honest_inheritance_plausible_and_forged_hierarchies_not(inheriting, tmp_path):
+    if not sandbox.isolation()["unprivileged_uid"]:
+        pytest.skip("needs root: the candidate runs as a sandbox uid, apart from the harness")
+    _, task = inheriting
+    gold = reference_solution(task)
+    wrong = wrong_for_bob(gold)
+    runs = {"gold-before": gold, "wrong": wrong, "empty": "class Purse:\n    pass\n"}
+    for name, attack in ATTACKS.items():
+        runs[name] = textwrap.dedent(DEFERRED) + textwrap.dedent(attack) + "\n\n" + wrong
+    runs["gold-after"] = gold + "\n"
+    with sandbox.leased_slot() as slot:
+        runner = TaskRunner(task, slot, sandbox.Limits(wall_seconds=60), tmp_path / "logs")
+        try:
+            verdicts = {name: runner.evaluate(code, name) for name, code in runs.items()}
+        finally:
+            runner.close()
+    statuses = {name: verdict.status for name, verdict in verdicts.items()}
+    assert statuses["gold-before"] == "plausible", verdicts["gold-before"].reason
+    assert statuses["gold-after"] == "plausible", verdicts["gold-after"].reason
+    assert statuses["empty"] == "wrong"
+    # the wrong class fails only the inherited test every attack puts a donor in place of; with no tripwire (its
+    # checks commented out) each attack but the rebasing, which the audit hook refuses too, was plausible
+    assert verdicts["wrong"].failing_tests == ["tests/test_shared.py::TestShared::test_largest"]
+    for name in ATTACKS:
+        assert statuses[name] != "plausible", (name, verdicts[name].reason)
+    # the tripwire saw each forgery; the rebasing was refused outright, so the test it would have replaced failed
+    for name in ("donor-in-base", "swapped-base", "swapped-base-as-donor"):
+        assert verdicts[name].reason.startswith("forged"), (name, verdicts[name].reason)
+    assert "tests/test_shared.py::TestShared::test_largest" in verdicts["rebased"].failing_tests
+
+
+def test_eval_judges_inherited_directives_as_the_build_did(inheriting, tmp_path):
+    """The command line end to end: the gold plausible, the empty class wrong (the published-directive checks the
+    build ran said the same)."""
+    dataset, task = inheriting
+    candidates = tmp_path / "candidates.jsonl"
+    candidates.write_text(
+        "".join(
+            json.dumps({"instance_id": task.task_id, "candidate_id": name, "code": code}) + "\n"
+            for name, code in (("gold", reference_solution(task)), ("empty", "class Purse:\n    pass\n"))
+        )
+    )
+    results = tmp_path / "results.parquet"
+    completed = run_cli(
+        "eval", "--dataset", str(dataset), "--candidates", str(candidates), "--out", str(results), "--timeout", "60"
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert {r.candidate_id: r.status for r in read_records(results, Result)} == {"gold": "plausible", "empty": "wrong"}

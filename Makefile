@@ -145,7 +145,7 @@ layers: test-install
 	cd $(LAYERS_SITE) && $(CURDIR)/$(BIN)/lint-imports --config $(CURDIR)/.importlinter
 
 test: test-install java java-extras lint layers
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=30
 
 # One real issue per tracker (Jira, GitHub, SourceForge, Google Code archive); needs network access.
 # Set GITHUB_TOKEN for GitHub's larger rate limit.

@@ -1,4 +1,4 @@
-"""A bench script run on two revisions side by side in one run: the code before a change and the tree as it is.
+r"""A bench script run on two revisions side by side in one run: the code before a change and the tree as it is.
 
 The rounds alternate (before, after, after, before, ...), so load that drifts while the bench runs falls on both
 sides alike; each side runs the same bench script (this tree's copy) with its own code, imported from a worktree of
@@ -9,8 +9,14 @@ ratio of the two sides' medians (of the rounds' medians) and whether every verdi
     python bench/before_after.py --before 01292c9 [--rounds 4] -- bench/python_class.py --dataset click.parquet
 
 A verdict is a line of the script's output that matches --verdict (by default an indented candidate name and a
-status, as bench/python_class.py and bench/fast_vs_plain.py print them), numbered by the line before it that does
-not (its task); the median is the first number after "median" in the script's last line that has one.
+status, as bench/python_class.py prints them), numbered by the line before it that does not (its task); the median
+is what --median finds in the script's last line where it finds one (by default the number after "median"). For
+bench/fast_vs_plain.py, whose lines name the bug and the candidate and whose median line names both paths:
+
+    python bench/before_after.py --before 01292c9 --rounds 1 \
+        --verdict '^(\S+\s+\S+)\s+fast (plausible|wrong|uncompilable|timeout|error)\b' \
+        --median 'median seconds per candidate: fast ([0-9.]+)' \
+        -- bench/fast_vs_plain.py --defects4j D4J --repos REPOS --per-bug 8
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from pathlib import Path
 
 TREE = Path(__file__).resolve().parents[1]
 VERDICT = r"^\s+(\S+)\s+(plausible|wrong|uncompilable|timeout|error)\b"
+MEDIAN = r"median\s+([0-9.]+)"
 
 
 def before_environment(rev: str, workdir: Path) -> tuple[Path, Path]:
@@ -53,7 +60,9 @@ def before_environment(rev: str, workdir: Path) -> tuple[Path, Path]:
     return tree, python
 
 
-def run_side(python: Path, script: list[str], log: Path) -> tuple[float, list[tuple[str, str, str]]]:
+def run_side(
+    python: Path, script: list[str], log: Path, verdict: str = VERDICT, median: str = MEDIAN
+) -> tuple[float, list[tuple[str, str, str]]]:
     """Run the bench script once; its median seconds and its verdicts (task, candidate, status) in order."""
     with log.open("w") as out:
         done = subprocess.run([str(python), *script], cwd=TREE, stdout=out, stderr=subprocess.STDOUT)
@@ -62,15 +71,15 @@ def run_side(python: Path, script: list[str], log: Path) -> tuple[float, list[tu
         raise SystemExit(f"{' '.join(script)} with {python} exited {done.returncode}: see {log}")
     verdicts, task = [], ""
     for line in lines:
-        found = re.match(VERDICT, line)
+        found = re.match(verdict, line)
         if found:
             verdicts.append((task, found.group(1), found.group(2)))
         elif line.strip():
             task = line.split(":")[0].strip()
-    medians = [line for line in lines if re.search(r"median\s+[0-9.]+", line)]
+    medians = [found for line in lines if (found := re.search(median, line))]
     if not medians:
-        raise SystemExit(f"{log}: no line with a median")
-    return float(re.search(r"median\s+([0-9.]+)", medians[-1]).group(1)), verdicts
+        raise SystemExit(f"{log}: no line matches the median pattern {median!r}")
+    return float(medians[-1].group(1)), verdicts
 
 
 def main() -> int:
@@ -78,6 +87,8 @@ def main() -> int:
     parser.add_argument("--before", required=True, metavar="REV", help="the revision before the change")
     parser.add_argument("--rounds", type=int, default=4, help="runs per side, alternating")
     parser.add_argument("--logs", type=Path, help="where each run's output goes (default: a temporary folder)")
+    parser.add_argument("--verdict", default=VERDICT, help="a verdict line: groups (candidate, status)")
+    parser.add_argument("--median", default=MEDIAN, help="the median line: group 1 is the median in seconds")
     parser.add_argument("script", nargs="+", help="the bench script and its arguments, after --")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="before-after-"))
@@ -92,7 +103,8 @@ def main() -> int:
         for round_ in range(args.rounds):
             order = ["before", "after"] if round_ % 2 == 0 else ["after", "before"]
             for side in order:
-                median, seen = run_side(sides[side], args.script, logs / f"{side}-{round_}.log")
+                log = logs / f"{side}-{round_}.log"
+                median, seen = run_side(sides[side], args.script, log, args.verdict, args.median)
                 medians[side].append(median)
                 first = verdicts.setdefault("first", seen)
                 differing = sum(a != b for a, b in zip(first, seen)) + abs(len(first) - len(seen))

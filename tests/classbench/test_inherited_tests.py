@@ -1,11 +1,14 @@
-"""Test methods a test class inherits, written here: honest golds plausible, donors and forged hierarchies caught.
+"""Tests a test class inherits, and tests a decorator wraps, written here: honest golds plausible, donors caught.
 
-Suites share their tests through base classes (transitions' ``TestAsync(TestCore)`` from another file, or a
-contract class in the same file that pytest never collects on its own). The Python class harness used to accept a
-test only when its code was defined at the test's own qualified name in its own file, so every inherited directive
-was judged a forgery and honest golds came out wrong. The hostile candidates below are wrong classes (zero coins are
-accepted) that try to make an inherited test run something else that passes: another class's test of the same name
-put in the base class, a base class swapped for one the candidate built, a base class's bases rewritten.
+Suites share their tests through base classes (transitions' ``TestAsync(TestCore)`` from another file, its
+``TestParallel`` through an alias, or a contract class in the same file that pytest never collects on its own), and
+wrap them in decorators (``unittest.mock.patch``). The Python class harness used to accept a test only when the
+function pytest collected was compiled at the test's own qualified name in its own file, so every such directive was
+judged a forgery and honest golds came out wrong; so did every test of a module after a warning attributed to one of
+its tests (``__warningregistry__``, pg8000). The hostile candidates below are wrong for one owner's purse and try to
+make the inherited test that catches it run something else that passes: another class's test of the same name put
+in the base class, the base swapped for a class built of donors (also under the donors' own name and module), the
+base rebased onto the donors.
 """
 
 from __future__ import annotations
@@ -24,7 +27,14 @@ from tests.helpers.cli import run_cli
 MONEY = '''\
 """What a coin may be worth."""
 
+import warnings
+
 CURRENCY = "EUR"
+
+
+def legacy_currency():
+    warnings.warn("legacy_currency() is deprecated: use CURRENCY", DeprecationWarning, stacklevel=2)
+    return CURRENCY
 
 
 def require_positive(value):
@@ -87,14 +97,14 @@ class TestCore(unittest.TestCase):
         self.assertEqual(purse.add(1).label(), purse.owner + ": 1 USD")
 """
 
-# Inherits every test of another file's class, as transitions' test_async.py does.
+# Inherits every test of another file's class, under another name, as transitions' test_parallel.py does.
 TEST_SHARED = """\
 from purse import Purse
 
-from .test_core import TestCore
+from .test_core import TestCore as Core
 
 
-class TestShared(TestCore):
+class TestShared(Core):
     def make(self):
         return Purse("bob")
 
@@ -107,10 +117,13 @@ TEST_CONTRACT = """\
 from unittest import mock
 
 from purse import Purse
+from purse.money import legacy_currency
 
 
 @mock.patch("purse.purse.CURRENCY", "GBP")
 def test_label_in_pounds():
+    # the warning names this frame: warnings keeps its registry in this module's globals from now on
+    assert legacy_currency() == "EUR"
     assert Purse("dee").add(2).label() == "dee: 2 GBP"
 
 
@@ -156,6 +169,50 @@ class TestOther:
 """
 
 
+WALLET = '''\
+"""A wallet of notes."""
+
+from .money import CURRENCY, require_positive
+
+
+class Wallet:
+    """Notes of one owner."""
+
+    def __init__(self):
+        self.notes = []
+
+    def put(self, value):
+        self.notes.append(require_positive(value))
+        return self
+
+    def worth(self):
+        return f"{sum(self.notes)} {CURRENCY}"
+'''
+
+# Tests made by a factory in another file: what pytest collects is the factory's function, which no check of a
+# test module can tell from a forger's donor. eval would call every candidate of Wallet forged; the build says so.
+TEST_WALLET = """\
+from purse.wallet import Wallet
+
+from .factories import worth_test
+
+test_worth_of_five = worth_test(Wallet, 5, "5 EUR")
+
+
+def test_put_returns_the_wallet():
+    wallet = Wallet()
+    assert wallet.put(1) is wallet
+"""
+
+FACTORIES = """\
+def worth_test(cls, value, expected):
+    def test():
+        assert cls().put(value).worth() == expected
+
+    return test
+"""
+
+
 def write_inheriting_repo(root: Path) -> Path:
     files = {
         "pyproject.toml": '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n\n'
@@ -163,7 +220,10 @@ def write_inheriting_repo(root: Path) -> Path:
         "purse/__init__.py": "from .purse import Purse\n",
         "purse/money.py": MONEY,
         "purse/purse.py": PURSE,
+        "purse/wallet.py": WALLET,
         "tests/__init__.py": "",
+        "tests/factories.py": FACTORIES,
+        "tests/test_wallet.py": TEST_WALLET,
         "tests/test_core.py": TEST_CORE,
         "tests/test_shared.py": TEST_SHARED,
         "tests/test_contract.py": TEST_CONTRACT,
@@ -264,6 +324,17 @@ def inheriting(tmp_path_factory) -> tuple[Path, ClassBenchTask]:
     tasks = [task for task in read_records(out, ClassBenchTask) if task.class_name == "Purse"]
     assert len(tasks) == 1, json.loads(out.with_suffix(".card.json").read_text())
     return out, tasks[0]
+
+
+def test_a_gold_the_test_module_check_refuses_is_no_task(inheriting):
+    """Wallet's tests run a factory's function: eval's check of the test modules refuses every candidate's run, the
+    gold's included, so the build rejects the class and names the refused test."""
+    dataset, _ = inheriting
+    assert [t.class_name for t in read_records(dataset, ClassBenchTask)] == ["Purse"]
+    card = json.loads(dataset.with_suffix(".card.json").read_text())
+    (rejected,) = [r for r in card["rejections"] if r["class"].endswith("Wallet")]
+    assert rejected["reason"] == "ground truth needs what a candidate is refused", rejected
+    assert "tests/test_wallet.py::test_worth_of_five runs test of" in rejected["detail"], rejected
 
 
 def test_inherited_directives_are_built(inheriting):

@@ -380,7 +380,8 @@ class TaskRunner:
         sentinels = [s for s in sentinels if s.name.split("::", 1)[0] in ran]
         # One request, one group: every directive and sentinel is due, whatever the others give.
         expected = Expected([[(*directives, *(s.name for s in sentinels))]], sentinels, run_all=True)
-        checked = check_report(report.tests, expected)
+        # the plugin's refusals name no test; it sends one for each test it refuses, counted once here
+        checked = check_report([(node, outcome) for node, outcome in report.tests if node != TAMPERED], expected)
         forged = f"forged: the report is not our plugin's ({report.malformed})" if report.malformed else checked.forged
         tampered = [message for node, message in report.messages.items() if node == TAMPERED]
         if tampered and not forged:

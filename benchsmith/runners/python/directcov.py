@@ -286,6 +286,9 @@ _MODULE_NAMES = frozenset(
         "__cached__",
         "__builtins__",
         "__annotations__",
+        # warnings.warn keeps its registry in the globals of the module a warning is attributed to: a package
+        # warning with a stacklevel that names the test's frame (pg8000's DB-API extensions) writes it there
+        "__warningregistry__",
     }
 )
 _LOOKUP_HOOKS = frozenset({"__getattr__", "__dir__"})  # PEP 562: a module's attribute lookups go through them
@@ -295,7 +298,7 @@ class _TestFile:
     def __init__(self, path: str, tree: ast.Module) -> None:
         self.path = os.path.realpath(path)
         self.lines: dict[str, int] = {}  # qualified name -> the line its code starts at (its first decorator's)
-        self.classes: dict[str, tuple[str, ...] | None] = {}  # qualified name -> its bases' names (None: computed)
+        self.classes: dict[str, tuple | None] = {}  # qualified name -> its bases' dotted names (None: computed)
         self.decorators: dict[str, tuple[str, ...]] = {}  # qualified name -> the names its decorators start with
         self.bound: set[str] = set()
         self.dynamic = False  # a star import or globals() writes: only the lookup hooks are judged
@@ -353,18 +356,27 @@ def _root_name(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _base_names(node: ast.ClassDef) -> tuple[str, ...] | None:
-    """The names a class statement's bases end in (``unittest.TestCase``: ``TestCase``), ``object`` for none; None
-    where a base is computed (a call, a subscript), whose class cannot be named from the text."""
+def _base_names(node: ast.ClassDef) -> tuple[tuple[str, ...], ...] | None:
+    """The dotted names a class statement's bases are written as (``unittest.TestCase``: ``("unittest",
+    "TestCase")``), ``object`` for none; None where a base is computed (a call, a subscript), which no name gives."""
     names = []
     for base in node.bases:
-        if isinstance(base, ast.Name):
-            names.append(base.id)
-        elif isinstance(base, ast.Attribute):
-            names.append(base.attr)
-        else:
+        parts = []
+        while isinstance(base, ast.Attribute):
+            parts.insert(0, base.attr)
+            base = base.value
+        if not isinstance(base, ast.Name):
             return None
-    return tuple(names) or ("object",)
+        names.append((base.id, *parts))
+    return tuple(names) or (("object",),)
+
+
+def _named(namespace: dict, dotted: tuple[str, ...]):
+    """What *dotted* names in a module whose globals are *namespace* (a builtin when the module binds no such name)."""
+    value = namespace.get(dotted[0], getattr(builtins, dotted[0], None))
+    for part in dotted[1:]:
+        value = getattr(value, part, None)
+    return value
 
 
 def _imported(tree: ast.Module) -> dict:
@@ -481,8 +493,11 @@ def _inherited_definition(item, held, function, name, _realpath=os.path.realpath
         if holder is not cls or cls.__qualname__ not in source.classes:
             return f"{cls.__qualname__} is not the class {path} defines", None, None, ""
         bases = source.classes[cls.__qualname__]
-        if bases is not None and tuple(getattr(b, "__name__", None) for b in cls.__bases__) != bases:
-            return f"{cls.__qualname__}'s bases are not those {path} gives it", None, None, ""
+        if bases is not None and (
+            len(bases) != len(cls.__bases__)
+            or any(_named(vars(module), dotted) is not base for dotted, base in zip(bases, cls.__bases__))
+        ):
+            return f"{cls.__qualname__}'s bases are not those {path} names", None, None, ""
     # the loop ended on the owner: module, path and source are its
     qualified = f"{owner.__qualname__}.{name}"
     code = function.__code__

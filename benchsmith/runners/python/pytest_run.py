@@ -508,7 +508,7 @@ def parse_report(data: bytes, complete_lines_only: bool = False) -> PluginReport
             if "message" in record:
                 if not isinstance(record["message"], str):
                     raise TypeError("a message must be a string")
-                messages[node] = record["message"]
+                messages.setdefault(node, record["message"])  # a node's first word: the plugin sends one
         except (ValueError, TypeError, KeyError, RecursionError) as exc:  # RecursionError: JSON nested deep
             return PluginReport(malformed=f"line {number} is not a test's report ({type(exc).__name__})")
         tests.append((node, outcome))

@@ -60,7 +60,7 @@ from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.export import HubSource, write_dataset
 from benchsmith.core.progress import progress
 from benchsmith.core.schema import BuildCard, ClassBenchTask, PythonBuildFacts, Service, TaskEnvironment, task_id
-from benchsmith.runners.python.class_runner import reference_solution
+from benchsmith.runners.python.class_runner import TAMPERED, reference_solution
 from benchsmith.runners.python.pytest_run import (
     describe_missing,
     is_runner_module,
@@ -396,6 +396,10 @@ def _solution_check(
         if policy.guarded_module
         else {}
     )
+    if policy.guarded_module and TAMPERED in run.outcomes:
+        # the plugin's check of the test modules refused the run, as it would in eval: no directive of it can judge
+        message = run.messages.get(TAMPERED, "")[:300]
+        refused = {n: f"the check of the test modules ({message})" for n in directives}
     write_text_atomic(path, json.dumps({"outcomes": outcomes, "refused": refused}))
     return outcomes, refused
 
@@ -405,7 +409,7 @@ def _refusals(refused: dict[str, str]) -> str:
     counted = ", ".join(
         f"{event} ({n} directive{'s' if n > 1 else ''})" for event, n in Counter(refused.values()).most_common()
     )
-    return f"its directives fail with it under the candidate guard, which refuses a candidate's code {counted}"
+    return f"its directives cannot pass with it under the candidate guard, which refuses a candidate's code {counted}"
 
 
 def _original_check(

@@ -109,7 +109,13 @@ def _classbench_import(args: argparse.Namespace) -> int:
     from benchsmith.builders.classbench.published import import_published
 
     summary = import_published(
-        args.source, args.out, args.language, args.repos, args.commits, check_directives=not args.no_directive_check
+        args.source,
+        args.out,
+        args.language,
+        args.repos,
+        args.commits,
+        check_directives=not args.no_directive_check,
+        services=args.services,
     )
     repositories = ", ".join(f"{repo} {count}" for repo, count in summary.per_repository.items())
     print(
@@ -150,6 +156,12 @@ def _classbench_import(args: argparse.Namespace) -> int:
         )
         for task, why in unchecked.items():
             print(f"  {task}: {why}")
+    for where, record in summary.services.items():
+        if record.get("not_read"):
+            print(f"{where}: the services its tests expect were not read: {record['not_read']}")
+        elif record["detected"]:
+            started = "; ".join(record["started"]) or "none"
+            print(f"{where}: its tests expect {'; '.join(record['detected'])}; started in every run: {started}")
     if summary.not_buildable:
         print(f"{len(summary.not_buildable)} tasks cannot be built from the folders and commits given:")
         for task, why in summary.not_buildable.items():
@@ -272,6 +284,13 @@ def register(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="keep every published directive of a supplied Python task; by default those that "
         "do not pass on the repository's own code at its commit are dropped and counted",
+    )
+    classbench_import.add_argument(
+        "--services",
+        action="store_true",
+        help="python, with --repos: start the servers a supplied repository's tests expect on localhost (as "
+        "`classbench build --services`, read at each task's commit), fresh in every run of the directive check "
+        "and of eval; the tasks record them; as root, missing Debian packages are installed",
     )
     classbench_import.set_defaults(handler=_classbench_import)
     classbench_locate = classbench_commands.add_parser(

@@ -17,3 +17,8 @@ class PatchError(BenchsmithError):
 
 class SourceUnavailable(BenchsmithError):
     """A project's history cannot be had (no repository, no network, an unsupported VCS)."""
+
+
+class Terminated(KeyboardInterrupt):
+    """The harness was asked to stop (SIGTERM or Ctrl-C) while it ran: its runs are stopped and it unwinds as after
+    Ctrl-C, so that no run's processes, servers or folders outlive it. ``args[0]`` names the signal."""

@@ -37,11 +37,13 @@ from benchsmith.builders.classbench.published_format import (
     read_entries,
     repository_of,
 )
+from benchsmith.builders.classbench.python.build import services_lines
 from benchsmith.builders.classbench.python.published import (
     checked_on_the_original,
     python_task,
     reconstructed,
     removed_imports,
+    with_expected_services,
 )
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.export import HubSource, write_dataset
@@ -59,6 +61,7 @@ def import_published(
     repos: Path | None = None,
     commits: Path | None = None,
     check_directives: bool = True,
+    services: bool = False,
 ) -> ImportSummary:
     """Read the published tasks at *source* (a URL or a path) and write them to *out* as a classbench dataset.
 
@@ -67,12 +70,21 @@ def import_published(
     *commits*: Java only, the mapping ``classbench locate`` wrote (see :func:`located`). *check_directives*: a
     supplied Python task at a commit of its history keeps only the directives that pass on the repository's own code
     there (:mod:`benchsmith.builders.classbench.python.published_check`; it builds the environment and runs each task's
-    tests once).
+    tests once). The services a supplied Python repository's tests expect are read at each task's commit, as
+    ``classbench build`` reads them, and the card lists them; with *services* each task records those that can be
+    started (as root, Debian's missing packages installed), and its check and every ``eval`` run start them fresh.
     """
     entries = read_entries(source)
     language = language or _language_of(entries, source)
     if language not in BENCHMARKS:
         raise BenchsmithError(f"--language {language!r}: not one of {', '.join(BENCHMARKS)}")
+    if services and language != "python":
+        raise BenchsmithError(f"--services: only Python tasks start the services their tests expect, not {language}")
+    if services and repos is None:
+        raise BenchsmithError(
+            "--services: the services a task's tests expect are read from its repository at the task's commit; "
+            "supply the repositories with --repos DIR"
+        )
     convert = python_task if language == "python" else java_task
     tasks, summary = [], ImportSummary(language, BENCHMARKS[language])
     seen: dict[str, str] = {}
@@ -96,6 +108,8 @@ def import_published(
     summary.per_repository = dict(Counter(repository_of(task) for task in tasks).most_common())
     if repos is not None:
         tasks = _supplied(tasks, Path(repos), summary)
+        if language == "python":
+            tasks = with_expected_services(tasks, summary, services)
         if check_directives:
             tasks = checked_on_the_original(tasks, summary)
     if commits is not None:
@@ -179,6 +193,7 @@ def _card(source: str, summary: ImportSummary) -> dict:
         "reconstructed": summary.reconstructed,
         "located_commits": summary.located,
         "directives_dropped_on_the_original": summary.directives_dropped,
+        "services": summary.services,
         "descriptions": "published (the RepoClassBench paper's GPT-4 descriptions)",
     }
 
@@ -200,4 +215,9 @@ def _card_markdown(card: dict) -> str:
         ]
     lines += ["| repository | tasks |", "| --- | ---: |"]
     lines += [f"| {repo} | {count} |" for repo, count in card["per_repository"].items()]
-    return "\n".join(lines) + "\n"
+    for where, record in card["services"].items():
+        if record.get("not_read"):
+            lines += ["", f"{where}: the services its tests expect were not read: {record['not_read']}."]
+        elif record["detected"]:
+            lines += ["", f"{where}:", *services_lines(record)]
+    return "\n".join(lines).rstrip("\n") + "\n"

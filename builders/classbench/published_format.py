@@ -30,6 +30,8 @@ class ImportSummary:
     located: dict[str, str] = field(default_factory=dict)  # Java repository -> the commit --commits maps it to
     # Python task id -> the directives that did not pass on its repository's own code, dropped (published_check)
     directives_dropped: dict[str, dict] = field(default_factory=dict)
+    # Python "<repo>@<commit>" -> the services its tests expect there and those every run starts (as a build's card)
+    services: dict[str, dict] = field(default_factory=dict)
 
 
 def read_entries(source: str) -> list:

@@ -35,6 +35,7 @@ from benchsmith.runners.python.pytest_run import missing_imports
 from benchsmith.scoring.evaluate import evaluate
 from benchsmith.sources.python.repo import resolve
 from tests.conftest import GEOMETRY
+from tests.helpers.git_history import committed
 
 OLD, NEW = "2024-01-10T00:00:00Z", "2025-01-10T00:00:00Z"  # helperlib 1.0 and 2.0
 SDIST_UPLOADED = "2024-06-01T12:00:00Z"  # the project's release: between the two
@@ -473,35 +474,12 @@ SHAPES = {
 }
 
 
-def _committed(history: Path, files: dict[str, str]) -> str:
-    """*files* as the one commit (dated 2024-03-01) of a new git history at *history*; its id."""
-    import subprocess
-
-    for path, text in files.items():
-        (history / path).parent.mkdir(parents=True, exist_ok=True)
-        (history / path).write_text(text)
-    dated = {
-        **os.environ,
-        "GIT_AUTHOR_DATE": "2024-03-01T00:00:00Z",
-        "GIT_COMMITTER_DATE": "2024-03-01T00:00:00Z",
-        "GIT_AUTHOR_NAME": "a",
-        "GIT_AUTHOR_EMAIL": "a@b",
-        "GIT_COMMITTER_NAME": "a",
-        "GIT_COMMITTER_EMAIL": "a@b",
-    }
-    for argv in (["init", "--quiet"], ["add", "."], ["commit", "--quiet", "-m", "upstream"]):
-        subprocess.run(["git", "-C", str(history), *argv], check=True, env=dated)
-    return subprocess.run(
-        ["git", "-C", str(history), "rev-parse", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
-
-
 def test_a_published_paraphrased_task_is_rebuilt_from_its_upstream_commit(index, tmp_path):
     """RepoClassBench's flipped copies are not public: the flips its ground truth spells are applied to the upstream
     base commit (``get``, which dicts have too, by reference), and the ground truth passes in the rebuilt copy."""
     from benchsmith.builders.classbench.published import import_published
 
-    base = _committed(tmp_path / "repos" / "acme__shapes", SHAPES)
+    base = committed(tmp_path / "repos" / "acme__shapes", SHAPES)
     ground_truth = (
         "class PolYgon:\n"
         "    def __init__(self, sides, size):\n        self.sides = sides\n        self.size = size\n"
@@ -604,7 +582,7 @@ def test_published_directives_that_fail_on_the_repositorys_own_code_are_dropped(
     run as a task's directives are; the others are counted in the card, and a task left with none is not built."""
     from benchsmith.builders.classbench.published import import_published
 
-    commit = _committed(tmp_path / "repos" / "acme__registry", REGISTRY)
+    commit = committed(tmp_path / "repos" / "acme__registry", REGISTRY)
     tests = "tests/test_polygon.py"
     source = tmp_path / "python_data.json"
     source.write_text(
@@ -932,7 +910,7 @@ def test_published_directives_that_cannot_be_checked_are_kept_and_said_so(tmp_pa
     from tests.conftest import run_benchsmith
 
     files = {**REGISTRY, "pyproject.toml": REGISTRY["pyproject.toml"].replace(">=3.9", ">=4.0")}
-    commit = _committed(tmp_path / "repos" / "acme__registry", files)
+    commit = committed(tmp_path / "repos" / "acme__registry", files)
     source = tmp_path / "python_data.json"
     source.write_text(json.dumps([_registry_entry(commit, "Polygon", ["tests/test_polygon.py::test_angles"])]))
     out = tmp_path / "published.parquet"

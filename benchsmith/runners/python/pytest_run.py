@@ -23,7 +23,6 @@ import select
 import shlex
 import shutil
 import subprocess
-import tempfile
 import time
 import tomllib
 from collections.abc import Iterator
@@ -350,6 +349,7 @@ def run_reporting(
                 )
             finally:
                 sandbox.stop(process, slot)
+            sandbox.check_not_terminating()  # a run the harness's stop killed gave no outcome
             if lingered:
                 output.write(
                     f"\nbenchsmith: the process had not exited {FINISHED_GRACE_SECONDS:.0f} s after pytest's session "
@@ -383,16 +383,13 @@ def _services_started(
         )
     argv, extra = services.launch(wanted, argv, plugin_dir() / SERVICE_LAUNCHER)
     env = {**env, **extra}
-    data = None
-    if jail is None:
-        data = Path(tempfile.mkdtemp(prefix="benchsmith-services-"))
-        sandbox.give_to_sandbox(data, slot, lane)
-        env["BENCHSMITH_SERVICES_ROOT"] = str(data)
-    try:
+    if jail is not None:  # their data goes to the jail's private /tmp, which goes with it
         yield argv, env
-    finally:
-        if data is not None:
-            shutil.rmtree(data, ignore_errors=True)
+        return
+    # removed after the run, or, if the harness is stopped first (SIGTERM, Ctrl-C), before it exits
+    with sandbox.run_folder("benchsmith-services-") as data:
+        sandbox.give_to_sandbox(data, slot, lane)
+        yield argv, {**env, "BENCHSMITH_SERVICES_ROOT": str(data)}
 
 
 _AFTER_EXIT_READS = 256  # chunks read from each pipe once the process ended: a child left behind may keep writing

@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 
 from benchsmith.core.config import cache_root
 from benchsmith.core.errors import BenchsmithError
-from benchsmith.runners.sandbox.jail import isolation, leased_slot
+from benchsmith.runners.sandbox.jail import check_not_terminating, isolation, leased_slot
 from benchsmith.runners.sandbox.retries import START_PAUSE, retried
 
 log = logging.getLogger(__name__)
@@ -76,8 +76,13 @@ class LocalExecutor:
 
         def one(item: T) -> None:
             payload = prepare(item)
+
+            def emit(output: Any) -> None:
+                check_not_terminating()  # what a run the harness's stop killed gave is no verdict to record
+                on_output(output, node)
+
             with leased_slot() as slot:
-                work(payload, slot, lambda output: on_output(output, node))
+                work(payload, slot, emit)
 
         _all_done(list(items), one, self.workers)
 
@@ -143,6 +148,7 @@ class RayExecutor:
                             node = value["node"]
                             self._note_layers(node, value["missing"])
                         else:
+                            check_not_terminating()
                             on_output(value, node)
                     return
                 except RayTaskError as exc:  # the work itself failed: as it would have here

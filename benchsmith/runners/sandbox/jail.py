@@ -31,13 +31,14 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchsmith.core.errors import BenchsmithError
+from benchsmith.core.errors import BenchsmithError, Terminated
 from benchsmith.runners.sandbox import cgroups
 
 log = logging.getLogger(__name__)
@@ -384,6 +385,61 @@ class Sandboxed(subprocess.Popen):
     peak_memory_bytes: int = 0
 
 
+# The runs this process started and has not stopped (pid -> the process and its slot), and the scratch folders of runs
+# still going, from every thread: what a harness asked to stop (SIGTERM, Ctrl-C) kills and removes before it exits, so
+# that nothing of a run (a trusted run's servers, its services' data) outlives it.
+_LIVE: dict[int, tuple[subprocess.Popen, int]] = {}
+_FOLDERS: set[Path] = set()
+_TERMINATING = threading.Event()
+
+
+def terminating() -> bool:
+    """Whether this harness was asked to stop: no run starts any more, and what a run killed by it gave is no
+    outcome."""
+    return _TERMINATING.is_set()
+
+
+def check_not_terminating() -> None:
+    """Raise :class:`Terminated` once the harness was asked to stop: a run it killed gave no outcome to record."""
+    if _TERMINATING.is_set():
+        raise Terminated("the harness is stopping")
+
+
+def terminate_runs() -> None:
+    """Kill the process group of every run still going, from any thread, and start no other: the threads that wait
+    on them then stop them (their uids' leftovers, their cgroups, their folders) as after any run. Safe in a signal
+    handler: it takes no lock (the registry's copy is one step under the GIL)."""
+    _TERMINATING.set()
+    for process, _ in list(_LIVE.values()):
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def clean_up_runs() -> None:
+    """After the harness unwound: stop every run still registered (a thread that did not get to it) and remove the
+    run folders still there."""
+    for process, slot in list(_LIVE.values()):
+        stop(process, slot)
+    for folder in list(_FOLDERS):
+        shutil.rmtree(folder, ignore_errors=True)
+        _FOLDERS.discard(folder)
+
+
+@contextmanager
+def run_folder(prefix: str) -> Iterator[Path]:
+    """A scratch folder for one run, removed after it, and by :func:`clean_up_runs` if the harness is stopped
+    before it gets there."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    _FOLDERS.add(folder)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        _FOLDERS.discard(folder)
+
+
 def start(
     argv: list[str],
     cwd: Path,
@@ -399,8 +455,10 @@ def start(
     """Start *argv* sandboxed, its output going to *log_path* unless *popen* redirects it.
 
     The environment is minimal (PATH, HOME and TMPDIR in its folder, a UTF-8 locale) plus *env*. With a *jail*,
-    HOME and TMPDIR are the jail's private ``/tmp``.
+    HOME and TMPDIR are the jail's private ``/tmp``. Once the harness was asked to stop, nothing starts
+    (:class:`Terminated`).
     """
+    check_not_terminating()
     log_path.parent.mkdir(parents=True, exist_ok=True)
     made = _materialise(jail, slot, lane) if jail is not None and not isolation()["mount_namespace"] else ()
     private = "/tmp" if jail is not None and not made else str(cwd)
@@ -438,6 +496,9 @@ def start(
     finally:
         log_file.close()
     process.made, process.lane, process.group = made, lane, group
+    _LIVE[process.pid] = (process, slot)
+    if _TERMINATING.is_set():  # asked to stop while it started: the handler's kill may have missed it
+        os.killpg(process.pid, signal.SIGKILL)
     return process
 
 
@@ -485,6 +546,7 @@ def stop(process: subprocess.Popen, slot: int) -> None:
         if process.reached:
             log.info("sandbox slot %d: %s", slot, process.reached)
         process.group = None
+    _LIVE.pop(process.pid, None)
 
 
 def renice(slot: int, lane: int, value: int = 0) -> bool:

@@ -59,7 +59,7 @@ from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.export import HubSource, write_dataset
 from benchsmith.core.progress import progress
-from benchsmith.core.schema import BuildCard, ClassBenchTask, PythonBuildFacts, TaskEnvironment, task_id
+from benchsmith.core.schema import BuildCard, ClassBenchTask, PythonBuildFacts, Service, TaskEnvironment, task_id
 from benchsmith.runners.python.class_runner import TAMPERED, reference_solution
 from benchsmith.runners.python.pytest_run import (
     describe_missing,
@@ -258,19 +258,26 @@ def _build_tasks(repo: Repository, options: ClassBenchOptions, only: set[str] | 
 def with_services(repo: Repository, start: bool) -> tuple[Repository, dict]:
     """*repo* with the services its suite expects to be started in every run, when *start* asks and their programs
     are here (or installed now); what the card says of them."""
-    detected = detect_services(repo.tree)
+    started, record = expected_services(repo.tree, start)
+    return dataclasses.replace(repo, services=started), record
+
+
+def expected_services(tree: Path, start: bool) -> tuple[tuple[Service, ...], dict]:
+    """The services the tests of *tree* expect that every run starts, when *start* asks and their programs are here
+    (or installed now, as root); what a card says of them (``detected``, ``started``, ``not_started``)."""
+    detected = detect_services(tree)
     record: dict = {"detected": services.describe(detected), "started": []}
     if not detected:
-        return repo, record
+        return (), record
     if not start:
         record["not_started"] = "not asked (--services starts them)"
-        return repo, record
+        return (), record
     unavailable = services.prepare(detected, install=True)
     started = tuple(s for s in detected if s.kind not in unavailable)
     record["started"] = services.describe(started)
     if unavailable:
         record["not_started"] = unavailable
-    return dataclasses.replace(repo, services=started), record
+    return started, record
 
 
 @contextmanager
@@ -598,12 +605,12 @@ def render_card(card: BuildCard) -> str:
     if implementation:
         switches = ", ".join(f"{k}={v}" for k, v in implementation.get("switches", {}).items())
         lines += [f"Implementation tested: {implementation['tested']}" + (f" ({switches})." if switches else "."), ""]
-    lines += _services_lines(card.facts.services)
+    lines += services_lines(card.facts.services)
     lines.append(", ".join(f"{k}=={v}" for k, v in sorted(card.facts.environment.items())))
     return "\n".join(lines) + "\n"
 
 
-def _services_lines(record: dict) -> list[str]:
+def services_lines(record: dict) -> list[str]:
     if not record.get("detected"):
         return []
     lines = ["Services the suite expects: " + "; ".join(record["detected"]) + "."]

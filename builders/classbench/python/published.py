@@ -21,6 +21,7 @@ from benchsmith.builders.classbench.published_format import (
     text_field,
 )
 from benchsmith.builders.classbench.python.analysis import analyse_file, python_metadata
+from benchsmith.builders.classbench.python.build import expected_services
 from benchsmith.builders.classbench.python.published_check import check_on_the_original
 from benchsmith.builders.classbench.python.reconstruct import (
     RECONSTRUCTION_FORMAT,
@@ -32,7 +33,7 @@ from benchsmith.builders.classbench.python.reconstruct import (
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.progress import progress
 from benchsmith.core.schema import ClassBenchTask, TaskEnvironment, task_id
-from benchsmith.sources.checkout import private_cache_dir
+from benchsmith.sources.checkout import private_cache_dir, source_tree
 from benchsmith.sources.python.removal import remove_class
 
 # the RepoClassBench paper's set-up of its own (Type 2) Python repositories, those without setup_details: Python 3.8
@@ -127,6 +128,35 @@ def _python_metadata(ground_truth: str, file_path: str, class_name: str) -> tupl
         return "", "", 0, f"the ground truth declares no class {class_name} (it declares: {declared})"
     metadata = python_metadata(info)
     return metadata.render(detailed=True), metadata.render(detailed=False), info.tokens, ""
+
+
+def with_expected_services(tasks: list[ClassBenchTask], summary: ImportSummary, start: bool) -> list[ClassBenchTask]:
+    """The supplied Python tasks with the services their repository's tests expect at the task's commit (its CI's
+    ``services:``, a compose file, its test settings), read as ``classbench build`` reads them; with *start*, those
+    whose programs are here (or installed now, as root) go into each task's environment, so that the check on the
+    original and every ``eval`` run start them, as a built task's do. The summary records them per commit."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for number, task in enumerate(tasks):
+        if (
+            task.language == "python"
+            and repository_of(task) in summary.supplied
+            and task.task_id not in summary.not_buildable
+        ):
+            groups.setdefault((task.repo, task.commit), []).append(number)
+    tasks = list(tasks)
+    for (history, commit), members in groups.items():
+        where = f"{repository_of(tasks[members[0]])}@{commit[:12]}"
+        try:
+            _, tree, _ = source_tree(history, commit)
+        except BenchsmithError as exc:  # the tasks' check and eval meet the same error and say it
+            summary.services[where] = {"detected": [], "started": [], "not_read": str(exc)}
+            continue
+        started, summary.services[where] = expected_services(tree, start)
+        for number in members:
+            task = tasks[number]
+            environment = dataclasses.replace(task.environment, services=list(started))
+            tasks[number] = dataclasses.replace(task, environment=environment)
+    return tasks
 
 
 def checked_on_the_original(tasks: list[ClassBenchTask], summary: ImportSummary) -> list[ClassBenchTask]:

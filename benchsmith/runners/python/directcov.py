@@ -297,6 +297,13 @@ class _TestFile:
         self.lines: dict[str, int] = {}  # qualified name -> the line its code starts at (its first decorator's)
         self.classes: dict[str, tuple[str, ...] | None] = {}  # qualified name -> its bases' names (None: computed)
         self.decorators: dict[str, tuple[str, ...]] = {}  # qualified name -> the names its decorators start with
+        self.members: dict[str, frozenset[str]] = {}  # a class's qualified name -> the names its body binds
+        # every attribute name the file assigns or deletes on anything (``cls.server = ...`` in a setUpClass)
+        self.attributes = frozenset(
+            node.attr
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load)
+        )
         self.bound: set[str] = set()
         self.dynamic = False  # a star import or globals() writes: only the lookup hooks are judged
         for node in tree.body:
@@ -334,6 +341,7 @@ class _TestFile:
                 self.decorators[prefix + node.name] = tuple(filter(None, map(_root_name, node.decorator_list)))
             elif isinstance(node, ast.ClassDef):
                 self.classes[prefix + node.name] = _base_names(node)
+                self.members[prefix + node.name] = _class_body_names(node)
                 self._define(node.body, f"{prefix}{node.name}.")
 
     def rebound(self, namespace: dict) -> list[str]:
@@ -344,6 +352,28 @@ class _TestFile:
         names = set(namespace) - self.bound - _MODULE_NAMES
         names = {n for n in names if not n.startswith("@")}  # pytest's assertion rewriting binds @py_builtins
         return sorted(names & _LOOKUP_HOOKS if self.dynamic else names)
+
+
+def _class_body_names(node: ast.ClassDef) -> frozenset[str]:
+    """The names a class statement's body binds (its methods, nested classes, assignments, imports), not looking
+    into the functions it defines, whose names are their locals."""
+    names: set[str] = set()
+    pending: list[ast.AST] = list(node.body)
+    while pending:
+        sub = pending.pop()
+        if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(sub.name)
+            pending += [*sub.decorator_list, *getattr(sub, "bases", ())]
+            continue
+        if isinstance(sub, ast.Lambda):
+            continue
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+            names.add(sub.id)
+        elif isinstance(sub, ast.alias):
+            names.add((sub.asname or sub.name).split(".")[0])
+        pending += list(ast.iter_child_nodes(sub))
+    private = {f"_{node.name.lstrip('_')}{n}" for n in names if n.startswith("__") and not n.endswith("__")}
+    return frozenset(names | private)  # a private name is held under its mangled one
 
 
 def _root_name(node: ast.expr) -> str | None:
@@ -534,6 +564,105 @@ def _decorator_files(namespace: dict, names: tuple[str, ...], _realpath=os.path.
     return found
 
 
+# What Python, abc, typing and unittest's and pytest's decorators put in a class besides what its body binds (pytest
+# and unittest name theirs: ``_UnitTestCase__pytest_class_setup``, ``__unittest_skip__``)
+_CLASS_NAMES = frozenset(
+    {
+        "__module__",
+        "__qualname__",
+        "__doc__",
+        "__dict__",
+        "__weakref__",
+        "__firstlineno__",
+        "__static_attributes__",
+        "__annotations__",
+        "__annotate__",
+        "__annotate_func__",
+        "__annotations_cache__",
+        "__orig_bases__",
+        "__parameters__",
+        "__type_params__",
+        "__classcell__",
+        "__slots__",
+        "__abstractmethods__",
+        "_abc_impl",
+        "pytestmark",
+        "_classSetupFailed",  # unittest.TestCase.__init_subclass__ and its suites set these three
+        "_class_cleanups",
+        "tearDown_exceptions",
+    }
+)
+
+
+def _library(path: str, _prefixes=tuple({os.path.realpath(p) + os.sep for p in (sys.prefix, sys.base_prefix)})) -> bool:
+    return path.startswith(_prefixes)
+
+
+def _class_refusal(
+    item,
+    files,
+    _realpath=os.path.realpath,
+    _function=types.FunctionType,
+    _source=_unchanged_source,
+    _unchanged=_unchanged,
+    _library=_library,
+    _layers=_layers,
+    _encloses=_encloses,
+    _names=_CLASS_NAMES,
+    _asserting=_ASSERTING,
+) -> str:
+    """Why a class *item*'s test runs in (its own, or one it inherits from, in a file of the repository's) does not
+    hold what its class statement defines ("" when each does). A test class's attributes are written with no audit
+    event: an ``assertEqual`` or ``run`` of its own put in a base class, or its ``make`` helper replaced, decide what
+    every test of it does (red team round 7). A name its body never binds is refused (unless the file writes that
+    attribute somewhere, or builds names dynamically), and a function its body defines with ``def`` must still be
+    that function, compiled from that file at that name and line."""
+    for cls in getattr(item.cls, "__mro__", ()):
+        module = sys.modules.get(getattr(cls, "__module__", None))
+        if module is None or module.__name__.split(".", 1)[0] in _asserting or module.__name__ == "builtins":
+            continue  # unittest's classes are held as they were loaded (_ASSERTING)
+        path = _realpath(getattr(module, "__file__", None) or "")
+        source = files.get(path) or (None if _library(path) else _source(path))
+        qualified = cls.__qualname__
+        if source is None or qualified not in source.members:
+            continue  # a library's class, or one no class statement makes: the tripwire's limit
+        held = vars(cls)
+        if not source.dynamic:
+            extra = sorted(
+                name
+                for name in held
+                if name not in source.members[qualified]
+                and name not in source.attributes
+                and name not in _names
+                and "pytest" not in name
+                and not name.startswith("__unittest")
+            )
+            if extra:
+                return f"{item.nodeid}: its class {qualified} holds names its class statement never binds: {extra[0]}"
+        prefix = qualified + "."
+        for key, line in source.lines.items():
+            if not key.startswith(prefix) or "." in key[len(prefix) :]:
+                continue
+            name = key[len(prefix) :]
+            if name not in held:
+                return f"{item.nodeid}: {key}, which {path} defines, was removed from its class"
+            value = held[name]
+            value = getattr(value, "__func__", None) or getattr(value, "fget", None) or value
+            layers = _layers(value)
+            inner = layers[-1]
+            if type(inner) is not _function:
+                if source.decorators.get(key):
+                    continue  # what a decorator made of it (a fixture, a descriptor): not read here
+                return f"{item.nodeid}: {key} is a {type(inner).__name__}, not the function {path} defines"
+            code = inner.__code__
+            if (_realpath(code.co_filename), code.co_name, code.co_firstlineno) != (path, name, line):
+                return f"{item.nodeid}: {key} runs {code.co_name} of {code.co_filename}, not what {path} defines"
+            for outer, wrapped in zip(layers, layers[1:]):
+                if not _encloses(outer, wrapped) or not _unchanged(_realpath(outer.__code__.co_filename)):
+                    return f"{item.nodeid}: {key} is wrapped in {outer.__qualname__}, not by a decorator of the file"
+    return ""
+
+
 def _refusal(
     item,
     files,
@@ -542,6 +671,7 @@ def _refusal(
     _asserting=None,
     _inherited=_inherited_definition,
     _unchanged=_unchanged,
+    _class_refusal=_class_refusal,
 ) -> str:
     """Why *item* is not a test its file defines, or runs with what its file imported changed ("" when neither)."""
     module = getattr(item, "module", None)
@@ -592,7 +722,7 @@ def _refusal(
         path = _realpath(outer.__code__.co_filename)
         if path not in wrapping or not _unchanged(path):
             return f"{item.nodeid} runs {outer.__qualname__} of {path}, where no decorator of {defined} comes from"
-    return ""
+    return _class_refusal(item, files) if item.cls is not None else ""
 
 
 _files = _test_files()

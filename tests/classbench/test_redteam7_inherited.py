@@ -1,0 +1,136 @@
+"""Red team round 7: a wrong purse made plausible through the test class and through the plugin's own state.
+
+The repository is tests/classbench/test_inherited_tests.py's (unittest inheritance across files, a same-file
+contract, mock.patch). Its wrong candidate fails one inherited directive (TestShared::test_largest); its tests are
+methods, which get no inverted twin (only module-level functions called as they are do), so the plugin's checks are
+all that stands between a rigged test and a plausible verdict. Each hostile candidate below is that wrong class with a
+prelude that rigs what the test runs, between honest golds.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from benchsmith.runners.python.class_runner import TaskRunner, reference_solution
+from benchsmith.runners.sandbox import jail as sandbox
+from tests.classbench.test_inherited_tests import ATTACKS, DEFERRED, wrong_for_bob
+from tests.classbench.test_inherited_tests import inheriting as inheriting  # the fixture: its built dataset
+
+# What a test class holds beside its tests: an assertion of its own shadowing unittest's, a run() that records
+# nothing, a helper of the class replaced. unittest's own TestCase is held as it was (round 6); its subclasses were not.
+CLASS_ATTACKS = {
+    "shadowed-assertion": """
+def _act(core, other):
+    core.TestCore.assertEqual = lambda self, first, second, msg=None: None
+""",
+    "shadowed-run": """
+def _act(core, other):
+    core.TestCore.run = lambda self, result=None: None
+""",
+    # TestShared's own make() replaced as its class statement ends (TestCore's __init_subclass__, planted and then
+    # removed): bob's test_largest then tests ann's purse
+    "replaced-helper": """
+def _act(core, other):
+    def _hook(cls, **kw):
+        cls.make = lambda self: core.Purse("ann" if self._testMethodName == "test_largest" else "bob")
+        del core.TestCore.__init_subclass__
+
+    core.TestCore.__init_subclass__ = classmethod(_hook)
+""",
+}
+
+# The plugin's module is in sys.modules (and its globals behind any of its functions the candidate can reach, such as
+# builtins.__import__): its tables and helpers are the candidate's to change, unless they are out of its reach.
+PLUGIN = 'import sys as _s0\n_p = _s0.modules.get("benchsmith_directcov")\n'
+PLUGIN_ATTACKS = {
+    # the test files' table emptied: no test is checked, and a donor put in the base class runs unnoticed
+    "plugin-files-cleared": PLUGIN + "_p._files.clear()\n" + ATTACKS["donor-in-base"],
+    # the same through builtins.__import__, the guard's own function, when the module is not in sys.modules
+    "plugin-files-through-import": "import builtins as _b0\n_b0.__import__.__globals__['_files'].clear()\n"
+    + ATTACKS["donor-in-base"],
+    # the check a hook looks up by its global name at call time, replaced
+    "plugin-refusal-replaced": PLUGIN + '_p._refusal = lambda *a, **k: ""\n' + ATTACKS["donor-in-base"],
+    # the audit hook's own set of the candidate's files emptied: the hook then refuses it nothing (heap, imports of
+    # pytest), and a plugin registered from the heap turns failed class tests into passes; the fixed sentinels are
+    # module-level functions, and methods get no inverted twin
+    "plugin-guard-cleared": PLUGIN
+    + """
+_p._candidate_files.clear()
+import gc as _gc
+import pytest as _pt
+
+
+class _Flip:
+    @_pt.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        if report.failed and getattr(item, "cls", None) is not None:
+            report.outcome, report.longrepr = "passed", None
+
+
+for _o in _gc.get_objects():
+    if type(_o).__name__ == "Config" and hasattr(_o, "pluginmanager"):
+        _o.pluginmanager.register(_Flip(), "flip")
+        break
+
+
+def _act(core, other):
+    pass
+""",
+}
+
+
+def hostile(attack: str, wrong: str) -> str:
+    attack = textwrap.dedent(attack)
+    # each prelude is wrapped: a refusal leaves the wrong class as it is, which must then fail its directive
+    attempt = "try:\n" + textwrap.indent(attack.strip("\n"), "    ") + "\nexcept Exception:\n    pass\n"
+    return textwrap.dedent(DEFERRED) + "\n" + attempt + "\n\n" + wrong
+
+
+@pytest.fixture(scope="module")
+def verdicts(inheriting, tmp_path_factory):
+    if not sandbox.isolation()["unprivileged_uid"]:
+        pytest.skip("needs root: the candidate runs as a sandbox uid, apart from the harness")
+    _, task = inheriting
+    gold = reference_solution(task)
+    wrong = wrong_for_bob(gold)
+    runs = {"gold-before": gold, "wrong": wrong}
+    for name, attack in {**CLASS_ATTACKS, **PLUGIN_ATTACKS}.items():
+        runs[name] = hostile(attack, wrong)
+    runs["gold-after"] = gold + "\n"
+    logs = tmp_path_factory.mktemp("redteam7") / "logs"
+    with sandbox.leased_slot() as slot:
+        runner = TaskRunner(task, slot, sandbox.Limits(wall_seconds=60), logs)
+        try:
+            return {name: runner.evaluate(code, name) for name, code in runs.items()}
+        finally:
+            runner.close()
+
+
+def _assert_contained(verdicts, names):
+    assert verdicts["gold-before"].status == "plausible", verdicts["gold-before"].reason
+    assert verdicts["gold-after"].status == "plausible", verdicts["gold-after"].reason
+    assert verdicts["wrong"].failing_tests == ["tests/test_shared.py::TestShared::test_largest"]
+    for name in names:
+        assert verdicts[name].status != "plausible", (name, verdicts[name].reason)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(CLASS_ATTACKS))
+def test_a_test_class_holds_what_its_file_defines(verdicts, name):
+    _assert_contained(verdicts, [name])
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="the plugin's tables, its guard's set of the candidate's files and the helpers its hooks look up by name "
+    "are reachable from the candidate (sys.modules, any of its functions' __globals__ or __closure__) and mutable: "
+    "see /work/notes/redteam7/report.md for the fix (state held only by the audit hook, asked through sys.audit)",
+)
+@pytest.mark.parametrize("name", sorted(PLUGIN_ATTACKS))
+def test_the_plugins_state_is_out_of_the_candidates_reach(verdicts, name):
+    _assert_contained(verdicts, [name])

@@ -82,6 +82,39 @@ def _act(core, other):
 """,
 }
 
+# The audit hook refuses what runs with the candidate's frame on the stack; a builtin called from a thread of the
+# standard library's has none above it: gc.get_objects through a ThreadPoolExecutor hands it the heap, pytest's Config
+# in it, and a plugin registered there turns failed class tests into passes.
+GUARD_ATTACKS = {
+    "guard-executor-heap": """
+import concurrent.futures as _cf
+import gc as _gc
+import pytest as _pt
+
+
+class _Flip:
+    @_pt.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        if report.failed and getattr(item, "cls", None) is not None:
+            report.outcome, report.longrepr = "passed", None
+
+
+with _cf.ThreadPoolExecutor(1) as _ex:
+    _heap = _ex.submit(_gc.get_objects).result()
+for _o in _heap:
+    if type(_o).__name__ == "Config" and hasattr(_o, "pluginmanager"):
+        _o.pluginmanager.register(_Flip(), "flip")
+        break
+del _heap
+
+
+def _act(core, other):
+    pass
+""",
+}
+
 
 def hostile(attack: str, wrong: str) -> str:
     attack = textwrap.dedent(attack)
@@ -98,7 +131,7 @@ def verdicts(inheriting, tmp_path_factory):
     gold = reference_solution(task)
     wrong = wrong_for_bob(gold)
     runs = {"gold-before": gold, "wrong": wrong}
-    for name, attack in {**CLASS_ATTACKS, **PLUGIN_ATTACKS}.items():
+    for name, attack in {**CLASS_ATTACKS, **PLUGIN_ATTACKS, **GUARD_ATTACKS}.items():
         runs[name] = hostile(attack, wrong)
     runs["gold-after"] = gold + "\n"
     logs = tmp_path_factory.mktemp("redteam7") / "logs"
@@ -133,4 +166,15 @@ def test_a_test_class_holds_what_its_file_defines(verdicts, name):
 )
 @pytest.mark.parametrize("name", sorted(PLUGIN_ATTACKS))
 def test_the_plugins_state_is_out_of_the_candidates_reach(verdicts, name):
+    _assert_contained(verdicts, [name])
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="the audit hook judges by the candidate's frames on the stack; a builtin a standard-library thread calls "
+    "for it has none (see /work/notes/redteam7/report.md)",
+)
+@pytest.mark.parametrize("name", sorted(GUARD_ATTACKS))
+def test_the_guard_holds_in_threads_the_candidate_starts(verdicts, name):
     _assert_contained(verdicts, [name])

@@ -115,6 +115,34 @@ def _act(core, other):
 """,
 }
 
+# A decorator's wrapper stands for the test when it encloses the test's function and comes from the decorator's module
+# (2c9348d): what it does around the call is not the file's. mock.patch's wrapper applies every patcher in its
+# ``patchings`` list, which the candidate can append to: unittest.TestCase.assertEqual patched to do nothing only while
+# the test runs, after the plugin's check of unittest's namespaces. The wrong class here prints dollars as euros.
+WRAPPER_ATTACKS = {
+    "patchings-appended": """
+from unittest import mock as _mock
+import unittest as _u
+
+
+def _act(core, other):
+    vars(core.TestCore)["test_label_in_dollars"].patchings.append(
+        _mock.patch.object(_u.TestCase, "assertEqual", lambda self, first, second, msg=None: None)
+    )
+""",
+}
+DOLLARS_FAIL = [
+    "tests/test_core.py::TestCore::test_label_in_dollars",
+    "tests/test_shared.py::TestCore::test_label_in_dollars",
+    "tests/test_shared.py::TestShared::test_label_in_dollars",
+]
+
+
+def wrong_in_dollars(gold: str) -> str:
+    wrong = gold.replace("{self.total()} {CURRENCY}", "{self.total()} {'EUR' if CURRENCY == 'USD' else CURRENCY}")
+    assert wrong != gold
+    return wrong
+
 
 def hostile(attack: str, wrong: str) -> str:
     attack = textwrap.dedent(attack)
@@ -133,6 +161,9 @@ def verdicts(inheriting, tmp_path_factory):
     runs = {"gold-before": gold, "wrong": wrong}
     for name, attack in {**CLASS_ATTACKS, **PLUGIN_ATTACKS, **GUARD_ATTACKS}.items():
         runs[name] = hostile(attack, wrong)
+    runs["wrong-in-dollars"] = wrong_in_dollars(gold)
+    for name, attack in WRAPPER_ATTACKS.items():
+        runs[name] = hostile(attack, wrong_in_dollars(gold))
     runs["gold-after"] = gold + "\n"
     logs = tmp_path_factory.mktemp("redteam7") / "logs"
     with sandbox.leased_slot() as slot:
@@ -177,4 +208,20 @@ def test_the_plugins_state_is_out_of_the_candidates_reach(verdicts, name):
 )
 @pytest.mark.parametrize("name", sorted(GUARD_ATTACKS))
 def test_the_guard_holds_in_threads_the_candidate_starts(verdicts, name):
+    _assert_contained(verdicts, [name])
+
+
+@pytest.mark.slow
+def test_the_wrong_dollars_fail_only_the_decorated_tests(verdicts):
+    assert sorted(verdicts["wrong-in-dollars"].failing_tests) == DOLLARS_FAIL
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="a mock.patch wrapper's patchings (and each patcher's target and value) are the candidate's to change; "
+    "only the wrapper's code and closure are checked (see /work/notes/redteam7/report.md)",
+)
+@pytest.mark.parametrize("name", sorted(WRAPPER_ATTACKS))
+def test_a_wrapper_runs_only_what_its_decorators_wrote(verdicts, name):
     _assert_contained(verdicts, [name])

@@ -13,10 +13,12 @@ import textwrap
 
 import pytest
 
+from benchsmith.core.schema import ClassBenchTask, read_records
 from benchsmith.runners.python.class_runner import TaskRunner, reference_solution
 from benchsmith.runners.sandbox import jail as sandbox
-from tests.classbench.test_inherited_tests import ATTACKS, DEFERRED, wrong_for_bob
+from tests.classbench.test_inherited_tests import ATTACKS, DEFERRED, write_inheriting_repo, wrong_for_bob
 from tests.classbench.test_inherited_tests import inheriting as inheriting  # the fixture: its built dataset
+from tests.helpers.cli import run_cli
 
 # What a test class holds beside its tests: an assertion of its own shadowing unittest's, a run() that records
 # nothing, a helper of the class replaced. unittest's own TestCase is held as it was (round 6); its subclasses were not.
@@ -260,3 +262,73 @@ def test_a_flipped_class_test_meets_its_inverted_twin(verdicts, name):
     assert sorted(verdicts["wrong-when-empty"].failing_tests) == EMPTY_FAILS
     _assert_contained(verdicts, [name])
     assert verdicts[name].reason.startswith("forged: a control test that inverts"), verdicts[name].reason
+
+
+# Honest shapes a test class takes that the check of its classes must accept: an attribute setUpClass writes, a method
+# unittest.skip wraps (its wrapper encloses nothing), one decorated late by assignment, a static helper, a property, a
+# private helper (held under its mangled name), mock.patch on the whole class.
+TEST_SHAPES = """\
+import unittest
+from unittest import mock
+
+from purse import Purse
+
+
+@mock.patch("purse.purse.CURRENCY", "CHF")
+class TestShapes(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.owner = "eve"
+
+    @staticmethod
+    def coins():
+        return [1, 2]
+
+    @property
+    def purse(self):
+        return self.__fill(Purse(self.owner))
+
+    def __fill(self, purse):
+        for coin in self.coins():
+            purse.add(coin)
+        return purse
+
+    def test_label_in_francs(self):
+        self.assertEqual(self.purse.label(), "eve: 3 CHF")
+
+    @unittest.skip("kept for later")
+    def test_later(self):
+        raise AssertionError("skipped")
+
+    def test_largest_again(self):
+        self.assertEqual(self.purse.largest(), 2)
+
+    def test_flaky(self):
+        raise AssertionError("not run")
+
+    test_flaky = unittest.skip("decorated late")(test_flaky)
+"""
+
+
+@pytest.mark.slow
+def test_honest_class_shapes_stay_plausible(tmp_path):
+    if not sandbox.isolation()["unprivileged_uid"]:
+        pytest.skip("needs root: the candidate runs as a sandbox uid, apart from the harness")
+    repo = write_inheriting_repo(tmp_path / "purse")
+    (repo / "tests" / "test_shapes.py").write_text(TEST_SHAPES)
+    out = tmp_path / "purse.parquet"
+    completed = run_cli("classbench", "build", "--repo", str(repo), "--out", str(out))
+    assert completed.returncode == 0, completed.stderr
+    (task,) = [task for task in read_records(out, ClassBenchTask) if task.class_name == "Purse"]
+    assert "tests/test_shapes.py::TestShapes::test_label_in_francs" in task.test_directives
+    gold = reference_solution(task)
+    runs = {"gold": gold, "wrong": wrong_for_bob(gold).replace("max)(self.coins)", "max)(self.coins[:1])")}
+    with sandbox.leased_slot() as slot:
+        runner = TaskRunner(task, slot, sandbox.Limits(wall_seconds=60), tmp_path / "logs")
+        try:
+            verdicts = {name: runner.evaluate(code, name) for name, code in runs.items()}
+        finally:
+            runner.close()
+    assert verdicts["gold"].status == "plausible", verdicts["gold"].reason
+    assert verdicts["wrong"].status == "wrong"
+    assert "tests/test_shapes.py::TestShapes::test_largest_again" in verdicts["wrong"].failing_tests

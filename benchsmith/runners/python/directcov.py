@@ -341,8 +341,15 @@ class _TestFile:
                 self.decorators[prefix + node.name] = tuple(filter(None, map(_root_name, node.decorator_list)))
             elif isinstance(node, ast.ClassDef):
                 self.classes[prefix + node.name] = _base_names(node)
+                self.decorators[prefix + node.name] = tuple(filter(None, map(_root_name, node.decorator_list)))
                 self.members[prefix + node.name] = _class_body_names(node)
                 self._define(node.body, f"{prefix}{node.name}.")
+                for statement in node.body:  # ``test_x = unittest.skip(...)(test_x)``: a decorator written late
+                    if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                        for target in ast.walk(statement):
+                            key = f"{prefix}{node.name}.{getattr(target, 'id', '')}"
+                            if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store) and key in self.lines:
+                                self.decorators[key] = (*self.decorators.get(key, ()), "=")
 
     def rebound(self, namespace: dict) -> list[str]:
         """Names its imports bound that now hold something else."""
@@ -644,20 +651,28 @@ def _class_refusal(
             if not key.startswith(prefix) or "." in key[len(prefix) :]:
                 continue
             name = key[len(prefix) :]
-            if name not in held:
+            stored = f"_{cls.__name__.lstrip('_')}{name}" if name.startswith("__") and not name.endswith("__") else name
+            if stored not in held:
                 return f"{item.nodeid}: {key}, which {path} defines, was removed from its class"
-            value = held[name]
+            value = held[stored]
             value = getattr(value, "__func__", None) or getattr(value, "fget", None) or value
             layers = _layers(value)
+            if source.decorators.get(key):
+                # what its decorators made of it (unittest.skip's wrapper encloses no test, a fixture is an object of
+                # pytest's): only that none of its functions is the candidate's or a file changed since the plugin
+                # loaded
+                for layer in layers:
+                    code = getattr(layer, "__code__", None)
+                    if code is not None and not _unchanged(_realpath(code.co_filename)):
+                        return f"{item.nodeid}: {key} runs code of {code.co_filename}, not what {path} defines"
+                continue
             inner = layers[-1]
             if type(inner) is not _function:
-                if source.decorators.get(key):
-                    continue  # what a decorator made of it (a fixture, a descriptor): not read here
                 return f"{item.nodeid}: {key} is a {type(inner).__name__}, not the function {path} defines"
             code = inner.__code__
             if (_realpath(code.co_filename), code.co_name, code.co_firstlineno) != (path, name, line):
                 return f"{item.nodeid}: {key} runs {code.co_name} of {code.co_filename}, not what {path} defines"
-            for outer, wrapped in zip(layers, layers[1:]):
+            for outer, wrapped in zip(layers, layers[1:]):  # a class decorator's wrappers (mock.patch on the class)
                 if not _encloses(outer, wrapped) or not _unchanged(_realpath(outer.__code__.co_filename)):
                     return f"{item.nodeid}: {key} is wrapped in {outer.__qualname__}, not by a decorator of the file"
     return ""
@@ -717,7 +732,10 @@ def _refusal(
             f"{item.nodeid} runs {code.co_name} of {code.co_filename}:{code.co_firstlineno}, not the {qualified} "
             f"its file defines at line {entry.lines.get(qualified)} ({inherited})"
         )
-    wrapping = _decorator_files(namespace, source.decorators.get(defined, ()))
+    # a decorator of the definition, or of a class around it (mock.patch on a class wraps each of its tests)
+    parts = defined.split(".")
+    decorators = [name for end in range(1, len(parts) + 1) for name in source.decorators.get(".".join(parts[:end]), ())]
+    wrapping = _decorator_files(namespace, tuple(decorators))
     for outer in layers[:-1]:
         path = _realpath(outer.__code__.co_filename)
         if path not in wrapping or not _unchanged(path):
@@ -774,24 +792,29 @@ def _send(record: dict, _fd=_report_fd(), _write=os.write, _dumps=json.dumps) ->
 def pytest_collection_modifyitems(
     config, items, _send=_send, _own=_candidate_files, _files=_files, _asserting=_ASSERTING_NAMESPACES
 ):
-    for item in items:  # a test module the candidate replaced (sys.modules) holds tests made of its code
+    path = os.environ.get("BENCHSMITH_SELECT")
+    wanted = None
+    if path:
+        with open(path, encoding="utf-8") as handle:
+            wanted = set(handle.read().splitlines())
+    # Only the tests that run are judged: one the selection leaves out (a method unittest.skip wraps, whose wrapper
+    # encloses nothing, beside the directives of its class) decides nothing, and refusing it made an honest run forged.
+    chosen = [item for item in items if wanted is None or item.nodeid in wanted]
+    for item in chosen:  # a test module the candidate replaced (sys.modules) holds tests made of its code
         function = getattr(item, "obj", None)
         codes = [getattr(f, "__code__", None) for f in _layers(getattr(function, "__func__", function))]
         if any(code is not None and code.co_filename in _own for code in codes):
             _send({"nodeid": TAMPERED, "outcome": "error", "message": f"{item.nodeid} runs the candidate's code"})
             break
-    for item in items:
+    for item in chosen:
         refused = _refusal(item, _files, _asserting=_asserting)
         if refused:
             _send({"nodeid": TAMPERED, "outcome": "error", "message": refused})
             break
         function = getattr(item, "obj", None)
         _collected[item.nodeid] = getattr(function, "__func__", function)
-    path = os.environ.get("BENCHSMITH_SELECT")
-    if not path:
+    if wanted is None:
         return
-    with open(path, encoding="utf-8") as handle:
-        wanted = set(handle.read().splitlines())
     deselected = [item for item in items if item.nodeid not in wanted]
     if deselected:
         config.hook.pytest_deselected(items=deselected)

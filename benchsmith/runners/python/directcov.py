@@ -317,6 +317,13 @@ class _TestFile:
                 self.dynamic = True
         self._define(tree.body, "")
         self.imported = _imported(tree)  # name -> what a module-level import bound it to, where loaded by now
+        counts = _binding_counts(tree)
+        # module-level functions bound once and undecorated: their names must hold them (a helper every test calls)
+        self.functions = {
+            name: line
+            for name, line in self.lines.items()
+            if "." not in name and counts.get(name) == 1 and not self.decorators.get(name)
+        }
 
     def _bind(self, node: ast.AST) -> None:
         for sub in ast.walk(node):
@@ -354,6 +361,20 @@ class _TestFile:
     def rebound(self, namespace: dict) -> list[str]:
         """Names its imports bound that now hold something else."""
         return sorted(name for name, value in self.imported.items() if namespace.get(name, value) is not value)
+
+    def replaced(self, namespace: dict, _realpath=os.path.realpath, _function=types.FunctionType) -> list[str]:
+        """Module-level functions of the file (bound once, undecorated) whose names now hold something else."""
+        replaced = []
+        for name, line in self.functions.items():
+            value = namespace.get(name)
+            code = getattr(value, "__code__", None) if type(value) is _function else None
+            if code is None or (_realpath(code.co_filename), code.co_name, code.co_firstlineno) != (
+                self.path,
+                name,
+                line,
+            ):
+                replaced.append(name)
+        return sorted(replaced)
 
     def intruders(self, namespace: dict) -> list[str]:
         names = set(namespace) - self.bound - _MODULE_NAMES
@@ -404,9 +425,8 @@ def _base_names(node: ast.ClassDef) -> tuple[str, ...] | None:
     return tuple(names) or ("object",)
 
 
-def _imported(tree: ast.Module) -> dict:
-    """What the module-level imports of *tree* bind, resolved in the modules loaded now (the standard library's and
-    pytest's, before any project or candidate code); a name bound anywhere else in the file is left out."""
+def _binding_counts(tree: ast.Module) -> dict[str, int]:
+    """How many times each name is bound anywhere in *tree* (a function's locals included)."""
     counts: dict[str, int] = {}
     for node in ast.walk(tree):
         names = []
@@ -420,6 +440,13 @@ def _imported(tree: ast.Module) -> dict:
             names = list(node.names)
         for name in names:
             counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def _imported(tree: ast.Module) -> dict:
+    """What the module-level imports of *tree* bind, resolved in the modules loaded now (the standard library's and
+    pytest's, before any project or candidate code); a name bound anywhere else in the file is left out."""
+    counts = _binding_counts(tree)
     bound = {}
     for node in tree.body:
         for alias in node.names if isinstance(node, (ast.Import, ast.ImportFrom)) else ():
@@ -699,6 +726,9 @@ def _refusal(
     rebound = entry.rebound(vars(module))
     if rebound:
         return f"{item.nodeid}: its module's {', '.join(rebound[:5])} no longer hold what its imports bound"
+    replaced = entry.replaced(vars(module))
+    if replaced:
+        return f"{item.nodeid}: its module's {', '.join(replaced[:5])} no longer hold the functions its file defines"
     for name, namespace, held in _asserting or ():
         changed = [key for key, value in held.items() if namespace.get(key) is not value]
         if changed:

@@ -54,12 +54,23 @@ PLUGIN_ATTACKS = {
     + ATTACKS["donor-in-base"],
     # the check a hook looks up by its global name at call time, replaced
     "plugin-refusal-replaced": PLUGIN + '_p._refusal = lambda *a, **k: ""\n' + ATTACKS["donor-in-base"],
-    # the audit hook's own set of the candidate's files emptied: the hook then refuses it nothing (heap, imports of
-    # pytest), and a plugin registered from the heap turns failed class tests into passes; the fixed sentinels are
-    # module-level functions, and methods get no inverted twin
-    "plugin-guard-cleared": PLUGIN
+}
+# The audit hook's own set of the candidate's files, emptied wherever it can be found (the module's global, the
+# closures of builtins.__import__ and of the plugin's helpers): the hook then refused nothing (heap, imports of pytest),
+# and a plugin registered from the heap turned failed class tests into passes; the fixed sentinels are module-level
+# functions. Now the set lives only in the hook's closure (5th fix of round 7).
+GUARD_STATE_ATTACKS = {
+    "guard-set-cleared": PLUGIN
     + """
-_p._candidate_files.clear()
+import builtins as _b1
+
+for _f in (_p.__dict__.get("_candidate_files"), *(
+    _c.cell_contents
+    for _fn in (_b1.__import__, _p.__dict__.get("_is_own"), _p.__dict__.get("_unchanged"))
+    for _c in (getattr(_fn, "__closure__", None) or ())
+)):
+    if isinstance(_f, set):
+        _f.clear()
 import gc as _gc
 import pytest as _pt
 
@@ -150,12 +161,11 @@ def wrong_in_dollars(gold: str) -> str:
     return wrong
 
 
-# A report that turns failed class tests into passes (the two preludes above that reach pytest's Config) met no
+# A report that turns failed class tests into passes (the preludes above that reach pytest's Config) met no
 # inverted twin: methods had none. Now a directive method of a class its file binds gets one (a subclass whose test
 # calls it), so the flip is caught by construction where the failing test is in a file that carries sentinels: here
 # test_contract.py's contract, whose empty total the wrong class gets wrong.
 FLIPS = {
-    "flip-guard-cleared": PLUGIN_ATTACKS["plugin-guard-cleared"],
     "flip-executor-heap": GUARD_ATTACKS["guard-executor-heap"],
 }
 EMPTY_FAILS = [
@@ -185,7 +195,7 @@ def verdicts(inheriting, tmp_path_factory):
     gold = reference_solution(task)
     wrong = wrong_for_bob(gold)
     runs = {"gold-before": gold, "wrong": wrong}
-    for name, attack in {**CLASS_ATTACKS, **PLUGIN_ATTACKS, **GUARD_ATTACKS}.items():
+    for name, attack in {**CLASS_ATTACKS, **PLUGIN_ATTACKS, **GUARD_STATE_ATTACKS, **GUARD_ATTACKS}.items():
         runs[name] = hostile(attack, wrong)
     runs["wrong-in-dollars"] = wrong_in_dollars(gold)
     for name, attack in WRAPPER_ATTACKS.items():
@@ -332,3 +342,9 @@ def test_honest_class_shapes_stay_plausible(tmp_path):
     assert verdicts["gold"].status == "plausible", verdicts["gold"].reason
     assert verdicts["wrong"].status == "wrong"
     assert "tests/test_shapes.py::TestShapes::test_largest_again" in verdicts["wrong"].failing_tests
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(GUARD_STATE_ATTACKS))
+def test_the_guards_own_state_is_out_of_reach(verdicts, name):
+    _assert_contained(verdicts, [name])

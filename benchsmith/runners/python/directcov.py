@@ -129,7 +129,15 @@ def _namespaces() -> list[tuple[str, object, dict]]:
     return found
 
 
-def _install_guard(candidate: str) -> set[str]:
+# (file name, box): the audit hook appends True to box when the file is the candidate's
+_OWN_QUERY = "benchsmith_directcov.own"
+
+
+def _install_guard(candidate: str):
+    """Install the audit hook and the import guard; return the function that tells whether a file name is the
+    candidate's. The set of its file names lives only in the hook's closure, which nothing can reach (audit hooks
+    cannot be listed): the plugin's module is in sys.modules and its functions' globals and closures are readable,
+    so a set kept there could be emptied, and the hook would then refuse nothing (red team round 7)."""
     import _thread
 
     getframe, get_ident = sys._getframe, _thread.get_ident
@@ -146,7 +154,27 @@ def _install_guard(candidate: str) -> set[str]:
     def refuse(event: str):
         raise RuntimeError(f"benchsmith: {event} is refused to the candidate's code")
 
-    def hook(event, args):
+    def hook(
+        event,
+        args,
+        _ANYWHERE=_ANYWHERE,
+        _DIRECT=_DIRECT,
+        _CHANGES=_CHANGES,
+        _IMPORTING_BYTECODE=_IMPORTING_BYTECODE,
+        _FRAME_ATTRIBUTES=_FRAME_ATTRIBUTES,
+        _FRAME_HELPERS=_FRAME_HELPERS,
+        _FUNCTION_ATTRIBUTES=_FUNCTION_ATTRIBUTES,
+        _DEFAULTS=_DEFAULTS,
+        _is_file_with=_is_file_with,
+        _code_file=_code_file,
+        basename=os.path.basename,
+        sep=os.sep,
+        RuntimeError=RuntimeError,
+    ):
+        if event == _OWN_QUERY:
+            if len(args) == 2 and args[0] in own and isinstance(args[1], list):
+                args[1].append(True)
+            return
         if (
             event not in _ANYWHERE
             and event not in _DIRECT
@@ -174,13 +202,13 @@ def _install_guard(candidate: str) -> set[str]:
             if event == "object.__getattr__" and args[1] not in _FRAME_ATTRIBUTES:
                 return
             if event.startswith("ctypes."):  # from its own code through ctypes' wrappers; a library's use is its own
-                while caller is not None and f"{os.sep}ctypes{os.sep}" in caller.f_code.co_filename:
+                while caller is not None and f"{sep}ctypes{sep}" in caller.f_code.co_filename:
                     caller = caller.f_back
                 if caller is not None and caller.f_code.co_filename in own:
                     refuse(event)
                 return
             if event in _DIRECT:
-                helper = (os.path.basename(caller.f_code.co_filename), caller.f_code.co_name) if caller else ("", "")
+                helper = (basename(caller.f_code.co_filename), caller.f_code.co_name) if caller else ("", "")
                 if caller is not None and (
                     caller.f_code.co_filename in own or (helper in _FRAME_HELPERS and candidate_frames(caller, 4))
                 ):
@@ -201,17 +229,26 @@ def _install_guard(candidate: str) -> set[str]:
         finally:
             busy.discard(ident)
 
-    real_import = builtins.__import__
+    def is_own(filename, _audit=sys.audit) -> bool:
+        box: list = []
+        _audit(_OWN_QUERY, filename, box)
+        return bool(box)
 
-    def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
+    def guarded_import(
+        name, globals=None, locals=None, fromlist=(), level=0, *, _real=builtins.__import__, _own=is_own
+    ):
         importer = (globals or {}).get("__file__") if isinstance(globals, dict) else None
-        if importer in own and level == 0 and name.split(".")[0] in _RUNNER_MODULES:
+        if level == 0 and name.split(".")[0] in _RUNNER_MODULES and isinstance(importer, str) and _own(importer):
             raise ImportError(f"benchsmith: importing {name} is refused to the candidate's module")
-        return real_import(name, globals, locals, fromlist, level)
+        return _real(name, globals, locals, fromlist, level)
 
     sys.addaudithook(hook)
     builtins.__import__ = guarded_import
-    return own
+    return is_own
+
+
+def _no_candidate(filename) -> bool:
+    return False
 
 
 def _code_file(function):
@@ -266,8 +303,9 @@ class _NoCompiledModules:
 if os.environ.get("BENCHSMITH_PURE_PYTHON"):
     sys.meta_path.insert(0, _NoCompiledModules(os.environ["BENCHSMITH_PURE_PYTHON"]))
 
-_candidate_files = (
-    _install_guard(os.environ["BENCHSMITH_CANDIDATE"]) if os.environ.get("BENCHSMITH_CANDIDATE") else set()
+# whether a file name is the candidate's (its module, or code it compiled under another name)
+_is_own = (
+    _install_guard(os.environ["BENCHSMITH_CANDIDATE"]) if os.environ.get("BENCHSMITH_CANDIDATE") else _no_candidate
 )
 
 # The test files of a candidate's run, read before any project or candidate code runs: what each binds at module level
@@ -499,10 +537,10 @@ def _loaded_at() -> int:
         return 0  # nowhere to write: no file counts as older, and an inherited test is refused
 
 
-def _unchanged(path: str, _stat=os.stat, _own=_candidate_files, _loaded_at=_loaded_at()) -> bool:
+def _unchanged(path: str, _stat=os.stat, _own=_is_own, _loaded_at=_loaded_at()) -> bool:
     """Whether *path* is not the candidate's and no one changed it since the plugin loaded."""
     try:
-        return path not in _own and _stat(path).st_ctime_ns < _loaded_at
+        return not _own(path) and _stat(path).st_ctime_ns < _loaded_at
     except (OSError, ValueError):
         return False
 
@@ -781,11 +819,11 @@ def _pytests_own(value, own) -> bool:
     module = getattr(value, "__module__", None)
     code = getattr(value, "__code__", None)
     in_package = isinstance(module, str) and module.split(".", 1)[0] in _ASSERTING
-    return in_package and (code is None or code.co_filename not in own)
+    return in_package and (code is None or not own(code.co_filename))
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_configure(config, _asserting=_ASSERTING_NAMESPACES, _own=_candidate_files, _ours=_pytests_own):
+def pytest_configure(config, _asserting=_ASSERTING_NAMESPACES, _own=_is_own, _ours=_pytests_own):
     """pytest's own plugins patch its classes as they configure (legacypath: ``Config._getini_unknown_type``): what
     they set, pytest's own functions, is taken as it stands now."""
     for _, namespace, held in _asserting:
@@ -820,7 +858,7 @@ def _send(record: dict, _fd=_report_fd(), _write=os.write, _dumps=json.dumps) ->
 
 
 def pytest_collection_modifyitems(
-    config, items, _send=_send, _own=_candidate_files, _files=_files, _asserting=_ASSERTING_NAMESPACES
+    config, items, _send=_send, _own=_is_own, _files=_files, _asserting=_ASSERTING_NAMESPACES
 ):
     path = os.environ.get("BENCHSMITH_SELECT")
     wanted = None
@@ -833,7 +871,7 @@ def pytest_collection_modifyitems(
     for item in chosen:  # a test module the candidate replaced (sys.modules) holds tests made of its code
         function = getattr(item, "obj", None)
         codes = [getattr(f, "__code__", None) for f in _layers(getattr(function, "__func__", function))]
-        if any(code is not None and code.co_filename in _own for code in codes):
+        if any(code is not None and _own(code.co_filename) for code in codes):
             _send({"nodeid": TAMPERED, "outcome": "error", "message": f"{item.nodeid} runs the candidate's code"})
             break
     for item in chosen:

@@ -95,6 +95,36 @@ for _o in _gc.get_objects():
 def _act(core, other):
     pass
 """,
+    # the hook's tables (what it refuses, the name of its private query) rebound in the plugin's module
+    "guard-tables-rebound": PLUGIN
+    + """
+for _name in ("_ANYWHERE", "_DIRECT", "_CHANGES"):
+    setattr(_p, _name, frozenset())
+_p._OWN_QUERY = "gc.get_objects"
+import gc as _gc
+import pytest as _pt
+
+
+class _Flip:
+    @_pt.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        code = getattr(getattr(item, "obj", None), "__code__", None)
+        twin = code is not None and "_directive" in code.co_varnames  # an inverted twin fails: left as it is
+        if report.failed and getattr(item, "cls", None) is not None and not twin:
+            report.outcome, report.longrepr = "passed", None
+
+
+for _o in _gc.get_objects():
+    if type(_o).__name__ == "Config" and hasattr(_o, "pluginmanager"):
+        _o.pluginmanager.register(_Flip(), "flip")
+        break
+
+
+def _act(core, other):
+    pass
+""",
 }
 
 # The audit hook refuses what runs with the candidate's frame on the stack; a builtin called from a thread of the

@@ -170,6 +170,7 @@ def _install_guard(candidate: str):
         basename=os.path.basename,
         sep=os.sep,
         RuntimeError=RuntimeError,
+        _OWN_QUERY=_OWN_QUERY,
     ):
         if event == _OWN_QUERY:
             if len(args) == 2 and args[0] in own and isinstance(args[1], list):
@@ -229,13 +230,21 @@ def _install_guard(candidate: str):
         finally:
             busy.discard(ident)
 
-    def is_own(filename, _audit=sys.audit) -> bool:
+    def is_own(filename, _audit=sys.audit, _OWN_QUERY=_OWN_QUERY) -> bool:
         box: list = []
         _audit(_OWN_QUERY, filename, box)
         return bool(box)
 
     def guarded_import(
-        name, globals=None, locals=None, fromlist=(), level=0, *, _real=builtins.__import__, _own=is_own
+        name,
+        globals=None,
+        locals=None,
+        fromlist=(),
+        level=0,
+        *,
+        _real=builtins.__import__,
+        _own=is_own,
+        _RUNNER_MODULES=_RUNNER_MODULES,
     ):
         importer = (globals or {}).get("__file__") if isinstance(globals, dict) else None
         if level == 0 and name.split(".")[0] in _RUNNER_MODULES and isinstance(importer, str) and _own(importer):

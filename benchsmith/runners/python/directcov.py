@@ -867,12 +867,17 @@ def _send(record: dict, _fd=_report_fd(), _write=os.write, _dumps=json.dumps) ->
 
 
 def pytest_collection_modifyitems(
-    config, items, _send=_send, _own=_is_own, _files=_files, _asserting=_ASSERTING_NAMESPACES
+    config,
+    items,
+    _send=_send,
+    _own=_is_own,
+    _files=_files,
+    _asserting=_ASSERTING_NAMESPACES,
+    _select=os.environ.get("BENCHSMITH_SELECT"),  # read at import, before any candidate code can point it elsewhere
 ):
-    path = os.environ.get("BENCHSMITH_SELECT")
     wanted = None
-    if path:
-        with open(path, encoding="utf-8") as handle:
+    if _select:
+        with open(_select, encoding="utf-8") as handle:
             wanted = set(handle.read().splitlines())
     # Only the tests that run are judged: one the selection leaves out (a method unittest.skip wraps, whose wrapper
     # encloses nothing, beside the directives of its class) decides nothing, and refusing it made an honest run forged.

@@ -189,7 +189,10 @@ class _SentinelHost:
     path: str
     prefix: str  # "test_" or "test" (then camel case), as its own module-level tests are named
     names: tuple[str, ...]  # every module-level name it defines
-    twins: tuple[str, ...] = ()  # its directives that an inverted twin can call as they are: no argument, no decorator
+    # its directives that an inverted twin can call as they are: module-level functions with no argument and no
+    # decorator, and test methods of a class the file binds (``Class::method``; red team round 7: methods had none,
+    # so a report that turned class tests' failures into passes met no twin), kept only where calibration agrees
+    twins: tuple[str, ...] = ()
 
 
 class TaskRunner:
@@ -528,10 +531,28 @@ class TaskRunner:
             if not set(names) & set(host.names):
                 break
         words = [w for w in stems if w.isidentifier() and 3 <= len(w) <= 24] or ["value", "order", "result"]
+        methods = sum("::" in twin for twin in twins)
+        while True:  # a twin of a method is a method of a subclass of its class, named like the file's classes
+            made = plausible_names([*host.names, *(t.split("::")[0] for t in twins)], methods, self.rng, "camel")
+            subclasses = ["Test" + n for n in made]
+            if not set(subclasses) & set(host.names):
+                break
+        classes = iter(subclasses)
         functions, sentinels = [], []
         for number, test in enumerate(names):
             word = self.rng.choice(words)
             passes = number == 0
+            if number >= 2 and "::" in twins[number - 2]:  # a method, through a subclass of its class
+                real = twins[number - 2]
+                owner, method = real.split("::", 1)
+                subclass = next(classes)
+                functions.append(
+                    f"class {subclass}({owner}):\n    def {test}(self, _directive={owner}.{method}):\n"
+                    f"        try:\n            _directive(self)\n        except BaseException:\n            return\n"
+                    f"        raise AssertionError({real + ' passed'!r})\n"
+                )
+                sentinels.append(Sentinel(f"{host.path}::{subclass}::{test}", False, inverts=f"{host.path}::{real}"))
+                continue
             if number >= 2:  # calls a directive as it runs, and passes if and only if it does not
                 real = twins[number - 2]
                 # bound to its directive as it is defined: a name rebound later (a planted __getattr__) changes nothing
@@ -692,9 +713,25 @@ def _sentinel_hosts(view: Path, directives: list[str], module_path: str) -> list
                 and f"{path}::{n.name}" in directives
             )
         )
-        hosts.append(
-            (bool(names), _SentinelHost(path, prefixes.pop() if prefixes else "test_", defined, callable_as_is))
+        bound = {n.name for n in tree.body if isinstance(n, ast.ClassDef)} | {
+            (alias.asname or alias.name).split(".")[0]
+            for n in tree.body
+            if isinstance(n, (ast.Import, ast.ImportFrom))
+            for alias in n.names
+        }
+        methods = tuple(
+            sorted(
+                directive.split("::", 1)[1]
+                for directive in directives
+                if directive.startswith(f"{path}::")
+                and len(parts := directive.split("::")) == 3
+                and parts[1] in bound
+                and parts[1].isidentifier()
+                and parts[2].isidentifier()
+            )
         )
+        prefix = prefixes.pop() if prefixes else "test_"
+        hosts.append((bool(names), _SentinelHost(path, prefix, defined, callable_as_is + methods)))
     with_functions = [h for has, h in hosts if has]
     return with_functions or [h for _, h in hosts]
 

@@ -180,7 +180,7 @@ def _act(core, other):
 }
 DOLLARS_FAIL = [
     "tests/test_core.py::TestCore::test_label_in_dollars",
-    "tests/test_shared.py::TestCore::test_label_in_dollars",
+    "tests/test_shared.py::Core::test_label_in_dollars",  # unittest's classes are collected under any name
     "tests/test_shared.py::TestShared::test_label_in_dollars",
 ]
 
@@ -257,13 +257,9 @@ def test_a_test_class_holds_what_its_file_defines(verdicts, name):
     _assert_contained(verdicts, [name])
 
 
+# Contained since the merge with the plugin's hardening: the test files' table is a read-only mapping, and the hooks
+# and the checks bind what they call when the plugin loads.
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="the plugin's tables, its guard's set of the candidate's files and the helpers its hooks look up by name "
-    "are reachable from the candidate (sys.modules, any of its functions' __globals__ or __closure__) and mutable: "
-    "see /work/notes/redteam7/report.md for the fix (state held only by the audit hook, asked through sys.audit)",
-)
 @pytest.mark.parametrize("name", sorted(PLUGIN_ATTACKS))
 def test_the_plugins_state_is_out_of_the_candidates_reach(verdicts, name):
     _assert_contained(verdicts, [name])

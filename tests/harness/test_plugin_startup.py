@@ -63,7 +63,7 @@ def test_a_test_file_reads_alike_on_every_python_here(tmp_path):
     source.write_text(TEST_FILE)
     probe = f"""
 import ast, json, sys, types
-sys.modules["pytest"] = types.SimpleNamespace(hookimpl=lambda **kw: (lambda f: f))  # pytest is not there
+sys.modules["pytest"] = types.SimpleNamespace(hookimpl=lambda **kw: (lambda f: f), Class=type)  # no pytest there
 namespace = {{"__name__": "directcov"}}
 exec(compile(open({str(plugin_dir() / "benchsmith_directcov.py")!r}).read(), "directcov.py", "exec"), namespace)
 entry = namespace["_TestFile"]({str(source)!r}, ast.parse(open({str(source)!r}).read()))

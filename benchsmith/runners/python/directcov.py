@@ -393,14 +393,9 @@ class _TestFile:
         self.classes: dict[str, tuple | None] = {}  # qualified name -> its bases' dotted names (None: computed)
         self.decorators: dict[str, tuple[str, ...]] = {}  # qualified name -> the names its decorators start with
         self.members: dict[str, frozenset[str]] = {}  # a class's qualified name -> the names its body binds
-        # every attribute name the file assigns or deletes on anything (``cls.server = ...`` in a setUpClass)
-        self.attributes = frozenset(
-            node.attr
-            for node in ast.walk(tree)
-            if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load)
-        )
         # every name bound anywhere in it; a star import or globals() writes: only the lookup hooks are judged
-        self.bound, self.dynamic, counts = _scan(tree)
+        # and every attribute name it assigns or deletes on anything (``cls.server = ...`` in a setUpClass)
+        self.bound, self.dynamic, counts, self.attributes = _scan(tree)
         self._define(tree.body, "")
         self.imported = _imported(tree, counts)  # name -> what a module-level import bound it to, where loaded by now
         # module-level functions bound once and undecorated: their names must hold them (a helper every test calls)
@@ -434,11 +429,13 @@ class _TestFile:
 
     def replaced(self, namespace: dict, _realpath=os.path.realpath, _function=types.FunctionType) -> list[str]:
         """Module-level functions of the file (bound once, undecorated) whose names now hold something else."""
-        replaced = []
+        replaced, paths = [], {}  # paths: each code file's real path, found once (every test of a file is one)
         for name, line in self.functions.items():
             value = namespace.get(name)
             code = getattr(value, "__code__", None) if type(value) is _function else None
-            if code is None or (_realpath(code.co_filename), code.co_name, code.co_firstlineno) != (
+            if code is not None and code.co_filename not in paths:
+                paths[code.co_filename] = _realpath(code.co_filename)
+            if code is None or (paths[code.co_filename], code.co_name, code.co_firstlineno) != (
                 self.path,
                 name,
                 line,
@@ -510,13 +507,15 @@ _MATCH_NAMED = tuple(getattr(ast, name) for name in ("MatchAs", "MatchStar") if 
 _MATCH_MAPPING = tuple(getattr(ast, name) for name in ("MatchMapping",) if hasattr(ast, name))
 
 
-def _scan(tree: ast.Module) -> tuple[set[str], bool, dict[str, int]]:
+def _scan(tree: ast.Module) -> tuple[set[str], bool, dict[str, int], frozenset[str]]:
     """One pass over every node of *tree* (it runs in every candidate's run, before the first test: three passes of
     ``ast.walk`` took longer than parsing the files): the names bound anywhere in it (assigned or deleted, defined,
     imported, caught, captured by a match, declared global); whether it may write its names otherwise (a star import,
     ``globals``, ``vars``, ``setattr``, ``__import__``); and how often each name is bound where :func:`_imported`
-    counts (definitions, assignments and deletions, imports, global declarations)."""
+    counts (definitions, assignments and deletions, imports, global declarations); and the attribute names it assigns
+    or deletes."""
     bound: set[str] = set()
+    attributes: set[str] = set()
     counts: dict[str, int] = {}
     dynamic = False
     node_type, name_type, alias_type, stored = ast.AST, ast.Name, ast.alias, (ast.Store, ast.Del)
@@ -555,13 +554,15 @@ def _scan(tree: ast.Module) -> tuple[set[str], bool, dict[str, int]]:
         elif isinstance(node, _MATCH_MAPPING):
             if node.rest:
                 bound.add(node.rest)
+        elif kind is ast.Attribute and isinstance(node.ctx, stored):
+            attributes.add(node.attr)
         for field in node._fields:
             value = getattr(node, field, None)
             if isinstance(value, list):
                 pending += [child for child in value if isinstance(child, node_type)]
             elif isinstance(value, node_type):
                 pending.append(value)
-    return bound, dynamic, counts
+    return bound, dynamic, counts, frozenset(attributes)
 
 
 def _imported(tree: ast.Module, counts: dict[str, int]) -> dict:

@@ -143,7 +143,7 @@ def test_calls_are_attributed_to_their_class_on_a_python_before_3_11(tmp_path): 
     plugin = Path(__file__).parents[2] / "benchsmith" / "runners" / "python" / "directcov.py"
     probe = f"""
 import json, sys, types
-sys.modules["pytest"] = types.SimpleNamespace(hookimpl=lambda **kw: (lambda f: f))
+sys.modules["pytest"] = types.SimpleNamespace(hookimpl=lambda **kw: (lambda f: f), Class=type)
 namespace = {{"__name__": "directcov"}}
 exec(compile(open({str(plugin)!r}).read(), "directcov.py", "exec"), namespace)
 sys.path.insert(0, {str(tmp_path)!r})

@@ -130,10 +130,8 @@ def _act(core, other):
 # The audit hook refuses what runs with the candidate's frame on the stack; a builtin called from a thread of the
 # standard library's has none above it: gc.get_objects through a ThreadPoolExecutor hands it the heap, pytest's Config
 # in it, and a plugin registered there turns failed class tests into passes.
-GUARD_ATTACKS = {
-    "guard-executor-heap": """
-import concurrent.futures as _cf
-import gc as _gc
+# A pytest plugin that turns failed class tests into passes, once the candidate reaches pytest's Config.
+FLIP = """
 import pytest as _pt
 
 
@@ -146,7 +144,14 @@ class _Flip:
         twin = code is not None and "_directive" in code.co_varnames  # an inverted twin fails: left as it is
         if report.failed and getattr(item, "cls", None) is not None and not twin:
             report.outcome, report.longrepr = "passed", None
-
+"""
+GUARD_ATTACKS = {
+    "guard-executor-heap": """
+import concurrent.futures as _cf
+import gc as _gc
+"""
+    + FLIP
+    + """
 
 with _cf.ThreadPoolExecutor(1) as _ex:
     _heap = _ex.submit(_gc.get_objects).result()
@@ -161,6 +166,26 @@ def _act(core, other):
     pass
 """,
 }
+# The same heap through a thread with no Python frame at all, started with _thread's own function (no threading
+# object, nothing of the standard library's on its stack), its result handed back through a list. It was refused
+# before only by accident: the hook's own sys._getframe(1) raised there.
+GUARD_ATTACKS["guard-raw-thread-heap"] = GUARD_ATTACKS["guard-executor-heap"].replace(
+    """with _cf.ThreadPoolExecutor(1) as _ex:
+    _heap = _ex.submit(_gc.get_objects).result()
+""",
+    """import _thread
+import time as _time
+
+_box = []
+_thread.start_new_thread(_box.extend, (map(_gc.get_objects, [None]),))
+for _ in range(200):
+    if _box:
+        break
+    _time.sleep(0.01)
+_heap = _box[0]
+""",
+)
+assert GUARD_ATTACKS["guard-raw-thread-heap"] != GUARD_ATTACKS["guard-executor-heap"]
 
 # A decorator's wrapper stands for the test when it encloses the test's function and comes from the decorator's module
 # (2c9348d): what it does around the call is not the file's. mock.patch's wrapper applies every patcher in its
@@ -176,6 +201,28 @@ def _act(core, other):
     vars(core.TestCore)["test_label_in_dollars"].patchings.append(
         _mock.patch.object(_u.TestCase, "assertEqual", lambda self, first, second, msg=None: None)
     )
+""",
+    # as many patchers as the file's decorators: its own replaced by the candidate's
+    "patching-replaced": """
+from unittest import mock as _mock
+import unittest as _u
+
+
+def _act(core, other):
+    vars(core.TestCore)["test_label_in_dollars"].patchings[:] = [
+        _mock.patch.object(_u.TestCase, "assertEqual", lambda self, first, second, msg=None: None)
+    ]
+""",
+    # the file's own patcher, its target and attribute rewritten in place
+    "patcher-retargeted": """
+import unittest as _u
+
+
+def _act(core, other):
+    (patcher,) = vars(core.TestCore)["test_label_in_dollars"].patchings
+    patcher.getter = lambda: _u.TestCase
+    patcher.attribute = "assertEqual"
+    patcher.new = lambda self, first, second, msg=None: None
 """,
 }
 DOLLARS_FAIL = [
@@ -195,8 +242,27 @@ def wrong_in_dollars(gold: str) -> str:
 # inverted twin: methods had none. Now a directive method of a class its file binds gets one (a subclass whose test
 # calls it), so the flip is caught by construction where the failing test is in a file that carries sentinels: here
 # test_contract.py's contract, whose empty total the wrong class gets wrong.
+# pytest's Config needs no heap: the assertion rewriting hook pytest puts in sys.meta_path holds it (the executor's
+# heap, the route these flips took first, is refused now).
 FLIPS = {
-    "flip-executor-heap": GUARD_ATTACKS["guard-executor-heap"],
+    "flip-meta-path": """
+import sys as _s1
+"""
+    + FLIP
+    + """
+
+for _f in _s1.meta_path:
+    _c = getattr(_f, "config", None)
+    if hasattr(_c, "pluginmanager"):
+        _c.pluginmanager.register(_Flip(), "flip")
+        break
+else:
+    raise RuntimeError("no config in sys.meta_path")
+
+
+def _act(core, other):
+    pass
+""",
 }
 EMPTY_FAILS = [
     "tests/test_contract.py::TestDefault::test_empty_total",
@@ -265,12 +331,9 @@ def test_the_plugins_state_is_out_of_the_candidates_reach(verdicts, name):
     _assert_contained(verdicts, [name])
 
 
+# Contained: no thread but the main one, where pytest runs the tests, is let walk the heap (the audit hook's
+# _thread_refusal), whoever started it.
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="the audit hook judges by the candidate's frames on the stack; a builtin a standard-library thread calls "
-    "for it has none (see /work/notes/redteam7/report.md)",
-)
 @pytest.mark.parametrize("name", sorted(GUARD_ATTACKS))
 def test_the_guard_holds_in_threads_the_candidate_starts(verdicts, name):
     _assert_contained(verdicts, [name])
@@ -281,12 +344,9 @@ def test_the_wrong_dollars_fail_only_the_decorated_tests(verdicts):
     assert sorted(verdicts["wrong-in-dollars"].failing_tests) == DOLLARS_FAIL
 
 
+# Contained: a wrapper's patchers must be as many as the patch decorators its file writes, each patching what one of
+# them names, with the literal value it writes (directcov's _patchings_refusal), at collection and before the call.
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="a mock.patch wrapper's patchings (and each patcher's target and value) are the candidate's to change; "
-    "only the wrapper's code and closure are checked (see /work/notes/redteam7/report.md)",
-)
 @pytest.mark.parametrize("name", sorted(WRAPPER_ATTACKS))
 def test_a_wrapper_runs_only_what_its_decorators_wrote(verdicts, name):
     _assert_contained(verdicts, [name])
@@ -302,7 +362,8 @@ def test_a_flipped_class_test_meets_its_inverted_twin(verdicts, name):
 
 # Honest shapes a test class takes that the check of its classes must accept: an attribute setUpClass writes, a method
 # unittest.skip wraps (its wrapper encloses nothing), one decorated late by assignment, a static helper, a property, a
-# private helper (held under its mangled name), mock.patch on the whole class.
+# private helper (held under its mangled name), mock.patch on the whole class, stacked on a method's own (patch.object,
+# a patch that passes its mock, patch.multiple): one wrapper whose patchers are all those the file writes.
 TEST_SHAPES = """\
 import unittest
 from unittest import mock
@@ -339,6 +400,16 @@ class TestShapes(unittest.TestCase):
     def test_largest_again(self):
         self.assertEqual(self.purse.largest(), 2)
 
+    @mock.patch.object(Purse, "largest", return_value=9)
+    @mock.patch("purse.purse.CURRENCY")
+    def test_stacked_patches(self, currency, largest):
+        self.assertEqual(self.purse.largest(), 9)
+        self.assertTrue(self.purse.label().startswith("eve: 3 "))
+
+    @mock.patch.multiple("purse.purse", CURRENCY="JPY")
+    def test_label_patched_twice(self):
+        self.assertEqual(self.purse.label(), "eve: 3 CHF")  # the class's patcher is entered last
+
     def test_flaky(self):
         raise AssertionError("not run")
 
@@ -357,6 +428,8 @@ def test_honest_class_shapes_stay_plausible(tmp_path):
     assert completed.returncode == 0, completed.stderr
     (task,) = [task for task in read_records(out, ClassBenchTask) if task.class_name == "Purse"]
     assert "tests/test_shapes.py::TestShapes::test_label_in_francs" in task.test_directives
+    assert "tests/test_shapes.py::TestShapes::test_stacked_patches" in task.test_directives
+    assert "tests/test_shapes.py::TestShapes::test_label_patched_twice" in task.test_directives
     gold = reference_solution(task)
     runs = {"gold": gold, "wrong": wrong_for_bob(gold).replace("max)(self.coins)", "max)(self.coins[:1])")}
     with sandbox.leased_slot() as slot:

@@ -11,7 +11,7 @@ import pytest
 from benchsmith.runners.python.pytest_run import plugin_dir
 
 CANDIDATE = """
-import dataclasses, collections, inspect, logging, traceback, warnings
+import concurrent.futures, dataclasses, collections, inspect, logging, traceback, warnings
 import helper  # a project module that loads ctypes for itself
 
 
@@ -56,6 +56,16 @@ class Candidate:
             "code_new_elsewhere": lambda: helper._another_name(),
             "import_pytest_internals": lambda: exec("import _pytest.reports", {"__file__": __file__}),
             "compiled_elsewhere": lambda: exec(compile("import sys\\nsys._getframe(0)", "/usr/lib/python3/fake.py", "exec")),
+            # a standard-library thread calls the builtin for it: none of its frames is on that thread's stack
+            "pool_gc": lambda: concurrent.futures.ThreadPoolExecutor(1).submit(gc.get_objects).result(),
+            # a pool the tests started before any candidate code ran, which runs whatever is submitted to it
+            "earlier_pool_gc": lambda: helper.POOL.submit(gc.get_objects).result(),
+            "earlier_pool_defaults": lambda: helper.POOL.submit(setattr, helper.absolute, "__defaults__", (1,)).result(),
+            "earlier_pool_code": lambda: helper.POOL.submit(setattr, helper.absolute, "__code__", Candidate.honest.__code__).result(),
+            "earlier_pool_trace": lambda: helper.POOL.submit(sys.settrace, print).result(),
+            "earlier_pool_compiled": lambda: exec(
+                helper.POOL.submit(compile, "import sys\\nsys._getframe(0)", "/usr/lib/python3/fake2.py", "exec").result()
+            ),
         }
         try:
             attempts[what]()
@@ -102,6 +112,12 @@ ATTEMPTS = [
     "code_new_elsewhere",
     "import_pytest_internals",
     "compiled_elsewhere",
+    "pool_gc",
+    "earlier_pool_gc",
+    "earlier_pool_defaults",
+    "earlier_pool_code",
+    "earlier_pool_trace",
+    "earlier_pool_compiled",
 ]
 
 TESTS = """
@@ -109,6 +125,11 @@ import gc, sys, inspect
 import pytest
 from candidate import Candidate
 import helper
+
+# a pool started before any candidate code runs (a session fixture's), its thread alive
+import concurrent.futures
+helper.POOL = concurrent.futures.ThreadPoolExecutor(1)
+helper.POOL.submit(int).result()
 
 # What Python 3.8's import system does when it loads a module's cached bytecode: marshal raises code.__new__ (later
 # Pythons raise marshal.loads there), its caller the frozen importlib's _compile_bytecode. Compiled here, where no
@@ -129,6 +150,23 @@ def test_refused(what):
 
 def test_the_tests_own_code_is_not_the_candidates():
     assert gc.get_objects() and sys._getframe(0) and inspect.currentframe()
+
+
+def test_honest_code_runs_in_threads():
+    # what honest threads do: the candidate's code, a named tuple with defaults and a dataclass made there, under the
+    # profiler threading installs as each starts (coverage's tracer, the plugin's direct coverage)
+    import collections, concurrent.futures, dataclasses, threading
+
+    threading.setprofile(lambda *a: None)
+    try:
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            assert pool.submit(Candidate().honest).result() == 9
+            assert pool.submit(lambda: collections.namedtuple("P", "a b", defaults=(1,))(2).b).result() == 1
+            made = pool.submit(lambda: dataclasses.make_dataclass("D", [("x", int, dataclasses.field(default=4))]))
+            assert made.result()().x == 4
+            assert helper.POOL.submit(Candidate().honest).result() == 9
+    finally:
+        threading.setprofile(None)
 """
 
 
@@ -143,6 +181,7 @@ def guarded_run(tmp_path_factory) -> subprocess.CompletedProcess:
         "PYTHONPATH": os.pathsep.join([str(plugin_dir()), str(root)]),
         "BENCHSMITH_CANDIDATE": str(root / "candidate.py"),
         "PYTHONDONTWRITEBYTECODE": "1",
+        "BENCHSMITH_DIRECTCOV": "1",  # its profiler is installed in every thread a test starts, and removes itself
     }
     env.pop("BENCHSMITH_REPORT_FD", None)
     return subprocess.run(
@@ -169,7 +208,7 @@ def guarded_run(tmp_path_factory) -> subprocess.CompletedProcess:
 
 def test_the_guard_refuses_the_candidate_and_lets_honest_code_run(guarded_run):
     assert guarded_run.returncode == 0, guarded_run.stdout[-4000:]
-    assert f"{len(ATTEMPTS) + 2} passed" in guarded_run.stdout
+    assert f"{len(ATTEMPTS) + 3} passed" in guarded_run.stdout
 
 
 def test_without_a_candidate_named_nothing_is_refused(tmp_path):

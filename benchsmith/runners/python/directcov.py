@@ -186,6 +186,7 @@ def _install_guard(candidate: str) -> Callable[[str], bool]:
     getframe, get_ident = sys._getframe, _thread.get_ident
     own = {candidate, os.path.realpath(candidate)}  # file names whose code counts as the candidate's
     busy: set[int] = set()  # threads inside the hook: its own sys._getframe must not judge itself
+    in_thread = _thread_refusal(threading.main_thread().ident, _install_guard.__code__.co_filename)
 
     def candidate_frames(frame, depth):
         while frame is not None and depth:
@@ -231,7 +232,10 @@ def _install_guard(candidate: str) -> Callable[[str], bool]:
             return
         busy.add(ident)
         try:
-            caller = getframe(1)  # the frame whose call raised the event (C functions have none)
+            try:
+                caller = getframe(1)  # the frame whose call raised the event (C functions have none)
+            except ValueError:  # a thread whose only code is a C function's (_thread.start_new_thread(gc.get_objects))
+                caller = None
             if (
                 event == "code.__new__"
                 and caller is not None
@@ -240,7 +244,11 @@ def _install_guard(candidate: str) -> Callable[[str], bool]:
                 return  # Python 3.8 unmarshalling a cached module; later ones raise marshal.loads there, allowed too
             if event == "compile":
                 source, filename = args
-                if filename not in own and candidate_frames(caller, -1) and not _is_file_with(filename, source):
+                if (
+                    filename not in own
+                    and (candidate_frames(caller, -1) or in_thread(event, args, caller))
+                    and not _is_file_with(filename, source)
+                ):
                     own.add(filename)  # code it makes under another name stays its own
                 return
             if event == "object.__getattr__" and args[1] not in _FRAME_ATTRIBUTES:
@@ -268,7 +276,7 @@ def _install_guard(candidate: str) -> Callable[[str], bool]:
                 return
             if event in _CHANGES and args[1] in _DEFAULTS and _code_file(args[0]) in own:
                 return  # its own function's defaults (a NamedTuple's, made while it imports): values it could write
-            if candidate_frames(caller, -1):
+            if candidate_frames(caller, -1) or in_thread(event, args, caller):
                 refuse(event)
         finally:
             busy.discard(ident)
@@ -299,6 +307,51 @@ def _install_guard(candidate: str) -> Callable[[str], bool]:
     sys.addaudithook(hook)
     builtins.__import__ = guarded_import
     return is_own
+
+
+def _thread_refusal(main: int, plugin: str) -> Callable[[str, tuple, object], bool]:
+    """What the audit hook refuses whatever the stack holds (for ``compile``: what counts as the candidate's): in
+    every thread but the main one, the events of :data:`_ANYWHERE`, a function's code rewritten, and the defaults of
+    a function of a file rewritten; anywhere, this plugin's functions' code or defaults rewritten by another's code.
+
+    The hook judges an event by the candidate's frames on the stack, and a thread has a stack of its own: a builtin a
+    standard-library thread calls for the candidate (``ThreadPoolExecutor().submit(gc.get_objects)``,
+    ``Thread(target=setattr, args=(f, "__defaults__", ...))``) has none of its frames above it, and Python raises no
+    audit event when a thread starts (red team round 7). Marking the threads the candidate starts would leave a pool
+    the tests started earlier, which runs whatever is submitted to it, and a thread started through a fresh copy of
+    ``_thread``; so no thread but the main one, where pytest runs every test, is trusted with them. Honest threads keep
+    what they do: the tracer or profiler ``threading`` installs as one starts (coverage's, this plugin's), and this
+    plugin's own profiler removing itself; imports (a file compiled from its own text); the defaults of a function
+    made from generated source (``collections.namedtuple``, ``dataclasses``, whose code files are ``<...>``). Code
+    compiled in such a thread from anything but a file's own text counts as the candidate's, as when its own frame
+    compiles it: a code object claiming a test file's name, made in a pool, would pass every check of the test."""
+    bootstrap = threading.Thread._bootstrap_inner.__code__  # type: ignore[attr-defined]
+
+    def refused(
+        event,
+        args,
+        caller,
+        _get_ident=threading.get_ident,
+        _ANYWHERE=_ANYWHERE,
+        _DEFAULTS=_DEFAULTS,
+        _FUNCTION_ATTRIBUTES=_FUNCTION_ATTRIBUTES,
+        _code_file=_code_file,
+        _str=str,
+    ) -> bool:
+        written = event in ("object.__setattr__", "object.__delattr__") and args[1] in _FUNCTION_ATTRIBUTES
+        caller_file = caller.f_code.co_filename if caller is not None else None
+        if written and _code_file(args[0]) == plugin and caller_file != plugin:
+            return True  # the plugin's checks bind what they use as defaults: only the plugin writes them (configure)
+        if _get_ident() == main:
+            return False
+        if event in ("sys.settrace", "sys.setprofile"):
+            return caller is None or (caller.f_code is not bootstrap and caller_file != plugin)
+        if written and args[1] in _DEFAULTS:
+            code_file = _code_file(args[0])
+            return not (isinstance(code_file, _str) and code_file.startswith("<"))
+        return written or event in _ANYWHERE or event == "compile"
+
+    return refused
 
 
 def _no_candidate(filename) -> bool:
@@ -393,6 +446,8 @@ class _TestFile:
         self.classes: dict[str, tuple | None] = {}  # qualified name -> its bases' dotted names (None: computed)
         self.decorators: dict[str, tuple[str, ...]] = {}  # qualified name -> the names its decorators start with
         self.members: dict[str, frozenset[str]] = {}  # a class's qualified name -> the names its body binds
+        # qualified name -> what its mock.patch decorators name (:func:`_patch_spec`); None: patched by assignment
+        self.patches: dict[str, tuple | None] = {}
         # every name bound anywhere in it; a star import or globals() writes: only the lookup hooks are judged
         # and every attribute name it assigns or deletes on anything (``cls.server = ...`` in a setUpClass)
         self.bound, self.dynamic, counts, self.attributes = _scan(tree)
@@ -411,9 +466,11 @@ class _TestFile:
                 first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
                 self.lines[prefix + node.name] = first
                 self.decorators[prefix + node.name] = tuple(filter(None, map(_root_name, node.decorator_list)))
+                self.patches[prefix + node.name] = tuple(filter(None, map(_patch_spec, node.decorator_list)))
             elif isinstance(node, ast.ClassDef):
                 self.classes[prefix + node.name] = _base_names(node)
                 self.decorators[prefix + node.name] = tuple(filter(None, map(_root_name, node.decorator_list)))
+                self.patches[prefix + node.name] = tuple(filter(None, map(_patch_spec, node.decorator_list)))
                 self.members[prefix + node.name] = _class_body_names(node)
                 self._define(node.body, f"{prefix}{node.name}.")
                 for statement in node.body:  # ``test_x = unittest.skip(...)(test_x)``: a decorator written late
@@ -422,6 +479,8 @@ class _TestFile:
                             key = f"{prefix}{node.name}.{getattr(target, 'id', '')}"
                             if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store) and key in self.lines:
                                 self.decorators[key] = (*self.decorators.get(key, ()), "=")
+                                if any(map(_patch_spec, ast.walk(statement))):
+                                    self.patches[key] = None  # ``test_x = mock.patch(...)(test_x)``: not counted
 
     def rebound(self, namespace: dict) -> list[str]:
         """Names its imports bound that now hold something else."""
@@ -469,6 +528,60 @@ def _class_body_names(node: ast.ClassDef) -> frozenset[str]:
         pending += list(ast.iter_child_nodes(sub))
     private = {f"_{node.name.lstrip('_')}{n}" for n in names if n.startswith("__") and not n.endswith("__")}
     return frozenset(names | private)  # a private name is held under its mangled one
+
+
+_NEW = "new"  # a patch decorator that writes no replacement: mock makes one (mock.DEFAULT stands for it)
+
+
+def _patch_spec(node: ast.AST) -> tuple | None:
+    """What a ``mock.patch`` decorator names (None when *node* is no such call): ``(target, attributes, new)``, where
+    the target is ``patch``'s dotted string less its last part, or the dotted name ``patch.object`` and
+    ``patch.multiple`` are given as a tuple of its parts, the attributes are the names patched (a frozenset), and new
+    is ``(value,)`` for a literal replacement, :data:`_NEW` for none, None for one the text does not give. A target or
+    an attribute the text does not write literally is None: only the count of such decorators is checked."""
+    if not isinstance(node, ast.Call):
+        return None
+    parts: list[str] = []
+    func = node.func
+    while isinstance(func, ast.Attribute):
+        parts.insert(0, func.attr)
+        func = func.value
+    if isinstance(func, ast.Name):
+        parts.insert(0, func.id)
+    kind = parts[-1] if parts[-1:] == ["patch"] else (parts[-1] if parts[-2:-1] == ["patch"] else "")
+    if kind not in ("patch", "object", "multiple"):
+        return None  # patch.dict's wrapper applies no patchers, and is not counted with them
+    keywords = {k.arg: k.value for k in node.keywords if k.arg}
+    args = list(node.args)
+    names = ("target", "new") if kind == "patch" else ("target", "attribute", "new")
+    given = dict(zip(names, args))
+    given.update({k: v for k, v in keywords.items() if k in names})
+    target, attributes = None, None
+    new = given.get("new")
+    literal = (new.value,) if isinstance(new, ast.Constant) else (_NEW if new is None else None)
+    written = given.get("target")
+    if kind == "patch":
+        if isinstance(written, ast.Constant) and isinstance(written.value, str) and "." in written.value:
+            target, attribute = written.value.rsplit(".", 1)
+            attributes = frozenset({attribute})
+    else:
+        if isinstance(written, ast.Constant) and isinstance(written.value, str):
+            target = written.value
+        else:
+            dotted: list[str] = []
+            while isinstance(written, ast.Attribute):
+                dotted.insert(0, written.attr)
+                written = written.value
+            target = (written.id, *dotted) if isinstance(written, ast.Name) else None
+        if kind == "object":
+            attribute = given.get("attribute")
+            if isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
+                attributes = frozenset({attribute.value})
+        else:  # patch.multiple(target, name=value, ...): one patcher, the others its additional_patchers
+            attributes = frozenset(k for k in keywords if k not in ("target", "spec", "create", "spec_set", "autospec"))
+            attributes = attributes if all(k.arg for k in node.keywords) else None
+            literal = None
+    return (target, attributes, literal)
 
 
 def _root_name(node: ast.expr) -> str | None:
@@ -736,6 +849,87 @@ def _decorator_files(
     return found
 
 
+def _patchings_refusal(
+    layers: list,
+    specs: list,
+    namespace: dict,
+    _realpath=os.path.realpath,
+    _unchanged=_unchanged,
+    _function=types.FunctionType,
+    _len=len,
+    _type=type,
+    _list=list,
+    _named=_named,
+    _modules=sys.modules,
+) -> str:
+    """Why the patchers mock.patch's wrappers among *layers* apply are not those *specs* name (:func:`_patch_spec`: the
+    definition's and its classes' patch decorators, as its file writes them; *namespace*: the globals a
+    ``patch.object`` target is named in), "" when they are. A wrapper applies every patcher in its ``patchings``, a list
+    anyone can extend, and each patcher's target, attribute and replacement are plain attributes (red team round 7:
+    ``unittest.TestCase.assertEqual`` patched to do nothing while one test runs): the count must be the decorators',
+    and each patcher must patch what one of them names, through mock's own getter, with the literal value it writes
+    when it writes one. A replacement the text computes cannot be checked from it."""
+    patchers = []
+    for layer in layers[:-1]:
+        held = getattr(layer, "patchings", None)
+        if held is not None:
+            patchers += _list(held) if _type(held) is _list else [held]
+    if not patchers and not specs:
+        return ""
+    if _len(patchers) != _len(specs):
+        return f"its wrapper applies {_len(patchers)} patchers, where its file writes {_len(specs)} patch decorators"
+    if any(spec is None for spec in specs):
+        return ""  # patched by assignment in the class body: only counted
+    pending = _list(specs)
+    for patcher in patchers:
+        kind = _type(patcher)
+        module = _modules.get(getattr(kind, "__module__", None))
+        if kind.__name__ != "_patch" or not _unchanged(_realpath(getattr(module, "__file__", None) or "")):
+            return f"its wrapper applies a {kind.__name__}, not a patcher of mock's"
+        getter = getattr(patcher, "getter", None)
+        behind = getattr(getter, "func", getter)  # partial(pkgutil.resolve_name, target), or lambda: target
+        code = getattr(behind, "__code__", None)
+        if code is not None and not _unchanged(_realpath(code.co_filename)):
+            return f"its patcher of {getattr(patcher, 'attribute', '?')} gets its target with {code.co_filename}'s code"
+        if getter is not behind:
+            target = (getattr(getter, "args", None) or (None,))[0]
+        else:
+            cells = getattr(getter, "__closure__", None) or ()
+            target = cells[0].cell_contents if _len(cells) == 1 and _type(getter) is _function else None
+        extra = getattr(patcher, "additional_patchers", None) or []
+        attributes = frozenset([getattr(patcher, "attribute", None), *(getattr(p, "attribute", None) for p in extra)])
+        for spec in pending:
+            written, names, new = spec
+            if written is not None and (
+                (target != written) if isinstance(written, str) else (target is not _named(namespace, written))
+            ):
+                continue
+            if names is not None and attributes != names:
+                continue
+            if new is _NEW and not (_type(patcher.new).__name__ == "_SentinelObject" and patcher.new.name == "DEFAULT"):
+                continue
+            if _type(new) is tuple and (_type(patcher.new) is not _type(new[0]) or patcher.new != new[0]):
+                continue
+            pending.remove(spec)
+            break
+        else:
+            return f"its wrapper patches {target}.{sorted(a for a in attributes if a)}, which no decorator of its names"
+    return ""
+
+
+def _patch_specs(source: _TestFile, defined: str) -> list:
+    """The patch decorators a test's wrapper must apply: its definition's, and, as mock decorates a class's methods
+    whose names start with ``test``, those of each class around it."""
+    parts = defined.split(".")
+    specs: list = []
+    for end in range(1, len(parts) + 1):
+        written = source.patches.get(".".join(parts[:end]), ())
+        if end < len(parts) and not parts[-1].startswith("test"):
+            continue
+        specs += [None] if written is None else written
+    return specs
+
+
 # What Python, abc, typing and unittest's and pytest's decorators put in a class besides what its body binds (pytest
 # and unittest name theirs: ``_UnitTestCase__pytest_class_setup``, ``__unittest_skip__``)
 _CLASS_NAMES = frozenset(
@@ -782,6 +976,8 @@ def _class_refusal(
     _encloses=_encloses,
     _names=_CLASS_NAMES,
     _asserting=_ASSERTING,
+    _patchings_refusal=_patchings_refusal,
+    _patch_specs=_patch_specs,
 ) -> str:
     """Why a class *item*'s test runs in (its own, or one it inherits from, in a file of the repository's) does not
     hold what its class statement defines ("" when each does). A test class's attributes are written with no audit
@@ -822,6 +1018,9 @@ def _class_refusal(
             value = held[stored]
             value = getattr(value, "__func__", None) or getattr(value, "fget", None) or value
             layers = _layers(value)
+            patched = _patchings_refusal(layers, _patch_specs(source, key), vars(module))
+            if patched:
+                return f"{item.nodeid}: {key}: {patched}"
             if source.decorators.get(key):
                 # what its decorators made of it (unittest.skip's wrapper encloses no test, a fixture is an object of
                 # pytest's): only that none of its functions is the candidate's or a file changed since the plugin
@@ -855,6 +1054,8 @@ def _refusal(
     _decorator_files=_decorator_files,
     _class=pytest.Class,
     _class_refusal=_class_refusal,
+    _patchings_refusal=_patchings_refusal,
+    _patch_specs=_patch_specs,
 ) -> str:
     """Why *item* is not a test its file defines, or runs with what its file imported changed ("" when neither)."""
     module = getattr(item, "module", None)
@@ -907,6 +1108,9 @@ def _refusal(
         path = _realpath(outer.__code__.co_filename)
         if path not in wrapping or not _unchanged(path):
             return f"{item.nodeid} runs {outer.__qualname__} of {path}, where no decorator of {defined} comes from"
+    patched = _patchings_refusal(layers, _patch_specs(source, defined), namespace)
+    if patched:
+        return f"{item.nodeid}: {patched}"
     return _class_refusal(item, files) if item.cls is not None else ""
 
 

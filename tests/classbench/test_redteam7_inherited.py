@@ -224,6 +224,52 @@ def _act(core, other):
     patcher.attribute = "assertEqual"
     patcher.new = lambda self, first, second, msg=None: None
 """,
+    # the same through mock's own getter, named with strings that compare equal to what the decorator writes
+    "patcher-named-alike": """
+import functools as _ft
+import pkgutil as _pk
+
+
+class _Alike(str):
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    def __hash__(self):
+        return hash("CURRENCY")  # the attribute the decorator names: a set of names holds it as that one
+
+
+def _act(core, other):
+    (patcher,) = vars(core.TestCore)["test_label_in_dollars"].patchings
+    patcher.getter = _ft.partial(_pk.resolve_name, _Alike("unittest.case.TestCase"))
+    patcher.attribute = _Alike("assertEqual")
+    patcher.new = lambda self, first, second, msg=None: None
+""",
+    # the file's own patcher, made an instance of a class that claims mock's module and patches more as it enters
+    "patcher-posing-as-mocks": """
+import unittest as _u
+from unittest import mock as _mock
+
+
+class _patch(_mock._patch):
+    __module__ = "unittest.mock"
+
+    def __enter__(self):
+        self.undo = _u.TestCase.assertEqual
+        _u.TestCase.assertEqual = lambda self, first, second, msg=None: None
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        _u.TestCase.assertEqual = self.undo
+        return super().__exit__(*exc)
+
+
+def _act(core, other):
+    (patcher,) = vars(core.TestCore)["test_label_in_dollars"].patchings
+    patcher.__class__ = _patch
+""",
 }
 DOLLARS_FAIL = [
     "tests/test_core.py::TestCore::test_label_in_dollars",

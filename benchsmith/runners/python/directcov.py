@@ -886,6 +886,10 @@ def _patchings_refusal(
         module = _modules.get(getattr(kind, "__module__", None))
         if kind.__name__ != "_patch" or not _unchanged(_realpath(getattr(module, "__file__", None) or "")):
             return f"its wrapper applies a {kind.__name__}, not a patcher of mock's"
+        for method in ("__enter__", "__exit__"):  # what the wrapper calls (a class can claim any module in its body)
+            code = getattr(getattr(kind, method, None), "__code__", None)
+            if code is None or not _unchanged(_realpath(code.co_filename)):
+                return f"its patcher's {method} is not mock's"
         getter = getattr(patcher, "getter", None)
         behind = getattr(getter, "func", getter)  # partial(pkgutil.resolve_name, target), or lambda: target
         code = getattr(behind, "__code__", None)
@@ -896,8 +900,14 @@ def _patchings_refusal(
         else:
             cells = getattr(getter, "__closure__", None) or ()
             target = cells[0].cell_contents if _len(cells) == 1 and _type(getter) is _function else None
-        extra = getattr(patcher, "additional_patchers", None) or []
+        extra = getattr(patcher, "additional_patchers", None)
+        extra = [] if extra is None else extra
+        if _type(extra) is not _list or any(_type(p) is not kind for p in extra):
+            return "its patcher enters more than patchers of its own kind (additional_patchers)"
         attributes = frozenset([getattr(patcher, "attribute", None), *(getattr(p, "attribute", None) for p in extra)])
+        # exact strings: a str subclass can compare equal to a name and patch another
+        if any(_type(name) is not str for name in attributes) or (isinstance(target, str) and _type(target) is not str):
+            return "its patcher names its target or attribute with something other than a string"
         for spec in pending:
             written, names, new = spec
             if written is not None and (
@@ -906,7 +916,7 @@ def _patchings_refusal(
                 continue
             if names is not None and attributes != names:
                 continue
-            if new is _NEW and not (_type(patcher.new).__name__ == "_SentinelObject" and patcher.new.name == "DEFAULT"):
+            if new is _NEW and patcher.new is not getattr(module, "DEFAULT", None):  # what mock compares with
                 continue
             if _type(new) is tuple and (_type(patcher.new) is not _type(new[0]) or patcher.new != new[0]):
                 continue

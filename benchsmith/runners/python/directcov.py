@@ -38,7 +38,9 @@ stack, what a forger needs to reach this process's runner: walking the heap
 (``gc.get_objects``, referrers), handing out frames (``sys._getframe`` and
 ``inspect.currentframe`` called from it, tracebacks' and generators' frames,
 every thread's frames), trace, profile and monitoring hooks, ``ctypes``, new
-code objects and ``marshal``, rewriting a function's code or defaults. Code it
+code objects and ``marshal``, rewriting a function's code or defaults; in every
+thread but the main one the same is refused whoever asks (:func:`_thread_refusal`:
+a builtin a thread calls for the candidate has none of its frames above it). Code it
 compiles counts as its own (a false file name buys nothing), and importing
 pytest's internals, pluggy or this plugin from its module fails. The hook is
 installed when pytest loads this plugin, before the project's conftests and

@@ -21,6 +21,7 @@ from benchsmith.core.schema import ClassBenchTask, Result, read_records
 from benchsmith.runners.python.class_runner import reference_solution
 from benchsmith.runners.python.pytest_run import plugin_dir
 from tests.helpers.cli import run_cli
+from tests.helpers.sandbox_tree import write_tree
 
 SPEEDUPS = r"""
 #define PY_SSIZE_T_CLEAN
@@ -131,11 +132,7 @@ def write_fallback_repo(root: Path) -> Path:
         "tally/_speedups.c": SPEEDUPS,
         "tests/test_tally.py": TESTS,
     }
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    root.chmod(0o755)
-    return root
+    return write_tree(root, files)
 
 
 @pytest.mark.slow

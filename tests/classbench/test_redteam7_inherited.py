@@ -10,15 +10,15 @@ prelude that rigs what the test runs, between honest golds.
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from benchsmith.core.schema import ClassBenchTask, read_records
 from benchsmith.runners.python.class_runner import TaskRunner, reference_solution
 from benchsmith.runners.sandbox import jail as sandbox
-from tests.classbench.test_inherited_tests import ATTACKS, DEFERRED, write_inheriting_repo, wrong_for_bob
-from tests.classbench.test_inherited_tests import inheriting as inheriting  # the fixture: its built dataset
 from tests.helpers.cli import run_cli
+from tests.helpers.purse_repo import ATTACKS, DEFERRED, built_purse, write_inheriting_repo, wrong_for_bob
 
 # What a test class holds beside its tests: an assertion of its own shadowing unittest's, a run() that records
 # nothing, a helper of the class replaced. unittest's own TestCase is held as it was (round 6); its subclasses were not.
@@ -327,6 +327,11 @@ def hostile(attack: str, wrong: str) -> str:
     # each prelude is wrapped: a refusal leaves the wrong class as it is, which must then fail its directive
     attempt = "try:\n" + textwrap.indent(attack.strip("\n"), "    ") + "\nexcept Exception:\n    pass\n"
     return textwrap.dedent(DEFERRED) + "\n" + attempt + "\n\n" + wrong
+
+
+@pytest.fixture(scope="module")
+def inheriting(tmp_path_factory) -> tuple[Path, ClassBenchTask]:
+    return built_purse(tmp_path_factory.mktemp("inheriting"))
 
 
 @pytest.fixture(scope="module")

@@ -38,6 +38,8 @@ from pathlib import Path
 TREE = Path(__file__).resolve().parents[1]
 VERDICT = r"^\s+(\S+)\s+(plausible|wrong|uncompilable|timeout|error)\b"
 MEDIAN = r"median\s+([0-9.]+)"
+# A log record the script's code writes (a retry under load, say) names no task: a verdict after it is still its task's
+LOG_RECORD = r"^(DEBUG|INFO|WARNING|ERROR|CRITICAL) \S+: "
 
 
 def before_environment(rev: str, workdir: Path) -> tuple[Path, Path]:
@@ -72,15 +74,20 @@ def run_side(
     """Run the bench script once; its median seconds and its verdicts (task, candidate, status) in order."""
     with log.open("w") as out:
         done = subprocess.run([str(python), *script], cwd=TREE, stdout=out, stderr=subprocess.STDOUT)
-    lines = log.read_text().splitlines()
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(script)} with {python} exited {done.returncode}: see {log}")
+    return read_run(log, verdict, median)
+
+
+def read_run(log: Path, verdict: str = VERDICT, median: str = MEDIAN) -> tuple[float, list[tuple[str, str, str]]]:
+    """A bench script's output: its median seconds and its verdicts (task, candidate, status) in order."""
+    lines = log.read_text().splitlines()
     verdicts, task = [], ""
     for line in lines:
         found = re.match(verdict, line)
         if found:
             verdicts.append((task, found.group(1), found.group(2)))
-        elif line.strip():
+        elif line.strip() and not re.match(LOG_RECORD, line):
             task = line.split(":")[0].strip()
     medians = [found for line in lines if (found := re.search(median, line))]
     if not medians:

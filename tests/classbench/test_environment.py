@@ -669,29 +669,13 @@ def test_an_old_repository_gets_a_python_of_its_day(tmp_path, monkeypatch):
 def test_a_tree_exported_from_git_keeps_the_version_its_tag_gives(tmp_path):
     """setuptools-scm reads the version from git, which an exported tree lacks: the nearest tag's is recorded, and
     a build of the tree is told it (pytest's and pvlib's requirements are known only once built)."""
-    import subprocess
 
     from benchsmith.sources.python import environment as python_env
     from benchsmith.sources.python import repo as python_repo
 
     history = tmp_path / "history"
-    history.mkdir()
-    (history / "setup.py").write_text("from setuptools import setup\nsetup()\n")
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "a",
-        "GIT_AUTHOR_EMAIL": "a@b",
-        "GIT_COMMITTER_NAME": "a",
-        "GIT_COMMITTER_EMAIL": "a@b",
-    }
-    for argv in (
-        ["init", "--quiet"],
-        ["add", "."],
-        ["commit", "--quiet", "-m", "one"],
-        ["tag", "v1.2.3"],
-        ["commit", "--quiet", "--allow-empty", "-m", "two"],
-    ):
-        subprocess.run(["git", "-C", str(history), *argv], check=True, env=env)
+    committed(history, {"setup.py": "from setuptools import setup\nsetup()\n"}, "one", tag="v1.2.3")
+    committed(history, {}, "two")
     key, tree, _ = python_repo.source_tree(str(history), "HEAD")
     assert (tree / python_env.SCM_VERSION).read_text() == "1.2.3"
     assert python_env.build_environ(tree)["SETUPTOOLS_SCM_PRETEND_VERSION"] == "1.2.3"

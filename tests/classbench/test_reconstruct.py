@@ -73,26 +73,15 @@ def test_a_rebuilt_copy_flips_kept_names_through_imports_and_strings_and_still_r
     """The published copy flipped ``Module``, which the renamer keeps (astroid also reads ``ast.Module``): the
     rebuild renames it wherever it is the repository's (re-exports, ``__all__``, module attributes, patch targets)
     and the rebuilt tests pass; a name the ground truth also spells as upstream goes by reference."""
-    import os
     import subprocess
 
     from benchsmith.builders.classbench.python.reconstruct import reconstruct
+    from tests.helpers.git_history import committed
     from tests.helpers.paraphrase import run_repo_tests
     from tests.paraphrase.test_overrule import ASTROLITE, FLIPS
 
     history = tmp_path / "history"
-    for path, text in ASTROLITE.items():
-        (history / path).parent.mkdir(parents=True, exist_ok=True)
-        (history / path).write_text(text)
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "a",
-        "GIT_AUTHOR_EMAIL": "a@b",
-        "GIT_COMMITTER_NAME": "a",
-        "GIT_COMMITTER_EMAIL": "a@b",
-    }
-    for argv in (["init", "--quiet"], ["add", "."], ["commit", "--quiet", "-m", "upstream"]):
-        subprocess.run(["git", "-C", str(history), *argv], check=True, env=env)
+    committed(history, ASTROLITE)
     copy = reconstruct(history, "HEAD", FLIPS, tmp_path / "rebuilt")
     assert copy.overruled == dict.fromkeys(FLIPS, "string")  # each spelled by a literal (a patch target, hasattr)
     assert copy.kept == {} and copy.by_reference == {}
@@ -106,36 +95,15 @@ def test_a_rebuilt_copy_flips_kept_names_through_imports_and_strings_and_still_r
 def test_the_instance_fix_is_found_by_its_pull_request_and_applied_to_the_base(tmp_path):
     """RepoClassBench's copies hold the SWE-bench instance's fix (pvlib's PVSystem after #1854): the commit that
     merged the instance's pull request after the base is found by its number, and its own changes applied."""
-    import os
-    import subprocess
-
     from benchsmith.builders.classbench.python.reconstruct import export_fixed, instance_fix
+    from tests.helpers.git_history import committed
 
     history = tmp_path / "history"
-    history.mkdir()
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "a",
-        "GIT_AUTHOR_EMAIL": "a@b",
-        "GIT_COMMITTER_NAME": "a",
-        "GIT_COMMITTER_EMAIL": "a@b",
-    }
-
-    def commit(message: str, text: str) -> str:
-        (history / "shapes.py").write_text(text)
-        for argv in (["add", "."], ["commit", "--quiet", "-m", message]):
-            subprocess.run(["git", "-C", str(history), *argv], check=True, env=env)
-        return subprocess.run(
-            ["git", "-C", str(history), "rev-parse", "HEAD"], capture_output=True, text=True
-        ).stdout.strip()
-
-    subprocess.run(["git", "-C", str(history), "init", "--quiet"], check=True)
-    base = commit("upstream", UPSTREAM)
+    base = committed(history, {"shapes.py": UPSTREAM})
     (history / "notes.txt").write_text("unrelated\n")
-    fix = commit(
-        "Let Polygon take a square (#42)", UPSTREAM.replace("def area(self, size):", "def area(self, size=1):")
-    )
-    commit("Later work (#43)", UPSTREAM.replace("def scale", "def rescale"))
+    square = UPSTREAM.replace("def area(self, size):", "def area(self, size=1):")
+    fix = committed(history, {"shapes.py": square}, "Let Polygon take a square (#42)")
+    committed(history, {"shapes.py": UPSTREAM.replace("def scale", "def rescale")}, "Later work (#43)")
     assert instance_fix(history, base, "acme__shapes-42") == fix
     assert instance_fix(history, base, "acme__shapes-7") == ""
     export_fixed(history, base, fix, tmp_path / "tree")

@@ -707,19 +707,22 @@ def hostile_runs(task: ClassBenchTask, paths: dict[str, Path]) -> list[Run]:
                 """
             import os, select, time
             read_end, write_end = os.pipe()
+            held_end, release_end = os.pipe()
             children = []
             for _ in range(3):
                 pid = os.fork()
                 if pid == 0:
+                    os.close(release_end)  # the parent's death ends the wait
                     held = b'x' * (1536 << 20)
                     os.write(write_end, b'1')
-                    time.sleep(3)
+                    os.read(held_end, 1)  # each holds its fill until all three have filled: 4.5 GiB at once
                     os._exit(0)
                 children.append(pid)
             filled, deadline = b'', time.monotonic() + 20
             while len(filled) < 3 and time.monotonic() < deadline:
                 if select.select([read_end], [], [], 1)[0]:
                     filled += os.read(read_end, 3)
+            os.write(release_end, b'123')
             statuses = [os.waitpid(pid, 0)[1] for pid in children]
             return len(filled) == 3 and statuses == [0, 0, 0]
             """,

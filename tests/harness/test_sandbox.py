@@ -221,9 +221,12 @@ def test_fork_and_fill_is_bounded_for_the_whole_run_its_tmpfs_included(scratch):
     folder.chmod(0o755)
     sandbox.give_to_sandbox(folder, slot=SLOT)
     code = (
-        "import os, time\nkids = []\nfor _ in range(3):\n    pid = os.fork()\n    if pid == 0:\n"
-        "        held = b'x' * (160 << 20)\n        time.sleep(2)\n        os._exit(0)\n    kids.append(pid)\n"
-        "open('/tmp/fill', 'wb').write(b'y' * (100 << 20))\n"
+        # each child holds its fill until the parent has written its own (a pipe, not a sleep: under load, children
+        # that slept and left one after another never held 480 MiB at once)
+        "import os\nheld_end, release_end = os.pipe()\nkids = []\nfor _ in range(3):\n    pid = os.fork()\n"
+        "    if pid == 0:\n        os.close(release_end)\n        held = b'x' * (160 << 20)\n"
+        "        os.read(held_end, 1)\n        os._exit(0)\n    kids.append(pid)\n"
+        "open('/tmp/fill', 'wb').write(b'y' * (100 << 20))\nos.write(release_end, b'123')\n"
         "print('children', [os.waitpid(pid, 0)[1] for pid in kids], flush=True)\n"
     )
     limit = 384 << 20

@@ -1,7 +1,6 @@
 """Version files a build writes from git (setuptools-scm, hatch-vcs, pdm): an exported tree gets them, so a package
 that imports its own version file imports from the task's copy."""
 
-import os
 import subprocess
 import sys
 import textwrap
@@ -9,6 +8,7 @@ from pathlib import Path
 
 from benchsmith.sources.python import repo as python_repo
 from benchsmith.sources.scm_version import declared_version_files, version_tuple, write_version_files
+from tests.helpers.git_history import committed
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -89,15 +89,7 @@ def test_a_tree_exported_from_git_imports_its_version_file(tmp_path):
             ".gitignore": "src/kettle/_version.py\n",
         },
     )
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "a",
-        "GIT_AUTHOR_EMAIL": "a@b",
-        "GIT_COMMITTER_NAME": "a",
-        "GIT_COMMITTER_EMAIL": "a@b",
-    }
-    for argv in (["init", "--quiet"], ["add", "."], ["commit", "--quiet", "-m", "one"], ["tag", "v3.4.5"]):
-        subprocess.run(["git", "-C", str(history), *argv], check=True, env=env)
+    committed(history, {}, "one", tag="v3.4.5")
     _, tree, _ = python_repo.source_tree(str(history), "HEAD")
     shown = subprocess.run(
         [sys.executable, "-c", "import kettle; print(kettle.version)"], cwd=tree / "src", capture_output=True, text=True

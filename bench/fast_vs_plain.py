@@ -80,6 +80,8 @@ def main() -> int:
                 wall = time.monotonic() - started
                 seconds = [v.seconds for v in verdicts if v.path]  # those that reached a JVM
                 rows.append((bug, seconds))
+                for (name, _), verdict in zip(codes, verdicts):  # each verdict, for comparing two runs' (before_after)
+                    print(f"{bug:10} {name:10} fast {verdict.status:12} {verdict.seconds:6.3f}s", flush=True)
                 print(
                     f"{bug:10} {len(codes)} candidates back to back in {wall:.1f}s, median "
                     f"{statistics.median(seconds):.3f}s per candidate executed "

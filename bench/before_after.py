@@ -15,12 +15,16 @@ round's order reversed in the next, and so on), and each revision's ratio is pri
 A verdict is a line of the script's output that matches --verdict (by default an indented candidate name and a
 status, as bench/python_class.py prints them), numbered by the line before it that does not (its task); the median
 is what --median finds in the script's last line where it finds one (by default the number after "median"). For
-bench/fast_vs_plain.py, whose lines name the bug and the candidate and whose median line names both paths:
+bench/fast_vs_plain.py, whose lines name the bug and the candidate (so no other line names a task) and whose median
+line names both paths:
 
-    python bench/before_after.py --before 01292c9 --rounds 1 \
+    python bench/before_after.py --before 01292c9 --rounds 1 --task '(?!)' \
         --verdict '^(\S+\s+\S+)\s+fast (plausible|wrong|uncompilable|timeout|error)\b' \
         --median 'median seconds per candidate: fast ([0-9.]+)' \
         -- bench/fast_vs_plain.py --defects4j D4J --repos REPOS --per-bug 8
+
+and on the fast path alone, every candidate one after another: ``--median 'back to back: median ([0-9.]+)'`` and
+``-- ... --back-to-back``. Log records of the script (``WARNING name: ...``) never name a task.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ VERDICT = r"^\s+(\S+)\s+(plausible|wrong|uncompilable|timeout|error)\b"
 MEDIAN = r"median\s+([0-9.]+)"
 # A log record the script's code writes (a retry under load, say) names no task: a verdict after it is still its task's
 LOG_RECORD = r"^(DEBUG|INFO|WARNING|ERROR|CRITICAL) \S+: "
+TASK = r"^([^:]*)"  # a line that is no verdict names the task of the verdicts after it (python_class's task lines)
 
 
 def before_environment(rev: str, workdir: Path) -> tuple[Path, Path]:
@@ -69,17 +74,19 @@ def before_environment(rev: str, workdir: Path) -> tuple[Path, Path]:
 
 
 def run_side(
-    python: Path, script: list[str], log: Path, verdict: str = VERDICT, median: str = MEDIAN
+    python: Path, script: list[str], log: Path, verdict: str = VERDICT, median: str = MEDIAN, task: str = TASK
 ) -> tuple[float, list[tuple[str, str, str]]]:
     """Run the bench script once; its median seconds and its verdicts (task, candidate, status) in order."""
     with log.open("w") as out:
         done = subprocess.run([str(python), *script], cwd=TREE, stdout=out, stderr=subprocess.STDOUT)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(script)} with {python} exited {done.returncode}: see {log}")
-    return read_run(log, verdict, median)
+    return read_run(log, verdict, median, task)
 
 
-def read_run(log: Path, verdict: str = VERDICT, median: str = MEDIAN) -> tuple[float, list[tuple[str, str, str]]]:
+def read_run(
+    log: Path, verdict: str = VERDICT, median: str = MEDIAN, task_line: str = TASK
+) -> tuple[float, list[tuple[str, str, str]]]:
     """A bench script's output: its median seconds and its verdicts (task, candidate, status) in order."""
     lines = log.read_text().splitlines()
     verdicts, task = [], ""
@@ -87,8 +94,8 @@ def read_run(log: Path, verdict: str = VERDICT, median: str = MEDIAN) -> tuple[f
         found = re.match(verdict, line)
         if found:
             verdicts.append((task, found.group(1), found.group(2)))
-        elif line.strip() and not re.match(LOG_RECORD, line):
-            task = line.split(":")[0].strip()
+        elif line.strip() and not re.match(LOG_RECORD, line) and (named := re.match(task_line, line)):
+            task = named.group(1).strip()
     medians = [found for line in lines if (found := re.search(median, line))]
     if not medians:
         raise SystemExit(f"{log}: no line matches the median pattern {median!r}")
@@ -104,6 +111,11 @@ def main() -> int:
     parser.add_argument("--logs", type=Path, help="where each run's output goes (default: a temporary folder)")
     parser.add_argument("--verdict", default=VERDICT, help="a verdict line: groups (candidate, status)")
     parser.add_argument("--median", default=MEDIAN, help="the median line: group 1 is the median in seconds")
+    parser.add_argument(
+        "--task",
+        default=TASK,
+        help='a line naming the task of the verdicts after it: group 1 ("(?!)" where the verdict names it whole)',
+    )
     parser.add_argument("script", nargs="+", help="the bench script and its arguments, after --")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="before-after-"))
@@ -124,7 +136,7 @@ def main() -> int:
             order = list(sides) if round_ % 2 == 0 else list(sides)[::-1]
             for side in order:
                 log = logs / f"{side}-{round_}.log"
-                median, seen = run_side(sides[side], args.script, log, args.verdict, args.median)
+                median, seen = run_side(sides[side], args.script, log, args.verdict, args.median, args.task)
                 medians[side].append(median)
                 first = verdicts.setdefault("first", seen)
                 differing = sum(a != b for a, b in zip(first, seen)) + abs(len(first) - len(seen))

@@ -176,6 +176,8 @@ def _replaced(
 
 # (file name, box): the audit hook appends to box whether the file is the candidate's
 _OWN_QUERY = "benchsmith_directcov.own"
+# (file name, box): the audit hook appends to box the file's real path, as it was when first asked
+_REAL_QUERY = "benchsmith_directcov.realpath"
 
 
 def _install_guard(candidate: str) -> Callable[[str], bool]:
@@ -187,6 +189,10 @@ def _install_guard(candidate: str) -> Callable[[str], bool]:
 
     getframe, get_ident = sys._getframe, _thread.get_ident
     own = {candidate, os.path.realpath(candidate)}  # file names whose code counts as the candidate's
+    # Each file name's real path, resolved once: the checks before each test ask for the same few names (its code's,
+    # its module's, its decorators'), and resolving one took a stat per folder of it. Kept here for the reason the
+    # set above is: nothing outside the hook can reach it to plant an answer.
+    resolved: dict[str, str] = {}
     busy: set[int] = set()  # threads inside the hook: its own sys._getframe must not judge itself
 
     def candidate_frames(frame, depth):
@@ -216,10 +222,29 @@ def _install_guard(candidate: str) -> Callable[[str], bool]:
         sep=os.sep,
         RuntimeError=RuntimeError,
         _OWN_QUERY=_OWN_QUERY,
+        _REAL_QUERY=_REAL_QUERY,
+        _str=str,
+        _list=list,
+        _realpath=os.path.realpath,
     ):
         if event == _OWN_QUERY:
             if len(args) == 2 and isinstance(args[1], list):
                 args[1].append(args[0] in own)
+            return
+        if event == _REAL_QUERY:
+            ident = get_ident()
+            if len(args) != 2 or type(args[0]) is not _str or type(args[1]) is not _list or ident in busy:
+                return
+            busy.add(ident)
+            try:
+                real = resolved.get(args[0]) if args[0].startswith(sep) else None
+                if real is None:
+                    real = _realpath(args[0])
+                    if args[0].startswith(sep) and not candidate_frames(getframe(1), -1):
+                        resolved[args[0]] = real  # what the candidate's code asks is answered, never kept
+                args[1].append(real)
+            finally:
+                busy.discard(ident)
             return
         if (
             event not in _ANYWHERE
@@ -364,6 +389,18 @@ _is_own = (
     _install_guard(os.environ["BENCHSMITH_CANDIDATE"]) if os.environ.get("BENCHSMITH_CANDIDATE") else _no_candidate
 )
 
+
+def _resolved(path, _audit=sys.audit, _query=_REAL_QUERY, _realpath=os.path.realpath, _str=str, _sep=os.sep):
+    """*path*'s real path, as the audit hook first resolved it (a name the checks see before every test: its code's,
+    its module's); resolved here each time where there is no hook, or for a name that is no plain absolute path (a
+    relative one depends on the working folder, which a test may change)."""
+    if type(path) is not _str or not path.startswith(_sep):
+        return _realpath(path)
+    answer: list[str] = []
+    _audit(_query, path, answer)
+    return answer[0] if answer else _realpath(path)
+
+
 # The test files of a candidate's run, read before any project or candidate code runs: what each binds at module level
 # and where each test is defined. A test module is refused (TAMPERED) when its namespace holds a name its source never
 # binds (a planted PEP 562 __getattr__ runs after the body, before collection), and a test when what pytest collected
@@ -430,7 +467,7 @@ class _TestFile:
         """Names its imports bound that now hold something else."""
         return sorted(name for name, value in self.imported.items() if namespace.get(name, value) is not value)
 
-    def replaced(self, namespace: dict, _realpath=os.path.realpath, _function=types.FunctionType) -> list[str]:
+    def replaced(self, namespace: dict, _realpath=_resolved, _function=types.FunctionType) -> list[str]:
         """Module-level functions of the file (bound once, undecorated) whose names now hold something else."""
         replaced, paths = [], {}  # paths: each code file's real path, found once (every test of a file is one)
         for name, line in self.functions.items():
@@ -738,7 +775,7 @@ def _inherited_definition(
     held,
     function,
     name,
-    _realpath=os.path.realpath,
+    _realpath=_resolved,
     _source=_unchanged_source,
     _modules=sys.modules,
     _named=_named,
@@ -810,7 +847,7 @@ def _encloses(outer, inner) -> bool:
 
 
 def _decorator_files(
-    namespace: dict, names: tuple[str, ...], _realpath=os.path.realpath, _modules=sys.modules, _kind=types.ModuleType
+    namespace: dict, names: tuple[str, ...], _realpath=_resolved, _modules=sys.modules, _kind=types.ModuleType
 ) -> set[str]:
     """The files of the modules the decorators named *names* come from, as *namespace* binds them."""
     found = set()
@@ -860,7 +897,7 @@ def _library(path: str, _prefixes=tuple({os.path.realpath(p) + os.sep for p in (
 def _class_refusal(
     item,
     files,
-    _realpath=os.path.realpath,
+    _realpath=_resolved,
     _function=types.FunctionType,
     _source=_unchanged_source,
     _unchanged=_unchanged,
@@ -933,7 +970,7 @@ def _class_refusal(
 def _refusal(
     item,
     files,
-    _realpath=os.path.realpath,
+    _realpath=_resolved,
     _function=types.FunctionType,
     _inherited=_inherited_definition,
     _unchanged=_unchanged,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import subprocess
+import sys
 import types
 
 import pytest
@@ -146,3 +147,70 @@ def test_pytest_raises_replaced_is_seen_and_the_snapshot_cannot_be_emptied(plugi
         pytest.raises = real
     assert plugin._replaced(frozen) == ""
     assert type(plugin._held.__defaults__) is tuple and plugin._held() == ((), (), (), ())  # no test files: none
+
+
+def test_a_test_file_s_facts_are_what_parsing_it_gives_and_only_for_its_bytes(plugin, tmp_path):
+    """The harness reads each test file once per task (the plugin run as a script, as the class runner runs it) and
+    a run reads what it wrote instead of parsing the file: the same test file as parsing gives, for those very bytes
+    only. A file with one byte more (a sentinel carrier) finds no facts and is parsed; so is every file where the
+    facts folder holds nothing of this plugin's."""
+    import ast
+
+    source = tmp_path / "test_shapes.py"
+    source.write_text(TEST_FILE)
+    facts = tmp_path / "facts"
+    facts.mkdir()
+    script = str(plugin_dir() / "benchsmith_directcov.py")
+    subprocess.run([sys.executable, "-I", script, str(facts), str(source)], check=True, capture_output=True)
+    assert [p.name for p in facts.iterdir()] == [plugin._facts_name(source.read_bytes())]
+
+    def unparsed(data):
+        raise AssertionError("parsed, not read from its facts")
+
+    data = source.read_bytes()
+    read = plugin._read_test_file(str(source), data, _facts=str(facts), _parse=unparsed)
+    parsed = plugin._TestFile(str(source), ast.parse(data))
+    assert type(read) is plugin._TestFile and vars(read) == vars(parsed)
+    assert read.imported["os"] is sys.modules["os"]  # what its imports bound is resolved in this process, now
+
+    longer = data + b"\ndef test_sentinel():\n    pass\n"
+    with pytest.raises(AssertionError, match="parsed"):
+        plugin._read_test_file(str(source), longer, _facts=str(facts), _parse=unparsed)
+    assert "test_sentinel" in plugin._read_test_file(str(source), longer, _facts=str(facts)).lines
+    with pytest.raises(AssertionError, match="parsed"):
+        plugin._read_test_file(str(source), data, _facts=str(tmp_path), _parse=unparsed)
+
+
+def test_a_real_path_is_kept_as_first_resolved_and_never_as_the_candidate_s_code_asked(tmp_path):
+    """The checks before each test resolve the same few file names (its code's, its module's) every time: the audit
+    hook keeps each one's real path as first resolved, where nothing outside it can plant an answer. A name the
+    candidate's code asks about is answered but not kept: it could ask while it had moved a folder, and put it back."""
+    candidate, first, second, link = tmp_path / "candidate.py", tmp_path / "a", tmp_path / "b", tmp_path / "link"
+    candidate.write_text("def ask(resolve, path):\n    return resolve(path)\n")
+    first.mkdir()
+    second.mkdir()
+    link.symlink_to(first)
+    probe = f"""
+import json, os, sys, types
+sys.modules["pytest"] = types.SimpleNamespace(hookimpl=lambda **kw: (lambda f: f), Class=type)  # no pytest needed
+os.environ["BENCHSMITH_CANDIDATE"] = {str(candidate)!r}
+namespace = {{"__name__": "directcov"}}
+exec(compile(open({str(plugin_dir() / "benchsmith_directcov.py")!r}).read(), "directcov.py", "exec"), namespace)
+resolve = namespace["_resolved"]
+sys.path.insert(0, {str(tmp_path)!r})
+import candidate
+kept, asked = {str(link / "kept.py")!r}, {str(link / "asked.py")!r}
+before = [resolve(kept), candidate.ask(resolve, asked)]
+os.remove({str(link)!r})
+os.symlink({str(second)!r}, {str(link)!r})
+print(json.dumps(before + [resolve(kept), resolve(asked), resolve("relative.py")]))
+"""
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=second)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == [
+        str(first / "kept.py"),
+        str(first / "asked.py"),
+        str(first / "kept.py"),  # kept as first resolved
+        str(second / "asked.py"),  # the candidate's question left nothing behind
+        str(second / "relative.py"),  # a relative name is resolved where the process is, every time
+    ]

@@ -243,6 +243,7 @@ class TaskRunner:
         self.hosts = _sentinel_hosts(self.view, list(task.test_directives), task.file_path)
         self.files = sorted({d.split("::", 1)[0] for d in task.test_directives})
         self.pycache = self._bytecode()
+        self.facts = self._test_facts()
         self.hosts = self._calibrated(self.hosts)
 
     def _calibrated(self, hosts: list[_SentinelHost]) -> list[_SentinelHost]:
@@ -468,8 +469,13 @@ class TaskRunner:
         selection.write_text("\n".join(shuffled(asked, self.rng)) + "\n", encoding="utf-8")
         for path in inputs.iterdir():
             path.chmod(0o644)
-        jail = self._jail(read_only=(self.pycache, inputs), placed=tuple(placed))
-        env = {**self._env(self.pycache), "PYTHONDONTWRITEBYTECODE": "1", "BENCHSMITH_SELECT": str(selection)}
+        jail = self._jail(read_only=(self.pycache, self.facts, inputs), placed=tuple(placed))
+        env = {
+            **self._env(self.pycache),
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "BENCHSMITH_SELECT": str(selection),
+            "BENCHSMITH_TEST_FACTS": str(self.facts),
+        }
         if not is_runner_module(self.repo, self.task.file_path):  # its code is refused the runner (directcov)
             env["BENCHSMITH_CANDIDATE"] = str(tree / self.task.file_path)
         argv = self._argv() + sorted({node.split("::", 1)[0] for node in asked}, reverse=second)
@@ -623,6 +629,43 @@ class TaskRunner:
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return target
+
+    def _test_facts(self) -> Path:
+        """The folder of what our plugin reads off each test file (``benchsmith_directcov._read_test_file``), for
+        this plugin and this interpreter, root's and read-only to every run: the test files of the directives' folders
+        are read once here, by the environment's interpreter, rather than parsed in every candidate's run.
+
+        A file's facts are named by a hash of the plugin's bytes and the file's: a run finds those of the very bytes it
+        reads, or none, and then parses the file itself (a sentinel carrier, whose text is new in every run)."""
+        plugin = self.plugin / "benchsmith_directcov.py"
+        digest = hashlib.sha256(plugin.read_bytes()).digest()
+        python = str(self.repo.python)  # the environment's (its real path is the base interpreter's: no pytest there)
+        folder = cache_dir("classbench", "facts") / hashlib.sha256(digest + python.encode()).hexdigest()[:24]
+        folders = {(self.view / file).parent for file in self.files}
+        paths = sorted({path for each in folders for path in each.glob("*.py") if path.is_file()})
+        missing = [  # the name the plugin gives them (_facts_name)
+            path
+            for path in paths
+            if not (folder / (hashlib.sha256(digest + path.read_bytes()).hexdigest() + ".marshal")).is_file()
+        ]
+        if missing:
+            folder.mkdir(parents=True, exist_ok=True)
+            folder.chmod(0o755)
+            done = subprocess.run(
+                [python, "-I", str(plugin), str(folder), *map(str, missing)],
+                cwd=self.view,
+                env={"PATH": os.environ.get("PATH", "")},
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            if done.returncode != 0:
+                log.warning(
+                    "%s: reading the test files' facts failed; its runs parse them: %s",
+                    self.view,
+                    done.stderr.strip()[-300:],
+                )
+        return folder
 
     def close(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)

@@ -56,7 +56,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import hashlib
 import json
+import marshal
 import operator
 import os
 import sys
@@ -176,6 +178,8 @@ def _replaced(
 
 # (file name, box): the audit hook appends to box whether the file is the candidate's
 _OWN_QUERY = "benchsmith_directcov.own"
+# (file name, box): the audit hook appends to box the file's real path, as it was when first asked
+_REAL_QUERY = "benchsmith_directcov.realpath"
 
 
 def _install_guard(candidate: str) -> Callable[[str], bool]:
@@ -187,6 +191,10 @@ def _install_guard(candidate: str) -> Callable[[str], bool]:
 
     getframe, get_ident = sys._getframe, _thread.get_ident
     own = {candidate, os.path.realpath(candidate)}  # file names whose code counts as the candidate's
+    # Each file name's real path, resolved once: the checks before each test ask for the same few names (its code's,
+    # its module's, its decorators'), and resolving one took a stat per folder of it. Kept here for the reason the
+    # set above is: nothing outside the hook can reach it to plant an answer.
+    resolved: dict[str, str] = {}
     busy: set[int] = set()  # threads inside the hook: its own sys._getframe must not judge itself
     in_thread = _thread_refusal(threading.main_thread().ident, _install_guard.__code__.co_filename)
 
@@ -217,10 +225,29 @@ def _install_guard(candidate: str) -> Callable[[str], bool]:
         sep=os.sep,
         RuntimeError=RuntimeError,
         _OWN_QUERY=_OWN_QUERY,
+        _REAL_QUERY=_REAL_QUERY,
+        _str=str,
+        _list=list,
+        _realpath=os.path.realpath,
     ):
         if event == _OWN_QUERY:
             if len(args) == 2 and isinstance(args[1], list):
                 args[1].append(args[0] in own)
+            return
+        if event == _REAL_QUERY:
+            ident = get_ident()
+            if len(args) != 2 or type(args[0]) is not _str or type(args[1]) is not _list or ident in busy:
+                return
+            busy.add(ident)
+            try:
+                real = resolved.get(args[0]) if args[0].startswith(sep) else None
+                if real is None:
+                    real = _realpath(args[0])
+                    if args[0].startswith(sep) and not candidate_frames(getframe(1), -1):
+                        resolved[args[0]] = real  # what the candidate's code asks is answered, never kept
+                args[1].append(real)
+            finally:
+                busy.discard(ident)
             return
         if (
             event not in _ANYWHERE
@@ -417,6 +444,18 @@ _is_own = (
     _install_guard(os.environ["BENCHSMITH_CANDIDATE"]) if os.environ.get("BENCHSMITH_CANDIDATE") else _no_candidate
 )
 
+
+def _resolved(path, _audit=sys.audit, _query=_REAL_QUERY, _realpath=os.path.realpath, _str=str, _sep=os.sep):
+    """*path*'s real path, as the audit hook first resolved it (a name the checks see before every test: its code's,
+    its module's); resolved here each time where there is no hook, or for a name that is no plain absolute path (a
+    relative one depends on the working folder, which a test may change)."""
+    if type(path) is not _str or not path.startswith(_sep):
+        return _realpath(path)
+    answer: list[str] = []
+    _audit(_query, path, answer)
+    return answer[0] if answer else _realpath(path)
+
+
 # The test files of a candidate's run, read before any project or candidate code runs: what each binds at module level
 # and where each test is defined. A test module is refused (TAMPERED) when its namespace holds a name its source never
 # binds (a planted PEP 562 __getattr__ runs after the body, before collection), and a test when what pytest collected
@@ -454,7 +493,8 @@ class _TestFile:
         # and every attribute name it assigns or deletes on anything (``cls.server = ...`` in a setUpClass)
         self.bound, self.dynamic, counts, self.attributes = _scan(tree)
         self._define(tree.body, "")
-        self.imported = _imported(tree, counts)  # name -> what a module-level import bound it to, where loaded by now
+        self.imports = _import_specs(tree, counts)  # (name, module, attribute or None): what its imports bind
+        self.imported = _imported(self.imports)  # name -> what a module-level import bound it to, where loaded by now
         # module-level functions bound once and undecorated: their names must hold them (a helper every test calls)
         self.functions = {
             name: line
@@ -488,7 +528,7 @@ class _TestFile:
         """Names its imports bound that now hold something else."""
         return sorted(name for name, value in self.imported.items() if namespace.get(name, value) is not value)
 
-    def replaced(self, namespace: dict, _realpath=os.path.realpath, _function=types.FunctionType) -> list[str]:
+    def replaced(self, namespace: dict, _realpath=_resolved, _function=types.FunctionType) -> list[str]:
         """Module-level functions of the file (bound once, undecorated) whose names now hold something else."""
         replaced, paths = [], {}  # paths: each code file's real path, found once (every test of a file is one)
         for name, line in self.functions.items():
@@ -680,25 +720,112 @@ def _scan(tree: ast.Module) -> tuple[set[str], bool, dict[str, int], frozenset[s
     return bound, dynamic, counts, frozenset(attributes)
 
 
-def _imported(tree: ast.Module, counts: dict[str, int]) -> dict:
-    """What the module-level imports of *tree* bind, resolved in the modules loaded now (the standard library's and
-    pytest's, before any project or candidate code); a name bound anywhere else in the file (*counts*: how often each
-    name is bound, :func:`_scan`) is left out."""
-    bound = {}
+def _import_specs(tree: ast.Module, counts: dict[str, int]) -> tuple[tuple[str, str, str | None], ...]:
+    """The module-level imports of *tree* as ``(name bound, module, attribute)`` (``import a.b as c``: ``("c", "a.b",
+    None)``; ``from a import b``: ``("b", "a", "b")``), relative imports left out; a name bound anywhere else in the
+    file (*counts*: how often each name is bound, :func:`_scan`) is left out too."""
+    specs = []
     for node in tree.body:
         for alias in node.names if isinstance(node, (ast.Import, ast.ImportFrom)) else ():
             name = (alias.asname or alias.name).split(".")[0]
             if counts.get(name) != 1 or alias.name == "*":
                 continue
             if isinstance(node, ast.Import):
-                value = sys.modules.get(alias.name if alias.asname else name)
-            elif node.level == 0 and node.module in sys.modules:
-                value = vars(sys.modules[node.module]).get(alias.name, sys.modules.get(f"{node.module}.{alias.name}"))
-            else:
-                value = None
-            if value is not None:
-                bound[name] = value
+                specs.append((name, alias.name if alias.asname else name, None))
+            elif node.level == 0 and node.module:
+                specs.append((name, node.module, alias.name))
+    return tuple(specs)
+
+
+def _imported(specs: tuple[tuple[str, str, str | None], ...]) -> dict:
+    """What the imports *specs* (:func:`_import_specs`) bind, resolved in the modules loaded now (the standard
+    library's and pytest's, before any project or candidate code)."""
+    bound = {}
+    for name, module, attribute in specs:
+        if attribute is None:
+            value = sys.modules.get(module)
+        elif module in sys.modules:
+            value = vars(sys.modules[module]).get(attribute, sys.modules.get(f"{module}.{attribute}"))
+        else:
+            value = None
+        if value is not None:
+            bound[name] = value
     return bound
+
+
+# What the plugin reads off a test file (a _TestFile but where it is and what its imports bound now) depends only on the
+# file's bytes, this plugin's and the interpreter's: the harness writes it once per task, as root, into a folder of the
+# interpreter's that every run reads only (BENCHSMITH_TEST_FACTS, benchsmith.runners.python.class_runner), each file's
+# under :func:`_facts_name` of its bytes. Parsing the run's test files took about 50 ms of every candidate's run.
+_UNSHARED = frozenset({"path", "imported"})
+
+
+def _own_digest(_path=globals().get("__file__")) -> bytes:
+    try:
+        with open(_path, "rb") as handle:
+            return hashlib.sha256(handle.read()).digest()
+    except (OSError, TypeError):
+        return b""  # no file of its own (exec'd from a string): no facts are read or written
+
+
+_DIGEST = _own_digest()  # of this plugin's file, as the harness reads it
+
+
+def _facts_name(data: bytes, _digest=_DIGEST, _sha256=hashlib.sha256) -> str:
+    """The file name of the facts of a test file holding *data*, for this plugin (the harness names it alike)."""
+    return _sha256(_digest + data).hexdigest() + ".marshal"
+
+
+def _read_test_file(
+    path: str,
+    data: bytes,
+    _facts=os.environ.get("BENCHSMITH_TEST_FACTS") if _DIGEST else None,
+    _name=_facts_name,
+    _join=os.path.join,
+    _loads=marshal.loads,
+    _open=open,
+    _dict=dict,
+    _realpath=os.path.realpath,
+    _imported=_imported,
+    _parse=ast.parse,
+    _file=_TestFile,
+):
+    """The test file at *path*, holding *data*: from its facts, where the harness wrote them, else parsed here.
+    What it calls is bound here, when the plugin loads: inherited tests' files are read after the candidate's code
+    ran."""
+    if _facts:
+        try:
+            with _open(_join(_facts, _name(data)), "rb") as handle:
+                facts = _loads(handle.read())
+        except (OSError, ValueError, EOFError, TypeError):
+            facts = None
+        if type(facts) is _dict:
+            entry = _file.__new__(_file)
+            vars(entry).update(facts)
+            entry.path = _realpath(path)
+            entry.imported = _imported(entry.imports)
+            return entry
+    return _file(path, _parse(data))
+
+
+def _write_facts(folder: str, paths: list[str]) -> None:
+    """Write the facts of each test file of *paths* into *folder* (run by the harness, as root, on the repository's
+    own files: ``python benchsmith_directcov.py FOLDER FILE...``). A file that does not parse, or whose facts marshal
+    cannot hold, gets none: runs parse it themselves."""
+    for path in paths:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+            entry = _TestFile(path, ast.parse(data))
+            blob = marshal.dumps({key: value for key, value in vars(entry).items() if key not in _UNSHARED})
+        except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        target = os.path.join(folder, _facts_name(data))
+        staging = f"{target}.{os.getpid()}"
+        with open(staging, "wb") as handle:
+            handle.write(blob)
+        os.chmod(staging, 0o644)
+        os.replace(staging, target)
 
 
 def _test_files() -> dict[str, _TestFile]:
@@ -710,10 +837,9 @@ def _test_files() -> dict[str, _TestFile]:
         for relative in {line.split("::", 1)[0] for line in handle.read().splitlines() if "::" in line}:
             try:
                 with open(relative, "rb") as source:
-                    tree = ast.parse(source.read())
+                    entry = _read_test_file(relative, source.read())
             except (OSError, SyntaxError, ValueError):
                 continue
-            entry = _TestFile(relative, tree)
             files[entry.path] = entry
     return files
 
@@ -744,9 +870,7 @@ def _unchanged(path: str, _stat=os.stat, _own=_is_own, _loaded_at=_loaded_at()) 
         return False
 
 
-def _unchanged_source(
-    path: str, _sources=_SOURCES, _unchanged=_unchanged, _file=_TestFile, _parse=ast.parse
-) -> _TestFile | None:
+def _unchanged_source(path: str, _sources=_SOURCES, _unchanged=_unchanged, _read=_read_test_file) -> _TestFile | None:
     """*path* read as a test file, if it is :func:`_unchanged`."""
     if path in _sources:
         return _sources[path]
@@ -754,7 +878,7 @@ def _unchanged_source(
     try:
         if _unchanged(path):
             with open(path, "rb") as handle:
-                found = _file(path, _parse(handle.read()))
+                found = _read(path, handle.read())
     except (OSError, SyntaxError, ValueError):
         found = None
     _sources[path] = found
@@ -766,7 +890,7 @@ def _inherited_definition(
     held,
     function,
     name,
-    _realpath=os.path.realpath,
+    _realpath=_resolved,
     _source=_unchanged_source,
     _modules=sys.modules,
     _named=_named,
@@ -838,7 +962,7 @@ def _encloses(outer, inner) -> bool:
 
 
 def _decorator_files(
-    namespace: dict, names: tuple[str, ...], _realpath=os.path.realpath, _modules=sys.modules, _kind=types.ModuleType
+    namespace: dict, names: tuple[str, ...], _realpath=_resolved, _modules=sys.modules, _kind=types.ModuleType
 ) -> set[str]:
     """The files of the modules the decorators named *names* come from, as *namespace* binds them."""
     found = set()
@@ -979,7 +1103,7 @@ def _library(path: str, _prefixes=tuple({os.path.realpath(p) + os.sep for p in (
 def _class_refusal(
     item,
     files,
-    _realpath=os.path.realpath,
+    _realpath=_resolved,
     _function=types.FunctionType,
     _source=_unchanged_source,
     _unchanged=_unchanged,
@@ -1057,7 +1181,7 @@ def _class_refusal(
 def _refusal(
     item,
     files,
-    _realpath=os.path.realpath,
+    _realpath=_resolved,
     _function=types.FunctionType,
     _inherited=_inherited_definition,
     _unchanged=_unchanged,
@@ -1454,3 +1578,7 @@ def pytest_runtest_logreport(
         if report.nodeid in _messages:
             record["message"] = _messages.pop(report.nodeid)
         _send(record)
+
+
+if __name__ == "__main__":
+    _write_facts(sys.argv[1], sys.argv[2:])

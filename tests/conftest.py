@@ -25,6 +25,11 @@ SHARED_GROUPS = {
     # services folder in /tmp, which another module's Redis, running meanwhile, could have written.
     "tests/harness/test_services.py": "redis",
     "tests/classbench/test_services.py": "redis",
+    # The view's modules share view_run, a session fixture that builds, judges and ranks a whole run (50 to 90 s under
+    # load): on one worker it is built once.
+    "tests/view/test_view_browser.py": "view",
+    "tests/view/test_view_inputs.py": "view",
+    "tests/view/test_view_scale.py": "view",
 }
 
 

@@ -144,8 +144,10 @@ layers: test-install
 	$(BIN)/pip install --quiet --no-deps --no-build-isolation --target $(LAYERS_SITE) .
 	cd $(LAYERS_SITE) && $(CURDIR)/$(BIN)/lint-imports --config $(CURDIR)/.importlinter
 
+# Two pytest-xdist workers, one to a core; a test module, or a group of modules that cannot run beside each other,
+# stays on one worker (tests/conftest.py).
 test: test-install java java-extras lint layers
-	$(BIN)/python -m pytest -q --durations=30
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=30
 
 # One real issue per tracker (Jira, GitHub, SourceForge, Google Code archive); needs network access.
 # Set GITHUB_TOKEN for GitHub's larger rate limit.

@@ -12,6 +12,42 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "data" / "fixtures"
 FIXTURE_D4J = FIXTURES / "defects4j"
 
+# `make test` runs the suite on two pytest-xdist workers with ``--dist loadfile``: a test module stays on one worker, so
+# its module fixtures (a mined history, a built Java suite: up to a minute) are built once, not once on each worker.
+# Modules whose tests cannot run beside each other's share a unit of work here, run one after another on one worker:
+SHARED_GROUPS = {
+    # Ray's clusters: one at a time, so two heads never contend for Ray's ports, its /tmp/ray session folder or the
+    # machine's two cores, and the test that waits for a cluster that never starts waits for that alone.
+    "tests/harness/test_ray.py": "ray",
+    "tests/harness/test_ray_start.py": "ray",
+    "tests/serve/test_ray.py": "ray",
+    # Redis started inside runs: test_two_runs_side_by_side_... checks that no run left a dump.rdb in any run's
+    # services folder in /tmp, which another module's Redis, running meanwhile, could have written.
+    "tests/harness/test_services.py": "redis",
+    "tests/classbench/test_services.py": "redis",
+    # The view's modules share view_run, a session fixture that builds, judges and ranks a whole run (50 to 90 s under
+    # load): on one worker it is built once.
+    "tests/view/test_view_browser.py": "view",
+    "tests/view/test_view_inputs.py": "view",
+    "tests/view/test_view_scale.py": "view",
+}
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: absent without it
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile`` with :data:`SHARED_GROUPS`' modules as one file each group. (xdist's own ``loadgroup``
+    marks groups by suffixing the tests' ids, which pytest 9.2's structured ids no longer let it do.)"""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class Grouped(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = super()._split_scope(nodeid)
+            return SHARED_GROUPS.get(module, module)
+
+    return Grouped(config, log)
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _isolated_cache():

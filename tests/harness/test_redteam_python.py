@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import secrets
 import signal
 import sys
 import tarfile
@@ -35,7 +36,9 @@ from benchsmith.runners.sandbox import streams
 
 LIMITS = sandbox.Limits(wall_seconds=30)
 MARK = "The shoelace formula"  # the ground truth's docstring: found anywhere, the ground truth leaked
-PLANT = "benchsmith-redteam-plant"
+# A name of this process's own: the "copies" mode's candidates plant in the machine's /tmp, which a red team in
+# another process (a second pytest-xdist worker, another checkout's run) must not find, nor clear under this one.
+PLANT = f"benchsmith-redteam-plant-{secrets.token_hex(4)}"
 
 
 @dataclass(frozen=True)

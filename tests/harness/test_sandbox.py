@@ -127,7 +127,7 @@ def test_a_jail_resolves_the_names_tests_resolve_and_reaches_nothing(scratch):
 
 
 @pytest.mark.skipif(not sandbox.isolation()["mount_namespace"], reason="no mount namespace: no jail to bind into")
-def test_a_jail_binds_only_the_jars_named_of_a_shared_repository_past_the_command_lines_limit(scratch):
+def test_a_jail_binds_only_the_jars_named_of_a_shared_repository_past_the_command_lines_limit(scratch, monkeypatch):
     """A Maven local repository holds the jars of every project benchsmith resolved: a jail sees the ones on its
     task's class path, each bound alone, and not the published jar of the project under test beside them, though
     the repository is readable by all. Six hundred binds (about 150 KiB of arguments) pass through bwrap's --args."""
@@ -151,7 +151,8 @@ def test_a_jail_binds_only_the_jars_named_of_a_shared_repository_past_the_comman
     folder.chmod(0o755)
     sandbox.give_to_sandbox(folder, slot=SLOT)
     log = scratch / "run.log"
-    left = set(sandbox.JAIL_ARGUMENTS.glob("bwrap-*"))
+    # An arguments' folder of this test's own: the machine's is written meanwhile by every other process that jails.
+    monkeypatch.setattr(sandbox, "JAIL_ARGUMENTS", scratch / "jail-args")
     script = (
         'for jar in "$@"; do cat "$jar" >/dev/null || exit 3; done; echo read "$#"; '
         f"if cat {published} 2>/dev/null; then echo LEAKED; fi; "
@@ -167,7 +168,7 @@ def test_a_jail_binds_only_the_jars_named_of_a_shared_repository_past_the_comman
     assert "read 600" in text and "LEAKED" not in text and "FD3-OPEN" not in text
     assert "under-test" not in text  # not even its folder
     assert published.read_text() == "the class under test"  # on the host, where it was
-    assert set(sandbox.JAIL_ARGUMENTS.glob("bwrap-*")) <= left  # its arguments' file removed once read
+    assert list(sandbox.JAIL_ARGUMENTS.iterdir()) == []  # its arguments' file removed once read
     assert sandbox.JAIL_ARGUMENTS.stat().st_mode & 0o077 == 0  # the arguments' folder is root's alone
 
 
@@ -185,7 +186,13 @@ def test_every_process_of_a_run_is_in_its_lanes_group_which_goes_with_the_slot(s
         "import os, subprocess\nsubprocess.run(['cat', '/proc/self/cgroup'])\n"
         "if os.fork() == 0:\n    print(open('/proc/self/cgroup').read(), flush=True)\n    os._exit(0)\nos.wait()\n"
     )
-    before = {parent: set(parent.iterdir()) for parent in cgroups.parents()}
+
+    def own_groups() -> dict[Path, set[Path]]:
+        # This process's groups only (named for its pid): other processes on the machine (a second pytest-xdist
+        # worker, another checkout's tests) lease slots and make and remove groups of their own meanwhile.
+        return {parent: set(parent.glob(f"{os.getpid()}-*")) for parent in cgroups.parents()}
+
+    before = own_groups()
     folder = scratch / "g"
     folder.mkdir(parents=True)
     folder.chmod(0o755)
@@ -205,9 +212,9 @@ def test_every_process_of_a_run_is_in_its_lanes_group_which_goes_with_the_slot(s
                 assert len(lines) == 2 and all(f"/benchsmith/{os.getpid()}-slot{slot}-lane0" in x for x in lines), text
             group = cgroups.lane_group(slot, 0)
             assert group is not None and group.processes() == []  # everything of the run was killed with it
-        during = {parent: set(parent.iterdir()) - before[parent] for parent in cgroups.parents()}
+        during = {parent: groups - before[parent] for parent, groups in own_groups().items()}
         assert all(len(added) == 1 for added in during.values()), during  # three runs, one group
-    assert {parent: set(parent.iterdir()) for parent in cgroups.parents()} == before  # gone with the lease
+    assert own_groups() == before  # gone with the lease
 
 
 @needs_cgroup

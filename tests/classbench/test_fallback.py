@@ -17,9 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from benchsmith.builders.classbench.python.suite import FALLBACK_TESTED
 from benchsmith.core.schema import ClassBenchTask, Result, read_records
 from benchsmith.runners.python.class_runner import reference_solution
 from benchsmith.runners.python.pytest_run import plugin_dir
+from benchsmith.sources.python.extensions import compiled_modules_of
 from tests.helpers.cli import run_cli
 from tests.helpers.sandbox_tree import write_tree
 
@@ -122,6 +124,16 @@ def test_most_common():
 """
 
 
+# A test of the compiled class by name, as multidict's C-parametrised half is: a pure-Python build refuses the
+# module, and the card counts the test apart, with that reason, not as a failure or a missing dependency.
+COMPILED_TESTS = """\
+def test_the_compiled_tally_adds():
+    from tally._speedups import Tally
+
+    assert Tally().add("a", 2) == 2
+"""
+
+
 def write_fallback_repo(root: Path) -> Path:
     files = {
         "pyproject.toml": '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n',
@@ -131,6 +143,7 @@ def write_fallback_repo(root: Path) -> Path:
         "tally/_tally_py.py": TWIN,
         "tally/_speedups.c": SPEEDUPS,
         "tests/test_tally.py": TESTS,
+        "tests/test_compiled.py": COMPILED_TESTS,
     }
     return write_tree(root, files)
 
@@ -145,7 +158,8 @@ def test_the_fallback_built_as_its_own_implementation(tmp_path):
     card = json.loads(shipped.with_suffix(".card.json").read_text())
     assert card["resolution"]["implementation"] == {"tested": "compiled"}
     assert card["resolution"]["compiled_extensions"]["built"][0].startswith("tally/_speedups.")
-    assert card["test_suite"] == {"passed": 3}
+    assert card["test_suite"] == {"passed": 4}
+    assert card["not_runnable"]["tests"] == 0
     assert card["tasks"] == 0  # the compiled Tally ran; the twin's methods were covered by nothing
 
     pure = tmp_path / "pure.parquet"
@@ -154,7 +168,14 @@ def test_the_fallback_built_as_its_own_implementation(tmp_path):
     card = json.loads(pure.with_suffix(".card.json").read_text())
     assert card["resolution"]["implementation"]["tested"] == "pure-python"
     assert card["resolution"]["implementation"]["switches"] == {"TALLY_NO_EXTENSIONS": "1"}
-    assert "Implementation tested: pure-python (TALLY_NO_EXTENSIONS=1)." in pure.with_suffix(".card.md").read_text()
+    markdown = pure.with_suffix(".card.md").read_text()
+    assert "Implementation tested: pure-python (TALLY_NO_EXTENSIONS=1)." in markdown
+    assert card["test_suite"] == {"passed": 3, "not runnable": 1}
+    assert card["not_runnable"]["compiled_not_imported"] == {"tests": 1, "modules_not_collected": 0}
+    not_imported = card["not_runnable"]["by_module"]["tally._speedups"]
+    assert not_imported["tests"] == 1
+    assert not_imported["left_out"] == FALLBACK_TESTED
+    assert "Of them, 1 tests and 0 test modules import a compiled module of the package by name" in markdown
     (task,) = read_records(pure, ClassBenchTask)
     assert (task.file_path, task.class_name) == ("tally/_tally_py.py", "Tally")
     assert task.environment.implementation == "pure-python"
@@ -196,3 +217,12 @@ def test_compiled_modules_under_the_tree_are_refused_to_a_pure_python_run(tmp_pa
     env["BENCHSMITH_PURE_PYTHON"] = str(tmp_path)
     pure = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, cwd=tmp_path)
     assert pure.stdout.strip() == "refused pkg._json", pure.stderr
+
+
+def test_a_missing_module_is_the_packages_own_compiled_one_only_where_its_source_or_binary_is(tmp_path):
+    tree = write_fallback_repo(tmp_path / "tally")
+    (tree / "tally" / "_cy.pyx").write_text("def f():\n    return 1\n")
+    (tree / "tally" / "_prebuilt.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
+    (tree / "tally" / "_plain.py").write_text("")
+    asked = {"tally._speedups", "tally._cy", "tally._prebuilt", "tally._plain", "tally._gone", "numpy", "_speedups"}
+    assert compiled_modules_of(tree, "", asked) == {"tally._speedups", "tally._cy", "tally._prebuilt"}

@@ -44,6 +44,22 @@ def declares_extensions(tree: Path) -> bool:
     return any(name in backend for name in _NATIVE_BACKENDS) or (tree / "Cargo.toml").is_file()
 
 
+_EXTENSION_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".pyx")
+
+
+def compiled_modules_of(tree: Path, import_root: str, modules: set[str]) -> set[str]:
+    """Of *modules* (import names a test could not import), those that are compiled modules of *tree* itself: a C,
+    C++ or Cython source at the place the name says (``multidict/_multidict.c`` for ``multidict._multidict``), or a
+    compiled file there. A build that tests the pure-Python fallback imports none of them, by choice."""
+    found = set()
+    for module in modules:
+        place = tree / import_root / Path(*module.split("."))
+        siblings = place.parent.glob(f"{place.name}.*") if place.parent.is_dir() else ()
+        if any(s.suffix in _EXTENSION_SOURCES or _COMPILED.search(s.name) for s in siblings):
+            found.add(module)
+    return found
+
+
 def build_extensions(
     tree: Path, import_root: str, env: Path, uv: str, index: str, as_of: str | None, seconds: int = 900
 ) -> dict:

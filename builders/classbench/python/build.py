@@ -73,6 +73,7 @@ from benchsmith.runners.sandbox import jail as sandbox
 from benchsmith.runners.sandbox import services
 from benchsmith.sources.checkout import private_cache_dir
 from benchsmith.sources.python.environment import check_python_named
+from benchsmith.sources.python.extensions import compiled_modules_of
 from benchsmith.sources.python.removal import insert_class, remove_class
 from benchsmith.sources.python.repo import Repository, resolve, run_variant, task_environment
 from benchsmith.sources.services import detect_services
@@ -491,6 +492,12 @@ def _card(repo, options, outcome: BuildOutcome, seconds) -> BuildCard:
             )
         ),
     }
+    lost = outcome.suite.get("not_runnable", {})
+    not_imported = (
+        compiled_modules_of(repo.tree, repo.import_root, set(lost.values()))
+        if repo.implementation == "pure-python"
+        else set()
+    )
     return BuildCard(
         dataset="RepoClassBench (python)",
         tool=f"benchsmith {__version__}",
@@ -503,7 +510,7 @@ def _card(repo, options, outcome: BuildOutcome, seconds) -> BuildCard:
             resolution=repo.resolution,
             suite_run=suite_run,
             not_collected=outcome.suite.get("not_collected", []),
-            not_runnable=not_runnable_summary(outcome.suite.get("not_runnable", {}), repo.resolution),
+            not_runnable=not_runnable_summary(lost, repo.resolution, not_imported),
         ),
         test_suite=dict(
             Counter(
@@ -589,9 +596,19 @@ def render_card(card: BuildCard) -> str:
         ]
     lost = card.facts.not_runnable
     if lost and lost.get("by_module"):
+        fallback = lost.get("compiled_not_imported", {})
         lines += [
             f"Not runnable here, for a missing module (counted apart, not as failures): {lost['tests']} tests and "
             f"{lost['modules_not_collected']} test modules not collected or skipped whole.",
+            *(
+                [
+                    f"Of them, {fallback['tests']} tests and {fallback['modules_not_collected']} test modules import "
+                    "a compiled module of the package by name, which this build of its pure-Python fallback does "
+                    "not import."
+                ]
+                if fallback.get("tests") or fallback.get("modules_not_collected")
+                else []
+            ),
             "",
             "| module | tests | modules not collected | left out |",
             "| --- | ---: | --- | --- |",

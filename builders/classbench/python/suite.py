@@ -367,6 +367,9 @@ def _refuse_a_sliver(repo: Repository, result: SuiteRun, policy: SuitePolicy, lo
     )
 
 
+# why a test of the package's compiled module by name is not runnable in a build of its pure-Python fallback
+FALLBACK_TESTED = "a compiled module of the package, not imported: this build tests the pure-Python fallback"
+
 _MISSING_MODULE = re.compile(
     r"No module named '([^']+)'|could not import '([^']+)'|(lib[\w.+-]+\.so[\w.]*): cannot open shared object file"
 )
@@ -386,10 +389,11 @@ def not_runnable(result: SuiteRun) -> dict[str, str]:
     return found
 
 
-def not_runnable_summary(nodes: dict[str, str], resolution: dict) -> dict:
+def not_runnable_summary(nodes: dict[str, str], resolution: dict, not_imported: set[str] = frozenset()) -> dict:
     """The card's count of the tests that need a module the environment lacks (node id -> module, from the suite's
     run), by module, each with the distribution that would have provided it where the environment left one out
-    (one that did not build, with its error; one that did not import)."""
+    (one that did not build, with its error; one that did not import), or, for the compiled modules of the package
+    that a build of its pure-Python fallback does not import (*not_imported*), that choice."""
     by_module: dict[str, dict] = {}
     for node, module in sorted(nodes.items()):
         entry = by_module.setdefault(module, {"tests": 0, "modules_not_collected": [], "left_out": ""})
@@ -399,6 +403,9 @@ def not_runnable_summary(nodes: dict[str, str], resolution: dict) -> dict:
             entry["modules_not_collected"].append(node)
     for module, entry in by_module.items():
         top = module.split(".")[0]
+        if module in not_imported:
+            entry["left_out"] = FALLBACK_TESTED
+            continue
         built = next((e for e in resolution.get("not_built", []) if top in e.get("modules", [])), None)
         if built is not None:
             entry["left_out"] = f"{built['requirement']}: does not build here ({built['error']})"
@@ -412,6 +419,12 @@ def not_runnable_summary(nodes: dict[str, str], resolution: dict) -> dict:
     return {
         "tests": sum(e["tests"] for e in by_module.values()),
         "modules_not_collected": sum(len(e["modules_not_collected"]) for e in by_module.values()),
+        "compiled_not_imported": {
+            "tests": sum(e["tests"] for m, e in by_module.items() if m in not_imported),
+            "modules_not_collected": sum(
+                len(e["modules_not_collected"]) for m, e in by_module.items() if m in not_imported
+            ),
+        },
         "by_module": by_module,
     }
 

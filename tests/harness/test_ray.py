@@ -9,9 +9,14 @@ every verdict recorded once.
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -172,3 +177,82 @@ def test_a_node_without_every_sandbox_layer_is_named_once_in_the_log(caplog):
         "node 10.0.0.7/abcd1234 cannot apply the sandbox's mount_namespace, unprivileged_uid layers; "
         "candidates it judges are less isolated"
     ]
+
+
+SLEEPS = "while (System.nanoTime() > 0) { try { Thread.sleep(100); } catch (InterruptedException e) { } }"
+
+
+def _descendants_of(root: int) -> dict[int, int]:
+    """Every process under *root* (pid -> parent), read from /proc."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path("/proc", entry, "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, frontier = {}, [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, ppid in parents.items():
+            if ppid == parent and pid not in found:
+                found[pid] = ppid
+                frontier.append(pid)
+    return found
+
+
+def _jailed_on_the_cluster() -> list[int]:
+    """The processes of a sandbox uid under this test process that the harness did not start: runs on the
+    cluster's nodes, which are this process's children (Ray's cluster_utils)."""
+    jailed = []
+    for pid in _descendants_of(os.getpid()):
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        uid = int(next(line.split()[1] for line in status.splitlines() if line.startswith("Uid:")))
+        if uid != os.getuid():
+            jailed.append(pid)
+    return jailed
+
+
+def test_a_driver_stopped_by_sigterm_stops_the_runs_on_the_cluster(
+    tmp_path, cluster, ledger_dataset, ledger_instances, fixture_repos
+):
+    """The harness runs on the head; the runs go on in Ray's workers, which are not its children. Sent SIGTERM
+    while a candidate sleeps in its test, it stops those runs too (each worker kills its jails and removes their
+    folders) before it exits, and writes no results."""
+    head_cluster, _ = cluster
+    fixed = ledger_instances["Ledger-1"].fixed_method
+    candidates = tmp_path / "candidates.jsonl"
+    candidates.write_text(
+        json.dumps({"instance_id": "Ledger-1", "candidate_id": "sleeps", "code": fixed.replace("{", "{ " + SLEEPS, 1)})
+        + "\n"
+    )
+    out = tmp_path / "ray.parquet"
+    harness = subprocess.Popen(
+        [sys.executable, "-m", "benchsmith.cli", "eval", "--dataset", str(ledger_dataset)]
+        + ["--candidates", str(candidates), "--out", str(out), "--defects4j", str(FIXTURE_D4J)]
+        + ["--repos", str(fixture_repos), "--executor", "ray", "--ray-address", head_cluster.address]
+        + ["--timeout", "600"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 600
+        while not (jailed := _jailed_on_the_cluster()) and harness.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert jailed, "no run started on the cluster"
+        time.sleep(3)  # well into the candidate's test
+        harness.send_signal(signal.SIGTERM)
+        _, stderr = harness.communicate(timeout=300)
+    finally:
+        if harness.poll() is None:
+            harness.kill()
+            harness.communicate()
+    assert harness.returncode == 128 + signal.SIGTERM, stderr[-2000:]
+    assert "benchsmith: stopped by SIGTERM" in stderr
+    assert _jailed_on_the_cluster() == []
+    assert not out.exists()

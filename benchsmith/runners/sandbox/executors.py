@@ -28,14 +28,21 @@ import queue
 import signal
 import socket
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
 from benchsmith.core.config import cache_root
 from benchsmith.core.errors import BenchsmithError
-from benchsmith.runners.sandbox.jail import check_not_terminating, isolation, leased_slot
+from benchsmith.runners.sandbox.jail import (
+    check_not_terminating,
+    clean_up_runs,
+    isolation,
+    leased_slot,
+    terminate_runs,
+)
 from benchsmith.runners.sandbox.retries import START_PAUSE, retried
 
 log = logging.getLogger(__name__)
@@ -50,6 +57,8 @@ OnOutput = Callable[[Any, str], None]  # an output and the node that produced it
 EXECUTORS = ("local", "ray")
 RAY_INSTALL = "pip install 'benchsmith[ray]'"
 RESTARTS = 3  # times an instance is started again after its worker or node was lost
+CANCEL_GRACE = 60.0  # seconds a cancelled instance's worker waits for its runs to be stopped and removed
+CANCEL_POLL = 0.2  # seconds between the checks a Ray task makes for its cancellation while its work runs
 RAY_ATTEMPTS = 3  # times ray.init is tried, START_PAUSE and then twice that apart
 
 
@@ -116,9 +125,13 @@ class RayExecutor:
             def start(_seconds: float) -> None:
                 children = _children()
                 try:
-                    ray.init(
-                        address=address, runtime_env={"env_vars": env}, log_to_driver=False, configure_logging=False
-                    )
+                    with _signal_handlers_kept():
+                        ray.init(
+                            address=address,
+                            runtime_env={"env_vars": env},
+                            log_to_driver=False,
+                            configure_logging=False,
+                        )
                 except Exception as exc:  # Ray raises bare Exceptions, RuntimeError, ConnectionError, OSError...
                     _stop_failed_start(ray, children)
                     raise RayNotStarted(f"{type(exc).__name__}: {str(exc).strip()[:300]}") from exc
@@ -130,6 +143,8 @@ class RayExecutor:
         self._remote = ray.remote(num_cpus=1, max_retries=0, num_returns="streaming")(_remote_instance)
         self._warned: set[str] = set()
         self._lock = threading.Lock()
+        self._streams: set[Any] = set()  # the instances going on the cluster, cancelled if the run stops
+        self._stopping = threading.Event()
 
     def slots(self) -> int:
         return max(1, int(self.ray.cluster_resources().get("CPU", 1)))
@@ -139,7 +154,12 @@ class RayExecutor:
 
         def one(item: T) -> None:
             for attempt in range(RESTARTS + 1):
+                check_not_terminating()
+                if self._stopping.is_set():  # another instance failed: the run ends
+                    return
                 stream = self._remote.remote(work, prepare(item))
+                with self._lock:
+                    self._streams.add(stream)
                 try:
                     node = ""
                     for ref in stream:
@@ -152,15 +172,35 @@ class RayExecutor:
                             on_output(value, node)
                     return
                 except RayTaskError as exc:  # the work itself failed: as it would have here
+                    check_not_terminating()  # or was cancelled because the driver stops
                     raise exc.as_instanceof_cause() from None
                 except RayError as exc:  # a worker or node was lost
+                    check_not_terminating()
+                    if self._stopping.is_set():  # cancelled: the run ends on another instance's failure
+                        return
                     if attempt == RESTARTS:
                         raise BenchsmithError(
                             f"an instance was lost {RESTARTS + 1} times on the cluster: {exc}"
                         ) from exc
                     log.warning("a worker was lost (%s); the instance starts again elsewhere", type(exc).__name__)
+                finally:
+                    with self._lock:
+                        self._streams.discard(stream)
 
-        _all_done(list(items), one, self.slots())
+        self._stopping.clear()
+        _all_done(list(items), one, self.slots(), self._cancel_all)
+
+    def _cancel_all(self) -> None:
+        """The driver stops (SIGTERM, Ctrl-C, an error): the runs on the cluster are no children of its, so each
+        instance still going is cancelled, and its worker stops its runs as a stopped harness does."""
+        self._stopping.set()
+        with self._lock:
+            streams = list(self._streams)
+        for stream in streams:
+            try:
+                self.ray.cancel(stream)
+            except Exception:  # already finished, or its node is gone: nothing left to stop there
+                log.debug("cancelling an instance on the cluster", exc_info=True)
 
     def _note_layers(self, node: str, missing: list[str]) -> None:
         with self._lock:
@@ -194,14 +234,33 @@ def _remote_instance(work: Work, payload: Any):
         finally:
             outputs.put(finished)
 
-    threading.Thread(target=run, daemon=True).start()
-    while (output := outputs.get()) is not finished:
-        yield "output", output
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    try:
+        while True:
+            try:  # awake now and then: ray.cancel's KeyboardInterrupt reaches a thread only when it runs bytecode
+                output = outputs.get(timeout=CANCEL_POLL)
+            except queue.Empty:
+                continue
+            if output is finished:
+                break
+            yield "output", output
+    except BaseException:
+        # ray.cancel (a KeyboardInterrupt, wherever it lands), Ray's SIGTERM of the worker (SystemExit): the driver
+        # stops. Stop the runs as a stopped harness does (each waiting thread then stops its run's processes and
+        # removes its folders), wait for that, and end this worker, whose sandbox now refuses new runs. Nothing is
+        # yielded after this: what was cut short gives no output.
+        terminate_runs()
+        worker.join(timeout=CANCEL_GRACE)
+        clean_up_runs()
+        os._exit(1)
     if failure:
         raise failure[0]
 
 
-def _all_done(items: list[T], one: Callable[[T], None], workers: int) -> None:
+def _all_done(items: list[T], one: Callable[[T], None], workers: int, stop: Callable[[], None] = lambda: None) -> None:
+    """Run *one* over *items* on *workers* threads; the first failure (or a stop of the harness) cancels what has
+    not started and calls *stop* for what has, before waiting for those threads."""
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {pool.submit(one, item) for item in items}
         try:
@@ -209,9 +268,27 @@ def _all_done(items: list[T], one: Callable[[T], None], workers: int) -> None:
                 done, futures = wait(futures, return_when=FIRST_COMPLETED)
                 for future in done:
                     future.result()
-        finally:
+        except BaseException:
             for future in futures:
                 future.cancel()
+            stop()
+            raise
+
+
+@contextmanager
+def _signal_handlers_kept() -> Iterator[None]:
+    """ray.init installs its own handler for SIGTERM in the driver (it logs and aborts: the harness died with
+    SIGABRT and its runs went on); the harness's handlers, which stop the runs and unwind, are put back after it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    kept = {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for number, handler in kept.items():
+            if handler is not None:
+                signal.signal(number, handler)
 
 
 def joins(address: str | None) -> bool:

@@ -24,7 +24,7 @@ import pytest
 from benchsmith.core.schema import ClassBenchTask, Result, read_records
 from benchsmith.runners.python.class_runner import reference_solution
 from benchsmith.runners.sandbox.jail import living_processes
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import reaped, run_cli
 from tests.helpers.git_history import committed
 
 pytestmark = [
@@ -420,15 +420,11 @@ def test_a_harness_stopped_mid_run_leaves_no_server_and_no_folder_behind(number,
         # SIGINT ignored, and benchsmith rightly keeps a signal ignored from the start (it then built to the end)
         preexec_fn=functools.partial(signal.signal, signal.SIGINT, signal.SIG_DFL),
     )
-    try:
+    with reaped(harness):
         uid, folder = _server_of(harness)
         assert folder.is_dir() and living_processes(uid)
         harness.send_signal(number)
         _, stderr = harness.communicate(timeout=600)
-    finally:
-        if harness.poll() is None:
-            harness.kill()
-            harness.communicate()
     if number == signal.SIGTERM:
         assert harness.returncode == 128 + signal.SIGTERM, stderr[-2000:]
         assert "benchsmith: stopped by SIGTERM" in stderr
@@ -458,16 +454,12 @@ def test_an_eval_stopped_mid_run_leaves_no_run_behind_and_records_no_verdict_of_
         stderr=subprocess.PIPE,
         text=True,
     )
-    try:
+    with reaped(harness):
         # the candidate's pytest, asleep in its import (no run of the harness's own sleeps)
         asleep = _process_of(harness, lambda proc: Path(proc, "wchan").read_text() == "hrtimer_nanosleep")
         uid = _uid(asleep)
         harness.send_signal(signal.SIGTERM)
         _, stderr = harness.communicate(timeout=600)
-    finally:
-        if harness.poll() is None:
-            harness.kill()
-            harness.communicate()
     assert harness.returncode == 128 + signal.SIGTERM, stderr[-2000:]
     assert "benchsmith: stopped by SIGTERM" in stderr
     assert living_processes(uid) == []

@@ -26,6 +26,7 @@ from benchsmith.runners.sandbox.executors import LocalExecutor
 from benchsmith.runners.sandbox.jail import Limits
 from benchsmith.scoring.evaluate import evaluate
 from tests.conftest import FIXTURE_D4J
+from tests.helpers.cli import reaped
 
 ray = pytest.importorskip("ray")
 cluster_utils = pytest.importorskip("ray.cluster_utils")
@@ -240,7 +241,7 @@ def test_a_driver_stopped_by_sigterm_stops_the_runs_on_the_cluster(
         stderr=subprocess.PIPE,
         text=True,
     )
-    try:
+    with reaped(harness):
         deadline = time.monotonic() + 600
         while not (jailed := _jailed_on_the_cluster()) and harness.poll() is None and time.monotonic() < deadline:
             time.sleep(0.2)
@@ -248,10 +249,6 @@ def test_a_driver_stopped_by_sigterm_stops_the_runs_on_the_cluster(
         time.sleep(3)  # well into the candidate's test
         harness.send_signal(signal.SIGTERM)
         _, stderr = harness.communicate(timeout=300)
-    finally:
-        if harness.poll() is None:
-            harness.kill()
-            harness.communicate()
     assert harness.returncode == 128 + signal.SIGTERM, stderr[-2000:]
     assert "benchsmith: stopped by SIGTERM" in stderr
     assert _jailed_on_the_cluster() == []

@@ -8,6 +8,8 @@ import os
 import stat
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from benchsmith.core.schema import NL2FixInstance, read_records
@@ -136,3 +138,14 @@ def install_stand_in(folder: Path, fixture_repos: Path) -> dict:
     tool.write_text(STAND_IN.replace("__D4J__", str(FIXTURE_D4J)).replace("__REPOS__", str(fixture_repos)))
     tool.chmod(tool.stat().st_mode | stat.S_IEXEC | stat.S_IXOTH | stat.S_IROTH)
     return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+
+
+@contextmanager
+def reaped(harness: subprocess.Popen) -> Iterator[subprocess.Popen]:
+    """*harness*, killed and waited for on the way out if the test did not see it end (a failed wait, a timeout)."""
+    try:
+        yield harness
+    finally:
+        if harness.poll() is None:
+            harness.kill()
+            harness.communicate()

@@ -106,54 +106,34 @@ def tool_invocation(task: AgentTask, previous: str, feedback: str, tools: str, t
 
 def reflection(task: AgentTask, previous: str, feedback: str, observations: str | None) -> tuple[Message, ...]:
     """*observations* None: no repository context at all (REFLEXION), in the example too."""
-    example = shot(task.language)
-    return (
-        Message(
-            "user",
-            render(
-                "agent-reflect",
-                LANGUAGE=task.language,
-                SHOT_CONTEXT=_context(example["OBSERVATIONS"], observations),
-                SHOT_FILE_PATH=example["FILE_PATH"],
-                SHOT_DESCRIPTION=example["DESCRIPTION"],
-                SHOT_PREVIOUS=example["PREVIOUS"],
-                SHOT_FEEDBACK=example["FEEDBACK"],
-                SHOT_REFLECTION=example["REFLECTION"],
-                CONTEXT=_context(observations, observations),
-                FILE_PATH=task.file_path,
-                DESCRIPTION=task.description,
-                PREVIOUS=previous,
-                FEEDBACK=feedback,
-            ),
-        ),
-    )
+    return (Message("user", render("agent-reflect", **_retry_fields(task, previous, feedback, observations))),)
 
 
 def improvement(
     task: AgentTask, previous: str, feedback: str, observations: str | None, reflection_text: str
 ) -> tuple[Message, ...]:
+    fields = _retry_fields(task, previous, feedback, observations)
+    fields.update(SHOT_CODE=shot(task.language)["CODE"], REFLECTION=reflection_text or "(none)")
+    return (Message("user", render("agent-improve", **fields)),)
+
+
+def _retry_fields(task: AgentTask, previous: str, feedback: str, observations: str | None) -> dict[str, str]:
+    """What the reflection and the improvement prompts share: the worked example's previous attempt, its feedback
+    and reflection, and the task's own attempt and feedback."""
     example = shot(task.language)
-    return (
-        Message(
-            "user",
-            render(
-                "agent-improve",
-                LANGUAGE=task.language,
-                SHOT_CONTEXT=_context(example["OBSERVATIONS"], observations),
-                SHOT_FILE_PATH=example["FILE_PATH"],
-                SHOT_DESCRIPTION=example["DESCRIPTION"],
-                SHOT_PREVIOUS=example["PREVIOUS"],
-                SHOT_FEEDBACK=example["FEEDBACK"],
-                SHOT_REFLECTION=example["REFLECTION"],
-                SHOT_CODE=example["CODE"],
-                CONTEXT=_context(observations, observations),
-                FILE_PATH=task.file_path,
-                DESCRIPTION=task.description,
-                PREVIOUS=previous,
-                FEEDBACK=feedback,
-                REFLECTION=reflection_text or "(none)",
-            ),
-        ),
+    return dict(
+        LANGUAGE=task.language,
+        SHOT_CONTEXT=_context(example["OBSERVATIONS"], observations),
+        SHOT_FILE_PATH=example["FILE_PATH"],
+        SHOT_DESCRIPTION=example["DESCRIPTION"],
+        SHOT_PREVIOUS=example["PREVIOUS"],
+        SHOT_FEEDBACK=example["FEEDBACK"],
+        SHOT_REFLECTION=example["REFLECTION"],
+        CONTEXT=_context(observations, observations),
+        FILE_PATH=task.file_path,
+        DESCRIPTION=task.description,
+        PREVIOUS=previous,
+        FEEDBACK=feedback,
     )
 
 

@@ -6,11 +6,14 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-POM = """<?xml version="1.0" encoding="UTF-8"?>
+
+def junit_pom(artifact: str) -> str:
+    """A pom of org.example:*artifact*:1.0 for Java 8 whose tests have JUnit 4.13.2 and JUnit 5.9.2."""
+    return f"""<?xml version="1.0" encoding="UTF-8"?>
 <project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
   <groupId>org.example</groupId>
-  <artifactId>geometry</artifactId>
+  <artifactId>{artifact}</artifactId>
   <version>1.0</version>
   <properties>
     <maven.compiler.source>1.8</maven.compiler.source>
@@ -22,6 +25,9 @@ POM = """<?xml version="1.0" encoding="UTF-8"?>
   </dependencies>
 </project>
 """
+
+
+POM = junit_pom("geometry")
 
 MAIN = {
     "org/example/geometry/Shape.java": """package org.example.geometry;

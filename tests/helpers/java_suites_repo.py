@@ -8,22 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-POM = """<?xml version="1.0" encoding="UTF-8"?>
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>org.example</groupId>
-  <artifactId>codec</artifactId>
-  <version>1.0</version>
-  <properties>
-    <maven.compiler.source>1.8</maven.compiler.source>
-    <maven.compiler.target>1.8</maven.compiler.target>
-  </properties>
-  <dependencies>
-    <dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version><scope>test</scope></dependency>
-    <dependency><groupId>org.junit.jupiter</groupId><artifactId>junit-jupiter</artifactId><version>5.9.2</version><scope>test</scope></dependency>
-  </dependencies>
-</project>
-"""
+from tests.helpers.java_repo import junit_pom
+
+POM = junit_pom("codec")
 
 P = "package org.example.codec;\n\n"
 

@@ -314,6 +314,12 @@ def adapt_as_defects4j(d4j: Defects4JRoot, bug: Bug, tree: Path) -> tuple[str, .
     for diff, optional in d4j.compile_error_diffs(bug):
         if _JAVA11_ONLY.search(diff.name) and defects4j_runtime().version < 9:
             continue
+        targets = _diff_targets(diff)
+        if targets and not any((tree / path).exists() for path in targets):
+            # nothing to mend: the files it changes are not in this history (Chart's git conversion keeps the 1.0.x
+            # branch, whose experimental/ lacks demos that Defects4J's trunk checkout had)
+            log.info("%s-%s: Defects4J's %s changes no file this tree has", bug.project, bug.bug_id, diff.name)
+            continue
         environment = {**os.environ, "GIT_CEILING_DIRECTORIES": str(tree.parent)}
         refusals = []
         for strip in ("1", "0", "2"):
@@ -330,6 +336,17 @@ def adapt_as_defects4j(d4j: Defects4JRoot, bug: Bug, tree: Path) -> tuple[str, .
     if applied:
         log.info("%s-%s: applied Defects4J's %s", bug.project, bug.bug_id, ", ".join(applied))
     return tuple(applied)
+
+
+def _diff_targets(diff: Path) -> set[str]:
+    """The paths a diff changes as each of ``-p0``, ``-p1`` and ``-p2`` would read them (files it creates left out)."""
+    found = set()
+    for line in diff.read_text(encoding="utf-8", errors="replace").splitlines():
+        if line.startswith("--- ") and not line.startswith("--- /dev/null"):
+            path = line[4:].split("\t")[0].strip()
+            parts = path.split("/")
+            found.update("/".join(parts[strip:]) for strip in range(3) if len(parts) > strip)
+    return found
 
 
 def rename_enum_packages(tree: Path, folders: tuple[str, ...]) -> list[str]:

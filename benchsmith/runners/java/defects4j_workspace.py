@@ -98,6 +98,8 @@ class Workspace(_Layout):
     junit_hamcrest: tuple[str, ...] = ()  # the Hamcrest 1.3 of lib/, which the test JVM runs JUnit with
     platform: bool = False  # its tests use JUnit 5 (Jupiter): compiled and run on the JUnit Platform
     adapted: tuple[str, ...] = ()  # the diffs of Defects4J's compile-errors/ applied to its tree
+    more_source_dirs: tuple[str, ...] = ()  # compiled with source_dir (the revision's build names them: Closure's gen/)
+    more_test_dirs: tuple[str, ...] = ()  # compiled with test_dir
 
     def resource_dirs(self) -> list[Path]:
         """Resource folders, and the source folders (old Ant builds copied their resources beside the classes)."""
@@ -170,6 +172,11 @@ def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) ->
             # and the libraries it renames: a workspace of a bug with none of them is the same
             write_text_atomic(manifest, json.dumps({"format": WORKSPACE_FORMAT, **record}, indent=2))
             made_by = WORKSPACE_FORMAT
+        if made_by == WORKSPACE_FORMAT and "more_source_dirs" not in record:
+            # recorded since, for the plain path, which compiles them too: what the tree and its build files name
+            main, tests = _more_source_dirs(root / "tree", record["source_dir"], record["test_dir"])
+            record.update(more_source_dirs=list(main), more_test_dirs=list(tests))
+            write_text_atomic(manifest, json.dumps({"format": WORKSPACE_FORMAT, **record}, indent=2))
         gone = [jar for jar in record.get("libraries", []) if not Path(jar).is_file()]
         if gone:  # the key names the project, not the Defects4J root: another root's run (a mined project's) made it
             log.info("%s: its library %s is gone; rebuilding it", root, gone[0])
@@ -297,6 +304,8 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
         release,
         platform=platform,
         adapted=adapted,
+        more_source_dirs=more_main,
+        more_test_dirs=more_tests,
     )
 
 

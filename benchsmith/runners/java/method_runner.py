@@ -573,11 +573,12 @@ class InstanceRunner:
         self._sentinels_ready()
         source = self._write_source(folder, code)
         tree = self._sentinels.tree
-        main_sources = [p for p in sorted((tree / self.workspace.source_dir).rglob("*.java"))]
+        main_roots = (self.workspace.source_dir, *self.workspace.more_source_dirs)
+        main_sources = [p for folder in main_roots for p in sorted((tree / folder).rglob("*.java"))]
         excluded = set(self.workspace.excluded_tests)
-        test_root = tree / self.workspace.test_dir
         test_sources = [
             p
+            for test_root in (tree / d for d in (self.workspace.test_dir, *self.workspace.more_test_dirs))
             for p in sorted(test_root.rglob("*.java"))
             if ".".join(p.relative_to(test_root).with_suffix("").parts) not in excluded
         ]

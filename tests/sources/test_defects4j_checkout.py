@@ -128,3 +128,17 @@ def test_a_package_named_enum_is_renamed_as_defects4j_renames_it(tmp_path):
     assert (tmp_path / "src/java/org/demo/Other.java").read_text() == files["src/java/org/demo/Other.java"]
     assert (tmp_path / "src/test/org/demo/oldenum/EnumTest.java").is_file()
     assert not (tmp_path / "src/java/org/demo/enum").exists()
+
+
+@pytest.mark.java
+def test_the_release_test_classes_were_compiled_for_is_read_from_them(tmp_path):
+    """Mockito's tests compile only for 7 (Java 8's inference finds when(mock.oneArg(anyObject())) ambiguous): the
+    plain path compiles them again, for the release their class files record."""
+    from benchsmith.runners.java.defects4j_workspace import classes_release
+
+    (tmp_path / "A.java").write_text("class A {}\n")
+    for release in ("7", "8"):
+        out = tmp_path / release
+        subprocess.run(["javac", "-nowarn", "--release", release, "-d", str(out), str(tmp_path / "A.java")], check=True)
+        assert classes_release(out) == release
+    assert classes_release(tmp_path / "none") == ""

@@ -100,6 +100,7 @@ class Workspace(_Layout):
     adapted: tuple[str, ...] = ()  # the diffs of Defects4J's compile-errors/ applied to its tree
     more_source_dirs: tuple[str, ...] = ()  # compiled with source_dir (the revision's build names them: Closure's gen/)
     more_test_dirs: tuple[str, ...] = ()  # compiled with test_dir
+    test_release: str = ""  # what its tests compile for, when not *release* (Mockito's, 7: Java 8's inference)
 
     def resource_dirs(self) -> list[Path]:
         """Resource folders, and the source folders (old Ant builds copied their resources beside the classes)."""
@@ -172,10 +173,13 @@ def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) ->
             # and the libraries it renames: a workspace of a bug with none of them is the same
             write_text_atomic(manifest, json.dumps({"format": WORKSPACE_FORMAT, **record}, indent=2))
             made_by = WORKSPACE_FORMAT
-        if made_by == WORKSPACE_FORMAT and "more_source_dirs" not in record:
-            # recorded since, for the plain path, which compiles them too: what the tree and its build files name
+        if made_by == WORKSPACE_FORMAT and ("more_source_dirs" not in record or "test_release" not in record):
+            # recorded since, for the plain path, which compiles the tests again: the folders the tree and its build
+            # files name, and the release the test classes were compiled for (their class files say it)
             main, tests = _more_source_dirs(root / "tree", record["source_dir"], record["test_dir"])
             record.update(more_source_dirs=list(main), more_test_dirs=list(tests))
+            compiled_for = classes_release(root / "test-classes")
+            record["test_release"] = compiled_for if compiled_for not in ("", record.get("release")) else ""
             write_text_atomic(manifest, json.dumps({"format": WORKSPACE_FORMAT, **record}, indent=2))
         gone = [jar for jar in record.get("libraries", []) if not Path(jar).is_file()]
         if gone:  # the key names the project, not the Defects4J root: another root's run (a mined project's) made it
@@ -255,6 +259,7 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
     needed = {t.split("::")[0] for t in instance.trigger_tests} | set(instance.relevant_tests)
     platform = uses_jupiter(tree / test_dir)
     engine = tuple(platform_classpath()) if platform else ()
+    test_release = ""
     try:
         test_encoding, excluded = compile_tests(
             instance.instance_id,
@@ -287,6 +292,7 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
             engine,
             more_dirs=more_tests,
         )
+        test_release = OLDEST_RELEASE
         log.info(
             "%s: tests compiled for Java %s: Java 8's type inference rejects them", instance.instance_id, OLDEST_RELEASE
         )
@@ -306,6 +312,7 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
         adapted=adapted,
         more_source_dirs=more_main,
         more_test_dirs=more_tests,
+        test_release=test_release if test_release != release else "",
     )
 
 
@@ -345,6 +352,15 @@ def adapt_as_defects4j(d4j: Defects4JRoot, bug: Bug, tree: Path) -> tuple[str, .
     if applied:
         log.info("%s-%s: applied Defects4J's %s", bug.project, bug.bug_id, ", ".join(applied))
     return tuple(applied)
+
+
+def classes_release(folder: Path) -> str:
+    """The Java release of the first class file under *folder* (its major version less 44); "" without one."""
+    for path in sorted(folder.rglob("*.class")) if folder.is_dir() else []:
+        header = path.read_bytes()[:8]
+        if len(header) == 8 and header[:4] == b"\xca\xfe\xba\xbe":
+            return str(int.from_bytes(header[6:8], "big") - 44)
+    return ""
 
 
 def _diff_targets(diff: Path) -> set[str]:

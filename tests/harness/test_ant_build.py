@@ -29,6 +29,8 @@ BUILD = """<project name="demo" default="compile" basedir=".">
   <target name="compile" depends="engine-jarjar">
     <javac srcdir="${gen.dir}" destdir="${classes.dir}" />
     <javac srcdir="${src.dir}" destdir="${classes.dir}" />
+    <copy file="${src.dir}/demo/Messages.properties" todir="${classes.dir}/ast/demo/" />
+    <copy file="${src.dir}/demo/Config.properties" todir="${build.dir}/elsewhere" />
   </target>
   <target name="compile-tests" depends="compile">
     <javac srcdir="${test.dir}" destdir="${build.dir}/test" />
@@ -107,3 +109,18 @@ def test_a_jarjar_rule_that_is_not_a_package_renaming_is_an_error_naming_it(tmp_
     _write(tmp_path, {"build.xml": BUILD.replace('result="com.demo.engine.@1"', 'result="com.demo.Fixed"')})
     with pytest.raises(BenchsmithError, match=r"build.xml: jarjar rule org.example.engine.\*\* → com.demo.Fixed"):
         AntBuild(tmp_path).relocations()
+
+
+def test_the_files_the_build_copies_beside_the_classes_are_resources_of_the_workspace(tmp_path):
+    """Closure looks its messages up at rhino_ast/java/com/google/javascript/rhino/, where its build.xml copies
+    them; a copy into another folder than the classes' is none of the workspace's business."""
+    from benchsmith.runners.java.defects4j_workspace import BUILD_RESOURCES, Workspace
+
+    _write(tmp_path, {"build.xml": BUILD, "src/demo/Messages.properties": "hi=hello\n"})
+    assert AntBuild(tmp_path).copied_resources("src") == [
+        ("src/demo/Messages.properties", "ast/demo/Messages.properties")
+    ]
+    assert AntBuild(tmp_path).copied_resources("test") == []
+    workspace = Workspace(tmp_path.parent, tmp_path.name + "/src", "test", "UTF-8", "UTF-8", (), ())
+    (tmp_path.parent / "tree" / BUILD_RESOURCES).mkdir(parents=True)
+    assert workspace.tree / BUILD_RESOURCES in workspace.resource_dirs()

@@ -76,6 +76,31 @@ class AntBuild:
                 group.extend(f for f in folders if f not in group)
         return list(groups.values())
 
+    def copied_resources(self, source_dir: str) -> list[tuple[str, str]]:
+        """The files the build copies into the classes of *source_dir* (``<copy file=... todir=...>`` into the output
+        of the ``<javac>`` that compiles it): (the file, where it goes inside those classes), relative paths. Closure
+        puts ``rhino/Messages.properties`` at ``rhino_ast/java/com/google/javascript/rhino/``, where its code looks
+        it up."""
+        outputs = [
+            self.relative(j.get("destdir") or "")
+            for j in (self.root.iter("javac") if self.root is not None else [])
+            if j.get("destdir")
+            and source_dir.rstrip("/")
+            in [self.relative(p) for p in re.split(r"[,:;]", j.get("srcdir") or "") if p.strip()]
+        ]
+        found = []
+        for output in {o for o in outputs if o}:
+            for copy in self.root.iter("copy"):
+                source, into = copy.get("file"), copy.get("todir")
+                if not source or not into:
+                    continue
+                source_path, target = self.relative(source), self.relative(into)
+                if source_path is None or target is None or not (target == output or target.startswith(output + "/")):
+                    continue
+                inside = target[len(output) :].strip("/")
+                found.append((source_path, f"{inside}/{Path(source_path).name}" if inside else Path(source_path).name))
+        return found
+
     def relocations(self) -> list[tuple[str, list[tuple[str, str]]]]:
         """Each library the build makes from a folder of its tree and renames with jarjar: (that folder, its
         renamings as (package, new package)). Only ``pattern="a.b.**"``, ``result="c.d.@1"`` rules, which rename a

@@ -58,7 +58,9 @@ log = logging.getLogger(__name__)
 _LAYOUT_GUESSES = (("src/main/java", "src/test/java"), ("src/java", "src/test"), ("source", "tests"), ("src", "test"))
 _IMPORT = re.compile(r"^\s*(import\s+(?:static\s+)?[\w.]+(?:\.\*)?\s*;)", re.M)
 _RUNNER_JARS = re.compile(r"^(junit|hamcrest)[0-9.-]")  # the runner brings JUnit 4.13 itself
-_RESOURCE_DIRS = ("src/main/resources", "src/test/resources", "src/resources", "src/test-resources")
+# the files an Ant build copies beside its classes (runners/java/ant_build.py), where the tree keeps them
+BUILD_RESOURCES = ".ant-build-resources"
+_RESOURCE_DIRS = ("src/main/resources", "src/test/resources", "src/resources", "src/test-resources", BUILD_RESOURCES)
 _MAX_TEST_EXCLUSION_ROUNDS = 5
 WORKSPACE_FORMAT = 9  # bump when the manifest or the way workspaces are built changes (9: compile-errors/)
 OLDEST_RELEASE = "7"  # the oldest --release javac 17 compiles for
@@ -168,9 +170,11 @@ def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) ->
             and _more_source_dirs(root / "tree", record["source_dir"], record["test_dir"])
             == _more_source_dirs(root / "tree", record["source_dir"], record["test_dir"], ant=False)
             and not AntBuild(root / "tree").relocations()
+            and not AntBuild(root / "tree").copied_resources(record["source_dir"])
         ):
             # format 9 applies Defects4J's compile-errors/ diffs, compiles the folders the revision's Ant build adds
-            # and the libraries it renames: a workspace of a bug with none of them is the same
+            # and the libraries it renames, and keeps the files it copies beside its classes: a workspace of a bug
+            # with none of them is the same
             write_text_atomic(manifest, json.dumps({"format": WORKSPACE_FORMAT, **record}, indent=2))
             made_by = WORKSPACE_FORMAT
         if made_by == WORKSPACE_FORMAT and ("more_source_dirs" not in record or "test_release" not in record):
@@ -239,6 +243,10 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
     copy_test_resources(tree)
     source_dir, test_dir = _layout(d4j, instance, tree)
     rename_enum_packages(tree, (source_dir, test_dir))
+    for source, target in AntBuild(tree).copied_resources(source_dir):  # Closure's rhino_ast/.../Messages.properties
+        if (tree / source).is_file():
+            (tree / BUILD_RESOURCES / target).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(tree / source, tree / BUILD_RESOURCES / target)
     _generate_from_templates(tree, source_dir)
     # and the libraries its Ant build makes from sources in its tree (Closure's renamed Rhino)
     libraries = (*_libraries(instance, d4j, tree), *map(str, relocated_libraries(tree, JAVA_RELEASE)))

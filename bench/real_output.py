@@ -126,6 +126,19 @@ def candidates_from(
     return candidates, published, unmapped
 
 
+def inactive_bugs(d4j: Defects4JRoot, bugs: list[str]) -> dict[str, str]:
+    """The bugs of the file that are not active bugs of *d4j* (the file was judged on Defects4J 2; version 3
+    deprecated Lang-18 and Lang-48, which Java 11 does not reproduce), each with why."""
+    found = {}
+    for bug in bugs:
+        project, _, number = bug.rpartition("-")
+        if project not in d4j.available_projects():
+            found[bug] = f"{project} is not a project of {d4j.root}"
+        elif int(number) not in {b.bug_id for b in d4j.bugs(project)}:
+            found[bug] = d4j.deprecated_bugs(project).get(int(number), f"not an active bug of {d4j.root}")
+    return found
+
+
 def read_rows(path: Path) -> list[dict]:
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8") as handle:
@@ -237,11 +250,13 @@ def main() -> int:
     if args.bugs:
         asked = [r for r in asked if r["identifier"] in args.bugs.split(",")]
     print(f"{args.generations.name}: {len(rows)} bugs, {len(with_output)} with generations, {len(asked)} asked for")
+    d4j = Defects4JRoot(args.defects4j)
+    inactive = inactive_bugs(d4j, [r["identifier"] for r in asked])
     bug_list = out / "bugs.txt"
-    bug_list.write_text("".join(r["identifier"] + "\n" for r in asked))
+    bug_list.write_text("".join(r["identifier"] + "\n" for r in asked if r["identifier"] not in inactive))
     dataset = out / "nl2fix.parquet"
     card = build(BuildOptions(defects4j=args.defects4j, out=dataset, repos=args.repos, scrape=False, bugs=bug_list))
-    rejected = {r["bug"]: f"{r['reason']}" for r in card["rejections"]}
+    rejected = {**inactive, **{r["bug"]: f"{r['reason']}" for r in card["rejections"]}}
     instances = {i.instance_id: i for i in read_records(dataset, NL2FixInstance)}
     candidates, published, unmapped = candidates_from(asked, instances, rejected)
     print(
@@ -250,7 +265,6 @@ def main() -> int:
     )
     for reason, count in unmapped.most_common():
         print(f"  left out {count:4}: {reason}")
-    d4j = Defects4JRoot(args.defects4j)
     started = time.monotonic()
     for bug in sorted({c.instance_id for c in candidates}):
         prepare(instances[bug], d4j, args.repos)

@@ -33,7 +33,14 @@ from benchsmith.core.progress import progress
 from benchsmith.core.schema import NL2FixInstance, record_from_dict
 from benchsmith.runners.sandbox.jail import Limits
 from benchsmith.sources.defects4j import Bug, Defects4JRoot
-from benchsmith.sources.history import UPSTREAM_URLS, SourceProvider, UpstreamGitSource, has_git_history, provider_for
+from benchsmith.sources.history import (
+    PROJECT_FOLDERS,
+    UPSTREAM_URLS,
+    SourceProvider,
+    UpstreamGitSource,
+    has_git_history,
+    provider_for,
+)
 
 log = logging.getLogger(__name__)
 
@@ -177,6 +184,8 @@ def _cache_key(d4j: Defects4JRoot, bug: Bug) -> str:
     digest = hashlib.sha256()
     project_dir = d4j.project_dir(bug.project)
     inputs = [ANALYSIS_VERSION, json.dumps(dataclasses.asdict(bug), sort_keys=True)]
+    if bug.project in PROJECT_FOLDERS:  # read from inside that folder since it was added (Joda-Time's JodaTime/)
+        inputs.append(PROJECT_FOLDERS[bug.project])
     for part in (
         d4j.patch_path(bug),
         project_dir / "trigger_tests" / str(bug.bug_id),

@@ -129,6 +129,40 @@ class Defects4JRoot:
             raise BenchsmithError(f"{path}: header is not {','.join(_COMMIT_DATES_HEADER)}")
         return {int(row[0]): row[2] for row in rows[1:] if len(row) == 3 and row[0].isdigit()}
 
+    def compile_error_diffs(self, bug: Bug) -> list[tuple[Path, bool]]:
+        """The diffs Defects4J applies to a checkout of *bug*'s fixed version before anything else (``compile-errors/
+        <name>-<first>-<last>[.optional].diff`` whose range holds the bug's id, or its revision's number for a
+        Subversion project: each project's ``_post_checkout``): tests and sources mended to compile and pass on the
+        Java Defects4J runs. Each with whether it is optional (applied where it applies), in the order of their
+        names."""
+        folder = self.project_dir(bug.project) / "compile-errors"
+        number = int(bug.revision_fixed) if bug.revision_fixed.isdigit() else bug.bug_id
+        found = []
+        for path in sorted(folder.glob("*.diff")) if folder.is_dir() else []:
+            match = re.search(r"-(\d+)-(\d+)(\.optional)?\.diff$", path.name)
+            if match and int(match[1]) <= number <= int(match[2]):
+                found.append((path, match[3] is not None))
+        return found
+
+    def deprecated_bugs(self, project: str) -> dict[int, str]:
+        """Bug id → why Defects4J deprecated it (``deprecated-bugs.csv``: "JVM11.Not.Reproducible", "Duplicate"),
+        with the version that did; such a bug is no longer one of its active bugs."""
+        path = self.project_dir(project) / "deprecated-bugs.csv"
+        rows = list(csv.reader(_read_optional(path).splitlines()))
+        if not rows:
+            return {}
+        header = rows[0]
+        if "bug.id" not in header or "deprecated.reason" not in header:
+            raise BenchsmithError(f"{path}: no bug.id and deprecated.reason columns in its header")
+        at, why = header.index("bug.id"), header.index("deprecated.reason")
+        version = header.index("deprecated.version") if "deprecated.version" in header else None
+        found = {}
+        for row in rows[1:]:
+            if len(row) == len(header) and row[at].isdigit():
+                since = f" (Defects4J {row[version]})" if version is not None else ""
+                found[int(row[at])] = f"deprecated by Defects4J: {row[why]}{since}"
+        return found
+
     def lib_dir(self, project: str) -> Path:
         return self.project_dir(project) / "lib"
 

@@ -60,6 +60,11 @@ REVISION_MAPS: dict[str, MatcherConfig] = {
     "Math": RewrittenHistory(),
 }
 
+# Folders that hold the whole project in some revisions, which Defects4J's checkout moves to the root
+# (``framework/core/Project/Time.pm``'s ``_post_checkout``): Joda-Time's early history kept it in ``JodaTime/``, beside
+# ``JodaTimeContrib/``; Defects4J's patches and layouts name its paths from inside that folder.
+PROJECT_FOLDERS: dict[str, str] = {"Time": "JodaTime"}
+
 CLONE_TIMEOUT_SECONDS = 1800
 _FULL_HASH = re.compile(r"[0-9a-f]{40}")
 
@@ -102,6 +107,17 @@ class GitHistory:
         """The committer date of *revision* (ISO 8601), or "" when the repository lacks it."""
         completed = self._git("log", "-1", "--format=%cI", f"{revision}^{{commit}}", "--")
         return completed.stdout.decode().strip() if completed.returncode == 0 else ""
+
+
+def project_folder(project: str, git_dir: Path, revision: str) -> str:
+    """The folder of *revision* that Defects4J takes as the project's root (``"JodaTime/"``), or "" for the root."""
+    folder = PROJECT_FOLDERS.get(project)
+    if folder is None:
+        return ""
+    completed = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "cat-file", "-t", f"{revision}:{folder}"], capture_output=True, text=True
+    )
+    return f"{folder}/" if completed.stdout.strip() == "tree" else ""
 
 
 def git_dir_of(path: Path) -> Path | None:
@@ -177,7 +193,8 @@ class UpstreamGitSource:
         revision = fixed_commit(bug, self.history.git_dir, patch_text, patch_name)
         if not self.history.has_revision(revision):
             raise SourceUnavailable(f"fixed revision {revision} is not in {self.history.git_dir}")
-        fixed = {path: self.history.read(revision, path) for path in paths}
+        folder = project_folder(bug.project, self.history.git_dir, revision)
+        fixed = {path: self.history.read(revision, folder + path) for path in paths}
         present = {path: text for path, text in fixed.items() if text is not None}
         buggy = apply_patch(patch_text, present, patch_name)
         return fixed, {path: buggy.get(path) for path in paths}

@@ -32,6 +32,7 @@ from benchsmith.core.atomic import write_text_atomic
 from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import NL2FixInstance
+from benchsmith.runners.java.ant_build import AntBuild, ant_source_dirs, relocated_libraries
 from benchsmith.runners.java.toolchain import (
     JAVA_RELEASE,
     debian_substitutes,
@@ -47,7 +48,7 @@ from benchsmith.runners.java.toolchain import (
     pom_versions,
 )
 from benchsmith.sources.defects4j import Bug, Defects4JRoot
-from benchsmith.sources.history import GitHistory, fixed_commit, locate_upstream
+from benchsmith.sources.history import GitHistory, fixed_commit, locate_upstream, project_folder
 from benchsmith.sources.java.maven import read_pom
 from benchsmith.sources.java.maven_generate import fill_replacer_templates
 from benchsmith.sources.patches import apply_patch
@@ -57,9 +58,11 @@ log = logging.getLogger(__name__)
 _LAYOUT_GUESSES = (("src/main/java", "src/test/java"), ("src/java", "src/test"), ("source", "tests"), ("src", "test"))
 _IMPORT = re.compile(r"^\s*(import\s+(?:static\s+)?[\w.]+(?:\.\*)?\s*;)", re.M)
 _RUNNER_JARS = re.compile(r"^(junit|hamcrest)[0-9.-]")  # the runner brings JUnit 4.13 itself
-_RESOURCE_DIRS = ("src/main/resources", "src/test/resources", "src/resources", "src/test-resources")
+# the files an Ant build copies beside its classes (runners/java/ant_build.py), where the tree keeps them
+BUILD_RESOURCES = ".ant-build-resources"
+_RESOURCE_DIRS = ("src/main/resources", "src/test/resources", "src/resources", "src/test-resources", BUILD_RESOURCES)
 _MAX_TEST_EXCLUSION_ROUNDS = 5
-WORKSPACE_FORMAT = 8  # bump when the manifest or the way workspaces are built changes (8: junit_hamcrest)
+WORKSPACE_FORMAT = 9  # bump when the manifest or the way workspaces are built changes (9: compile-errors/)
 OLDEST_RELEASE = "7"  # the oldest --release javac 17 compiles for
 VIEW_FORMAT = 3  # bump when what a public view holds changes (3: target/test-classes)
 
@@ -96,6 +99,10 @@ class Workspace(_Layout):
     release: str = JAVA_RELEASE  # what its sources (and candidates) compile for
     junit_hamcrest: tuple[str, ...] = ()  # the Hamcrest 1.3 of lib/, which the test JVM runs JUnit with
     platform: bool = False  # its tests use JUnit 5 (Jupiter): compiled and run on the JUnit Platform
+    adapted: tuple[str, ...] = ()  # the diffs of Defects4J's compile-errors/ applied to its tree
+    more_source_dirs: tuple[str, ...] = ()  # compiled with source_dir (the revision's build names them: Closure's gen/)
+    more_test_dirs: tuple[str, ...] = ()  # compiled with test_dir
+    test_release: str = ""  # what its tests compile for, when not *release* (Mockito's, 7: Java 8's inference)
 
     def resource_dirs(self) -> list[Path]:
         """Resource folders, and the source folders (old Ant builds copied their resources beside the classes)."""
@@ -155,8 +162,29 @@ def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) ->
             made_by = 7
         if made_by == 7:  # format 8 only adds junit_hamcrest
             record["junit_hamcrest"] = [str(j) for j in junit_hamcrest(_lib_dir(instance, d4j, root / "tree"))]
+            made_by = 8
+        if (
+            made_by == 8
+            and not shutil.which("defects4j")
+            and not d4j.compile_error_diffs(_bug_of(instance))
+            and _more_source_dirs(root / "tree", record["source_dir"], record["test_dir"])
+            == _more_source_dirs(root / "tree", record["source_dir"], record["test_dir"], ant=False)
+            and not AntBuild(root / "tree").relocations()
+            and not AntBuild(root / "tree").copied_resources(record["source_dir"])
+        ):
+            # format 9 applies Defects4J's compile-errors/ diffs, compiles the folders the revision's Ant build adds
+            # and the libraries it renames, and keeps the files it copies beside its classes: a workspace of a bug
+            # with none of them is the same
             write_text_atomic(manifest, json.dumps({"format": WORKSPACE_FORMAT, **record}, indent=2))
             made_by = WORKSPACE_FORMAT
+        if made_by == WORKSPACE_FORMAT and ("more_source_dirs" not in record or "test_release" not in record):
+            # recorded since, for the plain path, which compiles the tests again: the folders the tree and its build
+            # files name, and the release the test classes were compiled for (their class files say it)
+            main, tests = _more_source_dirs(root / "tree", record["source_dir"], record["test_dir"])
+            record.update(more_source_dirs=list(main), more_test_dirs=list(tests))
+            compiled_for = classes_release(root / "test-classes")
+            record["test_release"] = compiled_for if compiled_for not in ("", record.get("release")) else ""
+            write_text_atomic(manifest, json.dumps({"format": WORKSPACE_FORMAT, **record}, indent=2))
         gone = [jar for jar in record.get("libraries", []) if not Path(jar).is_file()]
         if gone:  # the key names the project, not the Defects4J root: another root's run (a mined project's) made it
             log.info("%s: its library %s is gone; rebuilding it", root, gone[0])
@@ -211,10 +239,17 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
     """The upstream history at the fixed revision, compiled with javac against Defects4J's lib/."""
     tree = root / "tree"
     missing = _export(instance, d4j, repos, tree)
+    adapted = adapt_as_defects4j(d4j, _bug_of(instance), tree)
     copy_test_resources(tree)
     source_dir, test_dir = _layout(d4j, instance, tree)
+    rename_enum_packages(tree, (source_dir, test_dir))
+    for source, target in AntBuild(tree).copied_resources(source_dir):  # Closure's rhino_ast/.../Messages.properties
+        if (tree / source).is_file():
+            (tree / BUILD_RESOURCES / target).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(tree / source, tree / BUILD_RESOURCES / target)
     _generate_from_templates(tree, source_dir)
-    libraries = _libraries(instance, d4j, tree)
+    # and the libraries its Ant build makes from sources in its tree (Closure's renamed Rhino)
+    libraries = (*_libraries(instance, d4j, tree), *map(str, relocated_libraries(tree, JAVA_RELEASE)))
     more_main, more_tests = _more_source_dirs(tree, source_dir, test_dir)
     release = JAVA_RELEASE
     try:
@@ -232,6 +267,7 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
     needed = {t.split("::")[0] for t in instance.trigger_tests} | set(instance.relevant_tests)
     platform = uses_jupiter(tree / test_dir)
     engine = tuple(platform_classpath()) if platform else ()
+    test_release = ""
     try:
         test_encoding, excluded = compile_tests(
             instance.instance_id,
@@ -264,6 +300,7 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
             engine,
             more_dirs=more_tests,
         )
+        test_release = OLDEST_RELEASE
         log.info(
             "%s: tests compiled for Java %s: Java 8's type inference rejects them", instance.instance_id, OLDEST_RELEASE
         )
@@ -280,7 +317,88 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
         extra,
         release,
         platform=platform,
+        adapted=adapted,
+        more_source_dirs=more_main,
+        more_test_dirs=more_tests,
+        test_release=test_release if test_release != release else "",
     )
+
+
+# Defects4J 3 mends these tests for Java 11's locale data (CLDR); on Java 8 they are right as they were written.
+_JAVA11_ONLY = re.compile(r"^locale-")
+
+
+def adapt_as_defects4j(d4j: Defects4JRoot, bug: Bug, tree: Path) -> tuple[str, ...]:
+    """Apply the diffs Defects4J applies to its checkout of *bug* (:meth:`Defects4JRoot.compile_error_diffs`) to the
+    revision's files under *tree*, as ``git apply`` with the first of ``-p1``, ``-p0``, ``-p2`` that applies (its
+    ``Vcs::_apply_cmd``); the names of those applied. One that is not optional and applies no way is an error."""
+    from benchsmith.runners.java.toolchain import defects4j_runtime
+
+    applied = []
+    for diff, optional in d4j.compile_error_diffs(bug):
+        if _JAVA11_ONLY.search(diff.name) and defects4j_runtime().version < 9:
+            continue
+        targets = _diff_targets(diff)
+        if targets and not any((tree / path).exists() for path in targets):
+            # nothing to mend: the files it changes are not in this history (Chart's git conversion keeps the 1.0.x
+            # branch, whose experimental/ lacks demos that Defects4J's trunk checkout had)
+            log.info("%s-%s: Defects4J's %s changes no file this tree has", bug.project, bug.bug_id, diff.name)
+            continue
+        environment = {**os.environ, "GIT_CEILING_DIRECTORIES": str(tree.parent)}
+        refusals = []
+        for strip in ("1", "0", "2"):
+            check = ["git", "apply", f"-p{strip}", "--whitespace=nowarn", str(diff)]
+            tried = subprocess.run([*check[:3], "--check", *check[3:]], cwd=tree, capture_output=True, env=environment)
+            if tried.returncode == 0:
+                subprocess.run(check, cwd=tree, capture_output=True, env=environment, check=True)
+                applied.append(diff.name)
+                break
+            refusals.append((tried.stderr.decode(errors="replace").strip().splitlines() or ["git apply failed"])[0])
+        else:
+            if not optional:  # git's reason with -p1, the way such diffs are written
+                raise BenchsmithError(f"{bug.project}-{bug.bug_id}: Defects4J's {diff} does not apply: {refusals[0]}")
+    if applied:
+        log.info("%s-%s: applied Defects4J's %s", bug.project, bug.bug_id, ", ".join(applied))
+    return tuple(applied)
+
+
+def classes_release(folder: Path) -> str:
+    """The Java release of the first class file under *folder* (its major version less 44); "" without one."""
+    for path in sorted(folder.rglob("*.class")) if folder.is_dir() else []:
+        header = path.read_bytes()[:8]
+        if len(header) == 8 and header[:4] == b"\xca\xfe\xba\xbe":
+            return str(int.from_bytes(header[6:8], "big") - 44)
+    return ""
+
+
+def _diff_targets(diff: Path) -> set[str]:
+    """The paths a diff changes as each of ``-p0``, ``-p1`` and ``-p2`` would read them (files it creates left out)."""
+    found = set()
+    for line in diff.read_text(encoding="utf-8", errors="replace").splitlines():
+        if line.startswith("--- ") and not line.startswith("--- /dev/null"):
+            path = line[4:].split("\t")[0].strip()
+            parts = path.split("/")
+            found.update("/".join(parts[strip:]) for strip in range(3) if len(parts) > strip)
+    return found
+
+
+def rename_enum_packages(tree: Path, folders: tuple[str, ...]) -> list[str]:
+    """Packages named ``enum``, which Java 1.4 allowed and Java 5 made a keyword, renamed ``oldenum`` as Defects4J
+    renames them (``Project/Lang.pm``: commons-lang 2's ``org.apache.commons.lang.enum``): the folder, and the package
+    line of each file in it. The packages renamed."""
+    renamed = []
+    for folder in folders:
+        for found in sorted((tree / folder).rglob("enum"), reverse=True):  # deepest first
+            if not found.is_dir():
+                continue
+            for path in found.rglob("*.java"):
+                data = path.read_bytes()
+                path.write_bytes(re.sub(rb"\.enum([.;])", rb".oldenum\1", data))
+            found.rename(found.with_name("oldenum"))
+            renamed.append(found.relative_to(tree / folder).as_posix().replace("/", "."))
+    if renamed:
+        log.info("%s: packages named enum, a keyword since Java 5, renamed oldenum: %s", tree, ", ".join(renamed))
+    return renamed
 
 
 _JUPITER_IMPORT = re.compile(r"^\s*import\s+(?:static\s+)?org\.junit\.jupiter\.", re.M)
@@ -299,12 +417,20 @@ def uses_jupiter(test_root: Path) -> bool:
     )
 
 
-def _more_source_dirs(tree: Path, source_dir: str, test_dir: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Source folders besides Defects4J's layout that the revision's Gradle build compiles (main, test): Mockito 2's
-    betas keep the default mock maker, which every mock needs, in ``mockmaker/bytebuddy/main/java``."""
+def _more_source_dirs(
+    tree: Path, source_dir: str, test_dir: str, ant: bool = True
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Source folders besides Defects4J's layout that the revision's own build compiles (main, test): Mockito 2's
+    betas keep the default mock maker, which every mock needs, in ``mockmaker/bytebuddy/main/java`` (Gradle); Closure
+    compiles its generated protocol buffers, ``gen/``, with ``src/`` (Ant)."""
     found = gradle_source_dirs(tree)
+    # the folders an Ant build compiles into the same output as Defects4J's source or test folder
+    for group in ant_source_dirs(tree) if ant else []:
+        for kind, folder in (("main", source_dir), ("test", test_dir)):
+            if folder.rstrip("/") in group:
+                found.setdefault(kind, []).extend(group)
     return tuple(
-        tuple(d for d in found.get(kind, ()) if d not in (source_dir, test_dir) and (tree / d).is_dir())
+        tuple(d for d in dict.fromkeys(found.get(kind, ())) if d not in (source_dir, test_dir) and (tree / d).is_dir())
         for kind in ("main", "test")
     )
 
@@ -398,8 +524,19 @@ def _export(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, tr
     )
     if not history.has_revision(revision):
         raise BenchsmithError(f"{instance.instance_id}: revision {revision} is not in {history.git_dir}")
+    folder = project_folder(instance.project, history.git_dir, revision)  # Joda-Time's JodaTime/, moved to the root
     listing = subprocess.run(
-        ["git", "--git-dir", str(history.git_dir), "ls-tree", "-r", "-z", revision], capture_output=True, check=True
+        [
+            "git",
+            "--git-dir",
+            str(history.git_dir),
+            "ls-tree",
+            "-r",
+            "-z",
+            f"{revision}:{folder}" if folder else revision,
+        ],
+        capture_output=True,
+        check=True,
     ).stdout
     entries = []
     for record in listing.split(b"\0"):

@@ -573,26 +573,36 @@ class InstanceRunner:
         self._sentinels_ready()
         source = self._write_source(folder, code)
         tree = self._sentinels.tree
-        main_sources = [p for p in sorted((tree / self.workspace.source_dir).rglob("*.java"))]
+        main_roots = (self.workspace.source_dir, *self.workspace.more_source_dirs)
+        main_sources = [p for folder in main_roots for p in sorted((tree / folder).rglob("*.java"))]
         excluded = set(self.workspace.excluded_tests)
-        test_root = tree / self.workspace.test_dir
         test_sources = [
             p
+            for test_root in (tree / d for d in (self.workspace.test_dir, *self.workspace.more_test_dirs))
             for p in sorted(test_root.rglob("*.java"))
             if ".".join(p.relative_to(test_root).with_suffix("").parts) not in excluded
         ]
         classes = fresh_folder(folder, COMPILER_LANE, self.slot)
         test_classes = fresh_folder(folder, COMPILER_LANE, self.slot)
         libraries = self._libraries()
+        # the tests at the release the workspace compiled them for (Mockito's, 7: Java 8's inference rejects them)
+        test_release = self.workspace.test_release or self.release
         steps = (
-            ("the main sources", [*main_sources, source], classes, libraries, self.workspace.encoding),
-            ("the test sources", test_sources, test_classes, [classes, *libraries], self.workspace.test_encoding),
+            ("the main sources", [*main_sources, source], classes, libraries, self.workspace.encoding, self.release),
+            (
+                "the test sources",
+                test_sources,
+                test_classes,
+                [classes, *libraries],
+                self.workspace.test_encoding,
+                test_release,
+            ),
         )
-        for what, sources, output, classpath, encoding in steps:
+        for what, sources, output, classpath, encoding, release in steps:
             try:
                 compiled = retried(
                     lambda seconds: self._sandboxed_javac(
-                        sources, output, classpath, folder, tree, log_path, encoding, seconds
+                        sources, output, classpath, folder, tree, log_path, encoding, seconds, release
                     ),
                     f"{self.label}: javac of {what}",
                     self.limits.wall_seconds,
@@ -618,8 +628,10 @@ class InstanceRunner:
         log_path: Path,
         encoding: str,
         seconds: float,
+        release: str | None = None,
     ) -> bool:
-        """Whether javac compiled *sources*; Killed when the wall clock (*seconds*) ended it first."""
+        """Whether javac compiled *sources* (for *release*, else the runner's); Killed when the wall clock
+        (*seconds*) ended it first."""
         argfile = folder / f"{output.name}.args"
         argfile.write_text("\n".join(f'"{s}"' for s in sources))
         argv = [
@@ -631,7 +643,7 @@ class InstanceRunner:
             "-encoding",
             encoding,
             "--release",
-            self.release,
+            release or self.release,
             "-cp",
             os.pathsep.join(map(str, classpath)),
             "-d",

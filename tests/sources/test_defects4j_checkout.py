@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 from benchsmith.core.errors import BenchsmithError
-from benchsmith.runners.java.defects4j_workspace import adapt_as_defects4j
+from benchsmith.runners.java.defects4j_checkout import adapt_as_defects4j
 from benchsmith.sources.defects4j import Bug, Defects4JRoot
 from benchsmith.sources.history import UpstreamGitSource, project_folder
 from tests.helpers.git_history import committed
@@ -108,7 +108,7 @@ def test_revisions_that_keep_joda_time_in_its_folder_are_read_from_inside_it(tmp
 
 def test_a_package_named_enum_is_renamed_as_defects4j_renames_it(tmp_path):
     """commons-lang 2 (Java 1.4) has org.apache.commons.lang.enum; enum is a keyword from Java 5 on."""
-    from benchsmith.runners.java.defects4j_workspace import rename_enum_packages
+    from benchsmith.runners.java.defects4j_checkout import rename_enum_packages
 
     files = {
         "src/java/org/demo/enum/Enum.java": "package org.demo.enum;\nimport org.demo.enum.util.U;\nclass Enum {}\n",
@@ -134,7 +134,7 @@ def test_a_package_named_enum_is_renamed_as_defects4j_renames_it(tmp_path):
 def test_the_release_test_classes_were_compiled_for_is_read_from_them(tmp_path):
     """Mockito's tests compile only for 7 (Java 8's inference finds when(mock.oneArg(anyObject())) ambiguous): the
     plain path compiles them again, for the release their class files record."""
-    from benchsmith.runners.java.defects4j_workspace import classes_release
+    from benchsmith.runners.java.defects4j_checkout import classes_release
 
     (tmp_path / "A.java").write_text("class A {}\n")
     for release in ("7", "8"):

@@ -146,6 +146,7 @@ class Compiler:
         self._lines: queue.Queue = queue.Queue()
         threading.Thread(target=_pump, args=(self.process.stdout, self._lines), daemon=True).start()
         self._ids = 0
+        self._lock = threading.Lock()  # one request at a time: the runner's warm-up thread beside its own compiles
         first = self._next(ready_seconds)
         if first != "BENCHSMITH ready":
             alive = self.alive()
@@ -166,6 +167,10 @@ class Compiler:
     def compile(self, sources: list[Path], output: Path, classpath: list[Path], timeout: float) -> dict:
         """``{"compiled": bool, "diagnostics": str, "compile_ms": int}``; OSError when the compiler is gone, Killed
         (and the compiler closed) when it gave no answer in *timeout* seconds."""
+        with self._lock:
+            return self._compile(sources, output, classpath, timeout)
+
+    def _compile(self, sources: list[Path], output: Path, classpath: list[Path], timeout: float) -> dict:
         self._ids += 1
         request = f"c{self._ids}"
         line = "\t".join(
@@ -425,6 +430,11 @@ class TestJvms:
         if time.monotonic() - jvm.started < READY_SECONDS:  # candidates come back to back
             self._start_next()
         return jvm
+
+    def start_ahead(self) -> None:
+        """Start the JVM that the next take() will hand out, now (the runner's first, while the compiler warms up)."""
+        self._ahead = True
+        self._start_next()
 
     def _start_next(self) -> None:
         if self._next is None and not self._closed:

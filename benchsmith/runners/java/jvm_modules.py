@@ -5,9 +5,18 @@ and VM options of ``HotSpotDiagnosticMXBean``, ``jdk.attach`` the attach API.
 A test JVM from Java 9 on starts with ``--limit-modules`` naming every other
 system module that does not need them, so their classes do not exist there.
 A project whose classes or libraries name them (Mockito's objenesis, Gson and
-Guava use ``Unsafe``) keeps those it names. This is a second wall behind the
-confinement of the candidate's classes (``Confinement.java``), which withholds
-the same rights where the modules stay (and on Java 8, which has no modules).
+Guava use ``Unsafe``) keeps those it names: as a class file refers to a class
+(``sun/misc/Unsafe``) or as the string that reflection looks it up by
+(``Class.forName("sun.misc.Unsafe")``, which is how Gson's ``UnsafeAllocator``
+and objenesis reach it, so that they load where it is absent; left out, Gson
+cannot make an object of a class without a no-argument constructor and 44 of
+its tests fail that pass on Defects4J's Java 8). The candidate's own classes
+are not read (the public view lacks them): what they name keeps nothing. This
+is a second wall behind the confinement of the candidate's classes
+(``Confinement.java``), which withholds the same rights where the modules stay
+(and on Java 8, which has no modules): a candidate's class still reaches
+neither ``sun.misc`` nor ``Unsafe``'s field, in a JVM that holds them, even
+through the project's own code (Java checks every frame on the stack).
 """
 
 from __future__ import annotations
@@ -21,11 +30,12 @@ from pathlib import Path
 
 from benchsmith.runners.java.toolchain import JavaRuntime, tool
 
-# module → what a class file that uses it names
+# module → what a class file that uses it names: the packages as a class reference has them, and as a string for
+# Class.forName has them
 LEFT_OUT = {
-    "jdk.unsupported": (b"sun/misc/", b"sun/reflect/"),
-    "jdk.management": (b"com/sun/management/",),
-    "jdk.attach": (b"com/sun/tools/attach/",),
+    "jdk.unsupported": (b"sun/misc/", b"sun/reflect/", b"sun.misc.", b"sun.reflect."),
+    "jdk.management": (b"com/sun/management/", b"com.sun.management."),
+    "jdk.attach": (b"com/sun/tools/attach/", b"com.sun.tools.attach."),
 }
 _LIST_MODULES = """
 public class ListModules {

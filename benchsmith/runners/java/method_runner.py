@@ -23,6 +23,7 @@ import os
 import random
 import secrets
 import shutil
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -166,6 +167,7 @@ class InstanceRunner:
         self._reported: dict[tuple, dict[str, list[str]]] = {}  # spec → every name the reference run reported for it
         self._placements: dict[tuple, list[str]] = {}  # tests' key → phase 2 as the reference run ran it (_placed)
         self._compiler: Compiler | None = None
+        self._warming: threading.Thread | None = None  # the start's warm-up compiles (_begin)
         self._jvms: TestJvms | None = None  # made once the sentinels exist: the JVMs' tree holds them
 
     def source_with(self, code: str) -> str:
@@ -218,7 +220,8 @@ class InstanceRunner:
 
     # -- the fast path -------------------------------------------------------------------------------------------
 
-    def _compiler_ready(self) -> Compiler:
+    def _compiler_ready(self, warm: bool = True) -> Compiler:
+        """The warm compiler, started (and, with *warm*, warmed up) if it is not running."""
         if self._compiler is None or not self._compiler.alive():
 
             def start(seconds: float) -> Compiler:
@@ -232,7 +235,8 @@ class InstanceRunner:
                     ready_seconds=seconds,
                 )
                 try:  # warming up is part of its start, and has its time: a warm-up the clock ends starts it again
-                    self._warm_up(compiler, seconds)
+                    if warm:
+                        self._warm_up(compiler, seconds)
                 except BaseException:
                     compiler.close()
                     raise
@@ -240,6 +244,38 @@ class InstanceRunner:
 
             self._compiler = started_with_backoff(start, f"{self.label}: the warm compiler")
         return self._compiler
+
+    def _begin(self) -> None:
+        """The runner's start, its steps overlapped where they can be. One after the other they were the first
+        candidate's 4 to 7 s (Cli-5, Codec-9, Gson-16, JacksonCore-5): the compiler's start and 1.5 s of warm-up
+        compiles, the sentinel tests' compile, then the boot of the reference run's test JVM and its run of every
+        test. Now the sentinels are compiled first, on the cold compiler (their compiles warm javac up too, and
+        count in the warm-up's time), then the reference run's JVM boots and runs while the warm-up compiles go on,
+        on a thread of their own, taking turns with the reference run's compile of the ground truth
+        (Compiler.compile serves one request at a time); the reference run waits for them before it ends. Nothing is
+        shared that was not: the same processes, in the same jails and lanes, and no candidate is judged until the
+        start is over."""
+        if self._compiler is not None or self._sentinels.planted:
+            return
+        compiler = self._compiler_ready(warm=False)
+        since = time.monotonic()
+        self._sentinels_ready()
+        self._test_jvms().start_ahead()
+
+        def warm() -> None:
+            try:
+                self._warm_up(compiler, COMPILER_READY_SECONDS, since)
+            except (OSError, Killed) as exc:  # the compiler is gone or closed: the next compile starts it, warm
+                log.warning("%s: the warm compiler's warm-up failed (%s)", self.label, exc)
+
+        self._warming = threading.Thread(target=warm, name=f"benchsmith-warm-up-{self.slot}", daemon=True)
+        self._warming.start()
+
+    def _warmed_up(self) -> None:
+        """Wait for the start's warm-up compiles (_begin), if any are still going."""
+        warming, self._warming = self._warming, None
+        if warming is not None:
+            warming.join()
 
     def _warm_compile(self, sources: list[Path], output: Path) -> dict:
         """*sources* compiled into *output* by the warm compiler (started again if it is gone); a compile the wall
@@ -261,14 +297,14 @@ class InstanceRunner:
             self.limits.wall_seconds,
         )
 
-    def _warm_up(self, compiler: Compiler, seconds: float) -> None:
+    def _warm_up(self, compiler: Compiler, seconds: float, since: float | None = None) -> None:
         """A few compiles of the ground truth's file before the first candidate's, each given *seconds*: javac is slow
-        until the JIT knows it."""
+        until the JIT knows it. *since*: when the compiler's work began (compiles before these warmed it too)."""
         folder = fresh_folder(self.box, None, self.slot)
         try:
             sources = self.candidate_sources(folder, self.reference_code)
             output = fresh_folder(folder, COMPILER_LANE, self.slot)
-            started = time.monotonic()
+            started = time.monotonic() if since is None else since
             for number in range(WARM_UP_COMPILES[1]):
                 if number >= WARM_UP_COMPILES[0] and time.monotonic() - started > WARM_UP_SECONDS:
                     break
@@ -314,6 +350,7 @@ class InstanceRunner:
 
     def _fast(self, code: str, name: str, tests: Tests) -> Verdict | None:
         try:
+            self._begin()
             self._compiler_ready()
             expected = self._expected_names(tests)
             jvms = self._test_jvms()
@@ -438,6 +475,7 @@ class InstanceRunner:
         """Spec → the test names it must report: from one run of the ground truth, every phase, trusted."""
         if tests.key in self._expected:
             return self._expected[tests.key]
+        self._begin()
         jvms = self._test_jvms()
 
         def reference_run(seconds: float) -> dict:
@@ -451,16 +489,19 @@ class InstanceRunner:
                     )
                 # The control tests, checked on the ground truth once, where every request will run them.
                 controls = self._sentinels.unverified_specs() or self._sentinels.for_request().specs
-                report, why = jvm.run(
-                    self._fast_classpath(jvm),
-                    True,
-                    tests.excluded,
-                    list(tests.trigger),
-                    self._placed(tests, controls),
-                    self.candidate_types,
-                    "audit",
-                    seconds=seconds,
-                )
+                try:
+                    report, why = jvm.run(
+                        self._fast_classpath(jvm),
+                        True,
+                        tests.excluded,
+                        list(tests.trigger),
+                        self._placed(tests, controls),
+                        self.candidate_types,
+                        "audit",
+                        seconds=seconds,
+                    )
+                finally:
+                    self._warmed_up()
                 if report is None and why.startswith("killed"):
                     raise Killed("the ground truth's reference run", seconds)
                 if report is None:
@@ -664,6 +705,7 @@ class InstanceRunner:
         (self.logs / f"{name}.log").write_text(f"[{path} path]\n{text}\n")
 
     def close(self) -> None:
+        self._warmed_up()
         for process in (self._jvms, self._compiler):
             if process is not None:
                 process.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import logging
@@ -76,6 +77,11 @@ JVM_OPTIONS = [
     f"-Duser.timezone={TEST_TIMEZONE}",
     *(f"--add-opens=java.base/{package}=ALL-UNNAMED" for package in _OPENED),
 ]
+# From Java 9 on the default locale data is CLDR's: a US date and time is "Jan 1, 1970, 12:00:00 AM" where Java 8
+# wrote "Jan 1, 1970 12:00:00 AM", and French months are abbreviated otherwise. Tests written for Java 8 compare such
+# strings (Gson's DefaultDateTypeAdapterTest), so a runtime standing in for Defects4J's Java 8 reads Java 8's own
+# data, which Java 9 to 22 keep as COMPAT (23 removed it).
+JAVA8_LOCALES = "-Djava.locale.providers=COMPAT"
 RUNNER_RELEASE = "8"  # the runner's classes load in every test JVM, Java 8 and on
 # A versioned jar's file name: artifact-1.2.3.jar (artifact names hold dashes, versions start with a digit)
 JAR_NAME = re.compile(r"^(?P<artifact>.+?)-(?P<version>\d[\w.\-]*)\.jar$")
@@ -90,16 +96,21 @@ class JavaRuntime:
     java: str
     home: Path
     version: int
+    java8_locales: bool = False  # it runs tests written for Java 8 (Defects4J's): with Java 8's locale data
 
     def options(self) -> list[str]:
         """JVM_OPTIONS as this version reads them: "allow" (a security manager set at run time) exists from 12 on,
-        where it is the default before 18 anyway."""
+        where it is the default before 18 anyway; and Java 8's locale data where it stands in for Java 8
+        (JAVA8_LOCALES)."""
         return [
-            o
-            for o in JVM_OPTIONS
-            if (self.version >= 12 or o != "-Djava.security.manager=allow")
-            and (self.version >= 9 or not o.startswith("--add-opens"))
-        ]  # Java 8 has no modules to open
+            *(
+                o
+                for o in JVM_OPTIONS
+                if (self.version >= 12 or o != "-Djava.security.manager=allow")
+                and (self.version >= 9 or not o.startswith("--add-opens"))
+            ),  # Java 8 has no modules to open
+            *([JAVA8_LOCALES] if self.java8_locales and 9 <= self.version < 23 else []),
+        ]
 
     def describe(self) -> str:
         return f"Java {self.version} ({self.java})"
@@ -120,7 +131,12 @@ def defects4j_runtime() -> JavaRuntime:
 
     Defects4J runs its projects on Java 8; they were written for it. On 17 some of their tests cannot run at all:
     ``java.util.jar.Pack200`` is gone (Compress), ``Field.modifiers`` is hidden (JacksonDatabind, from 12 on), and
-    ``StackTraceElement`` prints a module from 9 on (JacksonDatabind)."""
+    ``StackTraceElement`` prints a module from 9 on (JacksonDatabind). On 9 and later it reads Java 8's locale data
+    (JAVA8_LOCALES), on every path that runs tests (the fast and the plain path, the reference run, validation)."""
+    return dataclasses.replace(_defects4j_java(), java8_locales=True)
+
+
+def _defects4j_java() -> JavaRuntime:
     chosen = os.environ.get("BENCHSMITH_TEST_JAVA", "")
     if chosen:
         path = Path(chosen)

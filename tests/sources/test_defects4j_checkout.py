@@ -2,6 +2,7 @@
 Joda-Time's JodaTime/ folder, and the bugs it deprecated."""
 
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -142,3 +143,20 @@ def test_the_release_test_classes_were_compiled_for_is_read_from_them(tmp_path):
         subprocess.run(["javac", "-nowarn", "--release", release, "-d", str(out), str(tmp_path / "A.java")], check=True)
         assert classes_release(out) == release
     assert classes_release(tmp_path / "none") == ""
+
+
+def test_locale_diffs_are_for_a_runtime_with_cldr_locale_data_only():
+    """Defects4J 3's locale-* diffs mend tests for Java 11's CLDR data; a runtime that reads Java 8's (Java 8, or 9 to
+    22 with COMPAT, as defects4j_runtime's) runs the tests as written, and Java 23 has no COMPAT left."""
+    from benchsmith.runners.java.defects4j_checkout import for_locale_data
+    from benchsmith.runners.java.toolchain import JAVA8_LOCALES, JavaRuntime
+
+    def runtime(version: int, java8_locales: bool) -> JavaRuntime:
+        return JavaRuntime("java", Path("/"), version, java8_locales)
+
+    assert [runtime(v, True).locale_data() for v in (8, 11, 22, 23)] == ["java8", "java8", "java8", "cldr"]
+    assert [runtime(v, False).locale_data() for v in (8, 11)] == ["java8", "cldr"]
+    assert JAVA8_LOCALES in runtime(11, True).options() and JAVA8_LOCALES not in runtime(8, True).options()
+    assert JAVA8_LOCALES not in runtime(23, True).options() and JAVA8_LOCALES not in runtime(11, False).options()
+    assert not for_locale_data("locale-1-1.diff", "java8") and for_locale_data("locale-1-1.diff", "cldr")
+    assert for_locale_data("test-1-5.diff", "java8") and for_locale_data("test-1-5.diff", "cldr")

@@ -16,8 +16,15 @@ from benchsmith.sources.defects4j import Bug, Defects4JRoot
 
 log = logging.getLogger(__name__)
 
-# Defects4J 3 mends these tests for Java 11's locale data (CLDR); on Java 8 they are right as they were written.
-_JAVA11_ONLY = re.compile(r"^locale-")
+# Defects4J 3 mends these tests for Java 11's locale data (CLDR); with Java 8's (Java 8 itself, or a later Java told
+# to read it, as defects4j_runtime's is) they are right as they were written.
+_FOR_CLDR = re.compile(r"^locale-")
+
+
+def for_locale_data(diff_name: str, locale_data: str) -> bool:
+    """Whether Defects4J's diff named *diff_name* belongs to a checkout whose tests see *locale_data* ("java8" or
+    "cldr", :meth:`JavaRuntime.locale_data`)."""
+    return locale_data == "cldr" or not _FOR_CLDR.search(diff_name)
 
 
 def adapt_as_defects4j(d4j: Defects4JRoot, bug: Bug, tree: Path) -> tuple[str, ...]:
@@ -28,7 +35,7 @@ def adapt_as_defects4j(d4j: Defects4JRoot, bug: Bug, tree: Path) -> tuple[str, .
 
     applied = []
     for diff, optional in d4j.compile_error_diffs(bug):
-        if _JAVA11_ONLY.search(diff.name) and defects4j_runtime().version < 9:
+        if not for_locale_data(diff.name, defects4j_runtime().locale_data()):
             continue
         targets = _diff_targets(diff)
         if targets and not any((tree / path).exists() for path in targets):

@@ -33,10 +33,16 @@ from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
 from benchsmith.core.schema import NL2FixInstance
 from benchsmith.runners.java.ant_build import AntBuild, ant_source_dirs, relocated_libraries
-from benchsmith.runners.java.defects4j_checkout import adapt_as_defects4j, classes_release, rename_enum_packages
+from benchsmith.runners.java.defects4j_checkout import (
+    adapt_as_defects4j,
+    classes_release,
+    for_locale_data,
+    rename_enum_packages,
+)
 from benchsmith.runners.java.toolchain import (
     JAVA_RELEASE,
     debian_substitutes,
+    defects4j_runtime,
     gradle_source_dirs,
     gradle_versions,
     javac,
@@ -101,6 +107,7 @@ class Workspace(_Layout):
     junit_hamcrest: tuple[str, ...] = ()  # the Hamcrest 1.3 of lib/, which the test JVM runs JUnit with
     platform: bool = False  # its tests use JUnit 5 (Jupiter): compiled and run on the JUnit Platform
     adapted: tuple[str, ...] = ()  # the diffs of Defects4J's compile-errors/ applied to its tree
+    locale_data: str = "cldr"  # the test runtime's when they were chosen (its locale-* diffs are for "cldr")
     more_source_dirs: tuple[str, ...] = ()  # compiled with source_dir (the revision's build names them: Closure's gen/)
     more_test_dirs: tuple[str, ...] = ()  # compiled with test_dir
     test_release: str = ""  # what its tests compile for, when not *release* (Mockito's, 7: Java 8's inference)
@@ -186,6 +193,18 @@ def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) ->
             compiled_for = classes_release(root / "test-classes")
             record["test_release"] = compiled_for if compiled_for not in ("", record.get("release")) else ""
             write_text_atomic(manifest, json.dumps({"format": WORKSPACE_FORMAT, **record}, indent=2))
+        runtime_locales = defects4j_runtime().locale_data()
+        if record.get("locale_data", "cldr") != runtime_locales and any(
+            for_locale_data(diff.name, "cldr") != for_locale_data(diff.name, runtime_locales)
+            for diff, _ in d4j.compile_error_diffs(_bug_of(instance))
+        ):  # its tests were mended for another runtime's locale data (Defects4J's locale-* diffs)
+            log.info(
+                "%s: its tests were adapted for %s locale data, the test runtime has %s",
+                root,
+                record.get("locale_data", "cldr"),
+                runtime_locales,
+            )
+            made_by = None
         gone = [jar for jar in record.get("libraries", []) if not Path(jar).is_file()]
         if gone:  # the key names the project, not the Defects4J root: another root's run (a mined project's) made it
             log.info("%s: its library %s is gone; rebuilding it", root, gone[0])
@@ -319,6 +338,7 @@ def _from_git(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None, 
         release,
         platform=platform,
         adapted=adapted,
+        locale_data=defects4j_runtime().locale_data(),
         more_source_dirs=more_main,
         more_test_dirs=more_tests,
         test_release=test_release if test_release != release else "",

@@ -109,8 +109,12 @@ class JavaRuntime:
                 if (self.version >= 12 or o != "-Djava.security.manager=allow")
                 and (self.version >= 9 or not o.startswith("--add-opens"))
             ),  # Java 8 has no modules to open
-            *([JAVA8_LOCALES] if self.java8_locales and 9 <= self.version < 23 else []),
+            *([JAVA8_LOCALES] if self.version >= 9 and self.locale_data() == "java8" else []),
         ]
+
+    def locale_data(self) -> str:
+        """Whose locale data its tests see: "java8" (Java 8's own, or JAVA8_LOCALES on 9 to 22), else "cldr"."""
+        return "java8" if self.version < 9 or (self.java8_locales and self.version < 23) else "cldr"
 
     def describe(self) -> str:
         return f"Java {self.version} ({self.java})"

@@ -1192,12 +1192,19 @@ def _refusal(
     _class_refusal=_class_refusal,
     _patchings_refusal=_patchings_refusal,
     _patch_specs=_patch_specs,
+    _module=types.ModuleType,
 ) -> str:
     """Why *item* is not a test its file defines, or runs with what its file imported changed ("" when neither)."""
+    if not files:
+        return ""  # no candidate, or no selection: nothing to judge the tests by
     module = getattr(item, "module", None)
-    entry = files.get(_realpath(getattr(module, "__file__", "") or ""))
+    held = vars(module).get("__file__") if isinstance(module, _module) else None
+    entry = files.get(_realpath(held)) if type(held) is str else None
     if entry is None:
-        return ""
+        # A module's ``__file__`` is written with no audit event: one that names no test file of the run (pointed
+        # elsewhere after pytest imported it) would otherwise be judged by no facts, and pass every check.
+        named = held if type(held) is str else type(held).__name__
+        return f"{item.nodeid}: its module's file, {named}, is not one of the run's test files"
     intruders = entry.intruders(vars(module))
     if intruders:
         return f"{item.nodeid}: its module holds names its source never binds: {', '.join(intruders[:5])}"

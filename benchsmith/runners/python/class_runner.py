@@ -586,7 +586,10 @@ class TaskRunner:
         a candidate's, never the ground truth. Then, the prefix root's and read-only, root compiles every module of
         the view into it (``_COMPILE_VIEW``), over whatever the run wrote under those names.
         """
-        identity = f"{BYTECODE_FORMAT}\0{self.view.name}\0{self.tree}\0{os.path.realpath(self.repo.python)}"
+        # the plugin's folder is named by its content (plugin_dir): its bytecode is compiled into the prefix too
+        identity = (
+            f"{BYTECODE_FORMAT}\0{self.view.name}\0{self.tree}\0{os.path.realpath(self.repo.python)}\0{self.plugin}"
+        )
         root = cache_dir("classbench", "pycache")
         target = root / hashlib.sha256(identity.encode()).hexdigest()[:24]
         if target.is_dir():

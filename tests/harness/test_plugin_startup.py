@@ -181,6 +181,22 @@ def test_a_test_file_s_facts_are_what_parsing_it_gives_and_only_for_its_bytes(pl
         plugin._read_test_file(str(source), data, _facts=str(tmp_path), _parse=unparsed)
 
 
+def test_the_facts_script_writes_only_the_facts_that_are_not_there(plugin, tmp_path):
+    """The harness hands the script every test file of the directives' folders at each task's start; only the plugin
+    names facts (``_facts_name``), so the script skips a file whose facts it finds, and writes those of the others."""
+    kept, new = tmp_path / "test_kept.py", tmp_path / "test_new.py"
+    kept.write_text(TEST_FILE)
+    new.write_text(TEST_FILE + "\ndef test_more():\n    pass\n")
+    facts = tmp_path / "facts"
+    facts.mkdir()
+    there = facts / plugin._facts_name(kept.read_bytes())
+    there.write_bytes(b"left as it was")
+    script = str(plugin_dir() / "benchsmith_directcov.py")
+    subprocess.run([sys.executable, "-I", script, str(facts), str(kept), str(new)], check=True, capture_output=True)
+    assert there.read_bytes() == b"left as it was"
+    assert sorted(p.name for p in facts.iterdir()) == sorted([there.name, plugin._facts_name(new.read_bytes())])
+
+
 def test_a_real_path_is_kept_as_first_resolved_and_never_as_the_candidate_s_code_asked(tmp_path):
     """The checks before each test resolve the same few file names (its code's, its module's) every time: the audit
     hook keeps each one's real path as first resolved, where nothing outside it can plant an answer. A name the

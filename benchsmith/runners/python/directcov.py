@@ -810,12 +810,15 @@ def _read_test_file(
 
 def _write_facts(folder: str, paths: list[str]) -> None:
     """Write the facts of each test file of *paths* into *folder* (run by the harness, as root, on the repository's
-    own files: ``python benchsmith_directcov.py FOLDER FILE...``). A file that does not parse, or whose facts marshal
-    cannot hold, gets none: runs parse it themselves."""
+    own files: ``python benchsmith_directcov.py FOLDER FILE...``), but for a file whose facts are there already (by
+    :func:`_facts_name`, the one place that names them). A file that does not parse, or whose facts marshal cannot
+    hold, gets none: runs parse it themselves."""
     for path in paths:
         try:
             with open(path, "rb") as handle:
                 data = handle.read()
+            if os.path.isfile(os.path.join(folder, _facts_name(data))):
+                continue
             entry = _TestFile(path, ast.parse(data))
             blob = marshal.dumps({key: value for key, value in vars(entry).items() if key not in _UNSHARED})
         except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
@@ -885,43 +888,48 @@ def _unchanged_source(path: str, _sources=_SOURCES, _unchanged=_unchanged, _read
     return found
 
 
+def _class_identity(cls, _realpath=_resolved, _source=_unchanged_source, _modules=sys.modules, _named=_named):
+    """Why *cls* is not the class a file of the repository's own defines at its name with the bases its class
+    statement names ("" when it is), with its module, that file's real path and what the file holds."""
+    module = _modules.get(getattr(cls, "__module__", None))
+    path = _realpath(getattr(module, "__file__", None) or "")
+    source = _source(path)
+    if source is None:
+        return f"{cls.__qualname__} is not from a file of the repository's own", module, path, None
+    holder = module
+    for part in cls.__qualname__.split("."):
+        holder = getattr(holder, part, None)
+    if holder is not cls or cls.__qualname__ not in source.classes:
+        return f"{cls.__qualname__} is not the class {path} defines", module, path, None
+    bases = source.classes[cls.__qualname__]
+    if bases is not None and (
+        len(bases) != len(cls.__bases__)
+        or any(_named(vars(module), dotted) is not base for dotted, base in zip(bases, cls.__bases__))
+    ):
+        return f"{cls.__qualname__}'s bases are not those {path} names", module, path, None
+    return "", module, path, source
+
+
 def _inherited_definition(
-    item,
-    held,
-    function,
-    name,
-    _realpath=_resolved,
-    _source=_unchanged_source,
-    _modules=sys.modules,
-    _named=_named,
+    item, held, function, name, checked: dict, _realpath=_resolved, _identity=_class_identity, _id=id
 ):
     """Where *function* (*held* for *name* in a class of the MRO of *item*'s class, or wrapped in what is held there)
     is defined by a class of the repository:
     ``("", module namespace, file, qualified name)``, else the reason first. Every class from the test's own down to
     the one that holds the method must be what its module binds at its name, in a file of the repository's own whose
-    class statement there names the bases it has now; the function must be compiled from that file, at that name and
-    line, with that module's globals."""
+    class statement there names the bases it has now (:func:`_class_identity`, once per class in a pass of the checks,
+    *checked*); the function must be compiled from that file, at that name and line, with that module's globals."""
     mro = item.cls.__mro__
     owner = next((cls for cls in mro if name in vars(cls)), None)
     if owner is None or vars(owner)[name] is not held:
         return "its class does not hold it", None, None, ""
     for cls in mro[: mro.index(owner) + 1]:
-        module = _modules.get(getattr(cls, "__module__", None))
-        path = _realpath(getattr(module, "__file__", None) or "")
-        source = _source(path)
-        if source is None:
-            return f"{cls.__qualname__} is not from a file of the repository's own", None, None, ""
-        holder = module
-        for part in cls.__qualname__.split("."):
-            holder = getattr(holder, part, None)
-        if holder is not cls or cls.__qualname__ not in source.classes:
-            return f"{cls.__qualname__} is not the class {path} defines", None, None, ""
-        bases = source.classes[cls.__qualname__]
-        if bases is not None and (
-            len(bases) != len(cls.__bases__)
-            or any(_named(vars(module), dotted) is not base for dotted, base in zip(bases, cls.__bases__))
-        ):
-            return f"{cls.__qualname__}'s bases are not those {path} names", None, None, ""
+        key = ("identity", _id(cls))
+        if key not in checked:
+            checked[key] = _identity(cls)
+        refused, module, path, source = checked[key]
+        if refused:
+            return refused, None, None, ""
     # the loop ended on the owner: module, path and source are its
     qualified = f"{owner.__qualname__}.{name}"
     code = function.__code__
@@ -1053,15 +1061,21 @@ def _patchings_refusal(
     return ""
 
 
-def _patch_specs(source: _TestFile, defined: str) -> list:
+def _around(defined: str) -> list[str]:
+    """The qualified names of each class around *defined* (outermost first), then *defined*'s own."""
+    parts = defined.split(".")
+    return [".".join(parts[:end]) for end in range(1, len(parts) + 1)]
+
+
+def _patch_specs(source: _TestFile, defined: str, _around=_around) -> list:
     """The patch decorators a test's wrapper must apply: its definition's, and, as mock decorates a class's methods
     whose names start with ``test``, those of each class around it."""
-    parts = defined.split(".")
+    names = _around(defined)
+    if not defined.rsplit(".", 1)[-1].startswith("test"):
+        names = names[-1:]  # mock.patch on a class wraps only its test methods
     specs: list = []
-    for end in range(1, len(parts) + 1):
-        written = source.patches.get(".".join(parts[:end]), ())
-        if end < len(parts) and not parts[-1].startswith("test"):
-            continue
+    for name in names:
+        written = source.patches.get(name, ())
         specs += [None] if written is None else written
     return specs
 
@@ -1100,8 +1114,8 @@ def _library(path: str, _prefixes=tuple({os.path.realpath(p) + os.sep for p in (
     return path.startswith(_prefixes)
 
 
-def _class_refusal(
-    item,
+def _class_contents(
+    cls,
     files,
     _realpath=_resolved,
     _function=types.FunctionType,
@@ -1115,72 +1129,87 @@ def _class_refusal(
     _patchings_refusal=_patchings_refusal,
     _patch_specs=_patch_specs,
 ) -> str:
-    """Why a class *item*'s test runs in (its own, or one it inherits from, in a file of the repository's) does not
-    hold what its class statement defines ("" when each does). A test class's attributes are written with no audit
+    """Why *cls* (a class a class test runs in: its own, or one it inherits from, in a file of the repository's) does
+    not hold what its class statement defines ("" when it does). A test class's attributes are written with no audit
     event: an ``assertEqual`` or ``run`` of its own put in a base class, or its ``make`` helper replaced, decide what
     every test of it does (red team round 7). A name its body never binds is refused (unless the file writes that
     attribute somewhere, or builds names dynamically), and a function its body defines with ``def`` must still be
-    that function, compiled from that file at that name and line."""
+    that function, compiled from that file at that name and line, wrapped only by what its decorators make and
+    applying only the patchers its file writes (:func:`_patchings_refusal`; a class test's own method is checked
+    here, with the others)."""
+    module = sys.modules.get(getattr(cls, "__module__", None))
+    if module is None or module.__name__.split(".", 1)[0] in _asserting or module.__name__ == "builtins":
+        return ""  # unittest's classes are held as they were loaded (_ASSERTING)
+    path = _realpath(getattr(module, "__file__", None) or "")
+    source = files.get(path) or (None if _library(path) else _source(path))
+    qualified = cls.__qualname__
+    if source is None or qualified not in source.members:
+        return ""  # a library's class, or one no class statement makes: the tripwire's limit
+    held = vars(cls)
+    if not source.dynamic:
+        extra = sorted(
+            name
+            for name in held
+            if name not in source.members[qualified]
+            and name not in source.attributes
+            and name not in _names
+            and "pytest" not in name
+            and not name.startswith("__unittest")
+        )
+        if extra:
+            return f"its class {qualified} holds names its class statement never binds: {extra[0]}"
+    prefix = qualified + "."
+    for key, line in source.lines.items():
+        if not key.startswith(prefix) or "." in key[len(prefix) :]:
+            continue
+        name = key[len(prefix) :]
+        stored = f"_{cls.__name__.lstrip('_')}{name}" if name.startswith("__") and not name.endswith("__") else name
+        if stored not in held:
+            return f"{key}, which {path} defines, was removed from its class"
+        value = held[stored]
+        value = getattr(value, "__func__", None) or getattr(value, "fget", None) or value
+        layers = _layers(value)
+        patched = _patchings_refusal(layers, _patch_specs(source, key), vars(module))
+        if patched:
+            return f"{key}: {patched}"
+        if source.decorators.get(key):
+            # what its decorators made of it (unittest.skip's wrapper encloses no test, a fixture is an object of
+            # pytest's): only that none of its functions is the candidate's or a file changed since the plugin
+            # loaded
+            for layer in layers:
+                code = getattr(layer, "__code__", None)
+                if code is not None and not _unchanged(_realpath(code.co_filename)):
+                    return f"{key} runs code of {code.co_filename}, not what {path} defines"
+            continue
+        inner = layers[-1]
+        if type(inner) is not _function:
+            return f"{key} is a {type(inner).__name__}, not the function {path} defines"
+        code = inner.__code__
+        if (_realpath(code.co_filename), code.co_name, code.co_firstlineno) != (path, name, line):
+            return f"{key} runs {code.co_name} of {code.co_filename}, not what {path} defines"
+        for outer, wrapped in zip(layers, layers[1:]):  # a class decorator's wrappers (mock.patch on the class)
+            if not _encloses(outer, wrapped) or not _unchanged(_realpath(outer.__code__.co_filename)):
+                return f"{key} is wrapped in {outer.__qualname__}, not by a decorator of the file"
+    return ""
+
+
+def _class_refusal(item, files, checked: dict, _contents=_class_contents, _id=id) -> str:
+    """Why a class *item*'s test runs in does not hold what its class statement defines (:func:`_class_contents`),
+    "" when each does. *checked* holds each class's answer by its id for one pass of the checks (the collection, or
+    the checks before one test's call): a class is read once per pass, however many of its tests there are."""
     for cls in getattr(item.cls, "__mro__", ()):
-        module = sys.modules.get(getattr(cls, "__module__", None))
-        if module is None or module.__name__.split(".", 1)[0] in _asserting or module.__name__ == "builtins":
-            continue  # unittest's classes are held as they were loaded (_ASSERTING)
-        path = _realpath(getattr(module, "__file__", None) or "")
-        source = files.get(path) or (None if _library(path) else _source(path))
-        qualified = cls.__qualname__
-        if source is None or qualified not in source.members:
-            continue  # a library's class, or one no class statement makes: the tripwire's limit
-        held = vars(cls)
-        if not source.dynamic:
-            extra = sorted(
-                name
-                for name in held
-                if name not in source.members[qualified]
-                and name not in source.attributes
-                and name not in _names
-                and "pytest" not in name
-                and not name.startswith("__unittest")
-            )
-            if extra:
-                return f"{item.nodeid}: its class {qualified} holds names its class statement never binds: {extra[0]}"
-        prefix = qualified + "."
-        for key, line in source.lines.items():
-            if not key.startswith(prefix) or "." in key[len(prefix) :]:
-                continue
-            name = key[len(prefix) :]
-            stored = f"_{cls.__name__.lstrip('_')}{name}" if name.startswith("__") and not name.endswith("__") else name
-            if stored not in held:
-                return f"{item.nodeid}: {key}, which {path} defines, was removed from its class"
-            value = held[stored]
-            value = getattr(value, "__func__", None) or getattr(value, "fget", None) or value
-            layers = _layers(value)
-            patched = _patchings_refusal(layers, _patch_specs(source, key), vars(module))
-            if patched:
-                return f"{item.nodeid}: {key}: {patched}"
-            if source.decorators.get(key):
-                # what its decorators made of it (unittest.skip's wrapper encloses no test, a fixture is an object of
-                # pytest's): only that none of its functions is the candidate's or a file changed since the plugin
-                # loaded
-                for layer in layers:
-                    code = getattr(layer, "__code__", None)
-                    if code is not None and not _unchanged(_realpath(code.co_filename)):
-                        return f"{item.nodeid}: {key} runs code of {code.co_filename}, not what {path} defines"
-                continue
-            inner = layers[-1]
-            if type(inner) is not _function:
-                return f"{item.nodeid}: {key} is a {type(inner).__name__}, not the function {path} defines"
-            code = inner.__code__
-            if (_realpath(code.co_filename), code.co_name, code.co_firstlineno) != (path, name, line):
-                return f"{item.nodeid}: {key} runs {code.co_name} of {code.co_filename}, not what {path} defines"
-            for outer, wrapped in zip(layers, layers[1:]):  # a class decorator's wrappers (mock.patch on the class)
-                if not _encloses(outer, wrapped) or not _unchanged(_realpath(outer.__code__.co_filename)):
-                    return f"{item.nodeid}: {key} is wrapped in {outer.__qualname__}, not by a decorator of the file"
+        key = ("contents", _id(cls))  # by id: a class's metaclass could make it equal to another
+        if key not in checked:
+            checked[key] = _contents(cls, files)
+        if checked[key]:
+            return f"{item.nodeid}: {checked[key]}"
     return ""
 
 
 def _refusal(
     item,
     files,
+    checked: dict | None = None,
     _realpath=_resolved,
     _function=types.FunctionType,
     _inherited=_inherited_definition,
@@ -1193,8 +1222,10 @@ def _refusal(
     _patchings_refusal=_patchings_refusal,
     _patch_specs=_patch_specs,
     _module=types.ModuleType,
+    _around=_around,
 ) -> str:
-    """Why *item* is not a test its file defines, or runs with what its file imported changed ("" when neither)."""
+    """Why *item* is not a test its file defines, or runs with what its file imported changed ("" when neither).
+    *checked*: what this pass of the checks (the collection's, or one test's before its call) found of each class."""
     if not files:
         return ""  # no candidate, or no selection: nothing to judge the tests by
     module = getattr(item, "module", None)
@@ -1237,24 +1268,24 @@ def _refusal(
             return f"{item.nodeid} runs its function with other globals"
         namespace, source, defined = vars(module), entry, qualified
     elif item.cls is not None:
-        inherited, namespace, source, defined = _inherited(item, layers[0], function, name)
+        checked = {} if checked is None else checked
+        inherited, namespace, source, defined = _inherited(item, layers[0], function, name, checked)
     if source is None:
         return (
             f"{item.nodeid} runs {code.co_name} of {code.co_filename}:{code.co_firstlineno}, not the {qualified} "
             f"its file defines at line {entry.lines.get(qualified)} ({inherited})"
         )
     # a decorator of the definition, or of a class around it (mock.patch on a class wraps each of its tests)
-    parts = defined.split(".")
-    decorators = [name for end in range(1, len(parts) + 1) for name in source.decorators.get(".".join(parts[:end]), ())]
+    decorators = [name for around in _around(defined) for name in source.decorators.get(around, ())]
     wrapping = _decorator_files(namespace, tuple(decorators))
     for outer in layers[:-1]:
         path = _realpath(outer.__code__.co_filename)
         if path not in wrapping or not _unchanged(path):
             return f"{item.nodeid} runs {outer.__qualname__} of {path}, where no decorator of {defined} comes from"
+    if item.cls is not None:  # its method's patchers are checked with the rest of its class's (_class_contents)
+        return _class_refusal(item, files, {} if checked is None else checked)
     patched = _patchings_refusal(layers, _patch_specs(source, defined), namespace)
-    if patched:
-        return f"{item.nodeid}: {patched}"
-    return _class_refusal(item, files) if item.cls is not None else ""
+    return f"{item.nodeid}: {patched}" if patched else ""
 
 
 _files = types.MappingProxyType(_test_files())  # read-only: emptying it would leave nothing to check
@@ -1348,8 +1379,9 @@ def pytest_collection_modifyitems(
         if any(code is not None and _own(code.co_filename) for code in codes):
             _forgery(f"{item.nodeid} runs the candidate's code")
             break
+    checked: dict = {}  # each class read once for the whole collection
     for item in items:
-        refused = _refusal(item, _files)
+        refused = _refusal(item, _files, checked)
         if refused:
             _forgery(refused)
             break

@@ -137,7 +137,7 @@ def test_pytest_raises_replaced_is_seen_and_the_snapshot_cannot_be_emptied(plugi
     there could be cleared); reassigning a function's defaults is refused to the candidate (tests/harness/
     test_guard.py)."""
     frozen = plugin._frozen(plugin._namespaces())
-    assert len(frozen[2]) > 1000 and all(type(part) is tuple for part in frozen)
+    assert len(frozen[2]) > 1000 and all(type(part) is tuple for part in (*frozen, *frozen[4]))
     assert "raises" in frozen[2]
     real = pytest.raises
     try:
@@ -146,7 +146,7 @@ def test_pytest_raises_replaced_is_seen_and_the_snapshot_cannot_be_emptied(plugi
     finally:
         pytest.raises = real
     assert plugin._replaced(frozen) == ""
-    assert type(plugin._held.__defaults__) is tuple and plugin._held() == ((), (), (), ())  # no test files: none
+    assert type(plugin._held.__defaults__) is tuple and not plugin._held()[2]  # no test files: none
 
 
 def test_a_test_file_s_facts_are_what_parsing_it_gives_and_only_for_its_bytes(plugin, tmp_path):
@@ -179,6 +179,92 @@ def test_a_test_file_s_facts_are_what_parsing_it_gives_and_only_for_its_bytes(pl
     assert "test_sentinel" in plugin._read_test_file(str(source), longer, _facts=str(facts)).lines
     with pytest.raises(AssertionError, match="parsed"):
         plugin._read_test_file(str(source), data, _facts=str(tmp_path), _parse=unparsed)
+
+
+CARRIED = """import os
+from unittest import mock
+from os.path import join
+
+
+def helper():
+    return join("a", "b")
+
+
+@mock.patch("os.getcwd", return_value="/")
+class TestHost:
+    attribute = 1
+
+    def test_method(self, getcwd):
+        assert helper()
+
+    @mock.patch.object(os, "sep", "/")
+    def test_patched(self, getcwd):
+        pass
+
+
+def test_function():
+    assert os.sep"""
+
+# what the harness appends (class_runner._write_sentinels): sentinels, inverted twins of functions and of methods
+SENTINELS = """
+
+def test_host_joined():
+    assert len('joined') == 6
+
+
+class TestHostMethod(TestHost):
+    def test_method_twin(self, _directive=TestHost.test_method):
+        try:
+            _directive(self)
+        except BaseException:
+            return
+        raise AssertionError('passed')
+
+
+def test_function_twin(_directive=test_function):
+    try:
+        _directive()
+    except BaseException:
+        return
+    raise AssertionError('passed')
+"""
+
+
+@pytest.mark.parametrize(
+    ("head", "tail"),
+    [
+        (CARRIED + "\n", SENTINELS),  # a test file's text and the sentinels after it, as a run's carrier holds them
+        (CARRIED, "\n" + SENTINELS),  # a text with no newline at its end: the harness puts one before the rest
+        (CARRIED + "\n", SENTINELS + "\nos = None\n\ndef helper():\n    pass\n"),  # names the first part bound once
+    ],
+)
+def test_a_carrier_reads_as_its_test_file_s_facts_and_the_rest_parsed(plugin, tmp_path, head, tail):
+    """A sentinel carrier begins with a test file's text, whose facts the harness wrote: a run reads those and parses
+    the rest only (BENCHSMITH_CARRIERS gives the length of that text), and gets what parsing the whole file gives,
+    down to the imports and functions that count on a name bound once. Without the facts of that text, or at a
+    length that does not end a line, the whole file is parsed."""
+    import ast
+
+    source = tmp_path / "test_host.py"
+    source.write_text(head)
+    facts = tmp_path / "facts"
+    facts.mkdir()
+    script = str(plugin_dir() / "benchsmith_directcov.py")
+    subprocess.run([sys.executable, "-I", script, str(facts), str(source)], check=True, capture_output=True)
+    data = (head + tail).encode()
+    parsed = []
+
+    def parse(text):
+        parsed.append(len(text))
+        return ast.parse(text)
+
+    read = plugin._read_test_file(str(source), data, _facts=str(facts), _parse=parse, head=len(head))
+    assert vars(read) == vars(plugin._TestFile(str(source), ast.parse(data)))
+    assert parsed == [len(head.encode()) - len(head.replace("\n", "")) + len(tail)]  # the rest, after empty lines
+    parsed.clear()
+    plugin._read_test_file(str(source), data, _facts=str(facts), _parse=parse, head=len(head) - 3)
+    plugin._read_test_file(str(source), data, _facts=str(tmp_path), _parse=parse, head=len(head))
+    assert parsed == [len(data), len(data)]
 
 
 def test_the_facts_script_writes_only_the_facts_that_are_not_there(plugin, tmp_path):

@@ -460,10 +460,12 @@ class TaskRunner:
         sentinels: list[Sentinel] = []
         if carriers is None:
             carriers = draw_carriers(self.hosts, self.rng)
+        heads = {}  # each carrier's path: the length of its test file's text, whose facts its run reads (directcov)
         for number, (carrying, twins) in enumerate(carriers.items()):
             carrier = inputs / f"sentinels-{number}.py"
             sentinels += self._write_sentinels(carrying, carrier, twins)
             placed.append((carrier, tree / carrying.path))
+            heads[carrying.path] = (self.view / carrying.path).stat().st_size
         selection = inputs / "select"
         asked = [*directives, *(s.name for s in sentinels)]
         selection.write_text("\n".join(shuffled(asked, self.rng)) + "\n", encoding="utf-8")
@@ -475,6 +477,7 @@ class TaskRunner:
             "PYTHONDONTWRITEBYTECODE": "1",
             "BENCHSMITH_SELECT": str(selection),
             "BENCHSMITH_TEST_FACTS": str(self.facts),
+            "BENCHSMITH_CARRIERS": json.dumps(heads),
         }
         if not is_runner_module(self.repo, self.task.file_path):  # its code is refused the runner (directcov)
             env["BENCHSMITH_CANDIDATE"] = str(tree / self.task.file_path)

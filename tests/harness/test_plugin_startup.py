@@ -149,6 +149,15 @@ def test_pytest_raises_replaced_is_seen_and_the_snapshot_cannot_be_emptied(plugi
     assert type(plugin._held.__defaults__) is tuple and not plugin._held()[2]  # no test files: none
 
 
+def facts_written(tmp_path, *sources):
+    """The facts folder ``tmp_path / "facts"`` after the plugin ran as the harness runs it, on *sources*."""
+    facts = tmp_path / "facts"
+    facts.mkdir(exist_ok=True)
+    script = str(plugin_dir() / "benchsmith_directcov.py")
+    subprocess.run([sys.executable, "-I", script, str(facts), *map(str, sources)], check=True, capture_output=True)
+    return facts
+
+
 def test_a_test_file_s_facts_are_what_parsing_it_gives_and_only_for_its_bytes(plugin, tmp_path):
     """The harness reads each test file once per task (the plugin run as a script, as the class runner runs it) and
     a run reads what it wrote instead of parsing the file: the same test file as parsing gives, for those very bytes
@@ -158,10 +167,7 @@ def test_a_test_file_s_facts_are_what_parsing_it_gives_and_only_for_its_bytes(pl
 
     source = tmp_path / "test_shapes.py"
     source.write_text(TEST_FILE)
-    facts = tmp_path / "facts"
-    facts.mkdir()
-    script = str(plugin_dir() / "benchsmith_directcov.py")
-    subprocess.run([sys.executable, "-I", script, str(facts), str(source)], check=True, capture_output=True)
+    facts = facts_written(tmp_path, source)
     assert [p.name for p in facts.iterdir()] == [plugin._facts_name(source.read_bytes())]
 
     def unparsed(data):
@@ -247,10 +253,7 @@ def test_a_carrier_reads_as_its_test_file_s_facts_and_the_rest_parsed(plugin, tm
 
     source = tmp_path / "test_host.py"
     source.write_text(head)
-    facts = tmp_path / "facts"
-    facts.mkdir()
-    script = str(plugin_dir() / "benchsmith_directcov.py")
-    subprocess.run([sys.executable, "-I", script, str(facts), str(source)], check=True, capture_output=True)
+    facts = facts_written(tmp_path, source)
     data = (head + tail).encode()
     parsed = []
 
@@ -277,8 +280,7 @@ def test_the_facts_script_writes_only_the_facts_that_are_not_there(plugin, tmp_p
     facts.mkdir()
     there = facts / plugin._facts_name(kept.read_bytes())
     there.write_bytes(b"left as it was")
-    script = str(plugin_dir() / "benchsmith_directcov.py")
-    subprocess.run([sys.executable, "-I", script, str(facts), str(kept), str(new)], check=True, capture_output=True)
+    facts_written(tmp_path, kept, new)
     assert there.read_bytes() == b"left as it was"
     assert sorted(p.name for p in facts.iterdir()) == sorted([there.name, plugin._facts_name(new.read_bytes())])
 

@@ -68,7 +68,13 @@ sys.modules["pytest"] = types.SimpleNamespace(hookimpl=lambda **kw: (lambda f: f
 namespace = {{"__name__": "directcov"}}
 exec(compile(open({str(plugin_dir() / "benchsmith_directcov.py")!r}).read(), "directcov.py", "exec"), namespace)
 entry = namespace["_TestFile"]({str(source)!r}, ast.parse(open({str(source)!r}).read()))
-print(json.dumps([sorted(entry.bound), entry.lines, entry.dynamic, sorted(entry.imported)]))
+probe, other = types.ModuleType("probe"), types.ModuleType("other")
+probe.f, probe.g, other.h = len, max, abs  # two namespaces, one with one entry (operator.call: 3.11 on)
+frozen = namespace["_frozen"]([("probe", vars(probe), {{"f": len, "g": max}}), ("other", vars(other), {{"h": abs}})])
+compared = [namespace["_replaced"](frozen)]
+other.h = min
+compared.append(namespace["_replaced"](frozen))
+print(json.dumps([sorted(entry.bound), entry.lines, entry.dynamic, sorted(entry.imported), compared]))
 """
     found = {}
     for python, version in sorted(_interpreters().items(), key=lambda each: each[1]):
@@ -85,6 +91,7 @@ print(json.dumps([sorted(entry.bound), entry.lines, entry.dynamic, sorted(entry.
         {"TestShapes.test_decorated": 11, "TestShapes.test_waits": 17, "test_plain": 25},
         True,  # the star import, and globals()
         ["joined", "os"],
+        ["", "other.h"],  # pytest's namespaces compared alike too
     ]
     assert found == {version: expected for version in found}
 

@@ -899,23 +899,33 @@ def _write_facts(folder: str, paths: list[str]) -> None:
         os.replace(staging, target)
 
 
-def _test_files() -> dict[str, _TestFile]:
-    path = os.environ.get("BENCHSMITH_SELECT")
-    if not path or not os.environ.get("BENCHSMITH_CANDIDATE"):
-        return {}
-    # the sentinel carriers: each file's path and the length of the test file's text it begins with (the harness's)
+def _carriers() -> dict[str, int]:
+    """The run's sentinel carriers (BENCHSMITH_CARRIERS, the harness's): each one's real path, and the length of the
+    test file's text it begins with (:func:`_read_test_file`)."""
     try:
         heads = json.loads(os.environ.get("BENCHSMITH_CARRIERS") or "{}")
     except ValueError:
-        heads = {}
-    heads = heads if type(heads) is dict else {}
+        return {}
+    if type(heads) is not dict:
+        return {}
+    return {os.path.realpath(path): head for path, head in heads.items() if type(path) is str and type(head) is int}
+
+
+# read-only, read before any project or candidate code: a carrier's class twins are inherited tests, whose file is
+# read again as their class's source (_unchanged_source)
+_CARRIERS = types.MappingProxyType(_carriers())
+
+
+def _test_files(_heads=_CARRIERS) -> dict[str, _TestFile]:
+    path = os.environ.get("BENCHSMITH_SELECT")
+    if not path or not os.environ.get("BENCHSMITH_CANDIDATE"):
+        return {}
     files = {}
     with open(path, encoding="utf-8") as handle:
         for relative in {line.split("::", 1)[0] for line in handle.read().splitlines() if "::" in line}:
-            head = heads.get(relative)
             try:
                 with open(relative, "rb") as source:
-                    entry = _read_test_file(relative, source.read(), head=head if type(head) is int else 0)
+                    entry = _read_test_file(relative, source.read(), head=_heads.get(os.path.realpath(relative), 0))
             except (OSError, SyntaxError, ValueError):
                 continue
             files[entry.path] = entry
@@ -948,7 +958,9 @@ def _unchanged(path: str, _stat=os.stat, _own=_is_own, _loaded_at=_loaded_at()) 
         return False
 
 
-def _unchanged_source(path: str, _sources=_SOURCES, _unchanged=_unchanged, _read=_read_test_file) -> _TestFile | None:
+def _unchanged_source(
+    path: str, _sources=_SOURCES, _unchanged=_unchanged, _read=_read_test_file, _heads=_CARRIERS
+) -> _TestFile | None:
     """*path* read as a test file, if it is :func:`_unchanged`."""
     if path in _sources:
         return _sources[path]
@@ -956,7 +968,7 @@ def _unchanged_source(path: str, _sources=_SOURCES, _unchanged=_unchanged, _read
     try:
         if _unchanged(path):
             with open(path, "rb") as handle:
-                found = _read(path, handle.read())
+                found = _read(path, handle.read(), head=_heads.get(path, 0))
     except (OSError, SyntaxError, ValueError):
         found = None
     _sources[path] = found

@@ -79,9 +79,11 @@ def test_workers_of_one_process_stage_the_pytest_plugin_at_once(tmp_path, monkey
     from benchsmith.runners.python.pytest_run import plugin_dir
 
     monkeypatch.setenv("BENCHSMITH_CACHE", str(tmp_path / "cache"))
-    _, errors = at_once(plugin_dir, 8)
+    folders, errors = at_once(plugin_dir, 8)
     assert errors == []
-    assert (tmp_path / "cache" / "classbench" / "plugin" / "benchsmith_directcov.py").is_file()
+    assert len(set(folders)) == 1
+    assert folders[0].parent == tmp_path / "cache" / "classbench" / "plugin"
+    assert (folders[0] / "benchsmith_directcov.py").is_file()
 
 
 def test_workers_export_one_commit_at_once(tmp_path, monkeypatch):

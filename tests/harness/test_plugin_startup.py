@@ -68,7 +68,13 @@ sys.modules["pytest"] = types.SimpleNamespace(hookimpl=lambda **kw: (lambda f: f
 namespace = {{"__name__": "directcov"}}
 exec(compile(open({str(plugin_dir() / "benchsmith_directcov.py")!r}).read(), "directcov.py", "exec"), namespace)
 entry = namespace["_TestFile"]({str(source)!r}, ast.parse(open({str(source)!r}).read()))
-print(json.dumps([sorted(entry.bound), entry.lines, entry.dynamic, sorted(entry.imported)]))
+probe, other = types.ModuleType("probe"), types.ModuleType("other")
+probe.f, probe.g, other.h = len, max, abs  # two namespaces, one with one entry (operator.call: 3.11 on)
+frozen = namespace["_frozen"]([("probe", vars(probe), {{"f": len, "g": max}}), ("other", vars(other), {{"h": abs}})])
+compared = [namespace["_replaced"](frozen)]
+other.h = min
+compared.append(namespace["_replaced"](frozen))
+print(json.dumps([sorted(entry.bound), entry.lines, entry.dynamic, sorted(entry.imported), compared]))
 """
     found = {}
     for python, version in sorted(_interpreters().items(), key=lambda each: each[1]):
@@ -85,6 +91,7 @@ print(json.dumps([sorted(entry.bound), entry.lines, entry.dynamic, sorted(entry.
         {"TestShapes.test_decorated": 11, "TestShapes.test_waits": 17, "test_plain": 25},
         True,  # the star import, and globals()
         ["joined", "os"],
+        ["", "other.h"],  # pytest's namespaces compared alike too
     ]
     assert found == {version: expected for version in found}
 
@@ -137,7 +144,7 @@ def test_pytest_raises_replaced_is_seen_and_the_snapshot_cannot_be_emptied(plugi
     there could be cleared); reassigning a function's defaults is refused to the candidate (tests/harness/
     test_guard.py)."""
     frozen = plugin._frozen(plugin._namespaces())
-    assert len(frozen[2]) > 1000 and all(type(part) is tuple for part in frozen)
+    assert len(frozen[2]) > 1000 and all(type(part) is tuple for part in (*frozen, *frozen[4]))
     assert "raises" in frozen[2]
     real = pytest.raises
     try:
@@ -146,7 +153,16 @@ def test_pytest_raises_replaced_is_seen_and_the_snapshot_cannot_be_emptied(plugi
     finally:
         pytest.raises = real
     assert plugin._replaced(frozen) == ""
-    assert type(plugin._held.__defaults__) is tuple and plugin._held() == ((), (), (), ())  # no test files: none
+    assert type(plugin._held.__defaults__) is tuple and not plugin._held()[2]  # no test files: none
+
+
+def facts_written(tmp_path, *sources):
+    """The facts folder ``tmp_path / "facts"`` after the plugin ran as the harness runs it, on *sources*."""
+    facts = tmp_path / "facts"
+    facts.mkdir(exist_ok=True)
+    script = str(plugin_dir() / "benchsmith_directcov.py")
+    subprocess.run([sys.executable, "-I", script, str(facts), *map(str, sources)], check=True, capture_output=True)
+    return facts
 
 
 def test_a_test_file_s_facts_are_what_parsing_it_gives_and_only_for_its_bytes(plugin, tmp_path):
@@ -158,10 +174,7 @@ def test_a_test_file_s_facts_are_what_parsing_it_gives_and_only_for_its_bytes(pl
 
     source = tmp_path / "test_shapes.py"
     source.write_text(TEST_FILE)
-    facts = tmp_path / "facts"
-    facts.mkdir()
-    script = str(plugin_dir() / "benchsmith_directcov.py")
-    subprocess.run([sys.executable, "-I", script, str(facts), str(source)], check=True, capture_output=True)
+    facts = facts_written(tmp_path, source)
     assert [p.name for p in facts.iterdir()] == [plugin._facts_name(source.read_bytes())]
 
     def unparsed(data):
@@ -179,6 +192,104 @@ def test_a_test_file_s_facts_are_what_parsing_it_gives_and_only_for_its_bytes(pl
     assert "test_sentinel" in plugin._read_test_file(str(source), longer, _facts=str(facts)).lines
     with pytest.raises(AssertionError, match="parsed"):
         plugin._read_test_file(str(source), data, _facts=str(tmp_path), _parse=unparsed)
+
+
+CARRIED = """import os
+from unittest import mock
+from os.path import join
+
+
+def helper():
+    return join("a", "b")
+
+
+@mock.patch("os.getcwd", return_value="/")
+class TestHost:
+    attribute = 1
+
+    def test_method(self, getcwd):
+        assert helper()
+
+    @mock.patch.object(os, "sep", "/")
+    def test_patched(self, getcwd):
+        pass
+
+
+def test_function():
+    assert os.sep"""
+
+# what the harness appends (class_runner._write_sentinels): sentinels, inverted twins of functions and of methods
+SENTINELS = """
+
+def test_host_joined():
+    assert len('joined') == 6
+
+
+class TestHostMethod(TestHost):
+    def test_method_twin(self, _directive=TestHost.test_method):
+        try:
+            _directive(self)
+        except BaseException:
+            return
+        raise AssertionError('passed')
+
+
+def test_function_twin(_directive=test_function):
+    try:
+        _directive()
+    except BaseException:
+        return
+    raise AssertionError('passed')
+"""
+
+
+@pytest.mark.parametrize(
+    ("head", "tail"),
+    [
+        (CARRIED + "\n", SENTINELS),  # a test file's text and the sentinels after it, as a run's carrier holds them
+        (CARRIED, "\n" + SENTINELS),  # a text with no newline at its end: the harness puts one before the rest
+        (CARRIED + "\n", SENTINELS + "\nos = None\n\ndef helper():\n    pass\n"),  # names the first part bound once
+    ],
+)
+def test_a_carrier_reads_as_its_test_file_s_facts_and_the_rest_parsed(plugin, tmp_path, head, tail):
+    """A sentinel carrier begins with a test file's text, whose facts the harness wrote: a run reads those and parses
+    the rest only (BENCHSMITH_CARRIERS gives the length of that text), and gets what parsing the whole file gives,
+    down to the imports and functions that count on a name bound once. Without the facts of that text, or at a
+    length that does not end a line, the whole file is parsed."""
+    import ast
+
+    source = tmp_path / "test_host.py"
+    source.write_text(head)
+    facts = facts_written(tmp_path, source)
+    data = (head + tail).encode()
+    parsed = []
+
+    def parse(text):
+        parsed.append(len(text))
+        return ast.parse(text)
+
+    read = plugin._read_test_file(str(source), data, _facts=str(facts), _parse=parse, head=len(head))
+    assert vars(read) == vars(plugin._TestFile(str(source), ast.parse(data)))
+    assert parsed == [len(head.encode()) - len(head.replace("\n", "")) + len(tail)]  # the rest, after empty lines
+    parsed.clear()
+    plugin._read_test_file(str(source), data, _facts=str(facts), _parse=parse, head=len(head) - 3)
+    plugin._read_test_file(str(source), data, _facts=str(tmp_path), _parse=parse, head=len(head))
+    assert parsed == [len(data), len(data)]
+
+
+def test_the_facts_script_writes_only_the_facts_that_are_not_there(plugin, tmp_path):
+    """The harness hands the script every test file of the directives' folders at each task's start; only the plugin
+    names facts (``_facts_name``), so the script skips a file whose facts it finds, and writes those of the others."""
+    kept, new = tmp_path / "test_kept.py", tmp_path / "test_new.py"
+    kept.write_text(TEST_FILE)
+    new.write_text(TEST_FILE + "\ndef test_more():\n    pass\n")
+    facts = tmp_path / "facts"
+    facts.mkdir()
+    there = facts / plugin._facts_name(kept.read_bytes())
+    there.write_bytes(b"left as it was")
+    facts_written(tmp_path, kept, new)
+    assert there.read_bytes() == b"left as it was"
+    assert sorted(p.name for p in facts.iterdir()) == sorted([there.name, plugin._facts_name(new.read_bytes())])
 
 
 def test_a_real_path_is_kept_as_first_resolved_and_never_as_the_candidate_s_code_asked(tmp_path):

@@ -460,10 +460,12 @@ class TaskRunner:
         sentinels: list[Sentinel] = []
         if carriers is None:
             carriers = draw_carriers(self.hosts, self.rng)
+        heads = {}  # each carrier's path: the length of its test file's text, whose facts its run reads (directcov)
         for number, (carrying, twins) in enumerate(carriers.items()):
             carrier = inputs / f"sentinels-{number}.py"
             sentinels += self._write_sentinels(carrying, carrier, twins)
             placed.append((carrier, tree / carrying.path))
+            heads[carrying.path] = (self.view / carrying.path).stat().st_size
         selection = inputs / "select"
         asked = [*directives, *(s.name for s in sentinels)]
         selection.write_text("\n".join(shuffled(asked, self.rng)) + "\n", encoding="utf-8")
@@ -475,6 +477,7 @@ class TaskRunner:
             "PYTHONDONTWRITEBYTECODE": "1",
             "BENCHSMITH_SELECT": str(selection),
             "BENCHSMITH_TEST_FACTS": str(self.facts),
+            "BENCHSMITH_CARRIERS": json.dumps(heads),
         }
         if not is_runner_module(self.repo, self.task.file_path):  # its code is refused the runner (directcov)
             env["BENCHSMITH_CANDIDATE"] = str(tree / self.task.file_path)
@@ -586,7 +589,10 @@ class TaskRunner:
         a candidate's, never the ground truth. Then, the prefix root's and read-only, root compiles every module of
         the view into it (``_COMPILE_VIEW``), over whatever the run wrote under those names.
         """
-        identity = f"{BYTECODE_FORMAT}\0{self.view.name}\0{self.tree}\0{os.path.realpath(self.repo.python)}"
+        # the plugin's folder is named by its content (plugin_dir): its bytecode is compiled into the prefix too
+        identity = (
+            f"{BYTECODE_FORMAT}\0{self.view.name}\0{self.tree}\0{os.path.realpath(self.repo.python)}\0{self.plugin}"
+        )
         root = cache_dir("classbench", "pycache")
         target = root / hashlib.sha256(identity.encode()).hexdigest()[:24]
         if target.is_dir():
@@ -643,16 +649,11 @@ class TaskRunner:
         folder = cache_dir("classbench", "facts") / hashlib.sha256(digest + python.encode()).hexdigest()[:24]
         folders = {(self.view / file).parent for file in self.files}
         paths = sorted({path for each in folders for path in each.glob("*.py") if path.is_file()})
-        missing = [  # the name the plugin gives them (_facts_name)
-            path
-            for path in paths
-            if not (folder / (hashlib.sha256(digest + path.read_bytes()).hexdigest() + ".marshal")).is_file()
-        ]
-        if missing:
+        if paths:  # the plugin skips those whose facts are there: only it names them (_facts_name)
             folder.mkdir(parents=True, exist_ok=True)
             folder.chmod(0o755)
             done = subprocess.run(
-                [python, "-I", str(plugin), str(folder), *map(str, missing)],
+                [python, "-I", str(plugin), str(folder), *map(str, paths)],
                 cwd=self.view,
                 env={"PATH": os.environ.get("PATH", "")},
                 capture_output=True,

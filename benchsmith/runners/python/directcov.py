@@ -57,6 +57,7 @@ from __future__ import annotations
 import ast
 import builtins
 import hashlib
+import itertools
 import json
 import marshal
 import operator
@@ -136,10 +137,11 @@ def _namespaces() -> list[tuple[str, object, dict]]:
     return found
 
 
-def _frozen(namespaces: list[tuple[str, object, dict]]) -> tuple[tuple, tuple, tuple, tuple]:
-    """The entries of *namespaces* as four parallel tuples (label, namespace, key, value): immutable, so that nothing
-    running later can edit what is compared (a list or a dict in this module's reach could be emptied), and flat, so
-    that comparing them is one pass in C (:func:`_replaced`), not a loop in Python per namespace."""
+def _frozen(namespaces: list[tuple[str, object, dict]]) -> tuple[tuple, tuple, tuple, tuple, tuple]:
+    """The entries of *namespaces* as four parallel tuples (label, namespace, key, value) and their :func:`_grouped`
+    form: immutable, so that nothing running later can edit what is compared (a list or a dict in this module's reach
+    could be emptied), and flat, so that comparing them is one pass in C (:func:`_replaced`), not a loop in Python per
+    namespace."""
     labels, spaces, keys, values = [], [], [], []
     for label, namespace, held in namespaces:
         for key, value in held.items():
@@ -147,23 +149,46 @@ def _frozen(namespaces: list[tuple[str, object, dict]]) -> tuple[tuple, tuple, t
             spaces.append(namespace)
             keys.append(key)
             values.append(value)
-    return tuple(labels), tuple(spaces), tuple(keys), tuple(values)
+    return _refrozen(tuple(labels), tuple(spaces), tuple(keys), tuple(values))
+
+
+def _refrozen(labels: tuple, spaces: tuple, keys: tuple, values: tuple) -> tuple[tuple, tuple, tuple, tuple, tuple]:
+    """*labels*, *spaces*, *keys* and *values* with, fifth, what :func:`_replaced` compares: for each namespace (each
+    run of entries of one), an ``operator.itemgetter`` of its keys, and all their values in that order. One getter
+    reads a namespace's entries in one C call; a getter of one key is given it twice (it would return the value bare,
+    not in a tuple)."""
+    getters, holders, expected = [], [], []
+    start = 0
+    while start < len(spaces):
+        end = start + 1
+        while end < len(spaces) and spaces[end] is spaces[start]:
+            end += 1
+        names, held = keys[start:end], values[start:end]
+        if len(names) == 1:
+            names, held = names * 2, held * 2
+        getters.append(operator.itemgetter(*names))
+        holders.append(spaces[start])
+        expected += held
+        start = end
+    return labels, spaces, keys, values, (tuple(getters), tuple(holders), tuple(expected))
 
 
 def _replaced(
-    frozen: tuple[tuple, tuple, tuple, tuple],
+    frozen: tuple[tuple, tuple, tuple, tuple, tuple],
     _any=any,
     _map=map,
     _zip=zip,
-    _getitem=operator.getitem,
     _is_not=operator.is_not,
+    _chain=itertools.chain.from_iterable,
+    _call=getattr(operator, "call", None) or (lambda getter, namespace: getter(namespace)),  # operator.call: 3.11 on
 ) -> str:
     """Which entry of *frozen* its namespace no longer holds, by identity ("" when none): ``module.name`` or
     ``module.Class.name``. Everything it calls is bound here, when the plugin loads: replacing a builtin or an
-    ``operator`` function later changes nothing."""
-    labels, spaces, keys, values = frozen
+    ``operator`` function later changes nothing. It runs twice for every test (about 3,700 entries): each namespace's
+    entries are read by one getter (:func:`_refrozen`), a fifth less time than a lookup call per entry."""
+    labels, spaces, keys, values, (getters, holders, expected) = frozen
     try:
-        if not _any(_map(_is_not, _map(_getitem, spaces, keys), values)):
+        if not _any(_map(_is_not, _chain(_map(_call, getters, holders)), expected)):
             return ""
     except Exception:  # a name deleted (KeyError), or whatever a key planted in the namespace raised
         pass
@@ -491,16 +516,39 @@ class _TestFile:
         self.patches: dict[str, tuple | None] = {}
         # every name bound anywhere in it; a star import or globals() writes: only the lookup hooks are judged
         # and every attribute name it assigns or deletes on anything (``cls.server = ...`` in a setUpClass)
-        self.bound, self.dynamic, counts, self.attributes = _scan(tree)
+        # and how often each name is bound where imports and module-level functions count (:func:`_scan`)
+        self.bound, self.dynamic, self.counts, self.attributes = _scan(tree)
         self._define(tree.body, "")
-        self.imports = _import_specs(tree, counts)  # (name, module, attribute or None): what its imports bind
+        self.imports = _import_specs(tree, self.counts)  # (name, module, attribute or None): what its imports bind
         self.imported = _imported(self.imports)  # name -> what a module-level import bound it to, where loaded by now
+        self._functions()
+
+    def _functions(self) -> None:
         # module-level functions bound once and undecorated: their names must hold them (a helper every test calls)
         self.functions = {
             name: line
             for name, line in self.lines.items()
-            if "." not in name and counts.get(name) == 1 and not self.decorators.get(name)
+            if "." not in name and self.counts.get(name) == 1 and not self.decorators.get(name)
         }
+
+    def joined(self, tail: ast.Module) -> None:
+        """Add *tail*, the rest of a file whose first part this is (a sentinel carrier: a test file's text, then the
+        run's sentinels), parsed at its own lines: this becomes what parsing the whole file gives. Every fact is
+        made statement by statement (names bound and counted, definitions in order, later ones in their place), but
+        for the imports and functions that count on a name being bound once, which are judged again."""
+        bound, dynamic, counts, attributes = _scan(tail)
+        self.bound, self.dynamic, self.attributes = (
+            self.bound | bound,
+            self.dynamic or dynamic,
+            self.attributes | attributes,
+        )
+        self.counts = {**self.counts, **{name: self.counts.get(name, 0) + n for name, n in counts.items()}}
+        self._define(tail.body, "")
+        # an import of the first part still counts where the tail binds its name nowhere; the tail's own after it
+        kept = tuple(spec for spec in self.imports if self.counts.get(spec[0]) == 1)
+        self.imports = kept + _import_specs(tail, self.counts)
+        self.imported = _imported(self.imports)
+        self._functions()
 
     def _define(self, body: list, prefix: str) -> None:
         for node in body:
@@ -789,33 +837,56 @@ def _read_test_file(
     _imported=_imported,
     _parse=ast.parse,
     _file=_TestFile,
+    head: int = 0,
 ):
     """The test file at *path*, holding *data*: from its facts, where the harness wrote them, else parsed here.
-    What it calls is bound here, when the plugin loads: inherited tests' files are read after the candidate's code
-    ran."""
-    if _facts:
+    With *head*, the length of a test file's text that *data* begins with (a sentinel carrier, :func:`_test_files`),
+    the facts of that text and the rest parsed (:meth:`_TestFile.joined`): parsing a carrier whole took most of the
+    plugin's start. What it calls is bound here, when the plugin loads: inherited tests' files are read after the
+    candidate's code ran."""
+
+    def facts_of(text):
         try:
-            with _open(_join(_facts, _name(data)), "rb") as handle:
+            with _open(_join(_facts, _name(text)), "rb") as handle:
                 facts = _loads(handle.read())
         except (OSError, ValueError, EOFError, TypeError):
-            facts = None
-        if type(facts) is _dict:
-            entry = _file.__new__(_file)
-            vars(entry).update(facts)
-            entry.path = _realpath(path)
-            entry.imported = _imported(entry.imports)
+            return None
+        if type(facts) is not _dict:
+            return None
+        entry = _file.__new__(_file)
+        vars(entry).update(facts)
+        entry.path = _realpath(path)
+        entry.imported = _imported(entry.imports)
+        return entry
+
+    if _facts:
+        entry = facts_of(data)
+        if entry is not None:
             return entry
+        first = data[:head]
+        # at a line's end (the harness ends a text without a newline before the rest), and no byte that a coding
+        # declaration of the first part could read otherwise
+        at_line_end = first.endswith(b"\n") or data[head : head + 1] == b"\n"
+        if 0 < head < len(data) and at_line_end and data[head:].isascii():
+            entry = facts_of(first)
+            if entry is not None:
+                # the rest at its own lines: as many empty ones before it as the first part ends
+                entry.joined(_parse(b"\n" * first.count(b"\n") + data[head:]))
+                return entry
     return _file(path, _parse(data))
 
 
 def _write_facts(folder: str, paths: list[str]) -> None:
     """Write the facts of each test file of *paths* into *folder* (run by the harness, as root, on the repository's
-    own files: ``python benchsmith_directcov.py FOLDER FILE...``). A file that does not parse, or whose facts marshal
-    cannot hold, gets none: runs parse it themselves."""
+    own files: ``python benchsmith_directcov.py FOLDER FILE...``), but for a file whose facts are there already (by
+    :func:`_facts_name`, the one place that names them). A file that does not parse, or whose facts marshal cannot
+    hold, gets none: runs parse it themselves."""
     for path in paths:
         try:
             with open(path, "rb") as handle:
                 data = handle.read()
+            if os.path.isfile(os.path.join(folder, _facts_name(data))):
+                continue
             entry = _TestFile(path, ast.parse(data))
             blob = marshal.dumps({key: value for key, value in vars(entry).items() if key not in _UNSHARED})
         except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
@@ -828,7 +899,24 @@ def _write_facts(folder: str, paths: list[str]) -> None:
         os.replace(staging, target)
 
 
-def _test_files() -> dict[str, _TestFile]:
+def _carriers() -> dict[str, int]:
+    """The run's sentinel carriers (BENCHSMITH_CARRIERS, the harness's): each one's real path, and the length of the
+    test file's text it begins with (:func:`_read_test_file`)."""
+    try:
+        heads = json.loads(os.environ.get("BENCHSMITH_CARRIERS") or "{}")
+    except ValueError:
+        return {}
+    if type(heads) is not dict:
+        return {}
+    return {os.path.realpath(path): head for path, head in heads.items() if type(path) is str and type(head) is int}
+
+
+# read-only, read before any project or candidate code: a carrier's class twins are inherited tests, whose file is
+# read again as their class's source (_unchanged_source)
+_CARRIERS = types.MappingProxyType(_carriers())
+
+
+def _test_files(_heads=_CARRIERS) -> dict[str, _TestFile]:
     path = os.environ.get("BENCHSMITH_SELECT")
     if not path or not os.environ.get("BENCHSMITH_CANDIDATE"):
         return {}
@@ -837,7 +925,7 @@ def _test_files() -> dict[str, _TestFile]:
         for relative in {line.split("::", 1)[0] for line in handle.read().splitlines() if "::" in line}:
             try:
                 with open(relative, "rb") as source:
-                    entry = _read_test_file(relative, source.read())
+                    entry = _read_test_file(relative, source.read(), head=_heads.get(os.path.realpath(relative), 0))
             except (OSError, SyntaxError, ValueError):
                 continue
             files[entry.path] = entry
@@ -870,7 +958,9 @@ def _unchanged(path: str, _stat=os.stat, _own=_is_own, _loaded_at=_loaded_at()) 
         return False
 
 
-def _unchanged_source(path: str, _sources=_SOURCES, _unchanged=_unchanged, _read=_read_test_file) -> _TestFile | None:
+def _unchanged_source(
+    path: str, _sources=_SOURCES, _unchanged=_unchanged, _read=_read_test_file, _heads=_CARRIERS
+) -> _TestFile | None:
     """*path* read as a test file, if it is :func:`_unchanged`."""
     if path in _sources:
         return _sources[path]
@@ -878,50 +968,55 @@ def _unchanged_source(path: str, _sources=_SOURCES, _unchanged=_unchanged, _read
     try:
         if _unchanged(path):
             with open(path, "rb") as handle:
-                found = _read(path, handle.read())
+                found = _read(path, handle.read(), head=_heads.get(path, 0))
     except (OSError, SyntaxError, ValueError):
         found = None
     _sources[path] = found
     return found
 
 
+def _class_identity(cls, _realpath=_resolved, _source=_unchanged_source, _modules=sys.modules, _named=_named):
+    """Why *cls* is not the class a file of the repository's own defines at its name with the bases its class
+    statement names ("" when it is), with its module, that file's real path and what the file holds."""
+    module = _modules.get(getattr(cls, "__module__", None))
+    path = _realpath(getattr(module, "__file__", None) or "")
+    source = _source(path)
+    if source is None:
+        return f"{cls.__qualname__} is not from a file of the repository's own", module, path, None
+    holder = module
+    for part in cls.__qualname__.split("."):
+        holder = getattr(holder, part, None)
+    if holder is not cls or cls.__qualname__ not in source.classes:
+        return f"{cls.__qualname__} is not the class {path} defines", module, path, None
+    bases = source.classes[cls.__qualname__]
+    if bases is not None and (
+        len(bases) != len(cls.__bases__)
+        or any(_named(vars(module), dotted) is not base for dotted, base in zip(bases, cls.__bases__))
+    ):
+        return f"{cls.__qualname__}'s bases are not those {path} names", module, path, None
+    return "", module, path, source
+
+
 def _inherited_definition(
-    item,
-    held,
-    function,
-    name,
-    _realpath=_resolved,
-    _source=_unchanged_source,
-    _modules=sys.modules,
-    _named=_named,
+    item, held, function, name, checked: dict, _realpath=_resolved, _identity=_class_identity, _id=id
 ):
     """Where *function* (*held* for *name* in a class of the MRO of *item*'s class, or wrapped in what is held there)
     is defined by a class of the repository:
     ``("", module namespace, file, qualified name)``, else the reason first. Every class from the test's own down to
     the one that holds the method must be what its module binds at its name, in a file of the repository's own whose
-    class statement there names the bases it has now; the function must be compiled from that file, at that name and
-    line, with that module's globals."""
+    class statement there names the bases it has now (:func:`_class_identity`, once per class in a pass of the checks,
+    *checked*); the function must be compiled from that file, at that name and line, with that module's globals."""
     mro = item.cls.__mro__
     owner = next((cls for cls in mro if name in vars(cls)), None)
     if owner is None or vars(owner)[name] is not held:
         return "its class does not hold it", None, None, ""
     for cls in mro[: mro.index(owner) + 1]:
-        module = _modules.get(getattr(cls, "__module__", None))
-        path = _realpath(getattr(module, "__file__", None) or "")
-        source = _source(path)
-        if source is None:
-            return f"{cls.__qualname__} is not from a file of the repository's own", None, None, ""
-        holder = module
-        for part in cls.__qualname__.split("."):
-            holder = getattr(holder, part, None)
-        if holder is not cls or cls.__qualname__ not in source.classes:
-            return f"{cls.__qualname__} is not the class {path} defines", None, None, ""
-        bases = source.classes[cls.__qualname__]
-        if bases is not None and (
-            len(bases) != len(cls.__bases__)
-            or any(_named(vars(module), dotted) is not base for dotted, base in zip(bases, cls.__bases__))
-        ):
-            return f"{cls.__qualname__}'s bases are not those {path} names", None, None, ""
+        key = ("identity", _id(cls))
+        if key not in checked:
+            checked[key] = _identity(cls)
+        refused, module, path, source = checked[key]
+        if refused:
+            return refused, None, None, ""
     # the loop ended on the owner: module, path and source are its
     qualified = f"{owner.__qualname__}.{name}"
     code = function.__code__
@@ -1053,15 +1148,21 @@ def _patchings_refusal(
     return ""
 
 
-def _patch_specs(source: _TestFile, defined: str) -> list:
+def _around(defined: str) -> list[str]:
+    """The qualified names of each class around *defined* (outermost first), then *defined*'s own."""
+    parts = defined.split(".")
+    return [".".join(parts[:end]) for end in range(1, len(parts) + 1)]
+
+
+def _patch_specs(source: _TestFile, defined: str, _around=_around) -> list:
     """The patch decorators a test's wrapper must apply: its definition's, and, as mock decorates a class's methods
     whose names start with ``test``, those of each class around it."""
-    parts = defined.split(".")
+    names = _around(defined)
+    if not defined.rsplit(".", 1)[-1].startswith("test"):
+        names = names[-1:]  # mock.patch on a class wraps only its test methods
     specs: list = []
-    for end in range(1, len(parts) + 1):
-        written = source.patches.get(".".join(parts[:end]), ())
-        if end < len(parts) and not parts[-1].startswith("test"):
-            continue
+    for name in names:
+        written = source.patches.get(name, ())
         specs += [None] if written is None else written
     return specs
 
@@ -1100,8 +1201,8 @@ def _library(path: str, _prefixes=tuple({os.path.realpath(p) + os.sep for p in (
     return path.startswith(_prefixes)
 
 
-def _class_refusal(
-    item,
+def _class_contents(
+    cls,
     files,
     _realpath=_resolved,
     _function=types.FunctionType,
@@ -1115,72 +1216,87 @@ def _class_refusal(
     _patchings_refusal=_patchings_refusal,
     _patch_specs=_patch_specs,
 ) -> str:
-    """Why a class *item*'s test runs in (its own, or one it inherits from, in a file of the repository's) does not
-    hold what its class statement defines ("" when each does). A test class's attributes are written with no audit
+    """Why *cls* (a class a class test runs in: its own, or one it inherits from, in a file of the repository's) does
+    not hold what its class statement defines ("" when it does). A test class's attributes are written with no audit
     event: an ``assertEqual`` or ``run`` of its own put in a base class, or its ``make`` helper replaced, decide what
     every test of it does (red team round 7). A name its body never binds is refused (unless the file writes that
     attribute somewhere, or builds names dynamically), and a function its body defines with ``def`` must still be
-    that function, compiled from that file at that name and line."""
+    that function, compiled from that file at that name and line, wrapped only by what its decorators make and
+    applying only the patchers its file writes (:func:`_patchings_refusal`; a class test's own method is checked
+    here, with the others)."""
+    module = sys.modules.get(getattr(cls, "__module__", None))
+    if module is None or module.__name__.split(".", 1)[0] in _asserting or module.__name__ == "builtins":
+        return ""  # unittest's classes are held as they were loaded (_ASSERTING)
+    path = _realpath(getattr(module, "__file__", None) or "")
+    source = files.get(path) or (None if _library(path) else _source(path))
+    qualified = cls.__qualname__
+    if source is None or qualified not in source.members:
+        return ""  # a library's class, or one no class statement makes: the tripwire's limit
+    held = vars(cls)
+    if not source.dynamic:
+        extra = sorted(
+            name
+            for name in held
+            if name not in source.members[qualified]
+            and name not in source.attributes
+            and name not in _names
+            and "pytest" not in name
+            and not name.startswith("__unittest")
+        )
+        if extra:
+            return f"its class {qualified} holds names its class statement never binds: {extra[0]}"
+    prefix = qualified + "."
+    for key, line in source.lines.items():
+        if not key.startswith(prefix) or "." in key[len(prefix) :]:
+            continue
+        name = key[len(prefix) :]
+        stored = f"_{cls.__name__.lstrip('_')}{name}" if name.startswith("__") and not name.endswith("__") else name
+        if stored not in held:
+            return f"{key}, which {path} defines, was removed from its class"
+        value = held[stored]
+        value = getattr(value, "__func__", None) or getattr(value, "fget", None) or value
+        layers = _layers(value)
+        patched = _patchings_refusal(layers, _patch_specs(source, key), vars(module))
+        if patched:
+            return f"{key}: {patched}"
+        if source.decorators.get(key):
+            # what its decorators made of it (unittest.skip's wrapper encloses no test, a fixture is an object of
+            # pytest's): only that none of its functions is the candidate's or a file changed since the plugin
+            # loaded
+            for layer in layers:
+                code = getattr(layer, "__code__", None)
+                if code is not None and not _unchanged(_realpath(code.co_filename)):
+                    return f"{key} runs code of {code.co_filename}, not what {path} defines"
+            continue
+        inner = layers[-1]
+        if type(inner) is not _function:
+            return f"{key} is a {type(inner).__name__}, not the function {path} defines"
+        code = inner.__code__
+        if (_realpath(code.co_filename), code.co_name, code.co_firstlineno) != (path, name, line):
+            return f"{key} runs {code.co_name} of {code.co_filename}, not what {path} defines"
+        for outer, wrapped in zip(layers, layers[1:]):  # a class decorator's wrappers (mock.patch on the class)
+            if not _encloses(outer, wrapped) or not _unchanged(_realpath(outer.__code__.co_filename)):
+                return f"{key} is wrapped in {outer.__qualname__}, not by a decorator of the file"
+    return ""
+
+
+def _class_refusal(item, files, checked: dict, _contents=_class_contents, _id=id) -> str:
+    """Why a class *item*'s test runs in does not hold what its class statement defines (:func:`_class_contents`),
+    "" when each does. *checked* holds each class's answer by its id for one pass of the checks (the collection, or
+    the checks before one test's call): a class is read once per pass, however many of its tests there are."""
     for cls in getattr(item.cls, "__mro__", ()):
-        module = sys.modules.get(getattr(cls, "__module__", None))
-        if module is None or module.__name__.split(".", 1)[0] in _asserting or module.__name__ == "builtins":
-            continue  # unittest's classes are held as they were loaded (_ASSERTING)
-        path = _realpath(getattr(module, "__file__", None) or "")
-        source = files.get(path) or (None if _library(path) else _source(path))
-        qualified = cls.__qualname__
-        if source is None or qualified not in source.members:
-            continue  # a library's class, or one no class statement makes: the tripwire's limit
-        held = vars(cls)
-        if not source.dynamic:
-            extra = sorted(
-                name
-                for name in held
-                if name not in source.members[qualified]
-                and name not in source.attributes
-                and name not in _names
-                and "pytest" not in name
-                and not name.startswith("__unittest")
-            )
-            if extra:
-                return f"{item.nodeid}: its class {qualified} holds names its class statement never binds: {extra[0]}"
-        prefix = qualified + "."
-        for key, line in source.lines.items():
-            if not key.startswith(prefix) or "." in key[len(prefix) :]:
-                continue
-            name = key[len(prefix) :]
-            stored = f"_{cls.__name__.lstrip('_')}{name}" if name.startswith("__") and not name.endswith("__") else name
-            if stored not in held:
-                return f"{item.nodeid}: {key}, which {path} defines, was removed from its class"
-            value = held[stored]
-            value = getattr(value, "__func__", None) or getattr(value, "fget", None) or value
-            layers = _layers(value)
-            patched = _patchings_refusal(layers, _patch_specs(source, key), vars(module))
-            if patched:
-                return f"{item.nodeid}: {key}: {patched}"
-            if source.decorators.get(key):
-                # what its decorators made of it (unittest.skip's wrapper encloses no test, a fixture is an object of
-                # pytest's): only that none of its functions is the candidate's or a file changed since the plugin
-                # loaded
-                for layer in layers:
-                    code = getattr(layer, "__code__", None)
-                    if code is not None and not _unchanged(_realpath(code.co_filename)):
-                        return f"{item.nodeid}: {key} runs code of {code.co_filename}, not what {path} defines"
-                continue
-            inner = layers[-1]
-            if type(inner) is not _function:
-                return f"{item.nodeid}: {key} is a {type(inner).__name__}, not the function {path} defines"
-            code = inner.__code__
-            if (_realpath(code.co_filename), code.co_name, code.co_firstlineno) != (path, name, line):
-                return f"{item.nodeid}: {key} runs {code.co_name} of {code.co_filename}, not what {path} defines"
-            for outer, wrapped in zip(layers, layers[1:]):  # a class decorator's wrappers (mock.patch on the class)
-                if not _encloses(outer, wrapped) or not _unchanged(_realpath(outer.__code__.co_filename)):
-                    return f"{item.nodeid}: {key} is wrapped in {outer.__qualname__}, not by a decorator of the file"
+        key = ("contents", _id(cls))  # by id: a class's metaclass could make it equal to another
+        if key not in checked:
+            checked[key] = _contents(cls, files)
+        if checked[key]:
+            return f"{item.nodeid}: {checked[key]}"
     return ""
 
 
 def _refusal(
     item,
     files,
+    checked: dict | None = None,
     _realpath=_resolved,
     _function=types.FunctionType,
     _inherited=_inherited_definition,
@@ -1192,12 +1308,21 @@ def _refusal(
     _class_refusal=_class_refusal,
     _patchings_refusal=_patchings_refusal,
     _patch_specs=_patch_specs,
+    _module=types.ModuleType,
+    _around=_around,
 ) -> str:
-    """Why *item* is not a test its file defines, or runs with what its file imported changed ("" when neither)."""
+    """Why *item* is not a test its file defines, or runs with what its file imported changed ("" when neither).
+    *checked*: what this pass of the checks (the collection's, or one test's before its call) found of each class."""
+    if not files:
+        return ""  # no candidate, or no selection: nothing to judge the tests by
     module = getattr(item, "module", None)
-    entry = files.get(_realpath(getattr(module, "__file__", "") or ""))
+    held = vars(module).get("__file__") if isinstance(module, _module) else None
+    entry = files.get(_realpath(held)) if type(held) is str else None
     if entry is None:
-        return ""
+        # A module's ``__file__`` is written with no audit event: one that names no test file of the run (pointed
+        # elsewhere after pytest imported it) would otherwise be judged by no facts, and pass every check.
+        named = held if type(held) is str else type(held).__name__
+        return f"{item.nodeid}: its module's file, {named}, is not one of the run's test files"
     intruders = entry.intruders(vars(module))
     if intruders:
         return f"{item.nodeid}: its module holds names its source never binds: {', '.join(intruders[:5])}"
@@ -1230,30 +1355,30 @@ def _refusal(
             return f"{item.nodeid} runs its function with other globals"
         namespace, source, defined = vars(module), entry, qualified
     elif item.cls is not None:
-        inherited, namespace, source, defined = _inherited(item, layers[0], function, name)
+        checked = {} if checked is None else checked
+        inherited, namespace, source, defined = _inherited(item, layers[0], function, name, checked)
     if source is None:
         return (
             f"{item.nodeid} runs {code.co_name} of {code.co_filename}:{code.co_firstlineno}, not the {qualified} "
             f"its file defines at line {entry.lines.get(qualified)} ({inherited})"
         )
     # a decorator of the definition, or of a class around it (mock.patch on a class wraps each of its tests)
-    parts = defined.split(".")
-    decorators = [name for end in range(1, len(parts) + 1) for name in source.decorators.get(".".join(parts[:end]), ())]
+    decorators = [name for around in _around(defined) for name in source.decorators.get(around, ())]
     wrapping = _decorator_files(namespace, tuple(decorators))
     for outer in layers[:-1]:
         path = _realpath(outer.__code__.co_filename)
         if path not in wrapping or not _unchanged(path):
             return f"{item.nodeid} runs {outer.__qualname__} of {path}, where no decorator of {defined} comes from"
+    if item.cls is not None:  # its method's patchers are checked with the rest of its class's (_class_contents)
+        return _class_refusal(item, files, {} if checked is None else checked)
     patched = _patchings_refusal(layers, _patch_specs(source, defined), namespace)
-    if patched:
-        return f"{item.nodeid}: {patched}"
-    return _class_refusal(item, files) if item.cls is not None else ""
+    return f"{item.nodeid}: {patched}" if patched else ""
 
 
 _files = types.MappingProxyType(_test_files())  # read-only: emptying it would leave nothing to check
 
 
-def _held(frozen=_frozen(_namespaces()) if _files else ((), (), (), ())):
+def _held(frozen=_frozen(_namespaces() if _files else [])):
     """The :func:`_frozen` snapshot of :data:`_ASSERTING` packages' namespaces the checks compare with: taken when the
     plugin loads, and set once more at configure (:func:`pytest_configure`). It is this function's default: reassigning
     a function's defaults raises an audit event, which the guard refuses to the candidate's code."""
@@ -1268,17 +1393,19 @@ def _pytests_own(value, owned) -> bool:
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_configure(config, _held=_held, _own=_is_own, _ours=_pytests_own, _zip=zip, _tuple=tuple):
+def pytest_configure(
+    config, _held=_held, _own=_is_own, _ours=_pytests_own, _zip=zip, _tuple=tuple, _refrozen=_refrozen
+):
     """pytest's own plugins patch its classes as they configure (legacypath: ``Config._getini_unknown_type``): what
     they set, pytest's own functions, is taken as it stands now."""
-    labels, spaces, keys, values = _held()
+    labels, spaces, keys, values, _ = _held()
     if not keys:
         return
     now = [space.get(key, value) for space, key, value in _zip(spaces, keys, values)]
     taken = _tuple(
         current if current is not value and _ours(current, _own) else value for current, value in _zip(now, values)
     )
-    _held.__defaults__ = ((labels, spaces, keys, taken),)
+    _held.__defaults__ = (_refrozen(labels, spaces, keys, taken),)
 
 
 _collected: dict[str, object] = {}  # node id -> the function collected for it, which the test must still run
@@ -1341,8 +1468,9 @@ def pytest_collection_modifyitems(
         if any(code is not None and _own(code.co_filename) for code in codes):
             _forgery(f"{item.nodeid} runs the candidate's code")
             break
+    checked: dict = {}  # each class read once for the whole collection
     for item in items:
-        refused = _refusal(item, _files)
+        refused = _refusal(item, _files, checked)
         if refused:
             _forgery(refused)
             break

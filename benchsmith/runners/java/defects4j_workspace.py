@@ -193,15 +193,15 @@ def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) ->
             compiled_for = classes_release(root / "test-classes")
             record["test_release"] = compiled_for if compiled_for not in ("", record.get("release")) else ""
             write_text_atomic(manifest, json.dumps({"format": WORKSPACE_FORMAT, **record}, indent=2))
-        runtime_locales = defects4j_runtime().locale_data()
-        if record.get("locale_data", "cldr") != runtime_locales and any(
-            for_locale_data(diff.name, "cldr") != for_locale_data(diff.name, runtime_locales)
+        made_for, runtime_locales = record.get("locale_data", "cldr"), defects4j_runtime().locale_data()
+        if made_for != runtime_locales and any(
+            for_locale_data(diff.name, made_for) != for_locale_data(diff.name, runtime_locales)
             for diff, _ in d4j.compile_error_diffs(_bug_of(instance))
-        ):  # its tests were mended for another runtime's locale data (Defects4J's locale-* diffs)
+        ):  # its tests were mended (or not) for another runtime's locale data (Defects4J's locale-* diffs)
             log.info(
                 "%s: its tests were adapted for %s locale data, the test runtime has %s",
                 root,
-                record.get("locale_data", "cldr"),
+                made_for,
                 runtime_locales,
             )
             made_by = None

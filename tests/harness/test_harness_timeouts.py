@@ -12,6 +12,9 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import threading
+import time
+from pathlib import Path
 
 import pytest
 
@@ -158,3 +161,71 @@ def test_a_warm_compiler_that_gives_no_answer_is_started_again_and_the_compile_t
         ]
         * 2
     )
+
+
+class JavacKiller:
+    """Kills the runner's javac processes with SIGKILL as they appear, as the kernel's out-of-memory killer would on a
+    loaded machine: javac then ends with no word about the code. *times* javac processes, or every one."""
+
+    def __init__(self, box, times: int | None = None):
+        self.box, self.times, self.killed = str(box), times, []
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self) -> JavacKiller:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stopped.set()
+        self.thread.join()
+
+    def _watch(self) -> None:
+        while not self.stopped.is_set() and (self.times is None or len(self.killed) < self.times):
+            for entry in os.listdir("/proc"):
+                try:
+                    argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+                except (OSError, ValueError):
+                    continue
+                if argv[0].endswith(b"/javac") and any(self.box.encode() in a for a in argv):
+                    try:
+                        os.kill(int(entry), signal.SIGKILL)
+                    except ProcessLookupError:
+                        continue
+                    if int(entry) not in self.killed:
+                        self.killed.append(int(entry))
+            time.sleep(0.005)
+
+
+@pytest.mark.java
+@pytest.mark.slow
+def test_javac_killed_without_a_word_is_tried_again_and_never_the_candidates_compile_error(
+    tmp_path, ledger_instances, ledger_workspace
+):
+    """The plain path once judged Time-25/codellama-7 "uncompilable" on a machine loaded to 17: javac ended with no
+    output at all, and the verdict was read from its exit code. A javac that says nothing of the code is the machine's
+    failure: it is tried again, and when it dies at every try the candidate's verdict is ``error``, never
+    ``uncompilable``."""
+    instance = ledger_instances["Ledger-1"]
+    gold, buggy = instance.fixed_method, instance.buggy_method
+    logs = tmp_path / "logs"
+    with sandbox.leased_slot() as slot:
+        runner = InstanceRunner(instance, ledger_workspace("Ledger-1"), slot, ENOUGH, logs)
+        try:
+            assert runner.evaluate(gold, "gold-first", fast=False).status == "plausible"
+            with JavacKiller(runner.box, times=1) as once:
+                killed_once = runner.evaluate(buggy, "buggy-killed-once", fast=False)
+            with JavacKiller(runner.box) as always:
+                killed_always = runner.evaluate(gold, "gold-killed-always", fast=False)
+            broken = runner.evaluate(uncompilable_twin(gold), "broken", fast=False)
+        finally:
+            runner.close()
+    assert len(once.killed) == 1 and len(always.killed) == 3, (once.killed, always.killed)
+    assert killed_once.status == "wrong", killed_once
+    assert "[javac was killed by signal 9, saying nothing of the code]" in (logs / "buggy-killed-once.log").read_text()
+    assert killed_always.status == "error", killed_always
+    assert killed_always.reason == (
+        "harness: Ledger-1: javac of the main sources was killed by signal 9, saying nothing of the code, at each of 3 "
+        "tries"
+    )
+    assert broken.status == "uncompilable" and "incompatible types" in broken.reason, broken

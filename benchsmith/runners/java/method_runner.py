@@ -21,6 +21,7 @@ import dataclasses
 import logging
 import os
 import random
+import re
 import secrets
 import shutil
 import threading
@@ -51,7 +52,9 @@ from benchsmith.runners.java.toolchain import (
 from benchsmith.runners.sandbox import jail as sandbox
 from benchsmith.runners.sandbox.outcomes import Expected, Sentinel, check_report, placed_among
 from benchsmith.runners.sandbox.retries import (
+    ATTEMPTS,
     START_PAUSE,
+    Died,
     Killed,
     OutOfTime,
     retried,
@@ -609,8 +612,8 @@ class InstanceRunner:
     def compile_whole(self, code: str, folder: Path, log_path: Path) -> tuple[Path, Path] | Verdict:
         """javac, in a jail, of every main source (the candidate's file holding *code*) and then of every test of the
         tree the test JVMs see: the main and the test class folders (made under *folder*), or the verdict
-        "uncompilable" when javac rejects them, "timeout" when the wall clock ended javac at every try; javac's output
-        appended to *log_path*."""
+        "uncompilable" when javac rejects them, "timeout" when the wall clock ended javac at every try, "error" when
+        javac died at every try without a word about the code; javac's output appended to *log_path*."""
         self._sentinels_ready()
         source = self._write_source(folder, code)
         tree = self._sentinels.tree
@@ -647,9 +650,13 @@ class InstanceRunner:
                     ),
                     f"{self.label}: javac of {what}",
                     self.limits.wall_seconds,
+                    retry_on=(Killed, Died),
                 )
             except OutOfTime as exc:  # the machine's load or a compile the candidate makes slow: no error of its code
                 return timeout_verdict(exc, "plain")
+            except Died as exc:
+                reason = f"harness: {self.label}: javac of {what} {exc.how}, at each of {ATTEMPTS} tries"
+                return Verdict("error", reason=reason, path="plain")
             if not compiled:
                 errors = "\n".join(
                     line for line in log_path.read_text(errors="replace").splitlines()[1:] if line.strip()
@@ -671,8 +678,9 @@ class InstanceRunner:
         seconds: float,
         release: str | None = None,
     ) -> bool:
-        """Whether javac compiled *sources* (for *release*, else the runner's); Killed when the wall clock
-        (*seconds*) ended it first."""
+        """Whether javac compiled *sources* (for *release*, else the runner's), False only when it rejected their
+        code; Killed when the wall clock (*seconds*) ended it first, Died when it ended without a word about the code
+        (a javac killed under load said nothing, and was once counted the candidate's compile error)."""
         argfile = folder / f"{output.name}.args"
         argfile.write_text("\n".join(f'"{s}"' for s in sources))
         argv = [
@@ -693,12 +701,27 @@ class InstanceRunner:
         ]
         jail = sandbox.Jail(read_only=(tree, folder / "src", argfile, *classpath), writable=(output,))
         limits = dataclasses.replace(self.limits, wall_seconds=seconds)
+        said_before = log_path.stat().st_size
         outcome = sandbox.run(argv, output, self.slot, limits, log_path, jail=jail, lane=COMPILER_LANE)
         if outcome.timed_out:
             with log_path.open("a") as out:
                 out.write(f"[javac killed by the wall clock after {seconds_text(seconds)}]\n")
             raise Killed("javac", seconds)
-        return outcome.returncode == 0
+        if outcome.returncode == 0:
+            return True
+        with log_path.open("rb") as log:
+            log.seek(said_before)
+            said = log.read().decode(errors="replace")
+        if _JAVAC_ON_THE_CODE.search(said) and not outcome.reached:
+            return False
+        if outcome.signal:
+            how = f"was killed by signal {outcome.signal}"
+        else:
+            how = f"ended with exit {outcome.returncode}"
+        how += f" ({outcome.reached})" if outcome.reached else ", saying nothing of the code"
+        with log_path.open("a") as out:
+            out.write(f"[javac {how}]\n")
+        raise Died("javac", how)
 
     def _log(self, name: str, path: str, text: str) -> None:
         self.logs.mkdir(parents=True, exist_ok=True)
@@ -715,6 +738,11 @@ class InstanceRunner:
 
 def _forged(reason: str, path: str) -> tuple[Verdict, str]:
     return Verdict("wrong", compiled=True, reason=reason, path=path), reason + "\n"
+
+
+# What javac says when it rejects the code it was given: an error at a line of a file (exit 1), or its own crash on
+# that code (exit 4). Anything else (a signal, "The system is out of resources", a command-line error) is the machine's.
+_JAVAC_ON_THE_CODE = re.compile(r"\.java:\d+: error:|^An exception has occurred in the compiler", re.MULTILINE)
 
 
 def _first_error(log_path: Path) -> str:

@@ -76,6 +76,15 @@ class ProcessExit:
     seconds: float
     reached: str = ""  # which of the run's cgroup bounds it reached (cgroups.Reached), "" for none
 
+    @property
+    def signal(self) -> int | None:
+        """The signal that ended the process, also where the jail's launcher reported it as its own exit, 128 + it."""
+        if self.returncode is None:
+            return None
+        if self.returncode < 0:
+            return -self.returncode
+        return self.returncode - 128 if self.returncode > 128 else None
+
 
 @dataclass(frozen=True)
 class Jail:

@@ -39,6 +39,16 @@ class Killed(OSError):
         self.what, self.seconds = what, seconds
 
 
+class Died(OSError):
+    """A step of the harness's own that ended without a word about its input: a signal (the kernel's out-of-memory
+    killer, a bound of the run) or an exit with no message. That is the machine's state, not the candidate's code, so
+    it is tried again like a step the wall clock ended; *how* says how it ended."""
+
+    def __init__(self, what: str, how: str):
+        super().__init__(f"{what} {how}")
+        self.what, self.how = what, how
+
+
 class OutOfTime(OSError):
     """A step of the harness's own that the wall clock ended at every attempt; *seconds*: the time each had."""
 

@@ -110,3 +110,34 @@ def test_a_workspace_whose_library_is_gone_is_rebuilt(ledger_instances, ledger_w
     rebuilt = ledger_workspace("Ledger-2")
     assert gone not in rebuilt.libraries and list(rebuilt.libraries) == record["libraries"]
     assert gone not in json.loads(manifest.read_text())["libraries"]
+
+
+@pytest.mark.parametrize("older", [6, 7, 8])
+def test_a_workspace_of_an_older_format_that_would_be_built_the_same_is_kept_and_its_manifest_completed(
+    ledger_workspace, older
+):
+    """A format step that adds nothing for this bug (Ledger has no Gradle build, no compile-errors/ diffs, no Ant
+    build) keeps the workspace: no rebuild, the fields added since recorded as a rebuild would record them."""
+    workspace = ledger_workspace("Ledger-3")
+    manifest = workspace.root / "workspace.json"
+    current = json.loads(manifest.read_text())
+    added_since = {7: [], 8: ["junit_hamcrest"], 9: ["more_source_dirs", "more_test_dirs", "test_release"]}
+    dropped = [name for step in range(older + 1, 10) for name in added_since.get(step, [])]
+    manifest.write_text(json.dumps({**{k: v for k, v in current.items() if k not in dropped}, "format": older}))
+    kept_mark = workspace.root / "kept"
+    kept_mark.write_text("")
+    again = ledger_workspace("Ledger-3")
+    assert kept_mark.is_file(), "rebuilt"
+    assert json.loads(manifest.read_text()) == current and again == workspace
+    kept_mark.unlink()
+
+
+def test_a_workspace_of_a_format_with_no_step_to_the_current_one_is_rebuilt(ledger_workspace):
+    workspace = ledger_workspace("Ledger-3")
+    manifest = workspace.root / "workspace.json"
+    current = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps({**current, "format": 5}))
+    (workspace.root / "kept").write_text("")
+    again = ledger_workspace("Ledger-3")
+    assert not (workspace.root / "kept").exists() and again == workspace
+    assert json.loads(manifest.read_text()) == current

@@ -158,62 +158,14 @@ def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) ->
             record = json.loads(manifest.read_text())
         except ValueError as exc:
             raise BenchsmithError(f"{manifest}: corrupt workspace manifest ({exc}); delete {root}") from exc
-        made_by = record.pop("format", None)
-        if (
-            made_by == 6
-            and not shutil.which("defects4j")
-            and not any(_more_source_dirs(root / "tree", record["source_dir"], record["test_dir"]))
-            and list(_libraries(instance, d4j, root / "tree")) == record["libraries"]
-        ):
-            # format 7 adds the jars and source folders a revision's Gradle build names (Mockito's byte-buddy): a
-            # workspace whose build names none needs no rebuild
-            made_by = 7
-        if made_by == 7:  # format 8 only adds junit_hamcrest
-            record["junit_hamcrest"] = [str(j) for j in junit_hamcrest(_lib_dir(instance, d4j, root / "tree"))]
-            made_by = 8
-        if (
-            made_by == 8
-            and not shutil.which("defects4j")
-            and not d4j.compile_error_diffs(_bug_of(instance))
-            and _more_source_dirs(root / "tree", record["source_dir"], record["test_dir"])
-            == _more_source_dirs(root / "tree", record["source_dir"], record["test_dir"], ant=False)
-            and not AntBuild(root / "tree").relocations()
-            and not AntBuild(root / "tree").copied_resources(record["source_dir"])
-        ):
-            # format 9 applies Defects4J's compile-errors/ diffs, compiles the folders the revision's Ant build adds
-            # and the libraries it renames, and keeps the files it copies beside its classes: a workspace of a bug
-            # with none of them is the same
-            write_text_atomic(manifest, json.dumps({"format": WORKSPACE_FORMAT, **record}, indent=2))
-            made_by = WORKSPACE_FORMAT
-        if made_by == WORKSPACE_FORMAT and ("more_source_dirs" not in record or "test_release" not in record):
-            # recorded since, for the plain path, which compiles the tests again: the folders the tree and its build
-            # files name, and the release the test classes were compiled for (their class files say it)
-            main, tests = _more_source_dirs(root / "tree", record["source_dir"], record["test_dir"])
-            record.update(more_source_dirs=list(main), more_test_dirs=list(tests))
-            compiled_for = classes_release(root / "test-classes")
-            record["test_release"] = compiled_for if compiled_for not in ("", record.get("release")) else ""
-            write_text_atomic(manifest, json.dumps({"format": WORKSPACE_FORMAT, **record}, indent=2))
-        made_for, runtime_locales = record.get("locale_data", "cldr"), defects4j_runtime().locale_data()
-        if made_for != runtime_locales and any(
-            for_locale_data(diff.name, made_for) != for_locale_data(diff.name, runtime_locales)
-            for diff, _ in d4j.compile_error_diffs(_bug_of(instance))
-        ):  # its tests were mended (or not) for another runtime's locale data (Defects4J's locale-* diffs)
-            log.info(
-                "%s: its tests were adapted for %s locale data, the test runtime has %s",
-                root,
-                made_for,
-                runtime_locales,
-            )
-            made_by = None
-        gone = [jar for jar in record.get("libraries", []) if not Path(jar).is_file()]
-        if gone:  # the key names the project, not the Defects4J root: another root's run (a mined project's) made it
-            log.info("%s: its library %s is gone; rebuilding it", root, gone[0])
-            made_by = None
-        if made_by == WORKSPACE_FORMAT:
+        kept = _kept(record, instance, d4j, root)
+        if kept is not None:
+            if kept != record:
+                write_text_atomic(manifest, json.dumps(kept, indent=2))
             root.chmod(0o700)  # made private after format 4 first appeared
             copy_test_resources(root / "tree")  # added after format 4 first appeared; does nothing a second time
-            return Workspace(root=root, **{k: tuple(v) if isinstance(v, list) else v for k, v in record.items()})
-        log.info("%s: made by an older benchsmith; rebuilding it", root)
+            fields = {k: tuple(v) if isinstance(v, list) else v for k, v in kept.items() if k != "format"}
+            return Workspace(root=root, **fields)
     log.info("preparing workspace %s at %s", instance.instance_id, instance.revision_fixed[:12])
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
@@ -225,6 +177,76 @@ def prepare(instance: NL2FixInstance, d4j: Defects4JRoot, repos: Path | None) ->
     record = {"format": WORKSPACE_FORMAT, **{k: v for k, v in asdict(workspace).items() if k != "root"}}
     write_text_atomic(manifest, json.dumps(record, indent=2))
     return workspace
+
+
+def _kept(record: dict, instance: NL2FixInstance, d4j: Defects4JRoot, root: Path) -> dict | None:
+    """The manifest *record* of a cached workspace brought to :data:`WORKSPACE_FORMAT`, or None when it must be made
+    again: a workspace of an older format that a later one would build differently, one whose tests were mended for
+    another runtime's locale data, or one whose libraries are gone."""
+    made_by = record.get("format")
+    record = dict(record)
+    while made_by != WORKSPACE_FORMAT:
+        step = _FORMAT_STEPS.get(made_by)
+        if step is None or not step(record, instance, d4j, root):
+            log.info("%s: made by an older benchsmith (format %s); rebuilding it", root, made_by)
+            return None
+        made_by += 1
+    record["format"] = WORKSPACE_FORMAT
+    if "more_source_dirs" not in record or "test_release" not in record:
+        # recorded since format 9 first appeared, for the plain path, which compiles the tests again: the folders the
+        # tree and its build files name, and the release the test classes were compiled for (their class files say it)
+        main, tests = _more_source_dirs(root / "tree", record["source_dir"], record["test_dir"])
+        record.update(more_source_dirs=list(main), more_test_dirs=list(tests))
+        compiled_for = classes_release(root / "test-classes")
+        record["test_release"] = compiled_for if compiled_for not in ("", record.get("release")) else ""
+    made_for, runtime_locales = record.get("locale_data", "cldr"), defects4j_runtime().locale_data()
+    if made_for != runtime_locales and any(
+        for_locale_data(diff.name, made_for) != for_locale_data(diff.name, runtime_locales)
+        for diff, _ in d4j.compile_error_diffs(_bug_of(instance))
+    ):  # its tests were mended (or not) for another runtime's locale data (Defects4J's locale-* diffs)
+        log.info(
+            "%s: its tests were adapted for %s locale data, the test runtime has %s", root, made_for, runtime_locales
+        )
+        return None
+    gone = [jar for jar in record.get("libraries", []) if not Path(jar).is_file()]
+    if gone:  # the key names the project, not the Defects4J root: another root's run (a mined project's) made it
+        log.info("%s: its library %s is gone; rebuilding it", root, gone[0])
+        return None
+    return record
+
+
+def _to_format_7(record: dict, instance: NL2FixInstance, d4j: Defects4JRoot, root: Path) -> bool:
+    """Format 7 adds the jars and source folders a revision's Gradle build names (Mockito's byte-buddy): a workspace
+    whose build names none is the same."""
+    return (
+        not shutil.which("defects4j")
+        and not any(_more_source_dirs(root / "tree", record["source_dir"], record["test_dir"]))
+        and list(_libraries(instance, d4j, root / "tree")) == record["libraries"]
+    )
+
+
+def _to_format_8(record: dict, instance: NL2FixInstance, d4j: Defects4JRoot, root: Path) -> bool:
+    """Format 8 only records the Hamcrest of lib/ that JUnit runs with."""
+    record["junit_hamcrest"] = [str(j) for j in junit_hamcrest(_lib_dir(instance, d4j, root / "tree"))]
+    return True
+
+
+def _to_format_9(record: dict, instance: NL2FixInstance, d4j: Defects4JRoot, root: Path) -> bool:
+    """Format 9 applies Defects4J's compile-errors/ diffs, compiles the folders the revision's Ant build adds and the
+    libraries it renames, and keeps the files it copies beside its classes: a workspace of a bug with none of them
+    is the same."""
+    tree, main, tests = root / "tree", record["source_dir"], record["test_dir"]
+    return (
+        not shutil.which("defects4j")
+        and not d4j.compile_error_diffs(_bug_of(instance))
+        and _more_source_dirs(tree, main, tests) == _more_source_dirs(tree, main, tests, ant=False)
+        and not AntBuild(tree).relocations()
+        and not AntBuild(tree).copied_resources(main)
+    )
+
+
+# A cached workspace of format N is brought to N + 1 in place when _FORMAT_STEPS[N] says it would be built the same.
+_FORMAT_STEPS = {6: _to_format_7, 7: _to_format_8, 8: _to_format_9}
 
 
 def _from_defects4j(instance: NL2FixInstance, executable: str, root: Path) -> Workspace:

@@ -23,6 +23,7 @@ import re
 import signal
 import time
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -417,16 +418,17 @@ def not_runnable_summary(nodes: dict[str, str], resolution: dict, not_imported: 
             if name is not None:
                 entry["left_out"] = f"{name}: does not import here ({unimportable[name]})"
     return {
-        "tests": sum(e["tests"] for e in by_module.values()),
-        "modules_not_collected": sum(len(e["modules_not_collected"]) for e in by_module.values()),
-        "compiled_not_imported": {
-            "tests": sum(e["tests"] for m, e in by_module.items() if m in not_imported),
-            "modules_not_collected": sum(
-                len(e["modules_not_collected"]) for m, e in by_module.items() if m in not_imported
-            ),
-        },
+        **_counted(by_module.values()),
+        "compiled_not_imported": _counted(e for m, e in by_module.items() if m in not_imported),
         "by_module": by_module,
     }
+
+
+def _counted(entries: Iterable[dict]) -> dict:
+    tests = modules = 0
+    for entry in entries:
+        tests, modules = tests + entry["tests"], modules + len(entry["modules_not_collected"])
+    return {"tests": tests, "modules_not_collected": modules}
 
 
 def record(result: SuiteRun) -> dict:

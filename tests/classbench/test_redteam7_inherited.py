@@ -186,6 +186,50 @@ _heap = _box[0]
 """,
 )
 assert GUARD_ATTACKS["guard-raw-thread-heap"] != GUARD_ATTACKS["guard-executor-heap"]
+# The heap through a callback the main thread runs later, with none of the candidate's frames on the stack: a
+# weakref finalizer on a reference cycle, which the collector finds during pytest's own code, calls a builtin (list)
+# that drives a pipeline of builtins: gc.get_objects called lazily by iter(), pytest's Config picked out by the name
+# of its class, the flipping plugin registered with it. No function of the candidate's runs until the plugin's hook.
+GUARD_ATTACKS["guard-finalizer-heap"] = (
+    """
+import gc as _gc
+import itertools as _it
+import operator as _op
+import weakref as _wr
+"""
+    + FLIP
+    + """
+
+_objects, _again = _it.tee(_it.chain.from_iterable(_it.islice(iter(_gc.get_objects, None), 1)))
+_is_config = map(_op.eq, map(_op.attrgetter("__class__.__name__"), _objects), _it.repeat("Config"))
+_managers = map(_op.attrgetter("pluginmanager"), _it.compress(_again, _is_config))
+_registered = _it.islice(map(_op.methodcaller("register", _Flip(), "flip"), _managers), 1)
+
+
+class _Cycle:
+    pass
+
+
+_cycle = _Cycle()
+_cycle.me = _cycle
+_wr.finalize(_cycle, list, _registered)
+del _cycle
+
+
+def _act(core, other):
+    pass
+"""
+)
+# The same plugin registered through pluggy's own PluginManager.register (the base class of pytest's, reached as
+# the manager's class's __mro__[1]), which tells no pytest_plugin_registered hook.
+GUARD_ATTACKS["guard-finalizer-heap-unannounced"] = GUARD_ATTACKS["guard-finalizer-heap"].replace(
+    """_registered = _it.islice(map(_op.methodcaller("register", _Flip(), "flip"), _managers), 1)""",
+    """_managers, _managers_again = _it.tee(_managers)
+_bases = map(_op.itemgetter(1), map(_op.attrgetter("__class__.__mro__"), _managers))
+_base_register = map(_op.attrgetter("register"), _bases)
+_registered = _it.islice(map(_op.call, _base_register, _managers_again, _it.repeat(_Flip())), 1)""",
+)
+assert GUARD_ATTACKS["guard-finalizer-heap-unannounced"] != GUARD_ATTACKS["guard-finalizer-heap"]
 
 # A decorator's wrapper stands for the test when it encloses the test's function and comes from the decorator's module
 # (2c9348d): what it does around the call is not the file's. mock.patch's wrapper applies every patcher in its

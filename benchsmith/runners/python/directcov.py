@@ -1525,12 +1525,39 @@ def _test_code(item):
     return getattr(_layers(getattr(function, "__func__", function))[-1], "__code__", None)
 
 
-def _replaced_around(item, after: bool, _held=_held, _replaced=_replaced, _forgery=_forgery) -> None:
+def _candidates_hook(manager, _own=_is_own, _layers=_layers, _vars=vars, _list=list) -> str:
+    """The first hook implementation registered with pytest whose code is the candidate's ("" when none): a plugin
+    of its own would make or rewrite reports. A tripwire: the candidate reaches pytest's plugin manager only through
+    the heap or a frame the guard refuses it, and a callback the main thread runs later with none of its frames on
+    the stack (a finalizer driving a pipeline of builtins) slipped past the guard that way (docs/sandbox.md)."""
+    files: dict[str, str] = {}  # each code file once: a run has some 200 hook implementations from a few dozen files
+    for name, caller in _list(_vars(getattr(manager, "hook", None) or object()).items()):
+        for implementation in getattr(caller, "get_hookimpls", _list)():
+            function = getattr(implementation, "function", None)
+            for layer in _layers(getattr(function, "__func__", function)):
+                code = getattr(layer, "__code__", None)
+                if code is not None:
+                    files.setdefault(code.co_filename, name)
+    for filename, name in files.items():
+        if _own(filename):
+            return f"{name} implemented by the candidate's code"
+    return ""
+
+
+def pytest_plugin_registered(plugin, manager, _hook=_candidates_hook, _forgery=_forgery):
+    found = _hook(manager)
+    if found:
+        _forgery(f"a plugin was registered with {found}")
+
+
+def _replaced_around(
+    item, after: bool, _held=_held, _replaced=_replaced, _forgery=_forgery, _hook=_candidates_hook
+) -> None:
     """Send a forgery when pytest's, pluggy's or unittest's namespaces differ from :func:`_held` before *item*'s call
     (what the collection, the tests before it and its setup may have changed) or *after* it, before its report is
     made (what its call changed: a report maker replaced while the test runs, to put itself back once it has made
     that test's report, would be seen by no check before the next test)."""
-    replaced = _replaced(_held())
+    replaced = _replaced(_held()) or _hook(getattr(getattr(item, "config", None), "pluginmanager", None))
     if replaced:
         said = f"{replaced} was replaced while it ran" if after else f"it runs with {replaced} replaced"
         _forgery(f"{item.nodeid}: {said}")

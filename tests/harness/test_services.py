@@ -5,6 +5,7 @@ Redis is what `make test` installs; PostgreSQL and memcached run where Debian's 
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import threading
@@ -80,17 +81,20 @@ def test_postgresql_with_the_role_and_database_the_ci_names(tmp_path):
         psql = shutil.which("psql") or psql
     wanted = (Service("postgresql", 5433, "test", user="app", password="secret", database="appdb"),)
     query = "create table t (x int); insert into t values (41); select x + 1 from t"
-    code, log = _run(
-        tmp_path,
-        "pg",
-        [
-            PYTHON,
-            "-c",
-            f"import subprocess; subprocess.run([{psql!r}, '-h', '127.0.0.1', '-p', '5433', '-U', 'app', "
-            f"'-d', 'appdb', '-tAc', {query!r}], check=True)",
-        ],
-        wanted,
-    )
+    client = [
+        PYTHON,
+        "-c",
+        f"import subprocess; subprocess.run([{psql!r}, '-h', '127.0.0.1', '-p', '5433', '-U', 'app', "
+        f"'-d', 'appdb', '-tAc', {query!r}], check=True)",
+    ]
+    code, log = _run(tmp_path, "pg", client, wanted)
+    assert code == 0 and "42" in log, log
+    # Each run copies one data folder the harness made with initdb, and writes only into its copy: the same table
+    # is made again in the next run's server.
+    template = services.postgresql_template(services.programs("postgresql"), "app")
+    assert template is not None and (template / "PG_VERSION").is_file()
+    assert all(not (Path(root).stat().st_mode & 0o022) for root, _, _ in os.walk(template))
+    code, log = _run(tmp_path, "pg-again", client, wanted)
     assert code == 0 and "42" in log, log
 
 

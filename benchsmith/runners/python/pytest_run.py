@@ -15,6 +15,7 @@ copy of the tree; the evaluation of untrusted candidates
 from __future__ import annotations
 
 import configparser
+import dataclasses
 import hashlib
 import json
 import logging
@@ -328,7 +329,7 @@ def run_reporting(
     without a jail their data goes to a folder made for this run alone and removed after it.
     """
     started = time.monotonic()
-    with _services_started(started_services, argv, env, jail, slot, lane) as (argv, env):
+    with _services_started(started_services, argv, env, jail, slot, lane) as (argv, env, jail):
         read_end, write_end = os.pipe()
         output_read, output_write = os.pipe()
         env = {**env, "BENCHSMITH_REPORT_FD": str(write_end)}
@@ -379,26 +380,27 @@ def run_reporting(
 @contextmanager
 def _services_started(
     wanted: tuple[Service, ...], argv: list[str], env: dict[str, str], jail: sandbox.Jail | None, slot: int, lane: int
-) -> Iterator[tuple[list[str], dict[str, str]]]:
-    """*argv* behind the service launcher, and its environment, when the run wants services; without a jail their
-    data goes to a folder made for this run alone (the sandbox uid's), removed after it."""
+) -> Iterator[tuple[list[str], dict[str, str], sandbox.Jail | None]]:
+    """*argv* behind the service launcher, its environment and its jail (reading the services' data templates too),
+    when the run wants services; without a jail their data goes to a folder made for this run alone (the sandbox
+    uid's), removed after it."""
     if not wanted:
-        yield argv, env
+        yield argv, env, jail
         return
     if not sandbox.isolation()["network_namespace"]:
         raise BenchsmithError(
             f"{', '.join(services.describe(wanted))}: a run's services need a network namespace of the run's own "
             "(unshare -n), which this machine does not allow"
         )
-    argv, extra = services.launch(wanted, argv, plugin_dir() / SERVICE_LAUNCHER)
+    argv, extra, templates = services.launch(wanted, argv, plugin_dir() / SERVICE_LAUNCHER)
     env = {**env, **extra}
     if jail is not None:  # their data goes to the jail's private /tmp, which goes with it
-        yield argv, env
+        yield argv, env, dataclasses.replace(jail, read_only=(*jail.read_only, *templates))
         return
     # removed after the run, or, if the harness is stopped first (SIGTERM, Ctrl-C), before it exits
     with sandbox.run_folder("benchsmith-services-") as data:
         sandbox.give_to_sandbox(data, slot, lane)
-        yield argv, {**env, "BENCHSMITH_SERVICES_ROOT": str(data)}
+        yield argv, {**env, "BENCHSMITH_SERVICES_ROOT": str(data)}, jail
 
 
 _AFTER_EXIT_READS = 256  # chunks read from each pipe once the process ended: a child left behind may keep writing

@@ -27,6 +27,7 @@ import os
 import queue
 import signal
 import socket
+import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -101,7 +102,8 @@ class RayNotStarted(BenchsmithError):
 
 
 class RayExecutor:
-    """A Ray cluster: ``address`` None starts or joins a local one (``RAY_ADDRESS`` is honoured)."""
+    """A Ray cluster: ``address`` None starts one on this machine, in a folder of this user's own (``RAY_ADDRESS`` is
+    honoured: a cluster started apart is joined by its address)."""
 
     name = "ray"
     instead_of = ""
@@ -122,6 +124,16 @@ class RayExecutor:
                 else "starting Ray on this machine"
             )
 
+            # A node started here keeps its sockets, ports and logs in a folder only this user can enter: Ray makes
+            # every folder of its own world-writable, without the sticky bit (/tmp/ray/session_*/sockets), and finds
+            # "the local cluster" to join through a file in one (/tmp/ray/ray_current_cluster), so a candidate that
+            # shares the node's /tmp (no mount namespace) could unlink the raylet's socket or name the cluster the
+            # next run joins (red team round 8). Ray makes its own folder world-writable too: it goes in one of
+            # this user's (mkdtemp: 0700). A cluster of one's own is joined by its address (RAY_ADDRESS).
+            private = (
+                {} if joins(address) else {"_temp_dir": str(Path(tempfile.mkdtemp(prefix="benchsmith-ray-")) / "ray")}
+            )
+
             def start(_seconds: float) -> None:
                 children = _children()
                 try:
@@ -131,6 +143,7 @@ class RayExecutor:
                             runtime_env={"env_vars": env},
                             log_to_driver=False,
                             configure_logging=False,
+                            **private,
                         )
                 except Exception as exc:  # Ray raises bare Exceptions, RuntimeError, ConnectionError, OSError...
                     _stop_failed_start(ray, children)

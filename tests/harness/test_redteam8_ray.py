@@ -68,6 +68,6 @@ def test_a_candidate_without_a_mount_namespace_cannot_reach_the_ray_node(
                 runner.close()
     finally:
         ray.shutdown()
-        if temp.parent.name.startswith("benchsmith-ray-"):  # the executor's own folder (on main: Ray's /tmp/ray)
+        if temp.parent.name.startswith("bs-"):  # the executor's own folder (before: Ray's /tmp/ray, kept)
             shutil.rmtree(temp.parent, ignore_errors=True)
     assert_verdicts(verdicts)

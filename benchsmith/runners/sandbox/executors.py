@@ -124,16 +124,6 @@ class RayExecutor:
                 else "starting Ray on this machine"
             )
 
-            # A node started here keeps its sockets, ports and logs in a folder only this user can enter: Ray makes
-            # every folder of its own world-writable, without the sticky bit (/tmp/ray/session_*/sockets), and finds
-            # "the local cluster" to join through a file in one (/tmp/ray/ray_current_cluster), so a candidate that
-            # shares the node's /tmp (no mount namespace) could unlink the raylet's socket or name the cluster the
-            # next run joins (red team round 8). Ray makes its own folder world-writable too: it goes in one of
-            # this user's (mkdtemp: 0700). A cluster of one's own is joined by its address (RAY_ADDRESS).
-            private = (
-                {} if joins(address) else {"_temp_dir": str(Path(tempfile.mkdtemp(prefix="benchsmith-ray-")) / "ray")}
-            )
-
             def start(_seconds: float) -> None:
                 children = _children()
                 try:
@@ -143,7 +133,7 @@ class RayExecutor:
                             runtime_env={"env_vars": env},
                             log_to_driver=False,
                             configure_logging=False,
-                            **private,
+                            **({} if joins(address) else {"_temp_dir": _private_ray_folder()}),
                         )
                 except Exception as exc:  # Ray raises bare Exceptions, RuntimeError, ConnectionError, OSError...
                     _stop_failed_start(ray, children)
@@ -318,6 +308,16 @@ def _children() -> set[int]:
         except OSError:
             continue
     return found
+
+
+def _private_ray_folder() -> str:
+    """Where a Ray node started here keeps its sockets, ports and logs: a folder in one only this user can enter
+    (mkdtemp: 0700), under ``RAY_TMPDIR`` where it is set. Ray makes every folder of its own world-writable without the
+    sticky bit (/tmp/ray, its sessions' sockets and logs) and finds the local cluster to join through a file in one
+    (/tmp/ray/ray_current_cluster): a candidate that shares the node's /tmp (no mount namespace) could unlink the
+    raylet's socket, which stops the run, or name the cluster the next run joins (red team round 8). A cluster started
+    apart is joined by its address (``RAY_ADDRESS``). The names are short: Ray's socket paths must fit in 107 bytes."""
+    return str(Path(tempfile.mkdtemp(prefix="bs-", dir=os.environ.get("RAY_TMPDIR") or None)) / "r")
 
 
 def _stop_failed_start(ray: Any, before: set[int]) -> None:

@@ -518,6 +518,23 @@ def with_statements(gold: str, statements: str) -> str:
     )
 
 
+def class_task_verdicts(
+    task: ClassBenchTask, gold: str, wrong: str, hostile: list[Attack], logs: Path
+) -> list[tuple[str, object, Attack | None]]:
+    """Each of *hostile* judged by one Java classbench runner of *task*, between the honest *gold* and *wrong*."""
+    with sandbox.leased_slot() as slot:
+        runner = ClassTaskRunner(task, task_workspace(task), slot, Limits(wall_seconds=30), logs)
+        try:
+            verdicts = [("gold first", runner.evaluate(gold, "gold-first"), None)]
+            for number, attack in enumerate(hostile):
+                verdicts.append((attack.name, runner.evaluate(attack.code, f"hostile-{number}"), attack))
+                verdicts.append(("gold after " + attack.name, runner.evaluate(gold, f"gold-{number}"), None))
+                verdicts.append(("wrong after " + attack.name, runner.evaluate(wrong, f"wrong-{number}"), None))
+        finally:
+            runner.close()
+    return verdicts
+
+
 @pytest.mark.slow
 def test_platform_runner_keeps_its_outcomes_out_of_reach(java_geometry_dataset, tmp_path):
     """The JUnit Platform runner (Java classbench, Java 17): the same attacks, between honest twins."""
@@ -553,16 +570,7 @@ def test_platform_runner_keeps_its_outcomes_out_of_reach(java_geometry_dataset, 
             forged=True,
         ),
     ]
-    with sandbox.leased_slot() as slot:
-        runner = ClassTaskRunner(task, task_workspace(task), slot, Limits(wall_seconds=30), tmp_path / "logs")
-        try:
-            verdicts = [("gold first", runner.evaluate(gold, "gold-first"), None)]
-            for number, attack in enumerate(hostile):
-                verdicts.append((attack.name, runner.evaluate(attack.code, f"hostile-{number}"), attack))
-                verdicts.append(("gold after " + attack.name, runner.evaluate(gold, f"gold-{number}"), None))
-                verdicts.append(("wrong after " + attack.name, runner.evaluate(wrong, f"wrong-{number}"), None))
-        finally:
-            runner.close()
+    verdicts = class_task_verdicts(task, gold, wrong, hostile, tmp_path / "logs")
     compiled = [(n, v) for n, v, a in verdicts if a is not None and v.status == "uncompilable"]
     assert not compiled, compiled  # every attack ran
     assert_verdicts(verdicts)

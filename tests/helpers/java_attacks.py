@@ -204,3 +204,84 @@ def forged_report(entries: list[tuple[int, str, str]]) -> str:
     """A report line claiming every (phase, name, spec) passed."""
     tests = [f'{{"phase":{p},"name":"{n}","spec":"{s}","outcome":"passed","message":""}}' for p, n, s in entries]
     return '{"phases":2,"test_ms":1,"tests":[' + ",".join(tests) + "]}\n"
+
+
+# -- JUnit 4 told a test passed (red team round 8) -------------------------------------------------------------------
+# JUnit 4's EachTestNotifier reports a test that threw a MultipleFailureException as one failure per exception it
+# lists: none listed, none reported, and the test is "passed" by JUnit itself, with no report forged and every right
+# of the confinement withheld. The candidate throws it as an unchecked exception (a generic method of an anonymous
+# class rethrows it as its type parameter).
+
+
+def sneaky_throw(throwable: str) -> str:
+    """A statement that throws *throwable* (a Throwable expression) from a method that declares nothing."""
+    return (
+        'new Object() { @SuppressWarnings("unchecked") <E extends Throwable> void raise(Throwable t) throws E '
+        f"{{ throw (E) t; }} }}.<RuntimeException>raise({throwable});\n"
+    )
+
+
+MFE = "org.junit.runners.model.MultipleFailureException"
+# JUnit 4.13's constructor refuses an empty list: an override of getFailures() lists none afterwards
+EMPTY_MFE = (
+    f"new {MFE}(java.util.Collections.<Throwable>singletonList(new AssertionError())) "
+    "{ @Override public java.util.List<Throwable> getFailures() { return java.util.Collections.emptyList(); } }"
+)
+# no subclass: a list that tells the constructor it is not empty, and has nothing to copy
+MFE_FROM_A_LYING_LIST = (
+    f"new {MFE}(new java.util.AbstractList<Throwable>() {{ public Throwable get(int i) {{ throw new "
+    "IndexOutOfBoundsException(); } public int size() { return 0; } public boolean isEmpty() { return false; } })"
+)
+# getFailures() throws: JUnit's test-finished event came first, and a Class::method spec recorded it passed
+MFE_THAT_CANNOT_LIST = (
+    f"new {MFE}(java.util.Collections.<Throwable>singletonList(new AssertionError())) "
+    "{ @Override public java.util.List<Throwable> getFailures() { throw new IllegalStateException(); } }"
+)
+# an MFE that lists itself: JUnit recursed until the stack overflowed, after the finished event
+MFE_IN_A_CYCLE = (
+    f"new {MFE}(java.util.Collections.<Throwable>singletonList(new AssertionError())) "
+    "{ @Override public java.util.List<Throwable> getFailures() "
+    "{ return java.util.Collections.<Throwable>singletonList(this); } }"
+)
+
+# A boolean expression: whether a class on the stack (below JUnit's frames) is a control twin that must fail. The
+# twins' last check is ``assertEquals(<n>, "<filler>".length())`` (benchsmith.runners.java.sentinels.twin_class),
+# compiled to ldc2_w n; ldc "filler"; invokevirtual length; i2l; invokestatic: the class file read through the class
+# loader (file reads are no right withheld), the pair told apart by whether n is the filler's length.
+FAILING_TWIN_ON_THE_STACK = """((java.util.function.Supplier<Boolean>) () -> { try {
+  ClassLoader loader = Thread.currentThread().getContextClassLoader();
+  for (StackTraceElement frame : new Throwable().getStackTrace()) {
+    String name = frame.getClassName();
+    if (name.startsWith("org.junit.") || name.startsWith("sun.") || name.startsWith("java.") || name.startsWith("jdk."))
+      break;
+    java.io.InputStream in = loader.getResourceAsStream(name.replace('.', '/') + ".class");
+    if (in == null) continue;
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    byte[] buffer = new byte[8192];
+    for (int k; (k = in.read(buffer)) > 0; ) bytes.write(buffer, 0, k);
+    in.close();
+    byte[] b = bytes.toByteArray();
+    int n = ((b[8] & 255) << 8) | (b[9] & 255), p = 10;
+    String[] utf = new String[n]; int[] str = new int[n]; long[] longs = new long[n]; boolean[] isLong = new boolean[n];
+    for (int i = 1; i < n; i++) {
+      int tag = b[p] & 255;
+      if (tag == 1) { int len = ((b[p + 1] & 255) << 8) | (b[p + 2] & 255); utf[i] = new String(b, p + 3, len, "UTF-8"); p += 3 + len; }
+      else if (tag == 3 || tag == 4) p += 5;
+      else if (tag == 5 || tag == 6) { long v = 0; for (int j = 1; j <= 8; j++) v = (v << 8) | (b[p + j] & 255); longs[i] = v; isLong[i] = tag == 5; p += 9; i++; }
+      else if (tag == 7 || tag == 16 || tag == 19 || tag == 20) p += 3;
+      else if (tag == 8) { str[i] = ((b[p + 1] & 255) << 8) | (b[p + 2] & 255); p += 3; }
+      else if (tag == 15) p += 4;
+      else p += 5;
+    }
+    for (int q = p; q + 8 < b.length; q++) {
+      if ((b[q] & 255) != 0x14) continue;
+      int l = ((b[q + 1] & 255) << 8) | (b[q + 2] & 255), s, at;
+      if ((b[q + 3] & 255) == 0x12) { s = b[q + 4] & 255; at = q + 5; }
+      else if ((b[q + 3] & 255) == 0x13) { s = ((b[q + 4] & 255) << 8) | (b[q + 5] & 255); at = q + 6; }
+      else continue;
+      if (l <= 0 || l >= n || !isLong[l] || s <= 0 || s >= n || str[s] == 0 || (b[at] & 255) != 0xb6) continue;
+      if ((b[at + 3] & 255) != 0x85 || (b[at + 4] & 255) != 0xb8) continue;
+      if (utf[str[s]] != null && longs[l] != utf[str[s]].length()) return true;
+    }
+  }
+  return false; } catch (Throwable t) { return false; } }).get()"""

@@ -243,9 +243,17 @@ class TestJvm:
             trees=((tree, self.cwd),),
         )
         # Relative entries lie in the candidate's tree as this JVM sees it (resource folders, see TestJvms).
-        # *runner_jars* go ahead of the runner's own: a project's Hamcrest 1.3, which JUnit then runs with too.
+        # *runner_jars* go ahead of the runner's own JUnit: a project's Hamcrest 1.3, which JUnit then runs with too.
+        # The runner's classes go first, ahead of any JUnit jar: its EachTestNotifier replaces JUnit's.
         system = os.pathsep.join(
-            [*map(str, runner_jars), runner_classpath(platform), *(str(self.cwd / p) for p in system_classpath)]
+            dict.fromkeys(
+                [
+                    str(runner_classes(platform)),
+                    *map(str, runner_jars),
+                    *runner_classpath(platform).split(os.pathsep),
+                    *(str(self.cwd / p) for p in system_classpath),
+                ]
+            )
         )
         # *merged*: the project's class folder, which the runner mirrors into a folder of its own at once, for the
         # candidate's classes to join (main_classes).

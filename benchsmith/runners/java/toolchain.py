@@ -25,6 +25,9 @@ RUNNER_SOURCE = Path(__file__).parent / "BenchsmithRunner.java"
 CONFINEMENT_SOURCE = Path(__file__).parent / "Confinement.java"  # the test JVMs' security policy
 PLATFORM_RUNNER_SOURCE = Path(__file__).parent / "PlatformRunner.java"
 LOADING_PROBE_SOURCE = Path(__file__).parent / "LoadingProbe.java"  # which test classes load a class (class_loading.py)
+# JUnit 4's EachTestNotifier, which the test JVMs find ahead of every JUnit jar: a MultipleFailureException that lists
+# no failure is one (its own doc comment, red team round 8)
+EACH_TEST_NOTIFIER_SOURCE = Path(__file__).parent / "EachTestNotifier.java"
 JUNIT_JARS = (Path("/usr/share/java/junit4.jar"), Path("/usr/share/java/hamcrest.jar"))
 # The JUnit Platform (Debian's junit5 package): the launcher, Jupiter, and the vintage engine for JUnit 3 and 4 tests.
 PLATFORM_JARS = tuple(
@@ -240,7 +243,13 @@ def runner_classes(platform: bool = False) -> Path:
     """Compile BenchsmithRunner.java and LoadingProbe.java (and, for *platform*, PlatformRunner.java) at first use,
     cached
     by source hash."""
-    sources = [RUNNER_SOURCE, CONFINEMENT_SOURCE, LOADING_PROBE_SOURCE, *([PLATFORM_RUNNER_SOURCE] if platform else [])]
+    sources = [
+        RUNNER_SOURCE,
+        CONFINEMENT_SOURCE,
+        LOADING_PROBE_SOURCE,
+        EACH_TEST_NOTIFIER_SOURCE,
+        *([PLATFORM_RUNNER_SOURCE] if platform else []),
+    ]
     digest = hashlib.sha256(RUNNER_RELEASE.encode() + b"\0" + b"\0".join(s.read_bytes() for s in sources)).hexdigest()[
         :16
     ]

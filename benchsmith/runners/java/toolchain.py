@@ -15,6 +15,7 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from xml.etree import ElementTree
 
 from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
@@ -230,11 +231,32 @@ def jdk_for(release: str) -> Jdk:
     return newest
 
 
-def installed_jdks(folder: Path = JVM_FOLDER) -> list[Jdk]:
-    """The JDKs (a ``bin/javac`` beside ``bin/java``) installed under *folder*, each once however many links name
-    it."""
+def installed_jdks(folder: Path | None = None) -> list[Jdk]:
+    """The JDKs (a ``bin/javac`` beside ``bin/java``) installed under *folder* (JVM_FOLDER) or named by the user's
+    Maven toolchains (``~/.m2/toolchains.xml``, its ``jdk`` toolchains' ``jdkHome``), each once however many links
+    name it."""
+    folder = folder or JVM_FOLDER
     homes = {Path(os.path.realpath(entry)) for entry in sorted(folder.iterdir())} if folder.is_dir() else set()
+    homes |= {Path(os.path.realpath(home)) for home in maven_toolchain_homes()}
     return [jdk for jdk in map(_jdk, sorted(homes)) if jdk is not None]
+
+
+def maven_toolchain_homes(path: Path | None = None) -> list[str]:
+    """The ``jdkHome`` of every ``jdk`` toolchain in Maven's toolchains file (``~/.m2/toolchains.xml``: what the
+    maven-toolchains-plugin picks a project's JDK from); none where there is no file, or one that does not parse."""
+    path = path or Path.home() / ".m2" / "toolchains.xml"
+    try:
+        root = ElementTree.parse(path).getroot()
+    except (OSError, ElementTree.ParseError):
+        return []
+    found = []
+    for toolchain in root.iter():
+        if toolchain.tag.rpartition("}")[2] != "toolchain":
+            continue
+        fields = {e.tag.rpartition("}")[2]: (e.text or "").strip() for e in toolchain.iter()}
+        if fields.get("type") == "jdk" and fields.get("jdkHome"):
+            found.append(fields["jdkHome"])
+    return found
 
 
 def _jdk(home: Path) -> Jdk | None:

@@ -296,6 +296,7 @@ class JavaBuildFacts:
     # the report's mapping has neither)
     suite_tests: dict[str, int] = field(default_factory=dict)
     tests_without_source: dict[str, str] = field(default_factory=dict)  # test as reported → why its body is not found
+    compiler: str = ""  # the javac that compiled the module (a JDK newer than PATH's for a newer release)
 
 
 @dataclass

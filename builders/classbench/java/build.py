@@ -47,6 +47,7 @@ from benchsmith.core.progress import progress
 from benchsmith.core.schema import BuildCard, ClassBenchTask, JavaBuildFacts, task_id
 from benchsmith.runners.java.class_runner import ClassTaskRunner, SuiteReport, run_suite, test_runtime
 from benchsmith.runners.java.maven_workspace import JavaSetup, JavaWorkspace, java_workspace
+from benchsmith.runners.java.toolchain import jdk_for
 from benchsmith.runners.sandbox import jail as sandbox
 from benchsmith.sources.checkout import source_tree
 from benchsmith.sources.java.class_file import empty_shell
@@ -291,6 +292,7 @@ def _card(options, prepared: JavaWorkspace, suite: SuiteRun, classes, tasks, rej
         classpath_notes=prepared.classpath_notes,
         suite_tests=suite.tests.counts(len(suite.report.outcomes) + len(suite.report.unattributed)),
         tests_without_source=suite.tests.missing,
+        compiler=jdk_for(prepared.setup.release or "8").describe(),
     )
     return BuildCard(
         dataset="RepoClassBench (java)",
@@ -316,8 +318,8 @@ def render_card(card: BuildCard) -> str:
     lines = [
         f"# {card.dataset}: {card.repo} {card.commit}{' module ' + card.facts.module if card.facts.module else ''}",
         "",
-        f"Built by {card.tool} on {card.built_at} in {card.seconds}s; Java release {card.facts.release}, tests run on "
-        f"{card.facts.test_runtime}; "
+        f"Built by {card.tool} on {card.built_at} in {card.seconds}s; Java release {card.facts.release}, compiled by "
+        f"{card.facts.compiler or 'the JDK on PATH'}, tests run on {card.facts.test_runtime}; "
         f"class path from {card.facts.classpath_source} ({len(card.facts.libraries)} entries"
         f"{'; sibling modules compiled: ' + ', '.join(facts.sibling_modules) if facts.sibling_modules else ''}).",
         f"Class path notes: {'; '.join(facts.classpath_notes) or 'none'}.",

@@ -166,6 +166,10 @@ def _classbench_import(args: argparse.Namespace) -> int:
         print(f"{len(summary.not_buildable)} tasks cannot be built from the folders and commits given:")
         for task, why in summary.not_buildable.items():
             print(f"  {task}: {why}")
+    if summary.class_names_from_file:
+        print(f"{len(summary.class_names_from_file)} tasks are judged as the class their file declares:")
+        for task, why in summary.class_names_from_file.items():
+            print(f"  {task}: {why}")
     if summary.without_metadata:
         print(f"{len(summary.without_metadata)} tasks have no metadata, their ground truth did not analyse:")
         for task, why in summary.without_metadata.items():

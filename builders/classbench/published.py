@@ -24,6 +24,7 @@ analysis the builder uses.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -103,6 +104,12 @@ def import_published(
         seen[task.task_id] = where
         if why_no_metadata:
             summary.without_metadata[task.task_id] = why_no_metadata
+        published_name = json.loads(task.setup).get("published_class_name", "") if language == "java" else ""
+        if published_name:
+            summary.class_names_from_file[task.task_id] = (
+                f"published as {published_name}, which its file does not declare; judged as {task.class_name}, "
+                "the class its file and descriptions name"
+            )
         tasks.append(task)
     summary.tasks = len(tasks)
     summary.per_repository = dict(Counter(repository_of(task) for task in tasks).most_common())
@@ -192,6 +199,7 @@ def _card(source: str, summary: ImportSummary) -> dict:
         "tasks_not_buildable": summary.not_buildable,
         "reconstructed": summary.reconstructed,
         "located_commits": summary.located,
+        "class_names_from_file": summary.class_names_from_file,
         "directives_dropped_on_the_original": summary.directives_dropped,
         "services": summary.services,
         "descriptions": "published (the RepoClassBench paper's GPT-4 descriptions)",

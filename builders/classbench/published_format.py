@@ -28,6 +28,8 @@ class ImportSummary:
     not_buildable: dict[str, str] = field(default_factory=dict)  # task id -> why its supplied history cannot build it
     reconstructed: dict[str, dict] = field(default_factory=dict)  # "<repo>@<published commit>" -> how it was rebuilt
     located: dict[str, str] = field(default_factory=dict)  # Java repository -> the commit --commits maps it to
+    # Java task id -> the published class_name and the class of its file the task is (the published one not declared)
+    class_names_from_file: dict[str, str] = field(default_factory=dict)
     # Python task id -> the directives that did not pass on its repository's own code, dropped (published_check)
     directives_dropped: dict[str, dict] = field(default_factory=dict)
     # Python "<repo>@<commit>" -> the services its tests expect there and those every run starts (as a build's card)

@@ -144,11 +144,15 @@ def test_import_judges_the_tasks_at_the_located_commit_and_counts_those_not_ther
         f"counters::{MAIN}/Counter2.java::Counter: {MAIN}/Counter2.java at {commits[3][:12]} is not its ground truth"
         in imported.stdout
     )
+    # the published class_name is its file's class cut short: the task is the file's class, at the commit
     assert (
-        f"counters::{MAIN}/Gauge.java::Level: its class_name declares no class, interface or enum named 'Level' "
-        "(it declares: Gauge)"
+        f"counters::{MAIN}/Gauge.java::Level: published as Level, which its file does not declare; judged as Gauge, "
+        "the class its file and descriptions name"
     ) in imported.stdout
+    assert "its class_name declares no class" not in imported.stdout
     tasks = {t.task_id: t for t in read_records(out, ClassBenchTask)}
+    level = tasks[f"counters::{MAIN}/Gauge.java::Level"]
+    assert (level.class_name, level.commit) == ("Gauge", commits[3])
     gauge = tasks[f"counters::{MAIN}/Gauge.java::Gauge"]
     assert (gauge.repo, gauge.commit, gauge.file_path) == (
         str(tmp_path / "repos" / "counters" / ".git"),

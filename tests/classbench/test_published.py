@@ -186,10 +186,10 @@ def test_java_tasks_import_from_a_path(tmp_path):
         in result.stdout
     )
     assert "3 tasks record no commit" in result.stdout
-    # the published class_name is not always the ground truth's class: kept as published, the reason told
+    # the published class_name is not always the ground truth's class: where the file's is, the task is that one
     assert (
-        "counters::src/main/java/org/acme/count/BigGauge.java::Gauge: declares no class, interface or enum "
-        "named 'Gauge' (it declares: BigGauge)"
+        "counters::src/main/java/org/acme/count/BigGauge.java::Gauge: published as Gauge, which its file does not "
+        "declare; judged as BigGauge, the class its file and descriptions name"
     ) in result.stdout
     assert read_stamp(out).benchmark == "classbench-java"
     counter, gauge, settings = read_records(out, ClassBenchTask)
@@ -222,11 +222,9 @@ def test_java_tasks_import_from_a_path(tmp_path):
         "Function docstring: Adds one.\nFunction body: public int increment() {\n    return ++count;\n}\n</function "
         "details>\n"
     )
-    assert (
-        not counter.paraphrased
-        and gauge.detailed_metadata == ""
-        and gauge.test_directives == ["org.acme.count.GaugeTest"]
-    )
+    assert not counter.paraphrased and gauge.test_directives == ["org.acme.count.GaugeTest"]
+    assert (gauge.class_name, json.loads(gauge.setup)["published_class_name"]) == ("BigGauge", "Gauge")
+    assert gauge.detailed_metadata.startswith("Class signature: public class BigGauge\n")
     assert "Decorators: @Deprecated\nParent classes: Cloneable\n" in settings.sketchy_metadata
 
 
@@ -314,16 +312,17 @@ def test_a_supplied_java_repository_judges_the_published_tasks(tmp_path):
 
 
 def test_reference_candidates_skip_the_empty_class_of_a_task_naming_a_class_its_file_lacks(tmp_path):
-    """A published task whose class_name its file does not declare (BigGauge.java for Gauge) gets its gold, and no
-    empty class, rather than stopping `candidates reference` for every task."""
+    """A published task whose class_name neither its file nor its file's name declares (Gauge.java holding BigGauge)
+    gets its gold, and no empty class, rather than stopping `candidates reference` for every task."""
     source = tmp_path / "java_data.json"
-    source.write_text(json.dumps(JAVA))
+    gauge = {**JAVA[1], "file": "counters/src/main/java/org/acme/count/Gauge.java"}
+    source.write_text(json.dumps([JAVA[0], gauge, JAVA[2]]))
     out = tmp_path / "java.parquet"
     assert run_cli("classbench", "import", "--from", str(source), "--out", str(out)).returncode == 0
     candidates = tmp_path / "candidates.jsonl"
     result = run_cli("candidates", "reference", "--dataset", str(out), "--out", str(candidates))
     assert result.returncode == 0, result.stderr[-2000:]
-    assert "no empty class: counters::src/main/java/org/acme/count/BigGauge.java::Gauge" in result.stderr
+    assert "no empty class: counters::src/main/java/org/acme/count/Gauge.java::Gauge" in result.stderr
     kinds = sorted(
         (json.loads(line)["instance_id"].split("::")[-1], json.loads(line)["candidate_id"])
         for line in candidates.read_text().splitlines()

@@ -97,8 +97,8 @@ class ClassBenchJava(ClassTasks):
             try:
                 empty = empty_shell(task.ground_truth_class, task.class_name, task.task_id)
             except BenchsmithError as exc:
-                # five published tasks name a class their file does not declare (IntegerBooleanHandler in
-                # BigIntegerBooleanHandler.java): there is no empty class to make, and their gold fails the check
+                # a published task whose class_name neither its file nor the file's name declares: there is no
+                # empty class to make, and its gold fails the check
                 log.warning("no empty class: %s", exc)
                 continue
             rows.append(ReferenceCandidate(task.task_id, "empty", empty))

@@ -41,6 +41,20 @@ def test_siblings_in_dependency_order_test_scope_only_for_the_module_itself(tmp_
     assert sibling_modules(tmp_path, read_pom(tmp_path / "pom.xml", ())) == []  # the reactor's root has none
 
 
+def test_a_reactor_in_a_folder_of_its_own_gives_its_siblings_by_their_folder_in_the_repository(tmp_path):
+    """gchq/sleeper's Maven build is its java/ folder: the repository's root holds no pom."""
+    reactor = tmp_path / "java"
+    reactor.mkdir()
+    (reactor / "pom.xml").write_text(
+        f"<project {NS}><groupId>g</groupId><artifactId>top</artifactId><version>1</version>"
+        "<modules><module>core</module><module>query</module></modules></project>"
+    )
+    module(reactor, "core", {"external": "compile"})
+    module(reactor, "query", {"core": "compile"})
+    found = sibling_modules(tmp_path, read_pom(reactor / "query" / "pom.xml", ()))
+    assert [(folder, model.artifact) for folder, model, _ in found] == [("java/core", "core")]
+
+
 def test_a_gradle_build_is_named_in_one_line(tmp_path):
     assert gradle_note(tmp_path) == ""
     (tmp_path / "build.gradle.kts").write_text("plugins { java }\n")

@@ -50,10 +50,10 @@ from benchsmith.sources.java.maven_generate import filter_resources, generate_so
 
 log = logging.getLogger(__name__)
 
-JAVA_WORKSPACE_FORMAT = 7  # 3: the Maven model (roots, generated sources, siblings), failed builds kept; 4: maven-repo
+JAVA_WORKSPACE_FORMAT = 8  # 3: the Maven model (roots, generated sources, siblings), failed builds kept; 4: maven-repo
 # adds the jars of imported packages, Lombok expanded; 5: both over every root of the model, not Maven's default two;
 # 6: both in the sibling modules too, and import-scope BOMs read; 7: the central class path, its coordinates and
-# notes, the pom's JUnit 4
+# notes, the pom's JUnit 4; 8: the siblings of a reactor below the repository's root
 _SUREFIRE_NAMES = re.compile(r"^(Test\w*|\w*Test|\w*Tests|\w*TestCase)$")  # Surefire's default includes
 
 

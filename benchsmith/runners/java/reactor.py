@@ -44,7 +44,12 @@ def sibling_modules(tree: Path, model: MavenModel) -> list[tuple[str, MavenModel
     *model* needs, what it needs first; empty outside a reactor."""
     if model.directory.resolve() == tree.resolve():
         return []
-    reactor = reactor_modules(tree)
+    top = reactor_root(tree, model.directory)
+    below = top.relative_to(tree.resolve())
+    reactor = {
+        str(below / folder) if folder else ("" if top == tree.resolve() else str(below)): found
+        for folder, found in reactor_modules(top).items()
+    }
     by_coordinates = {(m.group, m.artifact): folder for folder, m in reactor.items() if m.directory != model.directory}
     order: list[str] = []
     tests: set[str] = set()
@@ -63,6 +68,16 @@ def sibling_modules(tree: Path, model: MavenModel) -> list[tuple[str, MavenModel
 
     visit(model, ("compile", "provided", "runtime", "test"))
     return [(folder, reactor[folder], folder in tests) for folder in order]
+
+
+def reactor_root(tree: Path, module: Path) -> Path:
+    """The top folder of *module*'s reactor in *tree*: the highest folder from *module* up that holds a ``pom.xml``,
+    with none missing on the way; the repository's root, or below it where the Maven build lives in a folder of its
+    own (gchq/sleeper's ``java/``, whose repository's root holds no pom)."""
+    tree, folder = tree.resolve(), module.resolve()
+    while folder != tree and folder.parent.is_relative_to(tree) and (folder.parent / "pom.xml").is_file():
+        folder = folder.parent
+    return folder
 
 
 def compile_siblings(

@@ -14,6 +14,8 @@ ROOT = Path(__file__).resolve().parents[2]  # holds the benchsmith package, in a
 VERDICT_SOURCES: tuple[str, ...] = (
     "benchsmith/runners/java/BenchsmithRunner.java",
     "benchsmith/runners/java/PlatformRunner.java",
+    "benchsmith/runners/java/Confinement.java",  # what a candidate's classes may do in the test JVM
+    "benchsmith/runners/java/EachTestNotifier.java",  # what JUnit 4 counts as a test's failures
     "benchsmith/runners/java/class_runner.py",
     "benchsmith/runners/java/maven_workspace.py",
     "benchsmith/benchmarks/classbench/java.py",

@@ -8,6 +8,7 @@ every verdict recorded once.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import signal
@@ -218,12 +219,32 @@ def _jailed_on_the_cluster() -> list[int]:
     return jailed
 
 
+def _sigterm_to_a_thread_but_the_main_one(pid: int) -> None:
+    """SIGTERM to one thread of *pid* other than its main one that does not block it (Ray's C++ threads do not), as
+    the kernel may deliver a SIGTERM sent to the process (tgkill(2): Python's os has no call for it)."""
+    for task in sorted(Path(f"/proc/{pid}/task").iterdir()):
+        if int(task.name) == pid:
+            continue
+        status = dict(line.split(":", 1) for line in (task / "status").read_text().splitlines() if ":" in line)
+        if not int(status["SigBlk"].strip(), 16) & (1 << (signal.SIGTERM - 1)):
+            libc = ctypes.CDLL(None, use_errno=True)
+            assert libc.syscall(_SYS_TGKILL, pid, int(task.name), signal.SIGTERM) == 0, ctypes.get_errno()
+            return
+    raise AssertionError(f"no thread of {pid} but the main one takes SIGTERM")
+
+
+_SYS_TGKILL = 234  # x86-64
+
+
+@pytest.mark.parametrize("to", ["the process", "another thread"])
 def test_a_driver_stopped_by_sigterm_stops_the_runs_on_the_cluster(
-    tmp_path, cluster, ledger_dataset, ledger_instances, fixture_repos
+    tmp_path, cluster, ledger_dataset, ledger_instances, fixture_repos, to
 ):
     """The harness runs on the head; the runs go on in Ray's workers, which are not its children. Sent SIGTERM
     while a candidate sleeps in its test, it stops those runs too (each worker kills its jails and removes their
-    folders) before it exits, and writes no results."""
+    folders) before it exits, and writes no results. Also when the kernel delivers the signal to one of Ray's
+    threads rather than the main one: the main thread slept on, waiting for the runs (gate7 of 2026-12-07: no exit
+    in 300 s, under load)."""
     head_cluster, _ = cluster
     fixed = ledger_instances["Ledger-1"].fixed_method
     candidates = tmp_path / "candidates.jsonl"
@@ -247,7 +268,10 @@ def test_a_driver_stopped_by_sigterm_stops_the_runs_on_the_cluster(
             time.sleep(0.2)
         assert jailed, "no run started on the cluster"
         time.sleep(3)  # well into the candidate's test
-        harness.send_signal(signal.SIGTERM)
+        if to == "the process":
+            harness.send_signal(signal.SIGTERM)
+        else:
+            _sigterm_to_a_thread_but_the_main_one(harness.pid)
         _, stderr = harness.communicate(timeout=300)
     assert harness.returncode == 128 + signal.SIGTERM, stderr[-2000:]
     assert "benchsmith: stopped by SIGTERM" in stderr

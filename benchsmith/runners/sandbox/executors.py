@@ -60,6 +60,10 @@ RAY_INSTALL = "pip install 'benchsmith[ray]'"
 RESTARTS = 3  # times an instance is started again after its worker or node was lost
 CANCEL_GRACE = 60.0  # seconds a cancelled instance's worker waits for its runs to be stopped and removed
 CANCEL_POLL = 0.2  # seconds between the checks a Ray task makes for its cancellation while its work runs
+# The driver's main thread wakes this often while it waits for the runs: a SIGTERM sent to the process may be delivered
+# to any of its threads that does not block it (Ray's C++ threads do not), and then CPython only marks it pending,
+# leaving a main thread asleep in a lock's wait until that lock is released; it runs the harness's handler on waking.
+SIGNAL_POLL = 0.5
 RAY_ATTEMPTS = 3  # times ray.init is tried, START_PAUSE and then twice that apart
 
 
@@ -268,7 +272,7 @@ def _all_done(items: list[T], one: Callable[[T], None], workers: int, stop: Call
         futures = {pool.submit(one, item) for item in items}
         try:
             while futures:
-                done, futures = wait(futures, return_when=FIRST_COMPLETED)
+                done, futures = wait(futures, timeout=SIGNAL_POLL, return_when=FIRST_COMPLETED)
                 for future in done:
                     future.result()
         except BaseException:

@@ -510,6 +510,28 @@ class TestShapes(unittest.TestCase):
 
     test_flaky = unittest.skip("decorated late")(test_flaky)
 """
+# A base class in another file whose setUpClass writes an attribute on each class it runs for (rq's RQTestCase sets
+# cls.connection from tests/__init__.py): the subclass's own file never binds that name.
+OWNED_BASE = """\
+import unittest
+
+
+class OwnedTestCase(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.holder = "zed"
+"""
+TEST_OWNER = """\
+from purse import Purse
+from tests.owned import OwnedTestCase
+
+
+class TestOwner(OwnedTestCase):
+    def test_label_of_the_holder(self):
+        purse = Purse(self.holder)
+        purse.add(2)
+        self.assertTrue(purse.label().startswith("zed: 2 "))
+"""
 
 
 @pytest.mark.slow
@@ -518,6 +540,8 @@ def test_honest_class_shapes_stay_plausible(tmp_path):
         pytest.skip("needs root: the candidate runs as a sandbox uid, apart from the harness")
     repo = write_inheriting_repo(tmp_path / "purse")
     (repo / "tests" / "test_shapes.py").write_text(TEST_SHAPES)
+    (repo / "tests" / "owned.py").write_text(OWNED_BASE)
+    (repo / "tests" / "test_owner.py").write_text(TEST_OWNER)
     out = tmp_path / "purse.parquet"
     completed = run_cli("classbench", "build", "--repo", str(repo), "--out", str(out))
     assert completed.returncode == 0, completed.stderr
@@ -525,6 +549,7 @@ def test_honest_class_shapes_stay_plausible(tmp_path):
     assert "tests/test_shapes.py::TestShapes::test_label_in_francs" in task.test_directives
     assert "tests/test_shapes.py::TestShapes::test_stacked_patches" in task.test_directives
     assert "tests/test_shapes.py::TestShapes::test_label_patched_twice" in task.test_directives
+    assert "tests/test_owner.py::TestOwner::test_label_of_the_holder" in task.test_directives
     gold = reference_solution(task)
     runs = {"gold": gold, "wrong": wrong_for_bob(gold).replace("max)(self.coins)", "max)(self.coins[:1])")}
     with sandbox.leased_slot() as slot:

@@ -80,10 +80,11 @@ from benchsmith.sources.services import detect_services
 
 log = logging.getLogger(__name__)
 ANALYSIS_VERSION = "3"  # 3: references in signatures and fields; attribute docstrings and comments uncounted
-# 11: skips say why, modules skipped whole are reported (not runnable); 10: the ground truth checked under the candidate
+# 12: a name a base class's file writes is the test class's own, a candidate's registered pytest plugin forged; 11:
+# skips say why, modules skipped whole are reported (not runnable); 10: the ground truth checked under the candidate
 # guard; 9: qualified names on Pythons before 3.11; bump when test runs change (the sandbox, the plugin): cached runs
 # are not reused
-RUNS_FORMAT = 11
+RUNS_FORMAT = 12
 
 
 @dataclass(frozen=True)

@@ -1201,14 +1201,20 @@ def _library(path: str, _prefixes=tuple({os.path.realpath(p) + os.sep for p in (
     return path.startswith(_prefixes)
 
 
+def _source_of(module, files, _realpath=_resolved, _source=_unchanged_source, _library=_library) -> tuple:
+    """*module*'s file (its real path, "" for none) and that file read as a test file: the run's own facts, else the
+    file as it was when the plugin loaded; None for a library's, a changed one's or none."""
+    path = _realpath(getattr(module, "__file__", None) or "")
+    return path, files.get(path) or (None if not path or _library(path) else _source(path))
+
+
 def _class_contents(
     cls,
     files,
     _realpath=_resolved,
     _function=types.FunctionType,
-    _source=_unchanged_source,
+    _source_of=_source_of,
     _unchanged=_unchanged,
-    _library=_library,
     _layers=_layers,
     _encloses=_encloses,
     _names=_CLASS_NAMES,
@@ -1227,8 +1233,7 @@ def _class_contents(
     module = sys.modules.get(getattr(cls, "__module__", None))
     if module is None or module.__name__.split(".", 1)[0] in _asserting or module.__name__ == "builtins":
         return ""  # unittest's classes are held as they were loaded (_ASSERTING)
-    path = _realpath(getattr(module, "__file__", None) or "")
-    source = files.get(path) or (None if _library(path) else _source(path))
+    path, source = _source_of(module, files)
     qualified = cls.__qualname__
     if source is None or qualified not in source.members:
         return ""  # a library's class, or one no class statement makes: the tripwire's limit
@@ -1248,11 +1253,7 @@ def _class_contents(
             # tests/__init__.py, sets cls.connection on each subclass (22 of rq's classes were refused for it)
             written = set()
             for base in getattr(cls, "__mro__", ())[1:]:
-                base_module = sys.modules.get(getattr(base, "__module__", None))
-                base_path = _realpath(getattr(base_module, "__file__", None) or "")
-                base_source = files.get(base_path) or (
-                    None if not base_path or _library(base_path) else _source(base_path)
-                )
+                _, base_source = _source_of(sys.modules.get(getattr(base, "__module__", None)), files)
                 if base_source is not None:
                     written.update(base_source.attributes)
             extra = [name for name in extra if name not in written]

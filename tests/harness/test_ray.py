@@ -56,9 +56,18 @@ def write_candidates(path, instances) -> list[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def cluster():
-    cluster = cluster_utils.Cluster(initialize_head=True, head_node_args=NODE)
-    second = cluster.add_node(**NODE)
+    """A head and a second node whose processes ignore SIGINT, as a cluster started from a shell's background job
+    does (CI scripts, a nohup'd ``ray start``): ray.cancel must still stop a run on it (a driver stopped by SIGTERM
+    waited 300 s and more for a cancelled run that went on, in the fresh-clone gates of 2026-12-07)."""
+    kept = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the nodes' processes inherit it, and their workers
+    try:
+        cluster = cluster_utils.Cluster(initialize_head=True, head_node_args=NODE)
+        second = cluster.add_node(**NODE)
+    finally:
+        signal.signal(signal.SIGINT, kept)
     cluster.wait_for_nodes()
+    raylets = [pid for pid in _descendants_of(os.getpid()) if "raylet" in _command_of(pid)]
+    assert len(raylets) == 2 and all(_ignores_sigint(pid) for pid in raylets)  # which their workers inherit
     try:
         yield cluster, second
     finally:
@@ -202,6 +211,19 @@ def _descendants_of(root: int) -> dict[int, int]:
                 found[pid] = ppid
                 frontier.append(pid)
     return found
+
+
+def _command_of(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _ignores_sigint(pid: int) -> bool:
+    status = Path(f"/proc/{pid}/status").read_text()
+    ignored = int(next(line.split()[1] for line in status.splitlines() if line.startswith("SigIgn:")), 16)
+    return bool(ignored & (1 << (signal.SIGINT - 1)))
 
 
 def _jailed_on_the_cluster() -> list[int]:

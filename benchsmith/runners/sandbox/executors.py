@@ -226,6 +226,7 @@ def _remote_instance(work: Work, payload: Any):
     """The Ray task: announce the node, then stream the work's outputs as it emits them."""
     import ray
 
+    _interruptible_by_cancel()
     context = ray.get_runtime_context()
     yield "node", {"node": f"{ray.util.get_node_ip_address()}/{context.get_node_id()[:8]}", "missing": missing_layers()}
     outputs: queue.Queue = queue.Queue()
@@ -263,6 +264,16 @@ def _remote_instance(work: Work, payload: Any):
         os._exit(1)
     if failure:
         raise failure[0]
+
+
+def _interruptible_by_cancel() -> None:
+    """ray.cancel stops a running task with ``_thread.interrupt_main()``, which does nothing in a process that ignores
+    SIGINT, and a worker inherits that from whatever started its node (a cluster started from a shell's background
+    job, as CI scripts and nohup'd ``ray start`` do): the cancelled run then went on to its timeout and the driver,
+    stopped by SIGTERM, waited for it. The worker's main thread, which runs the task, takes SIGINT as Python does by
+    default again."""
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _all_done(items: list[T], one: Callable[[T], None], workers: int, stop: Callable[[], None] = lambda: None) -> None:

@@ -74,8 +74,13 @@ def test_without_a_server_the_run_says_which(tmp_path, monkeypatch):
 
 
 @pytest.mark.skipif(services.programs("postgresql") is None, reason="needs Debian's postgresql and libnss-wrapper")
-def test_postgresql_with_the_role_and_database_the_ci_names(tmp_path):
+@pytest.mark.parametrize("data", ["a copy of the template", "the run's own initdb"])
+def test_postgresql_with_the_role_and_database_the_ci_names(tmp_path, monkeypatch, data):
+    """Where the harness cannot make a template (its initdb failed), the run's launcher runs initdb itself, with the
+    options the spec hands it."""
     tmp_path.chmod(0o755)
+    if data == "the run's own initdb":
+        monkeypatch.setattr(services, "postgresql_template", lambda found, user: None)
     psql = str(Path(services.programs("postgresql")["server"]).with_name("psql"))
     if not Path(psql).is_file():
         psql = shutil.which("psql") or psql
@@ -91,9 +96,10 @@ def test_postgresql_with_the_role_and_database_the_ci_names(tmp_path):
     assert code == 0 and "42" in log, log
     # Each run copies one data folder the harness made with initdb, and writes only into its copy: the same table
     # is made again in the next run's server.
-    template = services.postgresql_template(services.programs("postgresql"), "app")
-    assert template is not None and (template / "PG_VERSION").is_file()
-    assert all(not (Path(root).stat().st_mode & 0o022) for root, _, _ in os.walk(template))
+    if data == "a copy of the template":
+        template = services.postgresql_template(services.programs("postgresql"), "app")
+        assert template is not None and (template / "PG_VERSION").is_file()
+        assert all(not (Path(root).stat().st_mode & 0o022) for root, _, _ in os.walk(template))
     code, log = _run(tmp_path, "pg-again", client, wanted)
     assert code == 0 and "42" in log, log
 

@@ -168,7 +168,7 @@ def _postgresql(service: dict, folder: str) -> str | None:
         os.chmod(data, 0o700)  # PostgreSQL starts only on a data folder its user alone can enter
     else:
         problem = _spawn(
-            [programs["initdb"], "-D", data, "-U", user, "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"],
+            [programs["initdb"], "-D", data, "-U", user, *service["initdb_options"]],
             folder,
             "initdb.log",
             wait=True,

@@ -133,6 +133,7 @@ def launch(
             "programs": found,
         }
         if service.kind == "postgresql":
+            spec["initdb_options"] = POSTGRESQL_INITDB  # for the launcher's own initdb, where no template is
             template = postgresql_template(found, service.user or "postgres")
             if template is not None:
                 spec["template"] = str(template)
@@ -143,7 +144,8 @@ def launch(
     return [argv[0], "-I", str(launcher), *argv], {"BENCHSMITH_SERVICES": json.dumps(specs)}, tuple(templates)
 
 
-# initdb's settings for a run's PostgreSQL: the service launcher's own initdb (its fallback) passes the same
+# initdb's settings for a run's PostgreSQL, the template's and the service launcher's own initdb's (its fallback),
+# which the spec hands it: the launcher is a file of its own in the run and imports nothing of benchsmith's
 POSTGRESQL_INITDB = ["-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]
 _NOBODY = 65534  # initdb refuses to run as root: the harness makes a template as nobody
 

@@ -9,7 +9,7 @@ PLATFORM := /usr/share/java/junit-platform-launcher.jar
 DATASETS := data/datasets
 FIXTURE_REPOS := data/cache/fixture-repos
 
-.PHONY: install test-install java java-extras java8 dataset lint layers test test-online bench bench-python clean
+.PHONY: install test-install java java-extras services java8 dataset lint layers test test-online bench bench-python clean
 
 # What `make dataset` runs with: benchsmith, its embedding ranking and Defects4J's Java 11 runtime (pyproject.toml's
 # extras). The test tools (ray, playwright, datasets, the server's stack, the linters) are `make test`'s alone: with them
@@ -31,15 +31,14 @@ $(TEST_STAMP): $(STAMP)
 
 # A JDK and Maven, JUnit 4 (with Hamcrest) and the JUnit Platform (Jupiter, vintage), bubblewrap for the sandbox's
 # jail, and patchelf, which copies an interpreter the sandbox's uid cannot run (pyenv's under /root) to where it can
-# (benchsmith/sources/python/shared_interpreter.py), from Debian's packages, when missing; Chromium, the real
-# browser `benchsmith view`'s tests open its pages in (tests/helpers/browser.py); and Redis, the service a suite of
-# tests/classbench/test_services.py expects, started inside its runs (benchsmith/runners/sandbox/services.py).
-SYSTEM_TOOLS := javac mvn bwrap patchelf chromium redis-server
+# (benchsmith/sources/python/shared_interpreter.py), from Debian's packages, when missing; and Chromium, the real
+# browser `benchsmith view`'s tests open its pages in (tests/helpers/browser.py).
+SYSTEM_TOOLS := javac mvn bwrap patchelf chromium
 java:
 	@if [ ! -f $(JUNIT) ] || [ ! -f $(PLATFORM) ] || ! (for tool in $(SYSTEM_TOOLS); do command -v $$tool >/dev/null || exit 1; done); then \
-		echo "installing a JDK, Maven, JUnit 4 and 5, bubblewrap, patchelf, Chromium and Redis from Debian's packages"; \
+		echo "installing a JDK, Maven, JUnit 4 and 5, bubblewrap, patchelf and Chromium from Debian's packages"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jdk-headless maven junit4 junit5 \
-			bubblewrap patchelf chromium redis-server >/dev/null; \
+			bubblewrap patchelf chromium >/dev/null; \
 	fi
 
 # Libraries from Debian's Maven repository that real repositories' builds want beyond JUnit: Java classbench's
@@ -52,6 +51,12 @@ java-extras: java
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libxz-java libzstd-jni-java \
 		libasm-java libosgi-core-java libmockito-java libcommons-io-java libcommons-lang3-java groovy liblombok-java \
 		libokhttp-java libandroid-json-java liblogback-java libpdfbox2-java libmaven-dependency-plugin-java >/dev/null
+
+# The servers a run can start for a suite that expects them (Redis, memcached, PostgreSQL with nss_wrapper, MariaDB),
+# from Debian's packages where missing, as benchsmith/runners/sandbox/services.py names them: the tests of
+# tests/harness/test_services.py and tests/classbench/test_services.py start each inside a run.
+services: test-install
+	$(BIN)/python -m benchsmith.runners.sandbox.services
 
 # Defects4J's own test runtime, Java 8, from Debian unstable's packages with the C library they need, patched to
 # load it from their folder (.java8); `nl2fix validate` and `eval` then run Defects4J's tests on it. Not needed by
@@ -146,7 +151,7 @@ layers: test-install
 
 # Two pytest-xdist workers, one to a core; a test module, or a group of modules that cannot run beside each other,
 # stays on one worker (tests/conftest.py).
-test: test-install java java-extras lint layers
+test: test-install java java-extras services lint layers
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=30
 
 # One real issue per tracker (Jira, GitHub, SourceForge, Google Code archive); needs network access.

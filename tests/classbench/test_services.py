@@ -29,7 +29,7 @@ from tests.helpers.git_history import committed
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs Debian's redis-server (make java)"),
+    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs Debian's redis-server (make services)"),
 ]
 
 WORKFLOW = """\

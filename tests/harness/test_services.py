@@ -44,7 +44,7 @@ def _run(tmp_path: Path, name: str, argv: list[str], wanted: tuple[Service, ...]
     return outcome.returncode, (folder / "log.txt").read_text(errors="replace")
 
 
-@pytest.mark.skipif(services.programs("redis") is None, reason="needs Debian's redis-server (make java)")
+@pytest.mark.skipif(services.programs("redis") is None, reason="needs Debian's redis-server (make services)")
 def test_two_runs_side_by_side_each_have_their_own_redis_on_6379(tmp_path):
     tmp_path.chmod(0o755)
     redis = (Service("redis", 6379, "test"),)
@@ -73,7 +73,9 @@ def test_without_a_server_the_run_says_which(tmp_path, monkeypatch):
     assert "benchsmith: redis on 127.0.0.1:6390 did not start" in log
 
 
-@pytest.mark.skipif(services.programs("postgresql") is None, reason="needs Debian's postgresql and libnss-wrapper")
+@pytest.mark.skipif(
+    services.programs("postgresql") is None, reason="needs Debian's postgresql and libnss-wrapper (make services)"
+)
 @pytest.mark.parametrize("data", ["a copy of the template", "the run's own initdb"])
 def test_postgresql_with_the_role_and_database_the_ci_names(tmp_path, monkeypatch, data):
     """Where the harness cannot make a template (its initdb failed), the run's launcher runs initdb itself, with the
@@ -104,7 +106,7 @@ def test_postgresql_with_the_role_and_database_the_ci_names(tmp_path, monkeypatc
     assert code == 0 and "42" in log, log
 
 
-@pytest.mark.skipif(services.programs("memcached") is None, reason="needs Debian's memcached")
+@pytest.mark.skipif(services.programs("memcached") is None, reason="needs Debian's memcached (make services)")
 def test_memcached(tmp_path):
     tmp_path.chmod(0o755)
     script = (
@@ -115,7 +117,7 @@ def test_memcached(tmp_path):
     assert code == 0 and "VALUE k 0 2" in log, log
 
 
-@pytest.mark.skipif(services.programs("redis") is None, reason="needs Debian's redis-server (make java)")
+@pytest.mark.skipif(services.programs("redis") is None, reason="needs Debian's redis-server (make services)")
 def test_a_suite_bringing_its_compose_services_up_finds_those_started_for_it(tmp_path):
     """Fixtures that run `docker compose up -d NAME` (litestar's, pytest-docker's) get the server this run started
     under that compose name; anything else Docker would do fails as on a machine without it."""
@@ -140,7 +142,7 @@ def test_a_suite_bringing_its_compose_services_up_finds_those_started_for_it(tmp
     ]
 
 
-@pytest.mark.skipif(services.programs("mysql") is None, reason="needs Debian's mariadb-server")
+@pytest.mark.skipif(services.programs("mysql") is None, reason="needs Debian's mariadb-server (make services)")
 def test_mariadb_with_the_password_and_database_the_ci_names(tmp_path):
     tmp_path.chmod(0o755)
     client = shutil.which("mariadb") or shutil.which("mysql")

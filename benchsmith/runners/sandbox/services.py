@@ -23,6 +23,7 @@ import logging
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -83,7 +84,13 @@ def _version_key(path: str) -> list:
 def prepare(services: Iterable[Service], install: bool = False) -> dict[str, str]:
     """kind -> why it cannot be started, for each of *services* whose programs are missing; with *install* (and
     root), their Debian packages are installed first."""
-    missing = sorted({s.kind for s in services if programs(s.kind) is None})
+    return _missing({s.kind for s in services}, install, "or build with --services as root")
+
+
+def _missing(kinds: Iterable[str], install: bool, otherwise: str) -> dict[str, str]:
+    """kind -> why it cannot be started, for each of *kinds* whose programs are missing (after installing their
+    Debian packages, with *install* and root); *otherwise* says what else would give them."""
+    missing = sorted(kind for kind in set(kinds) if programs(kind) is None)
     if missing and install:
         if os.geteuid() != 0:
             return {kind: f"not root, so Debian's {_packages(kind)} cannot be installed" for kind in missing}
@@ -91,10 +98,7 @@ def prepare(services: Iterable[Service], install: bool = False) -> dict[str, str
         log.info("installing %s from Debian's packages for the suite's services", ", ".join(packages))
         _apt_install(packages)
         missing = [kind for kind in missing if programs(kind) is None]
-    return {
-        kind: f"no {_packages(kind)} here (apt-get install {_packages(kind)}, or build with --services as root)"
-        for kind in missing
-    }
+    return {kind: f"no {_packages(kind)} here (apt-get install {_packages(kind)}, {otherwise})" for kind in missing}
 
 
 def _packages(kind: str) -> str:
@@ -196,3 +200,12 @@ def postgresql_template(found: dict[str, str], user: str) -> Path | None:
 def describe(services: Iterable[Service]) -> list[str]:
     """One line per service, for a card: ``redis on 127.0.0.1:6379 (.github/workflows/ci.yml: ...)``."""
     return [f"{s.kind} on 127.0.0.1:{s.port} ({s.declared_in})" for s in services]
+
+
+# make services (for make test): every server a run can start, installed where missing (tests/*/test_services.py)
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    problems = _missing(PROGRAMS, install=True, otherwise="as root")
+    for kind, problem in problems.items():
+        print(f"benchsmith: {kind}: {problem}", file=sys.stderr)
+    raise SystemExit(1 if problems else 0)

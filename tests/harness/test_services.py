@@ -82,7 +82,7 @@ def test_postgresql_with_the_role_and_database_the_ci_names(tmp_path, monkeypatc
     options the spec hands it."""
     tmp_path.chmod(0o755)
     if data == "the run's own initdb":
-        monkeypatch.setattr(services, "postgresql_template", lambda found, user: None)
+        monkeypatch.setattr(services, "data_template", lambda kind, init: None)
     psql = str(Path(services.programs("postgresql")["server"]).with_name("psql"))
     if not Path(psql).is_file():
         psql = shutil.which("psql") or psql
@@ -99,7 +99,9 @@ def test_postgresql_with_the_role_and_database_the_ci_names(tmp_path, monkeypatc
     # Each run copies one data folder the harness made with initdb, and writes only into its copy: the same table
     # is made again in the next run's server.
     if data == "a copy of the template":
-        template = services.postgresql_template(services.programs("postgresql"), "app")
+        template = services.data_template(
+            "postgresql", services.data_init("postgresql", services.programs("postgresql"), "app")
+        )
         assert template is not None and (template / "PG_VERSION").is_file()
         assert all(not (Path(root).stat().st_mode & 0o022) for root, _, _ in os.walk(template))
     code, log = _run(tmp_path, "pg-again", client, wanted)
@@ -143,13 +145,21 @@ def test_a_suite_bringing_its_compose_services_up_finds_those_started_for_it(tmp
 
 
 @pytest.mark.skipif(services.programs("mysql") is None, reason="needs Debian's mariadb-server (make services)")
-def test_mariadb_with_the_password_and_database_the_ci_names(tmp_path):
+@pytest.mark.parametrize("data", ["a copy of the template", "the run's own mariadb-install-db"])
+def test_mariadb_with_the_password_and_database_the_ci_names(tmp_path, monkeypatch, data):
     tmp_path.chmod(0o755)
+    if data != "a copy of the template":
+        monkeypatch.setattr(services, "data_template", lambda kind, init: None)
     client = shutil.which("mariadb") or shutil.which("mysql")
     wanted = (Service("mysql", 3307, "test", password="root", database="shop"),)
     query = "create table t (x int); insert into t values (41); select x + 1 from t"
     argv = [client, "--no-defaults", "-h", "127.0.0.1", "-P", "3307", "-uroot", "-proot", "shop", "-N", "-e", query]
-    code, log = _run(
-        tmp_path, "maria", [PYTHON, "-c", f"import subprocess; subprocess.run({argv!r}, check=True)"], wanted
-    )
+    client_run = [PYTHON, "-c", f"import subprocess; subprocess.run({argv!r}, check=True)"]
+    code, log = _run(tmp_path, "maria", client_run, wanted)
     assert code == 0 and "42" in log, log
+    if data == "a copy of the template":  # root's, read-only, and each run writes only into its copy
+        template = services.data_template("mysql", services.data_init("mysql", services.programs("mysql"), "root"))
+        assert template is not None and (template / "mysql").is_dir()
+        assert all(not (Path(root).stat().st_mode & 0o022) for root, _, _ in os.walk(template))
+        code, log = _run(tmp_path, "maria-again", client_run, wanted)
+        assert code == 0 and "42" in log, log

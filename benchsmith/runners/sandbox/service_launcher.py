@@ -162,20 +162,9 @@ def _postgresql(service: dict, folder: str) -> str | None:
     programs, data = service["programs"], os.path.join(folder, "data")
     user = service.get("user") or "postgres"
     env = _named_user(programs, folder)
-    template = service.get("template")
-    if template and os.path.isfile(os.path.join(template, "PG_VERSION")):
-        shutil.copytree(template, data, symlinks=True)  # the harness's initdb, made once (services.py)
-        os.chmod(data, 0o700)  # PostgreSQL starts only on a data folder its user alone can enter
-    else:
-        problem = _spawn(
-            [programs["initdb"], "-D", data, "-U", user, *service["initdb_options"]],
-            folder,
-            "initdb.log",
-            wait=True,
-            env=env,
-        )
-        if problem:
-            return problem
+    problem = _data(service, data, folder, "initdb.log", env)
+    if problem:
+        return problem
     settings = ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
     argv = [programs["server"], "-D", data, "-h", "127.0.0.1", "-p", str(service["port"]), "-k", folder, *settings]
     problem = _spawn(argv, folder, env=env) or _wait(service["port"], folder)
@@ -195,23 +184,21 @@ def _postgresql(service: dict, folder: str) -> str | None:
 
 # Sized for a run's address space (a candidate's is 4 GiB): with its default buffers and performance schema, MariaDB's
 # bootstrap does not finish under that limit.
-_MARIADB_SMALL = ["--innodb-buffer-pool-size=16M", "--innodb-log-file-size=8M", "--performance-schema=OFF"]
+def _data(service: dict, data: str, folder: str, log_name: str, env: dict | None = None) -> str | None:
+    """The server's empty data folder at *data*: a copy of the harness's template (made once, services.py), or,
+    where it could make none, made here by the spec's command; why not, or None."""
+    template = service.get("template")
+    if template and os.path.isdir(template):
+        shutil.copytree(template, data, symlinks=True)
+        os.chmod(data, 0o700)  # PostgreSQL starts only on a data folder its user alone can enter
+        return None
+    init = [argument.replace("{data}", data) for argument in service["init"]]
+    return _spawn(init, folder, log_name, wait=True, env=env)
 
 
 def _mysql(service: dict, folder: str) -> str | None:
     programs, data = service["programs"], os.path.join(folder, "data")
-    problem = _spawn(
-        [
-            programs["install_db"],
-            "--no-defaults",
-            f"--datadir={data}",
-            "--auth-root-authentication-method=normal",
-            *_MARIADB_SMALL,
-        ],
-        folder,
-        "install-db.log",
-        wait=True,
-    )
+    problem = _data(service, data, folder, "install-db.log")
     if problem:
         return problem
     password = service.get("password", "").replace("\\", "\\\\").replace("'", "\\'")
@@ -233,7 +220,7 @@ def _mysql(service: dict, folder: str) -> str | None:
     argv = [programs["server"], "--no-defaults", f"--datadir={data}", f"--socket={folder}/mysqld.sock"]
     argv += [f"--port={service['port']}", "--bind-address=127.0.0.1", "--skip-name-resolve", f"--tmpdir={folder}"]
     argv += [f"--pid-file={folder}/mysqld.pid", f"--init-file={init}", "--innodb-flush-log-at-trx-commit=0"]
-    argv += _MARIADB_SMALL
+    argv += service["server_options"]
     if os.geteuid() == 0:
         argv.append("--user=root")
     return _spawn(argv, folder)

@@ -6,9 +6,9 @@ of the run: in its network namespace (whose loopback nothing else reaches, so tw
 Redis on 6379 and neither sees the other's), as its sandbox uid, under its limits, in its jail, killed with it by
 the sandbox's stop (the process group, the uid's leftovers, the PID namespace). Each run's servers keep their data
 in an empty folder of the run's own (a jail's private ``/tmp``, or a fresh folder the harness made and removes;
-PostgreSQL's a copy of a template the harness made, :func:`postgresql_template`): nothing a candidate writes into a
-server in one run is there in the next. They run with no more rights than the
-candidate: a candidate can talk to them, stop them or fill them, in its own run only.
+PostgreSQL's and MariaDB's a copy of a template the harness made, :func:`data_template`): nothing a candidate
+writes into a server in one run is there in the next. They run with no more rights than the candidate: a candidate
+can talk to them, stop them or fill them, in its own run only.
 
 The programs are Debian's (``redis-server``, ``postgresql``, ``mariadb-server``, ``memcached``); :func:`prepare`
 finds them and, when asked and root, installs the missing packages with apt-get.
@@ -136,9 +136,10 @@ def launch(
             "name": service.name,
             "programs": found,
         }
-        if service.kind == "postgresql":
-            spec["initdb_options"] = POSTGRESQL_INITDB  # for the launcher's own initdb, where no template is
-            template = postgresql_template(found, service.user or "postgres")
+        init = data_init(service.kind, found, service.user or "postgres")
+        if init is not None:
+            spec["init"], spec["server_options"] = init, MARIADB_SMALL if service.kind == "mysql" else []
+            template = data_template(service.kind, init)
             if template is not None:
                 spec["template"] = str(template)
                 templates.append(template)
@@ -148,21 +149,36 @@ def launch(
     return [argv[0], "-I", str(launcher), *argv], {"BENCHSMITH_SERVICES": json.dumps(specs)}, tuple(templates)
 
 
-# initdb's settings for a run's PostgreSQL, the template's and the service launcher's own initdb's (its fallback),
-# which the spec hands it: the launcher is a file of its own in the run and imports nothing of benchsmith's
+# What makes an empty data folder for a run's server ("{data}" stands for the folder): the harness runs it once for a
+# template, and the service launcher, which is a file of its own in the run and imports nothing of benchsmith's, runs
+# the spec's copy of it where no template could be made.
+DATA = "{data}"
 POSTGRESQL_INITDB = ["-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]
+# MariaDB small enough for a run's memory limit; the launcher starts its server with the spec's copy of them too
+MARIADB_SMALL = ["--innodb-buffer-pool-size=16M", "--innodb-log-file-size=8M", "--performance-schema=OFF"]
 _NOBODY = 65534  # initdb refuses to run as root: the harness makes a template as nobody
 
 
-def postgresql_template(found: dict[str, str], user: str) -> Path | None:
-    """An empty PostgreSQL data folder made once by initdb for these programs and this superuser, in benchsmith's
-    cache, read-only: each run copies it instead of running initdb (about 2 s of every run on a loaded machine,
-    0.4 s to copy). The harness makes it, never a run, so nothing a candidate does reaches the next run's server.
-    None (each run runs initdb, as before) where it cannot be made; why is logged."""
-    initdb = found["initdb"]
-    key = hashlib.sha256(f"{os.path.realpath(initdb)}\0{os.stat(initdb).st_mtime_ns}\0{user}".encode()).hexdigest()
-    template = cache_dir("services") / f"postgresql-{key[:16]}"
-    if (template / "PG_VERSION").is_file():
+def data_init(kind: str, found: dict[str, str], user: str) -> list[str] | None:
+    """The command that makes an empty data folder at :data:`DATA` for *kind*'s server (None: it needs none);
+    PostgreSQL's has *user* as its superuser."""
+    if kind == "postgresql":
+        return [found["initdb"], "-D", DATA, "-U", user, *POSTGRESQL_INITDB]
+    if kind == "mysql":
+        init = [found["install_db"], "--no-defaults", f"--datadir={DATA}", "--auth-root-authentication-method=normal"]
+        return init + MARIADB_SMALL
+    return None
+
+
+def data_template(kind: str, init: list[str]) -> Path | None:
+    """An empty data folder made once by *init* (:func:`data_init`), in benchsmith's cache, read-only: each run
+    copies it instead of making its own (PostgreSQL's initdb took about 2 s of every run on a loaded machine, 0.4 s
+    to copy). The harness makes it, never a run, so nothing a candidate does reaches the next run's server. None
+    (each run makes its own, as before) where it cannot be made; why is logged."""
+    program = init[0]
+    made_by = "\0".join([os.path.realpath(program), str(os.stat(program).st_mtime_ns), *init[1:]])
+    template = cache_dir("services") / f"{kind}-{hashlib.sha256(made_by.encode()).hexdigest()[:16]}"
+    if template.is_dir():  # renamed into place whole, once made
         return template
     building = Path(tempfile.mkdtemp(prefix=f".{template.name}.", dir=template.parent))
     try:
@@ -170,7 +186,7 @@ def postgresql_template(found: dict[str, str], user: str) -> Path | None:
         if as_nobody:
             os.chown(building, _NOBODY, _NOBODY)
         done = subprocess.run(
-            [initdb, "-D", str(building / "data"), "-U", user, *POSTGRESQL_INITDB],
+            [argument.replace(DATA, str(building / "data")) for argument in init],
             capture_output=True,
             text=True,
             cwd=building,
@@ -178,10 +194,9 @@ def postgresql_template(found: dict[str, str], user: str) -> Path | None:
             group=_NOBODY if as_nobody else None,
             extra_groups=[] if as_nobody else None,
         )
-        if done.returncode != 0:
-            log.warning(
-                "initdb of a PostgreSQL template failed (%s); each run runs its own", done.stderr.strip()[-300:]
-            )
+        if done.returncode != 0 or not (building / "data").is_dir():
+            why = (done.stderr.strip() or done.stdout.strip())[-300:]
+            log.warning("%s of a %s data template failed (%s); each run makes its own", init[0], kind, why)
             return None
         for root, dirs, files in os.walk(building / "data"):  # root's and read-only, readable by every sandbox uid
             for name in (root, *(os.path.join(root, f) for f in files)):
@@ -192,7 +207,7 @@ def postgresql_template(found: dict[str, str], user: str) -> Path | None:
             os.rename(building / "data", template)
         except OSError:  # another worker made it first
             pass
-        return template if (template / "PG_VERSION").is_file() else None
+        return template if template.is_dir() else None
     finally:
         shutil.rmtree(building, ignore_errors=True)
 

@@ -150,7 +150,7 @@ def visible_files(task: ClassBenchTask, relatives: bool = True) -> dict[str, str
 
 
 def java_oracle(
-    task: ClassBenchTask, limits: Limits, logs: Path, *, slot: int = 0, budget: int = FEEDBACK_BUDGET
+    task: ClassBenchTask, limits: Limits, logs: Path, *, slot: int, budget: int = FEEDBACK_BUDGET
 ) -> HarnessOracle:
     """A Java task's oracle: the class harness (compiler errors, or failing directives with their messages)."""
     from benchsmith.runners.java.class_runner import ClassTaskRunner, task_workspace

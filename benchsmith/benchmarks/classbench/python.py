@@ -117,9 +117,10 @@ def visible_repository_of(task: ClassBenchTask, relatives: bool = True) -> Visib
 
 
 def python_oracle(
-    task: ClassBenchTask, limits: Limits, logs: Path, *, slot: int = 0, budget: int = FEEDBACK_BUDGET
+    task: ClassBenchTask, limits: Limits, logs: Path, *, slot: int, budget: int = FEEDBACK_BUDGET
 ) -> HarnessOracle:
-    """The oracle of *task*: its class harness in sandbox *slot*, run logs under *logs*, feedback within *budget*."""
+    """The oracle of *task*: its class harness in sandbox *slot* (one this process leased: a run kills every process
+    of its slot's uid when it ends), run logs under *logs*, feedback within *budget*."""
     from benchsmith.runners.python.class_runner import TaskRunner
 
     logs.mkdir(parents=True, exist_ok=True)
